@@ -1,0 +1,95 @@
+// Helpers that let a check read facts in straight-line code: a read that failed throws
+// `NotCollected`, which the runner turns into an `unknown` finding carrying the reason;
+// `skip()` throws a `Skipped` that becomes a `skipped` finding. So no check can pass on missing data.
+import type { Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
+
+export class NotCollected extends Error {
+  constructor(readonly failure: ReadFailure) {
+    super(`${failure.read}: ${failure.message}`)
+  }
+}
+
+export class Skipped extends Error {}
+
+export function need<T>(read: Read<T>): T {
+  if (!read.ok) throw new NotCollected(read.error)
+  return read.value
+}
+
+export function skip(reason: string): never {
+  throw new Skipped(reason)
+}
+
+export function describeFailure(f: ReadFailure): string {
+  const why: Record<ReadFailure['kind'], string> = {
+    denied: 'permission denied',
+    throttled: 'throttled',
+    unsupported: 'not supported by this endpoint',
+    network: 'network error',
+    error: 'error',
+  }
+  return `could not read ${f.read} (${why[f.kind]}: ${f.code}${f.message ? ` — ${f.message}` : ''})`
+}
+
+/** Walks a dotted path into nested values (`settings.clusterName`). */
+export function valueAt(values: Record<string, unknown> | undefined, path: string): unknown {
+  let cur: unknown = values
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[part]
+  }
+  return cur
+}
+
+export interface KarpenterVersion {
+  raw: string
+  major: number
+  minor: number
+  patch: number
+}
+
+export function parseVersion(raw: string | undefined): KarpenterVersion | null {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(raw ?? '')
+  if (!m) return null
+  return { raw: raw as string, major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) }
+}
+
+/** The installed release, or a skip when Karpenter's Helm release was not found. */
+export function needRelease(facts: Facts): HelmRelease {
+  const release = need(facts.kube.release)
+  if (!release) skip('no Karpenter Helm release found in the cluster')
+  return release
+}
+
+export function releaseVersion(release: HelmRelease): KarpenterVersion | null {
+  return parseVersion(release.chartVersion) ?? parseVersion(release.appVersion)
+}
+
+/** v1.0.x runs conversion/validation webhooks on 8443 (when `webhook.enabled`); from 1.1 there are none. */
+export function webhooksEnabled(release: HelmRelease): boolean {
+  const v = releaseVersion(release)
+  if (!v) return false
+  if (v.major === 0) return true
+  if (v.major === 1 && v.minor === 0) return valueAt(release.computedValues, 'webhook.enabled') !== false
+  return false
+}
+
+export function isLegacy(release: HelmRelease): boolean {
+  const v = releaseVersion(release)
+  return v !== null && v.major === 0
+}
+
+/** The chart's settings, from the merged values (chart defaults + user values). */
+export function setting(release: HelmRelease, key: string): unknown {
+  return valueAt(release.computedValues, `settings.${key}`)
+}
+
+export const partitionOf = (facts: Facts) => facts.meta.partition || 'aws'
+
+export function roleNameFromArn(arn: string): string {
+  return arn.slice(arn.lastIndexOf('/') + 1)
+}
+
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+}

@@ -1,0 +1,48 @@
+import type { Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../../facts/types.js'
+import { valueAt } from './facts.js'
+
+const list = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)])
+
+/** The namespace/name the running chart uses for the controller ServiceAccount. */
+export function controllerServiceAccount(facts: Facts, release: HelmRelease): { namespace: string; name: string } {
+  const live = facts.kube.serviceAccount.ok ? facts.kube.serviceAccount.value : null
+  if (live) return { namespace: live.metadata.namespace ?? release.namespace, name: live.metadata.name }
+  const configured = valueAt(release.computedValues, 'serviceAccount.name')
+  const name = typeof configured === 'string' && configured !== '' ? configured : release.name
+  return { namespace: release.namespace, name }
+}
+
+export interface IrsaStatement {
+  statement: PolicyStatement
+  sub: string
+  /** StringEquals with no wildcard. */
+  exact: boolean
+  operator: string
+  audOk: boolean
+}
+
+/** The Allow statements of a trust policy that let web identities of `issuer` assume the role. */
+export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaStatement[] {
+  const out: IrsaStatement[] = []
+  for (const s of trust.Statement) {
+    if (s.Effect !== 'Allow') continue
+    if (!list(s.Action).some((a) => a === 'sts:AssumeRoleWithWebIdentity' || a === 'sts:*' || a === '*')) continue
+    const principal = s.Principal
+    const federated = principal === '*' ? ['*'] : list(principal?.Federated)
+    if (!federated.some((f) => f === '*' || f.endsWith(`oidc-provider/${issuer}`))) continue
+    const cond = s.Condition ?? {}
+    let sub = ''
+    let operator = 'none'
+    for (const [op, kv] of Object.entries(cond)) {
+      const v = kv[`${issuer}:sub`]
+      if (v !== undefined) {
+        sub = list(v).join(',')
+        operator = op
+      }
+    }
+    const aud = Object.entries(cond).flatMap(([op, kv]) => (op === 'StringEquals' ? list(kv[`${issuer}:aud`]) : []))
+    const exact = operator === 'StringEquals' && !/[*?]/.test(sub) && sub !== ''
+    out.push({ statement: s, sub, exact, operator, audOk: aud.length === 0 || aud.includes('sts.amazonaws.com') })
+  }
+  return out
+}

@@ -1,0 +1,48 @@
+import type { Facts } from '../facts/types.js'
+
+export type Severity = 'error' | 'warning' | 'info'
+export type Category = 'network' | 'iam' | 'security' | 'helm' | 'interruption' | 'cluster' | 'tenancy' | 'local'
+
+/** The outcome of one check on one subject. */
+export type Status = 'pass' | 'fail' | 'warn' | 'unknown' | 'skipped'
+
+/** A fix the user can copy: one or more shell commands or a snippet in a named language. */
+export interface Fix {
+  summary: string
+  commands?: string[]
+  snippet?: { language: 'yaml' | 'hcl' | 'json'; text: string }
+}
+
+export interface Finding {
+  status: Status
+  /** One line that says what was found. */
+  message: string
+  /** The resource the finding is about (an ARN, a name, `namespace/name`). */
+  subject?: string
+  /** The raw evidence: offending values, ARNs, names. */
+  evidence?: Record<string, unknown>
+  fix?: Fix
+}
+
+export interface CheckMeta {
+  /** Stable kebab-case id, used by --only / --skip and in reports. */
+  id: string
+  title: string
+  category: Category
+  /** The severity of a failure of this check. */
+  severity: Severity
+  /** One line: what the check proves and where to read more. */
+  docs: string
+}
+
+export interface Check {
+  meta: CheckMeta
+  run(facts: Facts): Finding[]
+}
+
+export interface CheckResult {
+  meta: CheckMeta
+  /** The worst status among findings. */
+  status: Status
+  findings: Finding[]
+}

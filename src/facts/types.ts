@@ -1,0 +1,418 @@
+// What one cluster looks like, as collected by one run. Plain JSON-serializable data only:
+// a snapshot is exactly this object, and every check is a pure function of it.
+
+/** Why a read could not produce data. Checks that depend on it report `unknown` with this reason. */
+export interface ReadFailure {
+  /** Service error code or a karpctl code (e.g. AccessDenied, Throttling, NotImplemented, ECONNREFUSED). */
+  code: string
+  kind: 'denied' | 'throttled' | 'unsupported' | 'network' | 'error'
+  message: string
+  /** The read that failed, e.g. `iam:GetRole KarpenterNodeRole-demo`. */
+  read: string
+}
+
+/** A read either succeeded (value may be `null` for "does not exist") or failed with a reason. */
+export type Read<T> = { ok: true; value: T } | { ok: false; error: ReadFailure }
+
+export type Tags = Record<string, string>
+
+// ---------- IAM ----------
+
+export interface PolicyStatement {
+  Sid?: string
+  Effect: 'Allow' | 'Deny'
+  Action?: string | string[]
+  NotAction?: string | string[]
+  Resource?: string | string[]
+  NotResource?: string | string[]
+  Principal?: '*' | Record<string, string | string[]>
+  NotPrincipal?: '*' | Record<string, string | string[]>
+  Condition?: Record<string, Record<string, string | string[] | boolean>>
+}
+
+export interface PolicyDocument {
+  Version?: string
+  Id?: string
+  Statement: PolicyStatement[]
+}
+
+export interface AttachedPolicy {
+  arn: string
+  name: string
+  /** Default version's document; null when it could not be read (see `documentError`). */
+  document: PolicyDocument | null
+  documentError?: ReadFailure
+}
+
+export interface InlinePolicy {
+  name: string
+  document: PolicyDocument
+}
+
+export interface IamRole {
+  name: string
+  arn: string
+  path: string
+  trust: PolicyDocument
+  tags: Tags
+}
+
+/** A role plus the permission policies attached to it. */
+export interface RoleFacts {
+  role: IamRole
+  attached: Read<AttachedPolicy[]>
+  inline: Read<InlinePolicy[]>
+}
+
+export interface OidcProvider {
+  arn: string
+  /** Issuer without scheme, e.g. `oidc.eks.us-west-2.amazonaws.com/id/ABC`. */
+  url: string
+  clientIds: string[]
+}
+
+export interface InstanceProfile {
+  name: string
+  arn: string
+  roles: string[]
+}
+
+/** Answer of IAM's policy simulator or of karpctl's local evaluator for one action on one resource. */
+export interface PermissionEvaluation {
+  action: string
+  resource: string
+  context: Record<string, string>
+  decision: 'allowed' | 'implicitDeny' | 'explicitDeny'
+  /** Who decided: IAM's simulator (authoritative) or the local evaluator (best effort). */
+  method: 'simulator' | 'local'
+  /** Why the simulator was not used, when method is local. */
+  simulatorUnavailable?: string
+  matchedStatements: string[]
+}
+
+// ---------- EKS ----------
+
+export interface EksCluster {
+  name: string
+  arn: string
+  version: string
+  endpoint?: string
+  status?: string
+  oidcIssuer?: string
+  vpcId?: string
+  subnetIds: string[]
+  securityGroupIds: string[]
+  clusterSecurityGroupId?: string
+  /** API, API_AND_CONFIG_MAP or CONFIG_MAP; undefined when the endpoint does not say (older clusters: CONFIG_MAP). */
+  authenticationMode?: string
+  tags: Tags
+}
+
+export interface AccessEntry {
+  principalArn: string
+  type?: string
+  kubernetesGroups: string[]
+  username?: string
+}
+
+export interface PodIdentityAssociation {
+  associationId: string
+  namespace: string
+  serviceAccount: string
+  roleArn?: string
+}
+
+// ---------- EC2 ----------
+
+export interface Subnet {
+  id: string
+  vpcId: string
+  availabilityZone: string
+  cidr?: string
+  availableIps?: number
+  tags: Tags
+}
+
+export interface SgPermission {
+  protocol: string
+  fromPort?: number
+  toPort?: number
+  cidrs: string[]
+  sourceGroupIds: string[]
+}
+
+export interface SecurityGroup {
+  id: string
+  name: string
+  vpcId: string
+  tags: Tags
+  ingress: SgPermission[]
+}
+
+// ---------- SQS / EventBridge ----------
+
+export interface QueueFacts {
+  name: string
+  url: string
+  arn: string
+  policy: PolicyDocument | null
+  messageRetentionSeconds?: number
+  sseEnabled?: boolean
+}
+
+export interface EventRule {
+  name: string
+  arn: string
+  state: string
+  eventPattern: Record<string, unknown> | null
+  targetArns: string[]
+}
+
+// ---------- Kubernetes ----------
+
+export interface ObjectMeta {
+  name: string
+  namespace?: string
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+  creationTimestamp?: string
+  uid?: string
+  ownerReferences?: { kind: string; name: string }[]
+}
+
+export interface Condition {
+  type: string
+  status: string
+  reason?: string
+  message?: string
+}
+
+export interface Taint {
+  key: string
+  value?: string
+  effect: string
+}
+
+export interface NodeSelectorRequirement {
+  key: string
+  operator: string
+  values?: string[]
+  minValues?: number
+}
+
+export interface NodePool {
+  metadata: ObjectMeta
+  spec: {
+    template: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }
+      spec: {
+        nodeClassRef: { group: string; kind: string; name: string }
+        taints?: Taint[]
+        startupTaints?: Taint[]
+        requirements?: NodeSelectorRequirement[]
+        expireAfter?: string
+      }
+    }
+    limits?: Record<string, string>
+    disruption?: Record<string, unknown>
+    weight?: number
+  }
+  status?: { conditions?: Condition[] }
+}
+
+export interface SelectorTerm {
+  id?: string
+  tags?: Record<string, string>
+  name?: string
+  alias?: string
+  owner?: string
+}
+
+export interface EC2NodeClass {
+  metadata: ObjectMeta
+  spec: {
+    role?: string
+    instanceProfile?: string
+    subnetSelectorTerms: SelectorTerm[]
+    securityGroupSelectorTerms: SelectorTerm[]
+    amiSelectorTerms?: SelectorTerm[]
+    amiFamily?: string
+    tags?: Record<string, string>
+  }
+  status?: {
+    conditions?: Condition[]
+    subnets?: { id: string; zone: string }[]
+    securityGroups?: { id: string; name?: string }[]
+    instanceProfile?: string
+  }
+}
+
+export interface Toleration {
+  key?: string
+  operator?: string
+  value?: unknown
+  effect?: string
+}
+
+export interface ServiceAccount {
+  metadata: ObjectMeta
+}
+
+export interface ContainerStatus {
+  name: string
+  restartCount: number
+  ready: boolean
+  waitingReason?: string
+}
+
+export interface Pod {
+  metadata: ObjectMeta
+  nodeName?: string
+  phase?: string
+  containerStatuses: ContainerStatus[]
+}
+
+export interface Deployment {
+  metadata: ObjectMeta
+  replicas: number
+  availableReplicas: number
+  readyReplicas: number
+  conditions: Condition[]
+  serviceAccountName?: string
+  /** Environment of the controller container (values only for plain `value`, never secrets). */
+  env: Record<string, string>
+  image?: string
+}
+
+export interface KubeNode {
+  name: string
+  labels: Record<string, string>
+  taints: Taint[]
+  ready: boolean
+  /** Managed by Karpenter (has karpenter.sh/nodepool label). */
+  karpenter: boolean
+  kubeletVersion?: string
+}
+
+export interface CustomResourceDefinition {
+  name: string
+  group: string
+  servedVersions: string[]
+  storageVersion?: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+}
+
+export interface AwsAuthMapping {
+  rolearn: string
+  username?: string
+  groups: string[]
+}
+
+export interface ValidatingWebhook {
+  name: string
+  serviceNamespace?: string
+  serviceName?: string
+  port?: number
+}
+
+/** The Karpenter Helm release, decoded from its release Secret (no helm binary needed). */
+export interface HelmRelease {
+  name: string
+  namespace: string
+  revision: number
+  status: string
+  chartName: string
+  chartVersion: string
+  appVersion?: string
+  /** The user-supplied values (`helm get values`), as Helm stored them: types are preserved. */
+  values: Record<string, unknown>
+  /** Chart defaults merged under user values (what the chart rendered with). */
+  computedValues: Record<string, unknown>
+  /** The ServiceAccount manifest the release rendered, when present (for its annotations as rendered). */
+  renderedServiceAccount?: { name: string; annotations: Record<string, unknown> }
+}
+
+/** Legacy (v0.x) objects, found to explain an upgrade path instead of failing obscurely. */
+export interface LegacyObjects {
+  provisioners: string[]
+  awsNodeTemplates: string[]
+}
+
+// ---------- Local machine ----------
+
+export interface HelmRegistryConfig {
+  path: string
+  /** Registries with stored credentials (never the credentials themselves). */
+  registries: string[]
+}
+
+// ---------- The whole snapshot ----------
+
+export interface Facts {
+  schema: 'karpctl.facts/v1'
+  meta: {
+    clusterName: string
+    region: string
+    accountId?: string
+    partition: string
+    collectedAt: string
+    kubeContext?: string
+    kubeServer?: string
+    karpctlVersion: string
+    /** Things noticed while collecting that are not failures (e.g. kube context points elsewhere). */
+    notes: string[]
+    /** How many API calls the run made, per service; a snapshot proves no read was repeated. */
+    calls?: Record<string, number>
+  }
+  eks: {
+    cluster: Read<EksCluster | null>
+    accessEntries: Read<AccessEntry[]>
+    podIdentityAssociations: Read<PodIdentityAssociation[]>
+    addons: Read<string[]>
+  }
+  iam: {
+    oidcProviders: Read<OidcProvider[]>
+    /** Keyed by role name: the controller role and every node role an EC2NodeClass uses. */
+    roles: Record<string, Read<RoleFacts | null>>
+    /** The controller role's name, as discovered (IRSA annotation or Pod Identity association). */
+    controllerRoleName: string | null
+    /** How the controller identity was discovered. */
+    controllerIdentity: 'irsa' | 'pod-identity' | 'none'
+    instanceProfiles: Record<string, Read<InstanceProfile | null>>
+    spotServiceLinkedRole: Read<IamRole | null>
+    /** Keyed by node role ARN: may the controller pass it to EC2? */
+    passRole: Record<string, Read<PermissionEvaluation>>
+  }
+  ec2: {
+    /** Keyed by EC2NodeClass name. */
+    subnetsByNodeClass: Record<string, Read<Subnet[]>>
+    securityGroupsByNodeClass: Record<string, Read<SecurityGroup[]>>
+    /** The cluster security group (with its rules), when known. */
+    clusterSecurityGroup: Read<SecurityGroup | null>
+  }
+  sqs: {
+    queue: Read<QueueFacts | null>
+  }
+  events: {
+    /** Rules whose targets include the interruption queue. */
+    rules: Read<EventRule[]>
+  }
+  kube: {
+    release: Read<HelmRelease | null>
+    serviceAccount: Read<ServiceAccount | null>
+    deployment: Read<Deployment | null>
+    pods: Read<Pod[]>
+    nodes: Read<KubeNode[]>
+    nodePools: Read<NodePool[]>
+    nodeClasses: Read<EC2NodeClass[]>
+    crds: Read<CustomResourceDefinition[]>
+    awsAuth: Read<AwsAuthMapping[] | null>
+    webhooks: Read<ValidatingWebhook[]>
+    legacy: Read<LegacyObjects>
+    serverVersion: Read<string | null>
+  }
+  local: {
+    helmRegistry: Read<HelmRegistryConfig | null>
+  }
+}
