@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# End-to-end tests against real servers (moto_server, etcd, kube-apiserver,
+# kube-controller-manager, helm). `npm run test:e2e` calls this.
+#   1. test/e2e/bed/build.sh  — builds/caches the servers (cold: 15–25 min on 2 cores)
+#   2. node --test over test/e2e/**/*.e2e.test.ts, one file at a time
+# Extra arguments are passed to `node --test` (e.g. --test-name-pattern=smoke).
+# Env: KARPCTL_E2E_CACHE (cache dir), KARPCTL_E2E_KEEP=1 (keep temp dirs/logs),
+#      KARPCTL_E2E_VERBOSE=1.
+set -euo pipefail
+exec </dev/null
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+ts() { date '+%H:%M:%S'; }
+for tool in node go python3 bash; do
+  command -v "$tool" >/dev/null || { echo "e2e: '$tool' not found on PATH" >&2; exit 2; }
+done
+if [[ ! -e node_modules/tsx/package.json ]]; then
+  echo "e2e: node_modules missing — run 'npm ci' first" >&2
+  exit 2
+fi
+if [[ ! -d ../shared/fixtures/karpenter && -z "${KARPCTL_FIXTURES_DIR:-}" ]]; then
+  echo "e2e: fixtures not found at $(cd .. && pwd)/shared/fixtures (or set KARPCTL_FIXTURES_DIR)" >&2
+  exit 2
+fi
+
+echo "[$(ts)] e2e: building/locating servers ..." >&2
+t0=$SECONDS
+build_out="$(bash test/e2e/bed/build.sh)"
+KARPCTL_E2E_BIN="$(sed -n 's/^KARPCTL_E2E_BIN=//p' <<<"$build_out")"
+KARPCTL_E2E_VENV="$(sed -n 's/^KARPCTL_E2E_VENV=//p' <<<"$build_out")"
+export KARPCTL_E2E_BIN KARPCTL_E2E_VENV
+echo "[$(ts)] e2e: servers ready in $((SECONDS - t0))s ($KARPCTL_E2E_BIN)" >&2
+
+shopt -s globstar nullglob
+files=(test/e2e/**/*.e2e.test.ts)
+if ((${#files[@]} == 0)); then
+  echo "e2e: no test/e2e/**/*.e2e.test.ts files" >&2
+  exit 1
+fi
+# Node 20's --test does not expand globs itself; one file at a time (2 cores, one bed at a time).
+echo "[$(ts)] e2e: running ${#files[@]} file(s)" >&2
+node --import tsx --test --test-concurrency=1 --test-reporter=spec "$@" "${files[@]}"

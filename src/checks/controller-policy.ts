@@ -1,0 +1,325 @@
+import type { AttachedPolicy, Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../facts/types.js'
+import { controllerPolicyDocuments } from '../spec/controller-policy.js'
+import {
+  describeFailure,
+  isLegacy,
+  need,
+  needRelease,
+  partitionOf,
+  releaseVersion,
+  setting,
+  shellQuote,
+  skip,
+  type KarpenterVersion,
+} from './lib/facts.js'
+import {
+  actionMatch,
+  asList,
+  broadActionMatch,
+  coversResource,
+  hasCondition,
+  isReadOnlyAction,
+  roleStatements,
+  statementLabel,
+  unscopedResource,
+  type SourcedStatement,
+} from './lib/policy.js'
+import { interruptionQueueSetting, queueArnFor } from './interruption-queue.js'
+import type { Check, Finding, Fix } from './types.js'
+
+type Since = [major: number, minor: number]
+
+/**
+ * Actions the reference (v1.14.1) holds that older controllers do not call, with the first version
+ * that needs them. From the upgrade guide and the versioned getting-started templates: capacity
+ * reservations 1.3, ListInstanceProfiles 1.7, DescribeInstanceStatus and zonal shift 1.12.
+ * Placement groups: 1.11 is the earliest release reported to need them (not confirmed upstream).
+ */
+const ACTION_SINCE: Record<string, Since> = {
+  'ec2:describecapacityreservations': [1, 3],
+  'iam:listinstanceprofiles': [1, 7],
+  'ec2:describeplacementgroups': [1, 11],
+  'ec2:describeinstancestatus': [1, 12],
+  'arc-zonal-shift:getmanagedresource': [1, 12],
+}
+const RESOURCE_SINCE: [RegExp, Since][] = [
+  [/:capacity-reservation\//, [1, 3]],
+  [/:placement-group\//, [1, 11]],
+]
+
+const atLeast = (v: KarpenterVersion | null, since: Since | undefined) =>
+  !since || !v || v.major > since[0] || (v.major === since[0] && v.minor >= since[1])
+
+/** One reference statement, trimmed to what the installed version and its settings use. */
+interface Required {
+  policy: string
+  statement: PolicyStatement
+}
+
+function requiredStatements(facts: Facts, release: HelmRelease, accountId: string): Required[] {
+  const version = releaseVersion(release)
+  const queueName = interruptionQueueSetting(facts, release)
+  const zonalShift = [true, 'true'].includes(setting(release, 'enableZonalShift') as never)
+  const docs = controllerPolicyDocuments({
+    partition: partitionOf(facts),
+    region: facts.meta.region,
+    accountId,
+    clusterName: facts.meta.clusterName,
+    nodeRoleArns: [],
+    queueArn: queueName ? queueArnFor({ ...facts, meta: { ...facts.meta, accountId } }, queueName) : '',
+  })
+  const out: Required[] = []
+  for (const doc of docs) {
+    for (const s of doc.document.Statement) {
+      const actions = asList(s.Action).filter((a) => {
+        const key = a.toLowerCase()
+        if (key === 'iam:passrole') return false // passrole-node-role proves it per node role
+        if (key.startsWith('sqs:') && !queueName) return false // no queue: interruption is off
+        if (key.startsWith('arc-zonal-shift:') && !zonalShift) return false // opt-in
+        return atLeast(version, ACTION_SINCE[key])
+      })
+      const resources = asList(s.Resource).filter((r) => atLeast(version, RESOURCE_SINCE.find(([re]) => re.test(r))?.[1]))
+      if (actions.length === 0 || resources.length === 0) continue
+      out.push({ policy: doc.name, statement: { ...s, Action: actions, Resource: resources } })
+    }
+  }
+  return out
+}
+
+interface Gap {
+  action: string
+  required: Required
+  deniedBy?: string
+}
+
+interface Narrow {
+  action: string
+  sid?: string
+  uncovered: string[]
+}
+
+interface Broad {
+  label: string
+  actions: Set<string>
+  reasons: Set<string>
+  reference: Set<PolicyStatement>
+}
+
+interface Coverage {
+  missing: Gap[]
+  narrow: Narrow[]
+  broad: Map<string, Broad>
+}
+
+function coverage(required: Required[], statements: SourcedStatement[], accountId: string): Coverage {
+  const result: Coverage = { missing: [], narrow: [], broad: new Map() }
+  for (const req of required) {
+    const refResources = asList(req.statement.Resource)
+    for (const action of asList(req.statement.Action)) {
+      const deny = statements.find(
+        (s) =>
+          s.statement.Effect === 'Deny' &&
+          !hasCondition(s.statement) &&
+          actionMatch(s.statement, action) &&
+          refResources.every((r) => coversResource(s.statement, r, accountId)),
+      )
+      const grants = statements.filter(
+        (s) =>
+          s.statement.Effect === 'Allow' &&
+          actionMatch(s.statement, action) &&
+          refResources.some((r) => coversResource(s.statement, r, accountId)),
+      )
+      if (deny || grants.length === 0) {
+        result.missing.push({ action, required: req, ...(deny ? { deniedBy: statementLabel(deny) } : {}) })
+        continue
+      }
+      const uncovered = refResources.filter((r) => !grants.some((g) => coversResource(g.statement, r, accountId)))
+      if (uncovered.length > 0) result.narrow.push({ action, sid: req.statement.Sid, uncovered })
+      if (!isReadOnlyAction(action)) for (const g of grants) noteBreadth(result.broad, g, action, req.statement)
+    }
+  }
+  return result
+}
+
+/** Records why a grant of a mutating action is wider than the reference statement it stands in for. */
+function noteBreadth(broad: Map<string, Broad>, g: SourcedStatement, action: string, ref: PolicyStatement) {
+  const reasons: string[] = []
+  const match = actionMatch(g.statement, action) as string
+  if (broadActionMatch(match, action)) reasons.push(`action pattern ${match}`)
+  if (!hasCondition(g.statement) && hasCondition(ref)) {
+    const keys = Object.values(ref.Condition ?? {}).flatMap((kv) => Object.keys(kv))
+    reasons.push(`no Condition where the reference requires ${[...new Set(keys)].join(', ')}`)
+  } else if (!hasCondition(g.statement) && unscopedResource(g.statement) && !asList(ref.Resource).includes('*')) {
+    reasons.push(`Resource "*" where the reference scopes to ${asList(ref.Resource).join(', ')}`)
+  }
+  if (reasons.length === 0) return
+  const label = statementLabel(g)
+  const entry = broad.get(label) ?? { label, actions: new Set(), reasons: new Set(), reference: new Set() }
+  entry.actions.add(action)
+  reasons.forEach((r) => entry.reasons.add(r))
+  entry.reference.add(ref)
+  broad.set(label, entry)
+}
+
+export const controllerPolicy: Check = {
+  meta: {
+    id: 'controller-policy',
+    title: 'The controller role carries the permissions of the reference policy',
+    category: 'iam',
+    severity: 'error',
+    docs: "Compares the controller role's attached and inline policies with the getting-started CloudFormation policies for the installed Karpenter version: every action must be granted on the resources the reference names; grants much wider than the reference (wildcard actions, Resource \"*\", dropped tag conditions) are reported as security warnings. iam:PassRole is proven by passrole-node-role.",
+  },
+  run(facts) {
+    const release = needRelease(facts)
+    if (isLegacy(release)) {
+      skip(`Karpenter ${release.chartVersion} (v0.x) uses a different controller policy: upgrade to v1 first (see karpenter-version)`)
+    }
+    const roleName = facts.iam.controllerRoleName
+    if (!roleName) {
+      skip('the controller role was not discovered (no IRSA annotation or Pod Identity association): see irsa-trust-policy and pod-identity')
+    }
+    const read = facts.iam.roles[roleName]
+    if (!read) return [{ status: 'unknown', subject: roleName, message: `controller role ${roleName} was not collected` }]
+    const role = need(read)
+    if (!role) {
+      return [
+        {
+          status: 'fail',
+          subject: roleName,
+          message: `controller role ${roleName} does not exist: every AWS call of the controller fails`,
+          fix: { summary: 'create the role (karpctl install), or point the controller identity at the existing role' },
+        },
+      ]
+    }
+    const attached = need(role.attached)
+    const inline = need(role.inline)
+    const accountId = facts.meta.accountId ?? role.role.arn.split(':')[4] ?? '*'
+    const required = requiredStatements(facts, release, accountId)
+    const result = coverage(required, roleStatements(attached, inline), accountId)
+    const unreadable = attached.filter((p) => p.document === null)
+    const version = releaseVersion(release)?.raw ?? release.chartVersion
+    const subject = role.role.arn
+    const findings: Finding[] = []
+
+    if (result.missing.length > 0) {
+      findings.push(missingFinding(facts, roleName, subject, version, result.missing, unreadable))
+    } else {
+      const count = new Set(required.flatMap((r) => asList(r.statement.Action))).size
+      findings.push({
+        status: 'pass',
+        subject,
+        message: `${roleName} grants all ${count} actions Karpenter ${version} needs (iam:PassRole: see passrole-node-role)`,
+      })
+      for (const p of unreadable) findings.push(unreadableFinding(p))
+    }
+    if (result.narrow.length > 0) findings.push(narrowFinding(roleName, subject, result.narrow))
+    for (const b of result.broad.values()) findings.push(broadFinding(roleName, b))
+    return findings
+  },
+}
+
+function missingFinding(
+  facts: Facts,
+  roleName: string,
+  subject: string,
+  version: string,
+  missing: Gap[],
+  unreadable: AttachedPolicy[],
+): Finding {
+  const actions = [...new Set(missing.map((g) => g.action))]
+  const evidence = {
+    missing: missing.map((g) => ({ action: g.action, referenceSid: g.required.statement.Sid, referencePolicy: g.required.policy, ...(g.deniedBy ? { deniedBy: g.deniedBy } : {}) })),
+  }
+  if (unreadable.length > 0) {
+    return {
+      status: 'unknown',
+      subject,
+      message: `${actions.length} action(s) Karpenter ${version} needs are not in the readable policies of ${roleName} (${actions.join(', ')}), and ${unreadable.length} attached policy(ies) could not be read: ${unreadable.map((p) => `${p.name} (${p.documentError ? describeFailure(p.documentError) : 'no document'})`).join('; ')}`,
+      evidence: { ...evidence, unreadable: unreadable.map((p) => p.arn) },
+    }
+  }
+  const denied = missing.filter((g) => g.deniedBy)
+  return {
+    status: 'fail',
+    subject,
+    message: `controller role ${roleName} lacks ${actions.length} action(s) Karpenter ${version} needs: ${actions.join(', ')}${denied.length > 0 ? ` (explicitly denied: ${[...new Set(denied.map((g) => g.deniedBy))].join(', ')})` : ''}`,
+    evidence,
+    fix: missingFix(facts, roleName, missing),
+  }
+}
+
+/** The reference statements that hold the missing actions, trimmed to those actions. */
+function missingStatements(missing: Gap[]): Map<string, PolicyStatement[]> {
+  const byPolicy = new Map<string, PolicyStatement[]>()
+  const seen = new Map<PolicyStatement, PolicyStatement>()
+  for (const g of missing) {
+    const ref = g.required.statement
+    let trimmed = seen.get(ref)
+    if (!trimmed) {
+      trimmed = { ...ref, Action: [] }
+      seen.set(ref, trimmed)
+      byPolicy.set(g.required.policy, [...(byPolicy.get(g.required.policy) ?? []), trimmed])
+    }
+    ;(trimmed.Action as string[]).push(g.action)
+  }
+  return byPolicy
+}
+
+// A role's inline policies share a 10,240-character budget; managed policies get 6,144 each.
+const INLINE_LIMIT = 10240
+
+function missingFix(facts: Facts, roleName: string, missing: Gap[]): Fix {
+  const byPolicy = missingStatements(missing)
+  const all: PolicyDocument = { Version: '2012-10-17', Statement: [...byPolicy.values()].flat() }
+  const json = JSON.stringify(all)
+  const names = [...byPolicy.keys()].join(', ')
+  if (json.length <= INLINE_LIMIT) {
+    return {
+      summary: `add the missing statements of the reference (${names}) as an inline policy; denied actions also need the Deny removed`,
+      commands: [
+        `aws iam put-role-policy --role-name ${roleName} --policy-name KarpenterControllerMissing-${facts.meta.clusterName} --policy-document ${shellQuote(json)}`,
+      ],
+      snippet: { language: 'json', text: JSON.stringify(all, null, 2) },
+    }
+  }
+  const partition = partitionOf(facts)
+  return {
+    summary: `create the reference managed policies (${names}) and attach them (if one exists, add a version with aws iam create-policy-version --set-as-default)`,
+    commands: [...byPolicy].flatMap(([name, statements]) => [
+      `aws iam create-policy --policy-name ${name} --policy-document ${shellQuote(JSON.stringify({ Version: '2012-10-17', Statement: statements }))}`,
+      `aws iam attach-role-policy --role-name ${roleName} --policy-arn arn:${partition}:iam::${facts.meta.accountId ?? '<account-id>'}:policy/${name}`,
+    ]),
+  }
+}
+
+function unreadableFinding(p: AttachedPolicy): Finding {
+  return {
+    status: 'unknown',
+    subject: p.arn,
+    message: `attached policy ${p.name} could not be read, so its statements (allows or denies) were not checked: ${p.documentError ? describeFailure(p.documentError) : 'no document'}`,
+    evidence: { policy: p.arn },
+  }
+}
+
+function narrowFinding(roleName: string, subject: string, narrow: Narrow[]): Finding {
+  return {
+    status: 'warn',
+    subject,
+    message: `${roleName} grants ${[...new Set(narrow.map((n) => n.action))].join(', ')} on fewer resources than the reference: calls on the others are denied`,
+    evidence: { narrower: narrow.map((n) => ({ action: n.action, referenceSid: n.sid, notCovered: n.uncovered })) },
+    fix: { summary: 'widen the grants to the reference resources (or confirm the narrower scope is intended)' },
+  }
+}
+
+function broadFinding(roleName: string, b: Broad): Finding {
+  return {
+    status: 'warn',
+    subject: b.label,
+    message: `security: ${b.label} on ${roleName} grants ${[...b.actions].join(', ')} more broadly than the reference (${[...b.reasons].join('; ')})`,
+    evidence: { statement: b.label, actions: [...b.actions], reasons: [...b.reasons] },
+    fix: {
+      summary: 'scope the statement as the reference does (resources and tag conditions below)',
+      snippet: { language: 'json', text: JSON.stringify({ Version: '2012-10-17', Statement: [...b.reference] }, null, 2) },
+    },
+  }
+}

@@ -1,0 +1,220 @@
+import type { Deployment, Facts, HelmRelease, KubeNode, Taint, Toleration } from '../facts/types.js'
+import { need, skip, valueAt } from './lib/facts.js'
+import { helmUpgradeCommand } from './lib/install.js'
+import { optional, part } from './lib/parts.js'
+import type { Check, Finding, Fix } from './types.js'
+
+/** Restarts beyond this mean the controller keeps dying even if it is up right now. */
+const MAX_RESTARTS = 5
+const BAD_WAITING = ['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError']
+
+export const controllerReady: Check = {
+  meta: {
+    id: 'controller-ready',
+    title: 'Karpenter controller is available and has nodes it does not manage',
+    category: 'cluster',
+    severity: 'error',
+    docs: "The controller Deployment is available, no controller container crash-loops, and there are enough ready non-Karpenter nodes for its replicas: the chart's hostname anti-affinity puts one replica per node, and its node affinity keeps them off nodes Karpenter manages.",
+  },
+  run(facts) {
+    const deployment = need(facts.kube.deployment)
+    if (!deployment) {
+      const release = need(facts.kube.release)
+      if (!release) skip('Karpenter is not installed (no Helm release and no controller Deployment): see karpenter-version')
+      return [missingDeployment(release)]
+    }
+    const release = optional(facts.kube.release) ?? null
+    return [
+      ...part(() => availability(deployment)),
+      ...part(() => crashLoops(facts, deployment)),
+      ...part(() => schedulingRoom(facts, deployment, release)),
+    ]
+  },
+}
+
+const ref = (d: Deployment) => `${d.metadata.namespace ?? 'kube-system'}/${d.metadata.name}`
+
+function debugFix(d: Deployment, summary: string): Fix {
+  const ns = d.metadata.namespace ?? 'kube-system'
+  return {
+    summary,
+    commands: [
+      `kubectl -n ${ns} logs deploy/${d.metadata.name} -c controller`,
+      `kubectl -n ${ns} describe deploy ${d.metadata.name}`,
+      `kubectl -n ${ns} get pods -l app.kubernetes.io/name=karpenter -o wide`,
+    ],
+  }
+}
+
+function missingDeployment(release: HelmRelease): Finding {
+  return {
+    status: 'fail',
+    subject: `${release.namespace}/${release.name}`,
+    message: `Helm release ${release.namespace}/${release.name} exists but its controller Deployment was not found`,
+    evidence: { release: release.name, status: release.status, chartVersion: release.chartVersion },
+    fix: {
+      summary: 'see what the release rendered and re-apply it',
+      commands: [
+        `helm get manifest ${release.name} --namespace ${release.namespace} | grep -A3 'kind: Deployment'`,
+        helmUpgradeCommand(release, release.chartVersion, ' --wait'),
+      ],
+    },
+  }
+}
+
+function availability(d: Deployment): Finding[] {
+  const available = d.conditions.find((c) => c.type === 'Available')
+  const evidence = {
+    replicas: d.replicas,
+    availableReplicas: d.availableReplicas,
+    readyReplicas: d.readyReplicas,
+    available: available ?? null,
+  }
+  if (d.replicas === 0) {
+    return [
+      {
+        status: 'fail',
+        subject: ref(d),
+        message: `controller Deployment ${ref(d)} is scaled to 0 replicas: nothing provisions or removes nodes`,
+        evidence,
+        fix: {
+          summary: 'scale it back (the chart default is 2)',
+          commands: [`kubectl -n ${d.metadata.namespace ?? 'kube-system'} scale deploy ${d.metadata.name} --replicas=2`],
+        },
+      },
+    ]
+  }
+  if (d.availableReplicas >= d.replicas && available?.status === 'True') {
+    return [{ status: 'pass', subject: ref(d), message: `controller ${ref(d)} is available (${d.availableReplicas}/${d.replicas})`, evidence }]
+  }
+  const why = available && available.status !== 'True' ? `: ${available.reason ?? ''}${available.message ? ` — ${available.message}` : ''}` : ''
+  // One live replica still provisions (leader election); none means no autoscaling at all.
+  const status = d.availableReplicas > 0 ? 'warn' : 'fail'
+  return [
+    {
+      status,
+      subject: ref(d),
+      message: `controller Deployment ${ref(d)} has ${d.availableReplicas}/${d.replicas} replicas available${why}`,
+      evidence,
+      fix: debugFix(d, 'read why the replicas are not available (pod events, then the controller log)'),
+    },
+  ]
+}
+
+function crashLoops(facts: Facts, d: Deployment): Finding[] {
+  const ns = d.metadata.namespace ?? 'kube-system'
+  const findings: Finding[] = []
+  for (const pod of need(facts.kube.pods)) {
+    for (const c of pod.containerStatuses) {
+      const waiting = c.waitingReason && BAD_WAITING.includes(c.waitingReason)
+      if (!waiting && c.restartCount <= MAX_RESTARTS) continue
+      const podRef = `${pod.metadata.namespace ?? ns}/${pod.metadata.name}`
+      findings.push({
+        status: 'fail',
+        subject: podRef,
+        message: `controller pod ${podRef} container ${c.name} ${waiting ? `is in ${c.waitingReason}` : 'keeps restarting'} (${c.restartCount} restarts)`,
+        evidence: { pod: podRef, container: c.name, waitingReason: c.waitingReason, restartCount: c.restartCount, node: pod.nodeName },
+        fix: {
+          summary: /Image/.test(c.waitingReason ?? '')
+            ? 'the image cannot be pulled: check the image reference and the node’s access to public.ecr.aws'
+            : 'read the log of the crashed container (commonly: wrong settings.clusterName, IAM credentials, or an unreachable interruption queue)',
+          commands: [
+            `kubectl -n ${pod.metadata.namespace ?? ns} logs ${pod.metadata.name} -c ${c.name} --previous`,
+            `kubectl -n ${pod.metadata.namespace ?? ns} describe pod ${pod.metadata.name}`,
+          ],
+        },
+      })
+    }
+  }
+  if (findings.length > 0) return findings
+  return [{ status: 'pass', subject: ref(d), message: `no controller container of ${ref(d)} crash-loops or restarts repeatedly` }]
+}
+
+function tolerates(tolerations: Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false
+    if (t.operator === 'Exists') return !t.key || t.key === taint.key
+    return t.key === taint.key && String(t.value ?? '') === (taint.value ?? '')
+  })
+}
+
+/** Nodes the chart lets a controller replica run on: not managed by Karpenter, ready, selected, tolerated. */
+function eligibleNodes(nodes: KubeNode[], release: HelmRelease | null): KubeNode[] {
+  const tolerations = (valueAt(release?.computedValues, 'tolerations') as Toleration[] | undefined) ?? []
+  const selector = (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {}
+  return nodes.filter(
+    (n) =>
+      !n.karpenter &&
+      n.ready &&
+      Object.entries(selector).every(([k, v]) => n.labels[k] === String(v)) &&
+      n.taints.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').every((t) => tolerates(tolerations, t)),
+  )
+}
+
+/** The chart's default affinity has required hostname anti-affinity; a user-supplied affinity may drop it. */
+function onePerNode(release: HelmRelease | null): boolean {
+  const affinity = valueAt(release?.computedValues, 'affinity')
+  if (affinity === undefined) return true
+  const terms = valueAt(affinity as Record<string, unknown>, 'podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution')
+  return Array.isArray(terms) && terms.some((t) => (t as { topologyKey?: string }).topologyKey === 'kubernetes.io/hostname')
+}
+
+function schedulingRoom(facts: Facts, d: Deployment, release: HelmRelease | null): Finding[] {
+  const nodes = need(facts.kube.nodes)
+  const ns = d.metadata.namespace ?? 'kube-system'
+  const fargate = nodes.filter((n) => n.labels['eks.amazonaws.com/compute-type'] === 'fargate')
+  const pods = optional(facts.kube.pods) ?? []
+  if (pods.length > 0 && pods.every((p) => fargate.some((n) => n.name === p.nodeName))) {
+    skip(`the controller runs on EKS Fargate (${pods.map((p) => p.nodeName).join(', ')}): Fargate brings one node per pod`)
+  }
+  const eligible = eligibleNodes(nodes, release)
+  const spread = onePerNode(release)
+  const needed = spread ? d.replicas : Math.min(d.replicas, 1)
+  const pending = pods.filter((p) => !p.nodeName).map((p) => p.metadata.name)
+  const evidence = {
+    replicas: d.replicas,
+    eligibleNodes: eligible.map((n) => n.name),
+    karpenterNodes: nodes.filter((n) => n.karpenter).map((n) => n.name),
+    notReady: nodes.filter((n) => !n.karpenter && !n.ready).map((n) => n.name),
+    pendingPods: pending,
+  }
+  if (eligible.length >= needed) {
+    return [
+      {
+        status: 'pass',
+        subject: ref(d),
+        message: `${eligible.length} ready node${eligible.length === 1 ? '' : 's'} outside Karpenter's management for ${d.replicas} controller replica${d.replicas === 1 ? '' : 's'}`,
+        evidence,
+      },
+    ]
+  }
+  return [
+    {
+      status: eligible.length === 0 ? 'fail' : 'warn',
+      subject: ref(d),
+      message: `${eligible.length} ready node${eligible.length === 1 ? '' : 's'} not managed by Karpenter for ${d.replicas} controller replica${d.replicas === 1 ? '' : 's'}${spread ? ' (one per node by anti-affinity)' : ''}: the controller must not run on nodes it manages, so ${needed - eligible.length} replica${needed - eligible.length === 1 ? '' : 's'} cannot be scheduled`,
+      evidence,
+      fix: roomFix(facts, nodes, d, release, ns),
+    },
+  ]
+}
+
+function roomFix(facts: Facts, nodes: KubeNode[], d: Deployment, release: HelmRelease | null, ns: string): Fix {
+  const groups = [...new Set(nodes.map((n) => n.labels['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g))]
+  const commands = groups.map(
+    (g) =>
+      `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas},desiredSize=${d.replicas} --region ${facts.meta.region}`,
+  )
+  if (groups.length === 0) {
+    commands.push(
+      `eksctl create nodegroup --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --name karpenter-system --nodes ${d.replicas} --nodes-min ${d.replicas} --nodes-max ${d.replicas + 1}`,
+    )
+  }
+  if (release) commands.push(helmUpgradeCommand(release, release.chartVersion, ' --set replicas=1'))
+  else commands.push(`kubectl -n ${ns} scale deploy ${d.metadata.name} --replicas=1`)
+  return {
+    summary:
+      'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica',
+    commands,
+  }
+}

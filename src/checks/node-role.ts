@@ -1,0 +1,304 @@
+import type {
+  AttachedPolicy,
+  AwsAuthMapping,
+  EC2NodeClass,
+  Facts,
+  IamRole,
+  PolicyDocument,
+  Read,
+  ReadFailure,
+} from '../facts/types.js'
+import { NODE_ADVISED_POLICIES, NODE_ECR_POLICIES, NODE_MANAGED_POLICIES } from '../spec/controller-policy.js'
+import { describeFailure, need, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import { missingServiceTrust } from './lib/policy.js'
+import { readOr } from './lib/read.js'
+import type { Check, Finding, Fix } from './types.js'
+
+const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
+const NODE_GROUPS = ['system:bootstrappers', 'system:nodes']
+const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
+const NODE_ENTRY_TYPES = ['EC2_LINUX', 'EC2_WINDOWS']
+
+export const nodeRole: Check = {
+  meta: {
+    id: 'node-role',
+    title: 'Node roles can be assumed by EC2, carry the node policies and may join the cluster',
+    category: 'iam',
+    severity: 'error',
+    docs: 'Every node role an EC2NodeClass uses must trust ec2.amazonaws.com, have AmazonEKS_CNI_Policy, AmazonEKSWorkerNodePolicy and an ECR pull policy attached (AmazonSSMManagedInstanceCore is advised), and be granted cluster access: an EC2_LINUX access entry, or an aws-auth mapping to system:bootstrappers and system:nodes.',
+  },
+  run(facts) {
+    const nodeClasses = need(facts.kube.nodeClasses)
+    if (nodeClasses.length === 0) skip('no EC2NodeClass found: no node role to check')
+    const findings: Finding[] = []
+    const roles = new Map<string, string[]>()
+    for (const nc of nodeClasses) {
+      const name = nodeRoleName(facts, nc, findings)
+      if (name) roles.set(name, [...(roles.get(name) ?? []), nc.metadata.name])
+    }
+    for (const [roleName, classes] of roles) findings.push(...checkRole(facts, roleName, classes))
+    return findings
+  },
+}
+
+/** The role an EC2NodeClass launches nodes with: spec.role, or the role inside spec.instanceProfile. */
+function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): string | undefined {
+  const subject = `EC2NodeClass/${nc.metadata.name}`
+  if (nc.spec.role) return nc.spec.role.startsWith('arn:') ? roleNameFromArn(nc.spec.role) : nc.spec.role
+  const profileName = nc.spec.instanceProfile
+  if (!profileName) {
+    findings.push({ status: 'unknown', subject, message: `${subject} names neither spec.role nor spec.instanceProfile` })
+    return undefined
+  }
+  const profile = readOr(facts.iam.instanceProfiles[profileName], findings, profileName, `instance profile ${profileName}`)
+  if (profile === undefined) return undefined
+  if (profile === null || profile.roles.length === 0) {
+    findings.push({
+      status: 'fail',
+      subject: profileName,
+      message:
+        profile === null
+          ? `instance profile ${profileName} used by ${subject} does not exist`
+          : `instance profile ${profileName} used by ${subject} holds no role`,
+      evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName },
+      fix: {
+        summary: `create the instance profile and add the node role to it`,
+        commands: [
+          ...(profile === null ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`] : []),
+          `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name KarpenterNodeRole-${facts.meta.clusterName}`,
+        ],
+      },
+    })
+    return undefined
+  }
+  return profile.roles[0]
+}
+
+function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[] {
+  const findings: Finding[] = []
+  const used = `used by EC2NodeClass ${classes.join(', ')}`
+  const read = readOr(facts.iam.roles[roleName], findings, roleName, `IAM role ${roleName}`)
+  if (read === undefined) return findings
+  if (read === null) return [missingRole(facts, roleName, used)]
+  const role = read.role
+  findings.push(trustFinding(role, used))
+  findings.push(...policyFindings(facts, roleName, read.attached, used))
+  findings.push(...accessFindings(facts, role, used))
+  return findings
+}
+
+const ec2Trust = (existing: PolicyDocument['Statement'] = []): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement: [...existing, { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+})
+
+const managedArn = (facts: Facts, name: string) => `arn:${partitionOf(facts)}:iam::aws:policy/${name}`
+
+function missingRole(facts: Facts, roleName: string, used: string): Finding {
+  const required = [...NODE_MANAGED_POLICIES, NODE_ECR_POLICIES[0], ...NODE_ADVISED_POLICIES]
+  return {
+    status: 'fail',
+    subject: roleName,
+    message: `node role ${roleName} (${used}) does not exist: Karpenter cannot launch nodes with it`,
+    fix: {
+      summary: `create ${roleName} with the node policies, then grant it cluster access`,
+      commands: [
+        `aws iam create-role --role-name ${roleName} --assume-role-policy-document ${shellQuote(JSON.stringify(ec2Trust()))}`,
+        ...required.map((p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`),
+      ],
+    },
+  }
+}
+
+function trustFinding(role: IamRole, used: string): Finding {
+  const missing = missingServiceTrust(role.trust, EC2_SERVICES, ['sts:AssumeRole'])
+  if (missing.length === 0) {
+    return { status: 'pass', subject: role.arn, message: `${role.name} trusts ec2.amazonaws.com (${used})` }
+  }
+  return {
+    status: 'fail',
+    subject: role.arn,
+    message: `trust policy of node role ${role.name} (${used}) does not let ec2.amazonaws.com assume it: instances get no credentials`,
+    evidence: { trust: role.trust },
+    fix: {
+      summary: `let EC2 assume ${role.name} (other trust statements are kept)`,
+      commands: [
+        `aws iam update-assume-role-policy --role-name ${role.name} --policy-document ${shellQuote(JSON.stringify(ec2Trust(role.trust.Statement)))}`,
+      ],
+    },
+  }
+}
+
+function policyFindings(
+  facts: Facts,
+  roleName: string,
+  attachedRead: Read<AttachedPolicy[]>,
+  used: string,
+): Finding[] {
+  const findings: Finding[] = []
+  const attached = readOr(attachedRead, findings, roleName, `attached policies of ${roleName}`)
+  if (attached === undefined) return findings
+  // Match AWS managed policies by ARN so a customer policy that merely shares the name does not count.
+  const has = (name: string) => attached.some((p) => p.arn === managedArn(facts, name) || p.arn.endsWith(`:iam::aws:policy/${name}`))
+  // The VPC CNI may get its permissions from its own identity instead (EKS best practice).
+  const cniOwnRole = cniHasOwnRole(facts)
+  const missing: string[] = NODE_MANAGED_POLICIES.filter((p) => !has(p) && !(p === 'AmazonEKS_CNI_Policy' && cniOwnRole))
+  if (!NODE_ECR_POLICIES.some(has)) missing.push(NODE_ECR_POLICIES[0])
+  const attachFix = (names: string[]): Fix => ({
+    summary: `attach ${names.join(', ')} to ${roleName}`,
+    commands: names.map((p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`),
+  })
+  const evidence = { attached: attached.map((p) => p.arn) }
+  if (missing.length > 0) {
+    findings.push({
+      status: 'fail',
+      subject: roleName,
+      message: `node role ${roleName} (${used}) lacks ${missing.join(', ')}${missing.includes(NODE_ECR_POLICIES[0]) ? ` (or ${NODE_ECR_POLICIES[1]})` : ''}: nodes fail to join, get no pod IPs or cannot pull images`,
+      evidence: { ...evidence, missing },
+      fix: attachFix(missing),
+    })
+  } else {
+    findings.push({ status: 'pass', subject: roleName, message: `${roleName} has the CNI, worker node and ECR pull policies`, evidence })
+  }
+  const advised = NODE_ADVISED_POLICIES.filter((p) => !has(p))
+  if (advised.length > 0) {
+    findings.push({
+      status: 'warn',
+      subject: roleName,
+      message: `node role ${roleName} lacks ${advised.join(', ')}: nodes join, but Session Manager access to them will not work`,
+      evidence: { ...evidence, missing: advised },
+      fix: attachFix(advised),
+    })
+  }
+  return findings
+}
+
+/** aws-node (the VPC CNI) has a Pod Identity association, so the node role needs no CNI policy. */
+function cniHasOwnRole(facts: Facts): boolean {
+  const read = facts.eks.podIdentityAssociations
+  return read.ok && read.value.some((a) => a.namespace === 'kube-system' && a.serviceAccount === 'aws-node')
+}
+
+/** Same account and role name: aws-auth wants the ARN without the role path, access entries may carry it. */
+function sameRole(arn: string, role: IamRole): boolean {
+  return arn.split(':')[4] === role.arn.split(':')[4] && roleNameFromArn(arn) === role.name
+}
+
+function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
+  const findings: Finding[] = []
+  const cluster = readOr(facts.eks.cluster, findings, facts.meta.clusterName, `EKS cluster ${facts.meta.clusterName}`)
+  if (cluster === undefined) return findings
+  // Clusters that do not report a mode predate access entries: the ConfigMap is the only way.
+  const mode = cluster?.authenticationMode ?? 'CONFIG_MAP'
+  const entriesHonoured = mode === 'API' || mode === 'API_AND_CONFIG_MAP'
+  const awsAuthHonoured = mode !== 'API'
+  let entriesUnreadable: ReadFailure | undefined
+
+  if (entriesHonoured) {
+    const entries = facts.eks.accessEntries
+    if (!entries.ok) {
+      entriesUnreadable = entries.error
+    } else {
+      const entry = entries.value.find((e) => sameRole(e.principalArn, role))
+      if (entry && NODE_ENTRY_TYPES.includes(entry.type ?? '')) {
+        return [{ status: 'pass', subject: role.arn, message: `${role.name} has an ${entry.type} access entry (mode ${mode})` }]
+      }
+      if (entry) return [wrongEntryType(facts, role, entry.type ?? 'STANDARD', used)]
+    }
+  }
+
+  let mapping: AwsAuthMapping | undefined
+  let awsAuthUnreadable: ReadFailure | undefined
+  if (awsAuthHonoured) {
+    const awsAuth = facts.kube.awsAuth
+    if (!awsAuth.ok) awsAuthUnreadable = awsAuth.error
+    else mapping = (awsAuth.value ?? []).find((m) => sameRole(m.rolearn, role))
+    if (mapping) {
+      const missingGroups = NODE_GROUPS.filter((g) => !mapping?.groups.includes(g))
+      if (missingGroups.length === 0) {
+        return [{ status: 'pass', subject: role.arn, message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})` }]
+      }
+      if (!entriesUnreadable) {
+        return [
+          {
+            status: 'fail',
+            subject: role.arn,
+            message: `aws-auth maps node role ${role.name} without group${missingGroups.length > 1 ? 's' : ''} ${missingGroups.join(', ')}: its nodes cannot register`,
+            evidence: { mapping },
+            fix: awsAuthFix(facts, role),
+          },
+        ]
+      }
+    }
+  }
+
+  const unreadable = [entriesUnreadable, awsAuthUnreadable].filter((f): f is ReadFailure => f !== undefined)
+  if (unreadable.length > 0) {
+    return [
+      {
+        status: 'unknown',
+        subject: role.arn,
+        message: `cannot verify that nodes with ${role.name} may join (mode ${mode}): ${unreadable.map(describeFailure).join('; ')}${awsAuthHonoured && !awsAuthUnreadable ? '; aws-auth does not map the role' : ''}`,
+        evidence: { authenticationMode: mode, reads: unreadable.map((f) => f.read) },
+      },
+    ]
+  }
+  return [
+    {
+      status: 'fail',
+      subject: role.arn,
+      message: `node role ${role.name} (${used}) has no cluster access: ${entriesHonoured ? 'no EC2_LINUX access entry' : ''}${entriesHonoured && awsAuthHonoured ? ' and ' : ''}${awsAuthHonoured ? 'no aws-auth mapping' : ''} (authentication mode ${mode}); its nodes never become Ready`,
+      evidence: { authenticationMode: mode, roleArn: role.arn },
+      fix: entriesHonoured ? accessEntryFix(facts, role) : awsAuthFix(facts, role),
+    },
+  ]
+}
+
+const pathlessArn = (role: IamRole) => `arn:${role.arn.split(':')[1]}:iam::${role.arn.split(':')[4]}:role/${role.name}`
+
+function accessEntryFix(facts: Facts, role: IamRole): Fix {
+  const { clusterName, region } = facts.meta
+  return {
+    summary: `grant ${role.name} node access with an EC2_LINUX access entry`,
+    commands: [
+      `aws eks create-access-entry --cluster-name ${clusterName} --principal-arn ${pathlessArn(role)} --type EC2_LINUX --region ${region}`,
+    ],
+  }
+}
+
+function wrongEntryType(facts: Facts, role: IamRole, type: string, used: string): Finding {
+  const { clusterName, region } = facts.meta
+  return {
+    status: 'fail',
+    subject: role.arn,
+    message: `node role ${role.name} (${used}) has a ${type} access entry, not EC2_LINUX: nodes are not put in system:nodes and cannot register`,
+    evidence: { type },
+    fix: {
+      summary: 'an access entry type cannot be changed: replace it',
+      commands: [
+        `aws eks delete-access-entry --cluster-name ${clusterName} --principal-arn ${pathlessArn(role)} --region ${region}`,
+        `aws eks create-access-entry --cluster-name ${clusterName} --principal-arn ${pathlessArn(role)} --type EC2_LINUX --region ${region}`,
+      ],
+    },
+  }
+}
+
+function awsAuthFix(facts: Facts, role: IamRole): Fix {
+  const arn = pathlessArn(role)
+  return {
+    summary: `map ${role.name} in the aws-auth ConfigMap (kube-system) under data.mapRoles; the ARN must not include the role path`,
+    commands: [
+      `eksctl create iamidentitymapping --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --arn ${arn} --username ${shellQuote(NODE_USERNAME)} --group system:bootstrappers --group system:nodes`,
+    ],
+    snippet: {
+      language: 'yaml',
+      text: [
+        `# kubectl -n kube-system edit configmap aws-auth — add to data.mapRoles:`,
+        `- rolearn: ${arn}`,
+        `  username: ${NODE_USERNAME}`,
+        `  groups:`,
+        ...NODE_GROUPS.map((g) => `    - ${g}`),
+      ].join('\n'),
+    },
+  }
+}

@@ -1,0 +1,229 @@
+import type { Condition, EC2NodeClass, Facts, NodePool } from '../facts/types.js'
+import { isLegacy, need, releaseVersion, shellQuote, skip } from './lib/facts.js'
+import { controllerDeploymentName, controllerNamespace } from './lib/install.js'
+import type { Check, Finding, Fix } from './types.js'
+
+const NODECLASS_GROUP = 'karpenter.k8s.aws'
+const NODECLASS_KIND = 'EC2NodeClass'
+
+export const nodeclassReady: Check = {
+  meta: {
+    id: 'nodeclass-ready',
+    title: 'EC2NodeClasses are Ready and every NodePool references one',
+    category: 'cluster',
+    severity: 'error',
+    docs: 'Every EC2NodeClass reports Ready=True (its subnets, security groups, AMIs and instance profile resolved); every NodePool references an existing EC2NodeClass (group karpenter.k8s.aws) and is Ready; without a NodePool Karpenter launches nothing.',
+  },
+  run(facts) {
+    const release = need(facts.kube.release)
+    if (release && isLegacy(release)) {
+      skip(`Karpenter ${releaseVersion(release)?.raw ?? release.chartVersion} uses Provisioners / AWSNodeTemplates: see karpenter-version`)
+    }
+    const nodePools = need(facts.kube.nodePools)
+    const nodeClasses = need(facts.kube.nodeClasses)
+    if (!release && nodePools.length === 0 && nodeClasses.length === 0) {
+      skip('Karpenter is not installed (no Helm release, no NodePool, no EC2NodeClass): see karpenter-version')
+    }
+    return [
+      ...nodeClasses.map((nc) => judgeNodeClass(facts, nc)),
+      ...nodePools.flatMap((np) => judgeNodePool(facts, np, nodeClasses)),
+      ...(nodePools.length === 0 ? [noNodePools(facts, nodeClasses)] : []),
+    ]
+  },
+}
+
+const ready = (conditions: Condition[] | undefined) => conditions?.find((c) => c.type === 'Ready')
+const describe = (c: Condition) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : c.message ? ` (${c.message})` : ''}`
+
+function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
+  const name = nc.metadata.name
+  const subject = `ec2nodeclass/${name}`
+  const conditions = nc.status?.conditions ?? []
+  const r = ready(conditions)
+  if (r?.status === 'True') {
+    const subnets = nc.status?.subnets?.length
+    return {
+      status: 'pass',
+      subject,
+      message: `EC2NodeClass ${name} is Ready${subnets !== undefined ? ` (${subnets} subnets, ${nc.status?.securityGroups?.length ?? 0} security groups)` : ''}`,
+    }
+  }
+  const evidence = {
+    conditions,
+    role: nc.spec.role ?? null,
+    instanceProfile: nc.spec.instanceProfile ?? null,
+    subnetSelectorTerms: nc.spec.subnetSelectorTerms,
+    securityGroupSelectorTerms: nc.spec.securityGroupSelectorTerms,
+  }
+  if (!r || r.status === 'Unknown') {
+    return {
+      status: 'warn',
+      subject,
+      message: `EC2NodeClass ${name} has ${r ? describe(r) : 'no Ready condition'}: the controller has not reconciled it (is it running?)`,
+      evidence,
+      fix: nodeClassFix(facts, nc, [], 'check that the controller is running and read what it says about this EC2NodeClass'),
+    }
+  }
+  // Ready=False is the roll-up; the specific conditions say which selector or identity failed.
+  const failing = conditions.filter((c) => c.type !== 'Ready' && c.status === 'False')
+  const reasons = (failing.length > 0 ? failing : [r]).map(describe).join('; ')
+  return {
+    status: 'fail',
+    subject,
+    message: `EC2NodeClass ${name} is not Ready: ${reasons}`,
+    evidence,
+    fix: nodeClassFix(facts, nc, failing.map((c) => c.type), 'fix what the failing condition names; Karpenter re-resolves the selectors within minutes'),
+  }
+}
+
+/** The AWS CLI filter that reproduces a selector's id or tag terms (name/alias terms are left to the log). */
+function selectorArgs(terms: EC2NodeClass['spec']['subnetSelectorTerms'], idFlag: string): string {
+  const ids = terms.map((t) => t.id).filter((id): id is string => !!id)
+  if (ids.length > 0) return ` ${idFlag} ${ids.join(' ')}`
+  const tags = terms.flatMap((t) => Object.entries(t.tags ?? {}))
+  return tags.length > 0 ? ` --filters ${tags.map(([k, v]) => shellQuote(`Name=tag:${k},Values=${v}`)).join(' ')}` : ''
+}
+
+function nodeClassFix(facts: Facts, nc: EC2NodeClass, failing: string[], summary: string): Fix {
+  const ns = controllerNamespace(facts)
+  const region = facts.meta.region
+  const commands = [
+    `kubectl get ec2nodeclass ${nc.metadata.name} -o yaml`,
+    `kubectl -n ${ns} logs deploy/${controllerDeploymentName(facts)} -c controller | grep ${shellQuote(nc.metadata.name)}`,
+  ]
+  if (failing.includes('SubnetsReady')) {
+    const f = selectorArgs(nc.spec.subnetSelectorTerms, '--subnet-ids')
+    commands.push(`aws ec2 describe-subnets${f} --region ${region} --query 'Subnets[].[SubnetId,VpcId,AvailabilityZone]'`)
+  }
+  if (failing.includes('SecurityGroupsReady')) {
+    const f = selectorArgs(nc.spec.securityGroupSelectorTerms, '--group-ids')
+    commands.push(`aws ec2 describe-security-groups${f} --region ${region} --query 'SecurityGroups[].[GroupId,VpcId]'`)
+  }
+  if (failing.includes('InstanceProfileReady')) {
+    commands.push(
+      nc.spec.role
+        ? `aws iam get-role --role-name ${roleName(nc.spec.role)}`
+        : `aws iam get-instance-profile --instance-profile-name ${nc.spec.instanceProfile ?? nc.metadata.name}`,
+    )
+  }
+  const hints: string[] = []
+  if (failing.includes('SubnetsReady') || failing.includes('SecurityGroupsReady')) hints.push('see also discovery-tags')
+  if (failing.includes('InstanceProfileReady')) hints.push('see also node-role and passrole-node-role')
+  if (failing.includes('ValidationSucceeded')) hints.push('see also controller-policy (Karpenter dry-runs its EC2 calls)')
+  return { summary: hints.length > 0 ? `${summary} (${hints.join('; ')})` : summary, commands }
+}
+
+const roleName = (role: string) => role.slice(role.lastIndexOf('/') + 1)
+
+function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]): Finding[] {
+  const name = np.metadata.name
+  const subject = `nodepool/${name}`
+  const ref = np.spec.template.spec.nodeClassRef
+  const evidence = { nodeClassRef: ref, conditions: np.status?.conditions ?? [] }
+  if (ref.group !== NODECLASS_GROUP || ref.kind !== NODECLASS_KIND) {
+    return [
+      {
+        status: 'fail',
+        subject,
+        message: `NodePool ${name} references ${ref.kind} ${ref.name} in group ${ref.group || '(none)'}, not an ${NODECLASS_KIND} (${NODECLASS_GROUP}): Karpenter on AWS cannot launch from it`,
+        evidence,
+        fix: refFix(name, ref.name, nodeClasses),
+      },
+    ]
+  }
+  if (!nodeClasses.some((nc) => nc.metadata.name === ref.name)) {
+    return [
+      {
+        status: 'fail',
+        subject,
+        message: `NodePool ${name} references EC2NodeClass ${ref.name}, which does not exist`,
+        evidence: { ...evidence, existing: nodeClasses.map((nc) => nc.metadata.name) },
+        fix: refFix(name, ref.name, nodeClasses),
+      },
+    ]
+  }
+  const r = ready(np.status?.conditions)
+  if (r && r.status === 'False') {
+    return [
+      {
+        status: 'fail',
+        subject,
+        message: `NodePool ${name} is not Ready: ${describe(r)}`,
+        evidence,
+        fix: {
+          summary: 'read the NodePool status; a NodePool is not Ready while its EC2NodeClass is not',
+          commands: [`kubectl get nodepool ${name} -o jsonpath='{.status.conditions}'`, `kubectl describe nodepool ${name}`],
+        },
+      },
+    ]
+  }
+  return [{ status: 'pass', subject, message: `NodePool ${name} uses EC2NodeClass ${ref.name}${r ? ' and is Ready' : ''}`, evidence }]
+}
+
+function refFix(pool: string, wanted: string, nodeClasses: EC2NodeClass[]): Fix {
+  const target = nodeClasses.find((nc) => nc.metadata.name === wanted)?.metadata.name ?? nodeClasses[0]?.metadata.name
+  const patch = JSON.stringify({
+    spec: { template: { spec: { nodeClassRef: { group: NODECLASS_GROUP, kind: NODECLASS_KIND, name: target ?? wanted } } } },
+  })
+  return {
+    summary: target
+      ? `point the NodePool at EC2NodeClass ${target} (or create EC2NodeClass ${wanted})`
+      : `create EC2NodeClass ${wanted}, then the NodePool resolves`,
+    commands: target ? [`kubectl patch nodepool ${pool} --type merge -p '${patch}'`] : [`kubectl get ec2nodeclasses`],
+  }
+}
+
+function noNodePools(facts: Facts, nodeClasses: EC2NodeClass[]): Finding {
+  const nodeClass = nodeClasses[0]?.metadata.name ?? 'default'
+  const nodePool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: ${nodeClass}
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: ["amd64"]
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["on-demand"]
+  limits:
+    cpu: "1000"
+  disruption:
+    consolidationPolicy: WhenEmptyOrUnderutilized
+    consolidateAfter: 1m
+`
+  const cluster = facts.meta.clusterName
+  const nodeClassYaml = `---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole-${cluster}
+  amiSelectorTerms:
+    - alias: al2023@latest
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: ${cluster}
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: ${cluster}
+`
+  return {
+    status: 'warn',
+    subject: facts.meta.clusterName,
+    message: `no NodePool exists: Karpenter will launch nothing${nodeClasses.length === 0 ? ' (and there is no EC2NodeClass either)' : ''}`,
+    evidence: { nodeClasses: nodeClasses.map((nc) => nc.metadata.name) },
+    fix: {
+      summary: `apply a minimal NodePool${nodeClasses.length === 0 ? ' and EC2NodeClass (adjust the role name to your node role)' : ''} with kubectl apply -f`,
+      snippet: { language: 'yaml', text: nodeClasses.length === 0 ? nodePool + nodeClassYaml : nodePool },
+    },
+  }
+}

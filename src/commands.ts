@@ -1,0 +1,6 @@
+// The commands karpctl lists: only ones that work end to end.
+import Doctor from './commands/doctor.js'
+
+export const COMMANDS = {
+  doctor: Doctor,
+}

@@ -1,0 +1,118 @@
+import { Flags, ux } from '@oclif/core'
+import { BaseCommand } from '../base-command.js'
+import { ExitCode, InputError } from '../errors.js'
+
+export default class Doctor extends BaseCommand<typeof Doctor> {
+  static override summary = 'Find every known Karpenter misconfiguration and print the fix.'
+  static override description = `Collects facts about one EKS cluster (EKS, IAM, EC2, SQS, EventBridge, the Karpenter Helm release and objects) in one concurrent pass, then runs the check catalog on them. Works on any Karpenter install: names are discovered from the Helm release, the ServiceAccount and the EC2NodeClasses.
+
+A read that fails (permission, throttling, an API the endpoint lacks) makes the checks that needed it "unknown", never "passed".
+
+Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could not run.`
+
+  static override examples = [
+    { description: 'Check the cluster of the current EKS kube context', command: '<%= config.bin %> <%= command.id %>' },
+    { description: 'Check a named cluster', command: '<%= config.bin %> <%= command.id %> --cluster demo --region us-west-2' },
+    { description: 'Judge a saved snapshot, no network', command: '<%= config.bin %> <%= command.id %> --snapshot examples/shared-cluster-broken.json' },
+    { description: 'Save a snapshot (secrets redacted) to share', command: '<%= config.bin %> <%= command.id %> --cluster demo --save-snapshot demo.json' },
+    { description: 'Lint values and Terraform before installing', command: '<%= config.bin %> <%= command.id %> --values values.yaml --terraform ./infra' },
+    { description: 'Only two checks, as SARIF', command: '<%= config.bin %> <%= command.id %> --only irsa-trust-policy,passrole-node-role --output sarif' },
+  ]
+
+  static override enableJsonFlag = true
+
+  static override flags = {
+    snapshot: Flags.string({ summary: 'Judge a saved snapshot instead of a live cluster (no network).', helpGroup: 'INPUT' }),
+    'save-snapshot': Flags.string({ summary: 'Write the collected facts (secrets redacted) to this file.', helpGroup: 'INPUT' }),
+    values: Flags.string({ summary: 'Lint Helm values files before install (no cluster needed).', multiple: true, helpGroup: 'INPUT' }),
+    terraform: Flags.string({ summary: 'Lint helm_release blocks in this Terraform directory (no cluster needed).', helpGroup: 'INPUT' }),
+    only: Flags.string({ summary: 'Run only these check ids (comma-separated or repeated).', multiple: true, delimiter: ',', helpGroup: 'CHECKS' }),
+    skip: Flags.string({ summary: 'Skip these check ids.', multiple: true, delimiter: ',', helpGroup: 'CHECKS' }),
+    list: Flags.boolean({ summary: 'List every check id with its title and exit.', helpGroup: 'CHECKS' }),
+    output: Flags.string({ char: 'o', summary: 'Report format.', options: ['human', 'sarif', 'junit', 'markdown'], default: 'human', helpGroup: 'OUTPUT' }),
+    verbose: Flags.boolean({ char: 'v', summary: 'Also print each passing finding.', helpGroup: 'OUTPUT' }),
+  }
+
+  async run(): Promise<unknown> {
+    const { flags } = this
+    const { catalog } = await import('../checks/catalog.js')
+    if (flags.list) {
+      if (this.jsonEnabled()) return catalog.map((c) => c.meta)
+      const width = Math.max(...catalog.map((c) => c.meta.id.length))
+      for (const c of catalog) this.log(`${c.meta.id.padEnd(width)}  ${c.meta.severity.padEnd(7)}  ${c.meta.title}`)
+      return
+    }
+    const { renderHuman } = await import('../report/human.js')
+    const { useColor } = await import('../report/style.js')
+    const { hasErrorFailure, UnknownCheckIdError } = await import('../checks/run.js')
+
+    const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot
+    let results
+    let facts = null
+    try {
+      if (lintOnly) {
+        const { lintLocal } = await import('../doctor/local-lint.js')
+        results = await lintLocal(flags.values ?? [], flags.terraform)
+      } else {
+        const { doctor } = await import('../doctor/doctor.js')
+        const live = flags.snapshot ? undefined : await this.liveOptions()
+        const spinner = !flags.snapshot && !this.jsonEnabled() && process.stderr.isTTY
+        if (spinner) ux.action.start('Collecting facts', 'starting', { stdout: false })
+        const outcome = await doctor({
+          snapshot: flags.snapshot,
+          saveSnapshot: flags['save-snapshot'],
+          only: flags.only,
+          skip: flags.skip,
+          live,
+          onProgress: spinner ? (n) => (ux.action.status = `${n} API reads`) : undefined,
+        })
+        if (spinner) ux.action.stop(`${outcome.calls?.length ?? 0} API reads`)
+        facts = outcome.facts
+        results = outcome.results
+        if (flags.values?.length || flags.terraform) {
+          const { lintLocal } = await import('../doctor/local-lint.js')
+          results = [...results, ...(await lintLocal(flags.values ?? [], flags.terraform))]
+        }
+        if (flags.debug && outcome.calls) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
+      }
+    } catch (err) {
+      if (err instanceof UnknownCheckIdError) {
+        throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
+      }
+      throw err
+    }
+
+    if (hasErrorFailure(results)) process.exitCode = ExitCode.findings
+    if (this.jsonEnabled()) {
+      const { jsonReport } = await import('../report/machine.js')
+      return jsonReport(results, facts)
+    }
+    const m = await import('../report/machine.js')
+    switch (flags.output) {
+      case 'sarif':
+        this.log(m.sarifReport(results, catalog, this.config.version))
+        break
+      case 'junit':
+        this.log(m.junitReport(results, facts))
+        break
+      case 'markdown':
+        this.log(m.markdownReport(results, facts))
+        break
+      default:
+        this.log(renderHuman(results, facts, { color: useColor(process.stdout), verbose: flags.verbose }))
+    }
+    return undefined
+  }
+
+  private async liveOptions() {
+    const { resolveTarget } = await import('../context/target.js')
+    const target = resolveTarget({ ...this.flags, region: this.flags.region ?? undefined })
+    return {
+      clusterName: target.clusterName,
+      region: this.validateRegion(target.region),
+      profile: this.flags.profile ?? process.env.AWS_PROFILE,
+      kubeContext: this.flags['kube-context'],
+      karpctlVersion: this.config.version,
+    }
+  }
+}

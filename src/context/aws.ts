@@ -1,0 +1,150 @@
+// AWS access for one run: clients are created lazily (the SDK is imported only by commands
+// that talk to AWS), every call is memoized by operation + input and bounded by the limiter.
+import { EnvironmentError } from '../errors.js'
+import type { ReadFailure } from '../facts/types.js'
+import type { CallLog, Limiter, Memo } from './limiter.js'
+
+export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts'
+
+export interface AwsOptions {
+  region: string
+  profile?: string
+  /** Overrides every service endpoint (a local emulator); the SDK also honours AWS_ENDPOINT_URL. */
+  endpoint?: string
+  maxAttempts?: number
+}
+
+type SdkModule = Record<string, unknown>
+interface SdkClient {
+  send(command: unknown): Promise<unknown>
+  destroy(): void
+}
+
+const loaders: Record<AwsService, () => Promise<SdkModule>> = {
+  iam: () => import('@aws-sdk/client-iam'),
+  eks: () => import('@aws-sdk/client-eks'),
+  ec2: () => import('@aws-sdk/client-ec2'),
+  sqs: () => import('@aws-sdk/client-sqs'),
+  eventbridge: () => import('@aws-sdk/client-eventbridge'),
+  sts: () => import('@aws-sdk/client-sts'),
+}
+
+const clientClass: Record<AwsService, string> = {
+  iam: 'IAMClient',
+  eks: 'EKSClient',
+  ec2: 'EC2Client',
+  sqs: 'SQSClient',
+  eventbridge: 'EventBridgeClient',
+  sts: 'STSClient',
+}
+
+export class Aws {
+  private readonly clients = new Map<AwsService, Promise<{ mod: SdkModule; client: SdkClient }>>()
+
+  constructor(
+    readonly options: AwsOptions,
+    private readonly limiter: Limiter,
+    private readonly memo: Memo,
+    private readonly log: CallLog,
+  ) {}
+
+  private load(service: AwsService) {
+    let entry = this.clients.get(service)
+    if (!entry) {
+      entry = loaders[service]().then((mod) => {
+        const Client = mod[clientClass[service]] as new (config: object) => SdkClient
+        const config: Record<string, unknown> = { region: this.options.region }
+        if (this.options.profile) config.profile = this.options.profile
+        if (this.options.endpoint) config.endpoint = this.options.endpoint
+        if (this.options.maxAttempts) config.maxAttempts = this.options.maxAttempts
+        return { mod, client: new Client(config) }
+      })
+      this.clients.set(service, entry)
+    }
+    return entry
+  }
+
+  /** One API call, made at most once per run for the same operation and input. */
+  call<O>(service: AwsService, op: string, input: object = {}): Promise<O> {
+    const key = `${service}:${op}:${JSON.stringify(input)}`
+    return this.memo.get(key, () =>
+      this.limiter.run(async () => {
+        const { mod, client } = await this.load(service)
+        const Command = mod[`${op}Command`] as new (input: object) => unknown
+        this.log.record(`${service}:${op}:${JSON.stringify(input)}`)
+        try {
+          return (await client.send(new Command(input))) as O
+        } catch (err) {
+          throw fatalOrSelf(err, this.options)
+        }
+      }),
+    )
+  }
+
+  destroy(): void {
+    for (const entry of this.clients.values()) void entry.then(({ client }) => client.destroy()).catch(() => {})
+  }
+}
+
+interface SdkError {
+  name?: string
+  Code?: string
+  code?: string
+  message?: string
+  $metadata?: { httpStatusCode?: number }
+}
+
+const credentialCodes = new Set([
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'SignatureDoesNotMatch',
+  'InvalidSignatureException',
+  'AuthFailure',
+])
+
+/** Credential problems end the whole run with a one-line fix; everything else is a per-read failure. */
+function fatalOrSelf(err: unknown, options: AwsOptions): unknown {
+  const e = err as SdkError
+  const name = e.name ?? e.Code ?? ''
+  const profile = options.profile ? ` (profile ${options.profile})` : ''
+  if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(e.message ?? '')) {
+    return new EnvironmentError(
+      `no AWS credentials found${profile}: run \`aws configure\`, \`aws sso login\`, or set AWS_PROFILE / --profile`,
+      'NO_CREDENTIALS',
+    )
+  }
+  if (credentialCodes.has(name)) {
+    const expired = /Expired/i.test(name)
+    return new EnvironmentError(
+      expired
+        ? `AWS credentials${profile} have expired: refresh them (e.g. \`aws sso login\`) and run again`
+        : `AWS rejected the credentials${profile} (${name}): check the access key, or refresh the session`,
+      expired ? 'EXPIRED_CREDENTIALS' : 'INVALID_CREDENTIALS',
+    )
+  }
+  return err
+}
+
+/** Classifies an AWS SDK (or network) error into the reason a check reports as `unknown`. */
+export function toReadFailure(err: unknown, read: string): ReadFailure {
+  const e = err as SdkError & { cause?: { code?: string } }
+  const code = e.name ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
+  const status = e.$metadata?.httpStatusCode
+  const message = (e.message ?? String(err)).split('\n')[0]?.slice(0, 300) ?? ''
+  let kind: ReadFailure['kind'] = 'error'
+  if (/AccessDenied|Unauthorized|Forbidden/i.test(code) || status === 403) kind = 'denied'
+  else if (/Throttl|TooManyRequests|RequestLimitExceeded|SlowDown/i.test(code) || status === 429) kind = 'throttled'
+  else if (/NotImplemented|UnknownOperation|InvalidAction/i.test(code) || status === 501) kind = 'unsupported'
+  else if (status === 404 && !/NotFound|NoSuchEntity/i.test(code)) kind = 'unsupported'
+  else if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|TimeoutError|EAI_AGAIN/i.test(`${code} ${message}`))
+    kind = 'network'
+  return { code, kind, message, read }
+}
+
+export function isNotFound(err: unknown): boolean {
+  const e = err as SdkError
+  const code = e.name ?? e.Code ?? ''
+  return /NoSuchEntity|ResourceNotFound|NonExistentQueue|QueueDoesNotExist|NotFoundException/.test(code)
+}

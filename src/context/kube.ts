@@ -1,0 +1,90 @@
+// A small Kubernetes REST client on node:https (so tests can mock it at the HTTP layer), with
+// every GET memoized: the same object is never read twice in a run.
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { KubeCredentials } from './kubeconfig.js'
+import type { CallLog, Limiter, Memo } from './limiter.js'
+
+export class KubeApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message)
+  }
+}
+
+export class KubeClient {
+  constructor(
+    readonly creds: KubeCredentials,
+    private readonly limiter: Limiter,
+    private readonly memo: Memo,
+    private readonly log: CallLog,
+    private readonly timeoutMs = 15_000,
+  ) {}
+
+  get server(): string {
+    return this.creds.server
+  }
+
+  /** GET a path; resolves `null` on 404 so "absent" is a fact, not an error. */
+  get<T>(path: string): Promise<T | null> {
+    return this.memo.get(`kube:GET:${path}`, () =>
+      this.limiter.run(async () => {
+        this.log.record(`kube:GET:${path}`)
+        try {
+          return (await this.request('GET', path)) as T
+        } catch (err) {
+          if (err instanceof KubeApiError && err.status === 404) return null
+          throw err
+        }
+      }),
+    )
+  }
+
+  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+    const url = new URL(this.creds.server + path)
+    const headers: Record<string, string> = { Accept: 'application/json' }
+    if (this.creds.token) headers.Authorization = `Bearer ${this.creds.token}`
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    if (payload) headers['Content-Type'] = contentType
+    const request = url.protocol === 'http:' ? httpRequest : httpsRequest
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method,
+          headers,
+          ca: this.creds.ca,
+          cert: this.creds.cert,
+          key: this.creds.key,
+          rejectUnauthorized: !this.creds.insecure,
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            let json: unknown = undefined
+            try {
+              json = text ? JSON.parse(text) : undefined
+            } catch {
+              json = undefined
+            }
+            const status = res.statusCode ?? 0
+            if (status >= 200 && status < 300) return resolve(json)
+            const st = json as { reason?: string; message?: string } | undefined
+            reject(new KubeApiError(status, st?.reason ?? `HTTP${status}`, st?.message ?? text.slice(0, 200), path))
+          })
+        },
+      )
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })))
+      req.on('error', reject)
+      if (payload) req.write(payload)
+      req.end()
+    })
+  }
+}

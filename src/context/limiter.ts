@@ -1,0 +1,55 @@
+/** Bounds how many reads run at once, so a large cluster does not trip API throttling. */
+export class Limiter {
+  private active = 0
+  private readonly queue: (() => void)[] = []
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((resolve) => this.queue.push(resolve))
+    this.active++
+    try {
+      return await fn()
+    } finally {
+      this.active--
+      this.queue.shift()?.()
+    }
+  }
+}
+
+/** Remembers the promise of every read by key: a read asked for twice is made once. */
+export class Memo {
+  private readonly cache = new Map<string, Promise<unknown>>()
+
+  get<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    let p = this.cache.get(key) as Promise<T> | undefined
+    if (!p) {
+      p = fn()
+      this.cache.set(key, p)
+    }
+    return p
+  }
+}
+
+/** Counts the calls that actually reached an API, per operation. */
+export class CallLog {
+  readonly calls: string[] = []
+
+  record(op: string): void {
+    this.calls.push(op)
+  }
+
+  byService(): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const c of this.calls) {
+      const service = c.slice(0, c.indexOf(':'))
+      out[service] = (out[service] ?? 0) + 1
+    }
+    return out
+  }
+
+  duplicates(): string[] {
+    const seen = new Set<string>()
+    return this.calls.filter((c) => (seen.has(c) ? true : (seen.add(c), false)))
+  }
+}

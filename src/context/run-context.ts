@@ -1,0 +1,38 @@
+// Everything one run depends on, in one object, so tests can swap any part of it.
+import { Aws } from './aws.js'
+import { KubeClient } from './kube.js'
+import { resolveKubeCredentials } from './kubeconfig.js'
+import { CallLog, Limiter, Memo } from './limiter.js'
+
+export interface RunOptions {
+  clusterName: string
+  region: string
+  profile?: string
+  kubeContext?: string
+  endpoint?: string
+  karpctlVersion: string
+  concurrency?: number
+  maxAttempts?: number
+}
+
+export interface RunContext {
+  options: RunOptions
+  aws: Aws
+  kube: KubeClient
+  log: CallLog
+  clock: () => Date
+}
+
+export async function createRunContext(options: RunOptions): Promise<RunContext> {
+  const limiter = new Limiter(options.concurrency ?? 16)
+  const memo = new Memo()
+  const log = new CallLog()
+  const aws = new Aws(
+    { region: options.region, profile: options.profile, endpoint: options.endpoint, maxAttempts: options.maxAttempts },
+    limiter,
+    memo,
+    log,
+  )
+  const kube = new KubeClient(await resolveKubeCredentials(options.kubeContext), limiter, memo, log)
+  return { options, aws, kube, log, clock: () => new Date() }
+}

@@ -1,0 +1,47 @@
+// The doctor use case: facts from a live cluster or a snapshot, then the catalog's judgement.
+import { catalog } from '../checks/catalog.js'
+import { runChecks, selectChecks } from '../checks/run.js'
+import type { CheckResult } from '../checks/types.js'
+import { createRunContext, type RunOptions } from '../context/run-context.js'
+import { collect } from '../facts/collect.js'
+import { loadSnapshot, saveSnapshot } from '../facts/snapshot.js'
+import type { Facts } from '../facts/types.js'
+
+export interface DoctorRequest {
+  snapshot?: string
+  saveSnapshot?: string
+  only?: string[]
+  skip?: string[]
+  live?: RunOptions
+  onProgress?: (calls: number) => void
+}
+
+export interface DoctorOutcome {
+  facts: Facts
+  results: CheckResult[]
+  calls?: string[]
+}
+
+export async function doctor(req: DoctorRequest): Promise<DoctorOutcome> {
+  // Validate the selection before any network work: an unknown id is a usage error.
+  const checks = selectChecks(catalog, req.only, req.skip)
+  let facts: Facts
+  let calls: string[] | undefined
+  if (req.snapshot) {
+    facts = await loadSnapshot(req.snapshot)
+  } else if (req.live) {
+    const ctx = await createRunContext(req.live)
+    const timer = req.onProgress ? setInterval(() => req.onProgress?.(ctx.log.calls.length), 100) : undefined
+    try {
+      facts = await collect(ctx)
+    } finally {
+      if (timer) clearInterval(timer)
+      ctx.aws.destroy()
+    }
+    calls = ctx.log.calls
+  } else {
+    throw new Error('doctor needs a snapshot or a live cluster')
+  }
+  if (req.saveSnapshot) await saveSnapshot(req.saveSnapshot, facts)
+  return { facts, results: runChecks(checks, facts), calls }
+}

@@ -1,0 +1,209 @@
+// IAM facts: roles with their trust and permission policies, OIDC providers, instance profiles,
+// the spot service-linked role, and whether the controller may pass each node role to EC2.
+import type * as iam from '@aws-sdk/client-iam'
+import type { Aws } from '../context/aws.js'
+import { isNotFound } from '../context/aws.js'
+import { evaluate } from '../iam/evaluate.js'
+import { parsePolicyDocument } from '../iam/policy-document.js'
+import { failureOf, read } from './read.js'
+import type {
+  AttachedPolicy,
+  IamRole,
+  InlinePolicy,
+  InstanceProfile,
+  OidcProvider,
+  PermissionEvaluation,
+  PolicyDocument,
+  Read,
+  RoleFacts,
+} from './types.js'
+
+const decode = (doc: string | undefined): PolicyDocument => parsePolicyDocument(doc ?? '{"Statement":[]}')
+
+function toRole(r: iam.Role): IamRole {
+  return {
+    name: r.RoleName ?? '',
+    arn: r.Arn ?? '',
+    path: r.Path ?? '/',
+    trust: decode(r.AssumeRolePolicyDocument),
+    tags: Object.fromEntries((r.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+  }
+}
+
+async function getRole(aws: Aws, name: string): Promise<IamRole | null> {
+  try {
+    const out = await aws.call<iam.GetRoleCommandOutput>('iam', 'GetRole', { RoleName: name })
+    return out.Role ? toRole(out.Role) : null
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+}
+
+/** Reads a managed policy's default version; AWS-managed policies are read by name only unless asked. */
+async function attachedPolicies(aws: Aws, roleName: string, withDocuments: boolean): Promise<AttachedPolicy[]> {
+  const policies: iam.AttachedPolicy[] = []
+  let marker: string | undefined
+  do {
+    const out = await aws.call<iam.ListAttachedRolePoliciesCommandOutput>('iam', 'ListAttachedRolePolicies', {
+      RoleName: roleName,
+      ...(marker ? { Marker: marker } : {}),
+    })
+    policies.push(...(out.AttachedPolicies ?? []))
+    marker = out.IsTruncated ? out.Marker : undefined
+  } while (marker)
+  return Promise.all(
+    policies.map(async (p): Promise<AttachedPolicy> => {
+      const base = { arn: p.PolicyArn ?? '', name: p.PolicyName ?? '' }
+      if (!withDocuments) return { ...base, document: null }
+      try {
+        const meta = await aws.call<iam.GetPolicyCommandOutput>('iam', 'GetPolicy', { PolicyArn: base.arn })
+        const version = await aws.call<iam.GetPolicyVersionCommandOutput>('iam', 'GetPolicyVersion', {
+          PolicyArn: base.arn,
+          VersionId: meta.Policy?.DefaultVersionId,
+        })
+        return { ...base, document: decode(version.PolicyVersion?.Document) }
+      } catch (err) {
+        return { ...base, document: null, documentError: failureOf(err, `iam:GetPolicyVersion ${base.arn}`) }
+      }
+    }),
+  )
+}
+
+async function inlinePolicies(aws: Aws, roleName: string): Promise<InlinePolicy[]> {
+  const names: string[] = []
+  let marker: string | undefined
+  do {
+    const out = await aws.call<iam.ListRolePoliciesCommandOutput>('iam', 'ListRolePolicies', {
+      RoleName: roleName,
+      ...(marker ? { Marker: marker } : {}),
+    })
+    names.push(...(out.PolicyNames ?? []))
+    marker = out.IsTruncated ? out.Marker : undefined
+  } while (marker)
+  return Promise.all(
+    names.map(async (name) => {
+      const out = await aws.call<iam.GetRolePolicyCommandOutput>('iam', 'GetRolePolicy', { RoleName: roleName, PolicyName: name })
+      return { name, document: decode(out.PolicyDocument) }
+    }),
+  )
+}
+
+/** A role and its policies; the listings start together with GetRole, so they cost one round trip. */
+export async function roleFacts(aws: Aws, name: string, withDocuments: boolean): Promise<Read<RoleFacts | null>> {
+  const [role, attached, inline] = await Promise.all([
+    read(`iam:GetRole ${name}`, () => getRole(aws, name)),
+    read(`iam:ListAttachedRolePolicies ${name}`, () => attachedPolicies(aws, name, withDocuments)),
+    read(`iam:ListRolePolicies ${name}`, () => inlinePolicies(aws, name)),
+  ])
+  if (!role.ok) return role
+  if (!role.value) return { ok: true, value: null }
+  return { ok: true, value: { role: role.value, attached, inline } }
+}
+
+export async function oidcProviders(aws: Aws): Promise<OidcProvider[]> {
+  const out = await aws.call<iam.ListOpenIDConnectProvidersCommandOutput>('iam', 'ListOpenIDConnectProviders')
+  // The provider's URL is the ARN's resource part: no GetOpenIDConnectProvider round trip per provider.
+  return (out.OpenIDConnectProviderList ?? []).map((p) => {
+    const arn = p.Arn ?? ''
+    return { arn, url: arn.slice(arn.indexOf(':oidc-provider/') + ':oidc-provider/'.length), clientIds: [] }
+  })
+}
+
+export async function instanceProfile(aws: Aws, name: string): Promise<InstanceProfile | null> {
+  try {
+    const out = await aws.call<iam.GetInstanceProfileCommandOutput>('iam', 'GetInstanceProfile', { InstanceProfileName: name })
+    const p = out.InstanceProfile
+    return p ? { name: p.InstanceProfileName ?? name, arn: p.Arn ?? '', roles: (p.Roles ?? []).map((r) => r.RoleName ?? '') } : null
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+}
+
+/** AWS names it AWSServiceRoleForEC2Spot; some emulators differ, so it is found by its path. */
+export async function spotServiceLinkedRole(aws: Aws): Promise<IamRole | null> {
+  const out = await aws.call<iam.ListRolesCommandOutput>('iam', 'ListRoles', { PathPrefix: '/aws-service-role/spot.amazonaws.com/' })
+  const role = out.Roles?.[0]
+  return role ? toRole(role) : null
+}
+
+/**
+ * May the controller role pass each node role to EC2? IAM's policy simulator answers when it is
+ * allowed and implemented; otherwise karpctl evaluates the role's identity policies itself and says so.
+ */
+export async function passRoleEvaluations(
+  aws: Aws,
+  controllerRoleArn: string,
+  nodeRoleArns: string[],
+  controllerRole: () => Promise<Read<RoleFacts | null>>,
+): Promise<Record<string, Read<PermissionEvaluation>>> {
+  const context = { 'iam:PassedToService': 'ec2.amazonaws.com' }
+  const out: Record<string, Read<PermissionEvaluation>> = {}
+  if (nodeRoleArns.length === 0) return out
+  let simulatorUnavailable: string
+  try {
+    const sim = await aws.call<iam.SimulatePrincipalPolicyCommandOutput>('iam', 'SimulatePrincipalPolicy', {
+      PolicySourceArn: controllerRoleArn,
+      ActionNames: ['iam:PassRole'],
+      ResourceArns: nodeRoleArns,
+      ContextEntries: [{ ContextKeyName: 'iam:PassedToService', ContextKeyType: 'string', ContextKeyValues: ['ec2.amazonaws.com'] }],
+    })
+    for (const r of sim.EvaluationResults ?? []) {
+      const resource = r.EvalResourceName ?? ''
+      out[resource] = {
+        ok: true,
+        value: {
+          action: 'iam:PassRole',
+          resource,
+          context,
+          decision: r.EvalDecision === 'allowed' ? 'allowed' : r.EvalDecision === 'explicitDeny' ? 'explicitDeny' : 'implicitDeny',
+          method: 'simulator',
+          matchedStatements: (r.MatchedStatements ?? []).map((s) => s.SourcePolicyId ?? ''),
+        },
+      }
+    }
+    if (nodeRoleArns.every((a) => out[a])) return out
+    simulatorUnavailable = 'the simulator returned no result for some roles'
+  } catch (err) {
+    const f = failureOf(err, 'iam:SimulatePrincipalPolicy')
+    simulatorUnavailable = `${f.code}: ${f.message}`
+  }
+  const role = await controllerRole()
+  for (const arn of nodeRoleArns) {
+    if (out[arn]) continue
+    out[arn] = localPassRole(role, arn, context, simulatorUnavailable)
+  }
+  return out
+}
+
+function localPassRole(
+  role: Read<RoleFacts | null>,
+  arn: string,
+  context: Record<string, string>,
+  simulatorUnavailable: string,
+): Read<PermissionEvaluation> {
+  if (!role.ok) return role
+  if (!role.value) {
+    return { ok: false, error: { code: 'NoSuchEntity', kind: 'error', message: 'the controller role does not exist', read: 'iam:GetRole' } }
+  }
+  const { attached, inline } = role.value
+  if (!attached.ok) return attached
+  if (!inline.ok) return inline
+  const unreadable = attached.value.find((p) => !p.document)
+  if (unreadable?.documentError) return { ok: false, error: unreadable.documentError }
+  const docs = [...attached.value.map((p) => p.document as PolicyDocument), ...inline.value.map((p) => p.document)]
+  const result = evaluate(docs, { action: 'iam:PassRole', resource: arn, context })
+  return {
+    ok: true,
+    value: {
+      action: 'iam:PassRole',
+      resource: arn,
+      context,
+      decision: result.decision,
+      method: 'local',
+      simulatorUnavailable,
+      matchedStatements: result.matchedStatements,
+    },
+  }
+}

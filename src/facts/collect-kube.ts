@@ -1,0 +1,275 @@
+// Kubernetes facts: the Karpenter Helm release (from its Secret), the controller's ServiceAccount,
+// Deployment and pods, nodes, NodePools, EC2NodeClasses, CRDs, aws-auth, webhooks.
+import { parse } from 'yaml'
+import type { KubeClient } from '../context/kube.js'
+import { decodeReleaseData, toHelmRelease } from './helm-release.js'
+import { read } from './read.js'
+import type {
+  AwsAuthMapping,
+  ContainerStatus,
+  CustomResourceDefinition,
+  Deployment,
+  EC2NodeClass,
+  Facts,
+  HelmRelease,
+  KubeNode,
+  ObjectMeta,
+  NodePool,
+  Pod,
+  ServiceAccount,
+  Taint,
+  ValidatingWebhook,
+} from './types.js'
+
+interface List<T> {
+  items: T[]
+}
+interface RawSecret {
+  metadata: { name: string; namespace: string; labels?: Record<string, string> }
+  data?: { release?: string }
+}
+
+const KARPENTER_CRDS = ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws']
+const LEGACY_CRDS = ['provisioners.karpenter.sh', 'awsnodetemplates.karpenter.k8s.aws', 'machines.karpenter.sh']
+
+/** Finds the Karpenter release in any namespace: the newest revision of a release whose chart is `karpenter`. */
+export async function findRelease(kube: KubeClient): Promise<HelmRelease | null> {
+  const list = await kube.get<List<RawSecret>>('/api/v1/secrets?labelSelector=owner%3Dhelm')
+  const candidates: HelmRelease[] = []
+  for (const s of list?.items ?? []) {
+    const status = s.metadata.labels?.status
+    if (status === 'superseded' || status === 'uninstalled' || !s.data?.release) continue
+    try {
+      const release = toHelmRelease(decodeReleaseData(s.data.release))
+      if (release.chartName === 'karpenter') candidates.push(release)
+    } catch {
+      // Not a release we can decode (another Helm version or a corrupt secret): not Karpenter's.
+    }
+  }
+  candidates.sort((a, b) => (a.status === 'deployed' ? -1 : 0) - (b.status === 'deployed' ? -1 : 0) || b.revision - a.revision)
+  return candidates[0] ?? null
+}
+
+const selectorFor = (r: HelmRelease) =>
+  encodeURIComponent(`app.kubernetes.io/instance=${r.name},app.kubernetes.io/name=karpenter`)
+
+export async function serviceAccountOf(kube: KubeClient, namespace: string, name: string) {
+  const sa = await kube.get<ServiceAccount>(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}`)
+  return sa ? { metadata: pickMeta(sa.metadata) } : null
+}
+
+export async function deploymentOf(kube: KubeClient, r: HelmRelease): Promise<Deployment | null> {
+  const list = await kube.get<List<RawDeployment>>(
+    `/apis/apps/v1/namespaces/${r.namespace}/deployments?labelSelector=${selectorFor(r)}`,
+  )
+  const d = list?.items[0]
+  if (!d) return null
+  const controller = d.spec?.template?.spec?.containers?.find((c) => c.name === 'controller') ?? d.spec?.template?.spec?.containers?.[0]
+  const env: Record<string, string> = {}
+  for (const e of controller?.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value
+  return {
+    metadata: pickMeta(d.metadata),
+    replicas: d.spec?.replicas ?? 1,
+    availableReplicas: d.status?.availableReplicas ?? 0,
+    readyReplicas: d.status?.readyReplicas ?? 0,
+    conditions: d.status?.conditions ?? [],
+    serviceAccountName: d.spec?.template?.spec?.serviceAccountName,
+    env,
+    image: controller?.image,
+  }
+}
+
+interface RawDeployment {
+  metadata: ObjectMeta
+  spec?: {
+    replicas?: number
+    template?: {
+      spec?: {
+        serviceAccountName?: string
+        containers?: { name: string; image?: string; env?: { name: string; value?: string }[] }[]
+      }
+    }
+  }
+  status?: { availableReplicas?: number; readyReplicas?: number; conditions?: Deployment['conditions'] }
+}
+
+interface RawPod {
+  metadata: ObjectMeta
+  spec?: { nodeName?: string }
+  status?: {
+    phase?: string
+    containerStatuses?: { name: string; restartCount?: number; ready?: boolean; state?: { waiting?: { reason?: string } } }[]
+  }
+}
+
+export async function podsOf(kube: KubeClient, r: HelmRelease): Promise<Pod[]> {
+  const list = await kube.get<List<RawPod>>(`/api/v1/namespaces/${r.namespace}/pods?labelSelector=${selectorFor(r)}`)
+  return (list?.items ?? []).map((p) => ({
+    metadata: pickMeta(p.metadata),
+    nodeName: p.spec?.nodeName,
+    phase: p.status?.phase,
+    containerStatuses: (p.status?.containerStatuses ?? []).map(
+      (c): ContainerStatus => ({
+        name: c.name,
+        restartCount: c.restartCount ?? 0,
+        ready: c.ready ?? false,
+        waitingReason: c.state?.waiting?.reason,
+      }),
+    ),
+  }))
+}
+
+interface RawNode {
+  metadata: { name: string; labels?: Record<string, string> }
+  spec?: { taints?: Taint[] }
+  status?: { conditions?: { type: string; status: string }[]; nodeInfo?: { kubeletVersion?: string } }
+}
+
+export async function nodes(kube: KubeClient): Promise<KubeNode[]> {
+  const list = await kube.get<List<RawNode>>('/api/v1/nodes')
+  return (list?.items ?? []).map((n) => ({
+    name: n.metadata.name,
+    labels: n.metadata.labels ?? {},
+    taints: n.spec?.taints ?? [],
+    ready: n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    karpenter: Boolean(n.metadata.labels?.['karpenter.sh/nodepool'] ?? n.metadata.labels?.['karpenter.sh/provisioner-name']),
+    kubeletVersion: n.status?.nodeInfo?.kubeletVersion,
+  }))
+}
+
+/** Only the metadata checks read: no managedFields, no last-applied blobs. */
+function pickMeta(meta: ObjectMeta): ObjectMeta {
+  return {
+    name: meta.name,
+    namespace: meta.namespace,
+    labels: meta.labels,
+    annotations: meta.annotations,
+  }
+}
+
+export async function nodePools(kube: KubeClient): Promise<NodePool[]> {
+  const list = await kube.get<List<NodePool>>('/apis/karpenter.sh/v1/nodepools')
+  return (list?.items ?? []).map((np) => ({ metadata: pickMeta(np.metadata), spec: np.spec, status: np.status }))
+}
+
+export async function nodeClasses(kube: KubeClient): Promise<EC2NodeClass[]> {
+  const list = await kube.get<List<EC2NodeClass>>('/apis/karpenter.k8s.aws/v1/ec2nodeclasses')
+  return (list?.items ?? []).map((nc) => ({ metadata: pickMeta(nc.metadata), spec: nc.spec, status: nc.status }))
+}
+
+interface RawCrd {
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+  spec: { group: string; versions: { name: string; served: boolean; storage: boolean }[] }
+}
+
+export async function crds(kube: KubeClient): Promise<CustomResourceDefinition[]> {
+  const found = await Promise.all(
+    [...KARPENTER_CRDS, ...LEGACY_CRDS].map((name) =>
+      kube.get<RawCrd>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`),
+    ),
+  )
+  return found
+    .filter((c): c is RawCrd => c !== null)
+    .map((c) => ({
+      name: c.metadata.name,
+      group: c.spec.group,
+      servedVersions: c.spec.versions.filter((v) => v.served).map((v) => v.name),
+      storageVersion: c.spec.versions.find((v) => v.storage)?.name,
+      labels: c.metadata.labels ?? {},
+      annotations: Object.fromEntries(
+        Object.entries(c.metadata.annotations ?? {}).filter(([k]) => k !== 'kubectl.kubernetes.io/last-applied-configuration'),
+      ),
+    }))
+}
+
+export async function legacyObjects(kube: KubeClient, crdList: CustomResourceDefinition[]) {
+  const names = async (crd: string, path: string) => {
+    if (!crdList.some((c) => c.name === crd)) return []
+    const list = await kube.get<List<{ metadata: { name: string } }>>(path)
+    return (list?.items ?? []).map((i) => i.metadata.name)
+  }
+  const [provisioners, awsNodeTemplates] = await Promise.all([
+    names('provisioners.karpenter.sh', '/apis/karpenter.sh/v1alpha5/provisioners'),
+    names('awsnodetemplates.karpenter.k8s.aws', '/apis/karpenter.k8s.aws/v1alpha1/awsnodetemplates'),
+  ])
+  return { provisioners, awsNodeTemplates }
+}
+
+export async function awsAuth(kube: KubeClient): Promise<AwsAuthMapping[] | null> {
+  const cm = await kube.get<{ data?: { mapRoles?: string } }>('/api/v1/namespaces/kube-system/configmaps/aws-auth')
+  if (!cm) return null
+  const roles = (parse(cm.data?.mapRoles ?? '') ?? []) as { rolearn?: string; username?: string; groups?: string[] }[]
+  return roles
+    .filter((r) => typeof r.rolearn === 'string')
+    .map((r) => ({ rolearn: r.rolearn as string, username: r.username, groups: r.groups ?? [] }))
+}
+
+export async function webhooks(kube: KubeClient): Promise<ValidatingWebhook[]> {
+  type Raw = { webhooks?: { name: string; clientConfig?: { service?: { namespace?: string; name?: string; port?: number } } }[] }
+  const [validating, mutating] = await Promise.all([
+    kube.get<List<Raw>>('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations'),
+    kube.get<List<Raw>>('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations'),
+  ])
+  return [...(validating?.items ?? []), ...(mutating?.items ?? [])]
+    .flatMap((c) => c.webhooks ?? [])
+    .filter((w) => /karpenter/.test(w.name))
+    .map((w) => ({
+      name: w.name,
+      serviceNamespace: w.clientConfig?.service?.namespace,
+      serviceName: w.clientConfig?.service?.name,
+      port: w.clientConfig?.service?.port,
+    }))
+}
+
+export async function serverVersion(kube: KubeClient): Promise<string | null> {
+  const v = await kube.get<{ gitVersion?: string }>('/version')
+  return v?.gitVersion ?? null
+}
+
+/** Every Kubernetes read doctor makes, concurrently; reads that depend on the release wait for it. */
+export async function collectKube(kube: KubeClient): Promise<Facts['kube']> {
+  const releaseP = read('kubernetes: Helm release secrets', () => findRelease(kube))
+  const crdsP = read('kubernetes: Karpenter CRDs', () => crds(kube))
+  const dependent = async <T>(label: string, fn: (r: HelmRelease) => Promise<T>, none: T) => {
+    const r = await releaseP
+    if (!r.ok) return r
+    return read(label, async () => (r.value ? fn(r.value) : none))
+  }
+  const [release, serviceAccount, deployment, pods, nodeList, pools, classes, crdList, auth, hooks, legacy, version] =
+    await Promise.all([
+      releaseP,
+      dependent(
+        'kubernetes: controller ServiceAccount',
+        async (r) => {
+          const configured = (r.computedValues.serviceAccount as { name?: string } | undefined)?.name
+          const name = r.renderedServiceAccount?.name ?? (configured || r.name)
+          return serviceAccountOf(kube, r.namespace, name)
+        },
+        null,
+      ),
+      dependent('kubernetes: controller Deployment', (r) => deploymentOf(kube, r), null),
+      dependent('kubernetes: controller pods', (r) => podsOf(kube, r), [] as Pod[]),
+      read('kubernetes: nodes', () => nodes(kube)),
+      read('kubernetes: NodePools', () => nodePools(kube)),
+      read('kubernetes: EC2NodeClasses', () => nodeClasses(kube)),
+      crdsP,
+      read('kubernetes: kube-system/aws-auth', () => awsAuth(kube)),
+      read('kubernetes: webhook configurations', () => webhooks(kube)),
+      crdsP.then((c) => (c.ok ? read('kubernetes: legacy Provisioners', () => legacyObjects(kube, c.value)) : c)),
+      read('kubernetes: server version', () => serverVersion(kube)),
+    ])
+  return {
+    release,
+    serviceAccount,
+    deployment,
+    pods,
+    nodes: nodeList,
+    nodePools: pools,
+    nodeClasses: classes,
+    crds: crdList,
+    awsAuth: auth,
+    webhooks: hooks,
+    legacy,
+    serverVersion: version,
+  }
+}

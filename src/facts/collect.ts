@@ -1,0 +1,201 @@
+// Collects every fact doctor's checks need about one cluster, concurrently, each distinct read once.
+// Dependent reads start as soon as what they need is known, so the run takes about
+// (longest chain of dependent calls) round trips, not the sum of them.
+import type * as sts from '@aws-sdk/client-sts'
+import type { RunContext } from '../context/run-context.js'
+import { EnvironmentError } from '../errors.js'
+import * as eksReads from './collect-eks.js'
+import * as iamReads from './collect-iam.js'
+import { queue, rulesTargeting } from './collect-interruption.js'
+import { collectKube } from './collect-kube.js'
+import { helmRegistryConfig } from './collect-local.js'
+import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
+import { okRead, read } from './read.js'
+import type { EC2NodeClass, Facts, HelmRelease, Read, RoleFacts, ServiceAccount } from './types.js'
+
+const ROLE_ARN_ANNOTATION = 'eks.amazonaws.com/role-arn'
+
+async function identity(ctx: RunContext) {
+  const out = await ctx.aws.call<sts.GetCallerIdentityCommandOutput>('sts', 'GetCallerIdentity')
+  const arn = out.Arn ?? ''
+  return { accountId: out.Account ?? '', partition: arn.split(':')[1] || 'aws' }
+}
+
+async function requireCluster(ctx: RunContext) {
+  const name = ctx.options.clusterName
+  const cluster = await read(`eks:DescribeCluster ${name}`, () => eksReads.describeCluster(ctx.aws, name))
+  if (cluster.ok && cluster.value === null) {
+    const others = await eksReads.listClusters(ctx.aws).catch(() => [] as string[])
+    throw new EnvironmentError(
+      `EKS cluster "${name}" not found in ${ctx.options.region}: check --cluster and --region` +
+        (others.length ? ` (clusters there: ${others.join(', ')})` : ' (no clusters there)'),
+      'CLUSTER_NOT_FOUND',
+    )
+  }
+  return cluster
+}
+
+function annotatedRoleArn(release: HelmRelease | null, sa: ServiceAccount | null): string | undefined {
+  const live = sa?.metadata.annotations?.[ROLE_ARN_ANNOTATION]
+  if (live) return live
+  const values = (release?.computedValues.serviceAccount as { annotations?: Record<string, unknown> } | undefined)?.annotations
+  const v = values?.[ROLE_ARN_ANNOTATION]
+  return typeof v === 'string' && v ? v : undefined
+}
+
+const roleName = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
+const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))]
+
+function queueName(release: HelmRelease | null): string | undefined {
+  const settings = release?.computedValues.settings as Record<string, unknown> | undefined
+  const legacy = (settings?.aws as Record<string, unknown> | undefined)?.interruptionQueueName
+  const name = settings?.interruptionQueue ?? legacy
+  return typeof name === 'string' && name ? name : undefined
+}
+
+export async function collect(ctx: RunContext): Promise<Facts> {
+  const { aws } = ctx
+  const clusterName = ctx.options.clusterName
+  const kubeP = collectKube(ctx.kube)
+  const [who, cluster] = await Promise.all([identity(ctx), requireCluster(ctx)])
+
+  const oidcP = read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws))
+  const spotP = read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws))
+  const addonsP = read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName))
+  const podIdP = read(`eks:ListPodIdentityAssociations ${clusterName}`, () => eksReads.podIdentityAssociations(aws, clusterName))
+  const helmRegistryP = read('local: Helm registry config', () => helmRegistryConfig())
+
+  const kube = await kubeP
+  const release = kube.release.ok ? kube.release.value : null
+  const sa = kube.serviceAccount.ok ? kube.serviceAccount.value : null
+  const nodeClasses: EC2NodeClass[] = kube.nodeClasses.ok ? kube.nodeClasses.value : []
+  const arnOf = (name: string) => `arn:${who.partition}:iam::${who.accountId}:role/${name}`
+
+  // Node roles: spec.role directly, spec.instanceProfile through the profile's roles.
+  const profileNames = unique(nodeClasses.map((nc) => nc.spec.instanceProfile ?? ''))
+  const profileReads = Object.fromEntries(
+    profileNames.map((n) => [n, read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n))]),
+  )
+  const nodeRoleNamesP = Promise.all(Object.values(profileReads)).then((profiles) =>
+    unique([
+      ...nodeClasses.map((nc) => nc.spec.role ?? ''),
+      ...profiles.flatMap((p) => (p.ok && p.value ? p.value.roles : [])),
+    ]),
+  )
+
+  // The controller's identity: IRSA annotation first, else a Pod Identity association for its ServiceAccount.
+  const irsaArn = annotatedRoleArn(release, sa)
+  let controllerIdentity: Facts['iam']['controllerIdentity'] = irsaArn ? 'irsa' : 'none'
+  let controllerArn = irsaArn
+  if (!irsaArn && release) {
+    const assoc = await podIdP
+    const saName = sa?.metadata.name ?? release.renderedServiceAccount?.name ?? release.name
+    const match = assoc.ok
+      ? assoc.value.find((a) => a.namespace === release.namespace && a.serviceAccount === saName)
+      : undefined
+    if (match?.roleArn) {
+      controllerIdentity = 'pod-identity'
+      controllerArn = match.roleArn
+    }
+  }
+  const controllerRoleName = controllerArn ? roleName(controllerArn) : null
+  const controllerRoleP = controllerRoleName
+    ? iamReads.roleFacts(aws, controllerRoleName, true)
+    : Promise.resolve(okRead<RoleFacts | null>(null))
+
+  const nodeRoleNames = await nodeRoleNamesP
+  const nodeRolesP = Promise.all(
+    nodeRoleNames.map(async (n) => [n, await iamReads.roleFacts(aws, n, false)] as const),
+  )
+  const passRoleP = controllerArn
+    ? iamReads.passRoleEvaluations(aws, controllerArn, nodeRoleNames.map(arnOf), () => controllerRoleP)
+    : Promise.resolve({})
+  const accessP = read(`eks:ListAccessEntries ${clusterName}`, () =>
+    eksReads.accessEntries(aws, clusterName, async () => nodeRoleNames.map(arnOf)),
+  )
+
+  const perNodeClass = <T>(fn: (nc: EC2NodeClass) => Promise<T>, label: string) =>
+    Promise.all(nodeClasses.map(async (nc) => [nc.metadata.name, await read(`${label} for EC2NodeClass ${nc.metadata.name}`, () => fn(nc))] as const)).then(
+      (entries) => Object.fromEntries(entries),
+    )
+  const subnetsP = perNodeClass((nc) => subnetsFor(aws, nc.spec.subnetSelectorTerms ?? []), 'ec2:DescribeSubnets')
+  const sgsP = perNodeClass((nc) => securityGroupsFor(aws, nc.spec.securityGroupSelectorTerms ?? []), 'ec2:DescribeSecurityGroups')
+
+  const clusterValue = cluster.ok ? cluster.value : null
+  const clusterSgId = clusterValue?.clusterSecurityGroupId ?? clusterValue?.securityGroupIds[0]
+  const clusterSgP = clusterSgId
+    ? read(`ec2:DescribeSecurityGroups ${clusterSgId}`, () => securityGroupById(aws, clusterSgId))
+    : Promise.resolve(
+        cluster.ok ? okRead(null) : (cluster as Read<null>),
+      )
+  const vpcP =
+    clusterValue && !clusterValue.vpcId && clusterValue.subnetIds[0]
+      ? vpcOfSubnet(aws, clusterValue.subnetIds[0]).catch(() => undefined)
+      : Promise.resolve(clusterValue?.vpcId)
+
+  const qName = queueName(release)
+  const queueArn = qName ? `arn:${who.partition}:sqs:${ctx.options.region}:${who.accountId}:${qName}` : undefined
+  const queueP = qName ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName)) : Promise.resolve(okRead(null))
+  const rulesP = queueArn
+    ? read(`events:ListRuleNamesByTarget ${queueArn}`, () => rulesTargeting(aws, queueArn))
+    : Promise.resolve(okRead([]))
+
+  const [controllerRole, nodeRoles, passRole, access, subnets, sgs, clusterSg, vpcId, q, rules, profiles] = await Promise.all([
+    controllerRoleP,
+    nodeRolesP,
+    passRoleP,
+    accessP,
+    subnetsP,
+    sgsP,
+    clusterSgP,
+    vpcP,
+    queueP,
+    rulesP,
+    Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
+  ])
+  const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
+  if (controllerRoleName) roles[controllerRoleName] = controllerRole
+
+  const notes: string[] = []
+  if (clusterValue?.endpoint && ctx.kube.server.replace(/\/$/, '').toLowerCase() !== clusterValue.endpoint.replace(/\/$/, '').toLowerCase()) {
+    notes.push(
+      `kube context "${ctx.kube.creds.contextName}" points at ${ctx.kube.server}, not at EKS cluster ${clusterName} (${clusterValue.endpoint}): Kubernetes facts may be of another cluster; pass --kube-context`,
+    )
+  }
+
+  return {
+    schema: 'karpctl.facts/v1',
+    meta: {
+      clusterName,
+      region: ctx.options.region,
+      accountId: who.accountId,
+      partition: who.partition,
+      collectedAt: ctx.clock().toISOString(),
+      kubeContext: ctx.kube.creds.contextName,
+      kubeServer: ctx.kube.server,
+      karpctlVersion: ctx.options.karpctlVersion,
+      notes,
+      calls: ctx.log.byService(),
+    },
+    eks: {
+      cluster: cluster.ok && cluster.value ? okRead({ ...cluster.value, vpcId }) : cluster,
+      accessEntries: access,
+      podIdentityAssociations: await podIdP,
+      addons: await addonsP,
+    },
+    iam: {
+      oidcProviders: await oidcP,
+      roles,
+      controllerRoleName,
+      controllerIdentity,
+      instanceProfiles: Object.fromEntries(profiles),
+      spotServiceLinkedRole: await spotP,
+      passRole,
+    },
+    ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
+    sqs: { queue: q },
+    events: { rules },
+    kube,
+    local: { helmRegistry: await helmRegistryP },
+  }
+}

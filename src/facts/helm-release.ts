@@ -1,0 +1,68 @@
+// Helm 3 stores each release revision in a Secret: data.release = base64(base64(gzip(JSON))).
+// Decoding it here means doctor needs no helm binary.
+import { gunzipSync, gzipSync } from 'node:zlib'
+import { parseAllDocuments } from 'yaml'
+import type { HelmRelease } from './types.js'
+
+interface RawRelease {
+  name: string
+  namespace: string
+  version: number
+  info?: { status?: string }
+  chart?: { metadata?: { name?: string; version?: string; appVersion?: string }; values?: Record<string, unknown> }
+  config?: Record<string, unknown> | null
+  manifest?: string
+}
+
+export function decodeReleaseData(data: string): RawRelease {
+  const inner = Buffer.from(Buffer.from(data, 'base64').toString('utf8'), 'base64')
+  const json = inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner).toString('utf8') : inner.toString('utf8')
+  return JSON.parse(json) as RawRelease
+}
+
+/** Encodes a release the way Helm does (used by tests and snapshots' round-trips). */
+export function encodeReleaseData(release: object): string {
+  return Buffer.from(gzipSync(Buffer.from(JSON.stringify(release))).toString('base64')).toString('base64')
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** Helm's coalescing: user values override chart defaults key by key; null deletes a default. */
+export function mergeValues(defaults: Record<string, unknown>, user: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...defaults }
+  for (const [k, v] of Object.entries(user)) {
+    if (v === null) delete out[k]
+    else if (isObject(v) && isObject(out[k])) out[k] = mergeValues(out[k] as Record<string, unknown>, v)
+    else out[k] = v
+  }
+  return out
+}
+
+export function toHelmRelease(raw: RawRelease): HelmRelease {
+  const values = raw.config ?? {}
+  const release: HelmRelease = {
+    name: raw.name,
+    namespace: raw.namespace,
+    revision: raw.version,
+    status: raw.info?.status ?? 'unknown',
+    chartName: raw.chart?.metadata?.name ?? 'unknown',
+    chartVersion: raw.chart?.metadata?.version ?? 'unknown',
+    appVersion: raw.chart?.metadata?.appVersion,
+    values,
+    computedValues: mergeValues(raw.chart?.values ?? {}, values),
+  }
+  const sa = renderedServiceAccount(raw.manifest ?? '')
+  if (sa) release.renderedServiceAccount = sa
+  return release
+}
+
+/** The ServiceAccount as the chart rendered it: its annotations keep the YAML types Helm wrote. */
+function renderedServiceAccount(manifest: string): HelmRelease['renderedServiceAccount'] {
+  for (const doc of parseAllDocuments(manifest)) {
+    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; annotations?: Record<string, unknown> } } | null
+    if (obj?.kind === 'ServiceAccount' && obj.metadata?.name) {
+      return { name: obj.metadata.name, annotations: obj.metadata.annotations ?? {} }
+    }
+  }
+  return undefined
+}

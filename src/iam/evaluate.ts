@@ -1,0 +1,255 @@
+// A local evaluator for identity-based IAM policies: the fallback when IAM's policy simulator
+// (iam:SimulatePrincipalPolicy) is not allowed or not available (moto answers HTTP 500).
+// It follows IAM's documented logic for the parts Karpenter's policies use: an explicit Deny wins,
+// then any Allow, else an implicit deny. It does not see SCPs, permission boundaries, session
+// policies or resource policies: the simulator remains the authority, and callers must say which one decided.
+//
+// Where it cannot be sure (an operator it does not implement, an unresolved policy variable) it is
+// conservative: the statement does not grant (Allow) and does deny (Deny), and a note says so.
+import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+
+export interface EvaluationRequest {
+  action: string
+  resource: string
+  /** Condition keys of the request (e.g. `iam:PassedToService`); multi-valued keys as arrays. */
+  context: Record<string, string | string[]>
+}
+
+export interface EvaluationResult {
+  decision: 'allowed' | 'implicitDeny' | 'explicitDeny'
+  /** The statements that decided: the matching Deny statements, else the matching Allow statements. */
+  matchedStatements: string[]
+  /** What the evaluator could not judge exactly and how it treated it. */
+  notes: string[]
+}
+
+/** true / false, or `uncertain` when the evaluator cannot judge (treated conservatively by effect). */
+type Match = boolean | 'uncertain'
+
+export function evaluate(policies: PolicyDocument[], request: EvaluationRequest): EvaluationResult {
+  const notes = new Set<string>()
+  const allows: string[] = []
+  const denies: string[] = []
+  policies.forEach((doc, p) => {
+    doc.Statement.forEach((statement, i) => {
+      const label = statementLabel(doc, p, statement, i)
+      if (!statementApplies(statement, request, label, notes)) return
+      if (statement.Effect === 'Deny') denies.push(label)
+      else allows.push(label)
+    })
+  })
+  const result = (decision: EvaluationResult['decision'], matched: string[]): EvaluationResult => ({
+    decision,
+    matchedStatements: matched,
+    notes: [...notes],
+  })
+  if (denies.length > 0) return result('explicitDeny', denies)
+  if (allows.length > 0) return result('allowed', allows)
+  return result('implicitDeny', [])
+}
+
+/** The Sid when there is one (that is what people grep for), else the statement's position. */
+function statementLabel(doc: PolicyDocument, p: number, s: PolicyStatement, i: number): string {
+  if (s.Sid) return s.Sid
+  return `${doc.Id ?? `policy[${p}]`}.Statement[${i}]`
+}
+
+function statementApplies(s: PolicyStatement, req: EvaluationRequest, label: string, notes: Set<string>): boolean {
+  const action = matchesAction(s, req.action)
+  if (action === null) {
+    notes.add(`${label}: has neither Action nor NotAction; ignored`)
+    return false
+  }
+  if (!action) return false
+  const resource = matchesResource(s, req.resource, label, notes)
+  if (resource === false) return false
+  const condition = matchesConditions(s, req.context, label, notes)
+  if (condition === false) return false
+  if (resource === 'uncertain' || condition === 'uncertain') {
+    // Conservative: never let an uncertain Allow grant, always let an uncertain Deny deny.
+    notes.add(`${label}: treated as ${s.Effect === 'Allow' ? 'not granting' : 'denying'} because it could not be evaluated exactly`)
+    return s.Effect === 'Deny'
+  }
+  return true
+}
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+
+/** null when the statement names no action at all (invalid for IAM). */
+function matchesAction(s: PolicyStatement, action: string): boolean | null {
+  // Action names are case-insensitive in IAM (iam:passrole == iam:PassRole).
+  if (s.Action !== undefined) return list(s.Action).some((p) => globMatch(p, action, true))
+  if (s.NotAction !== undefined) return !list(s.NotAction).some((p) => globMatch(p, action, true))
+  return null
+}
+
+function matchesResource(s: PolicyStatement, resource: string, label: string, notes: Set<string>): Match {
+  const patterns = s.Resource !== undefined ? list(s.Resource) : s.NotResource !== undefined ? list(s.NotResource) : null
+  if (patterns === null) {
+    notes.add(`${label}: has neither Resource nor NotResource (required in identity policies); ignored`)
+    return false
+  }
+  if (patterns.some(hasPolicyVariable)) {
+    notes.add(`${label}: resource pattern uses a policy variable (\${...}), which the local evaluator does not resolve`)
+    return 'uncertain'
+  }
+  const any = patterns.some((p) => arnMatch(p, resource))
+  return s.Resource !== undefined ? any : !any
+}
+
+// ---------- conditions ----------
+
+interface ParsedOperator {
+  set?: 'ForAllValues' | 'ForAnyValue'
+  base: string
+  ifExists: boolean
+}
+
+export function parseOperator(op: string): ParsedOperator {
+  let rest = op
+  let set: ParsedOperator['set']
+  const m = /^(ForAllValues|ForAnyValue):(.*)$/i.exec(rest)
+  if (m) {
+    set = (m[1] as string).toLowerCase() === 'forallvalues' ? 'ForAllValues' : 'ForAnyValue'
+    rest = m[2] as string
+  }
+  const ifExists = /IfExists$/.test(rest) && rest !== 'IfExists'
+  if (ifExists) rest = rest.slice(0, -'IfExists'.length)
+  return set ? { set, base: rest, ifExists } : { base: rest, ifExists }
+}
+
+interface Operator {
+  /** Does one request value match one policy value? */
+  test: (requestValue: string, policyValue: string) => boolean
+  /** Not* operators: the condition holds when no policy value matches. */
+  negated: boolean
+}
+
+const stringEquals = (r: string, p: string) => r === p
+const equalsIgnoreCase = (r: string, p: string) => r.toLowerCase() === p.toLowerCase()
+const stringLike = (r: string, p: string) => globMatch(p, r, false)
+const arnLike = (r: string, p: string) => arnMatch(p, r)
+
+const OPERATORS: Record<string, Operator> = {
+  StringEquals: { test: stringEquals, negated: false },
+  StringNotEquals: { test: stringEquals, negated: true },
+  StringEqualsIgnoreCase: { test: equalsIgnoreCase, negated: false },
+  StringNotEqualsIgnoreCase: { test: equalsIgnoreCase, negated: true },
+  StringLike: { test: stringLike, negated: false },
+  StringNotLike: { test: stringLike, negated: true },
+  // IAM documents ArnEquals and ArnLike as the same comparison (both take wildcards per ARN segment).
+  ArnEquals: { test: arnLike, negated: false },
+  ArnLike: { test: arnLike, negated: false },
+  ArnNotEquals: { test: arnLike, negated: true },
+  ArnNotLike: { test: arnLike, negated: true },
+  Bool: { test: equalsIgnoreCase, negated: false },
+}
+
+function matchesConditions(
+  s: PolicyStatement,
+  context: Record<string, string | string[]>,
+  label: string,
+  notes: Set<string>,
+): Match {
+  let uncertain = false
+  // Operators are ANDed, keys within an operator are ANDed, values of one key are ORed.
+  for (const [rawOp, block] of Object.entries(s.Condition ?? {})) {
+    const op = parseOperator(rawOp)
+    for (const [key, rawValues] of Object.entries(block)) {
+      const policyValues = (Array.isArray(rawValues) ? rawValues : [rawValues]).map(String)
+      const requestValues = lookup(context, key)
+      const m = matchesKey(op, rawOp, policyValues, requestValues, label, notes)
+      if (m === false) return false
+      if (m === 'uncertain') uncertain = true
+    }
+  }
+  return uncertain ? 'uncertain' : true
+}
+
+/** Condition keys are case-insensitive; `undefined` when the request does not carry the key. */
+function lookup(context: Record<string, string | string[]>, key: string): string[] | undefined {
+  const wanted = key.toLowerCase()
+  for (const [k, v] of Object.entries(context)) {
+    if (k.toLowerCase() === wanted) return Array.isArray(v) ? v : [v]
+  }
+  return undefined
+}
+
+function matchesKey(
+  op: ParsedOperator,
+  rawOp: string,
+  policyValues: string[],
+  requestValues: string[] | undefined,
+  label: string,
+  notes: Set<string>,
+): Match {
+  // Null asks only whether the key is present: "true" means "must be absent".
+  if (op.base === 'Null') {
+    const absent = requestValues === undefined || requestValues.length === 0
+    return policyValues.some((v) => v.toLowerCase() === String(absent))
+  }
+  const impl = OPERATORS[op.base]
+  if (!impl) {
+    notes.add(`${label}: condition operator ${rawOp} is not supported by the local evaluator`)
+    return 'uncertain'
+  }
+  if (policyValues.some(hasPolicyVariable)) {
+    notes.add(`${label}: condition ${rawOp} uses a policy variable (\${...}), which the local evaluator does not resolve`)
+    return 'uncertain'
+  }
+  const present = requestValues !== undefined && requestValues.length > 0
+  if (op.set === 'ForAllValues') {
+    // IAM: ForAllValues is true when the key is missing or empty (the classic over-permissive trap).
+    if (!present) return true
+    return requestValues.every((r) => valueMatches(impl, r, policyValues))
+  }
+  if (op.set === 'ForAnyValue') {
+    if (!present) return op.ifExists
+    return requestValues.some((r) => valueMatches(impl, r, policyValues))
+  }
+  if (!present) {
+    // IAM: a missing key fails a positive operator but satisfies a negated one (StringNotEquals, ArnNotLike...).
+    return op.ifExists || impl.negated
+  }
+  return impl.negated
+    ? requestValues.every((r) => valueMatches(impl, r, policyValues))
+    : requestValues.some((r) => valueMatches(impl, r, policyValues))
+}
+
+/** For positive operators: r matches one of the values; for negated ones: r matches none of them. */
+function valueMatches(impl: Operator, r: string, policyValues: string[]): boolean {
+  const hit = policyValues.some((p) => impl.test(r, p))
+  return impl.negated ? !hit : hit
+}
+
+// ---------- wildcards ----------
+
+const hasPolicyVariable = (s: string) => s.includes('${')
+
+/** IAM wildcards: `*` any run of characters, `?` exactly one. Nothing else is special. */
+export function globMatch(pattern: string, value: string, ignoreCase: boolean): boolean {
+  if (pattern === '*') return true
+  const source = pattern
+    .split('')
+    .map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&')))
+    .join('')
+  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value)
+}
+
+/**
+ * ARN matching as IAM does for Resource and ArnLike: each of the six colon-separated parts is
+ * compared on its own, case-sensitively (the last part keeps its colons). Non-ARN patterns compare whole.
+ */
+export function arnMatch(pattern: string, arn: string): boolean {
+  if (pattern === '*') return true
+  const p = splitArn(pattern)
+  const a = splitArn(arn)
+  if (!p || !a) return globMatch(pattern, arn, false)
+  return p.every((part, i) => globMatch(part, a[i] as string, false))
+}
+
+function splitArn(s: string): string[] | null {
+  const parts = s.split(':')
+  if (parts.length < 6 || parts[0] !== 'arn') return null
+  return [...parts.slice(0, 5), parts.slice(5).join(':')]
+}

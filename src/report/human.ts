@@ -1,0 +1,60 @@
+import type { CheckResult, Finding, Status } from '../checks/types.js'
+import type { Facts } from '../facts/types.js'
+import { type Style, style as makeStyle } from './style.js'
+import { countLine } from './summary.js'
+
+const symbols: Record<Status, string> = { pass: '✔', fail: '✖', warn: '!', unknown: '?', skipped: '–' }
+
+function paint(s: Style, status: Status, text: string): string {
+  if (status === 'pass') return s.green(text)
+  if (status === 'fail') return s.red(text)
+  if (status === 'warn') return s.yellow(text)
+  if (status === 'unknown') return s.cyan(text)
+  return s.dim(text)
+}
+
+function finding(s: Style, f: Finding, verbose: boolean): string[] {
+  if (f.status === 'pass' && !verbose) return []
+  const lines = [`    ${paint(s, f.status, symbols[f.status])} ${f.message}`]
+  if (f.fix && (f.status === 'fail' || f.status === 'warn')) {
+    lines.push(`      ${s.bold('fix:')} ${f.fix.summary}`)
+    for (const c of f.fix.commands ?? []) lines.push(`        ${s.dim('$')} ${c}`)
+    if (f.fix.snippet) for (const l of f.fix.snippet.text.trimEnd().split('\n')) lines.push(`        ${l}`)
+  }
+  return lines
+}
+
+export interface HumanOptions {
+  color: boolean
+  /** Also list each passing finding, not only the check. */
+  verbose?: boolean
+}
+
+export function renderHuman(results: CheckResult[], facts: Facts | null, options: HumanOptions): string {
+  const s = makeStyle(options.color)
+  const out: string[] = []
+  if (facts) {
+    const m = facts.meta
+    out.push(s.bold(`karpctl doctor — cluster ${m.clusterName} (${m.region}${m.accountId ? `, account ${m.accountId}` : ''})`))
+    for (const n of m.notes) out.push(s.yellow(`! ${n}`))
+    out.push('')
+  }
+  const categories = [...new Set(results.map((r) => r.meta.category))]
+  for (const category of categories) {
+    out.push(s.bold(category))
+    for (const r of results.filter((x) => x.meta.category === category)) {
+      const head = `  ${paint(s, r.status, symbols[r.status])} ${r.meta.id} ${s.dim('—')} ${r.meta.title}`
+      out.push(head)
+      for (const f of r.findings) {
+        if (r.status === 'skipped' || (r.status === 'unknown' && f.status === 'unknown')) {
+          out.push(`    ${s.dim(`${r.status === 'skipped' ? 'skipped' : 'unknown'}: ${f.message}`)}`)
+          continue
+        }
+        out.push(...finding(s, f, options.verbose ?? false))
+      }
+    }
+    out.push('')
+  }
+  out.push(s.bold(countLine(results)))
+  return out.join('\n')
+}

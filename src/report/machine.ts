@@ -1,0 +1,112 @@
+// Machine-readable reports: JSON (oclif's --json), SARIF 2.1.0 (code scanning), JUnit XML (CI), Markdown (PRs).
+import type { Check, CheckResult, Finding } from '../checks/types.js'
+import type { Facts } from '../facts/types.js'
+import { countLine, countResults } from './summary.js'
+
+export function jsonReport(results: CheckResult[], facts: Facts | null) {
+  return {
+    cluster: facts?.meta.clusterName,
+    region: facts?.meta.region,
+    summary: countResults(results),
+    checks: results.map((r) => ({
+      id: r.meta.id,
+      title: r.meta.title,
+      category: r.meta.category,
+      severity: r.meta.severity,
+      status: r.status,
+      findings: r.findings,
+    })),
+  }
+}
+
+const sarifLevel = (r: CheckResult, f: Finding) =>
+  f.status === 'fail' ? (r.meta.severity === 'error' ? 'error' : 'warning') : f.status === 'warn' ? 'warning' : 'note'
+
+export function sarifReport(results: CheckResult[], catalog: Check[], version: string): string {
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'karpctl',
+            version,
+            informationUri: 'https://karpenter.sh/docs/troubleshooting/',
+            rules: catalog.map((c) => ({
+              id: c.meta.id,
+              name: c.meta.id,
+              shortDescription: { text: c.meta.title },
+              fullDescription: { text: c.meta.docs },
+              defaultConfiguration: { level: c.meta.severity === 'info' ? 'note' : c.meta.severity },
+              properties: { category: c.meta.category },
+            })),
+          },
+        },
+        results: results.flatMap((r) =>
+          r.findings
+            .filter((f) => f.status === 'fail' || f.status === 'warn' || f.status === 'unknown')
+            .map((f) => ({
+              ruleId: r.meta.id,
+              level: sarifLevel(r, f),
+              message: { text: f.fix ? `${f.message} Fix: ${f.fix.summary}` : f.message },
+              locations: f.subject ? [{ logicalLocations: [{ fullyQualifiedName: f.subject }] }] : [],
+              properties: { status: f.status, ...(f.fix?.commands ? { fixCommands: f.fix.commands } : {}) },
+            })),
+        ),
+      },
+    ],
+  }
+  return JSON.stringify(sarif, null, 2)
+}
+
+const xml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+
+export function junitReport(results: CheckResult[], facts: Facts | null): string {
+  const c = countResults(results)
+  const name = `karpctl doctor ${facts?.meta.clusterName ?? ''}`.trim()
+  const cases = results.map((r) => {
+    const body = r.findings
+      .filter((f) => f.status !== 'pass')
+      .map((f) => `${f.status}: ${f.message}${f.fix?.commands ? `\nfix: ${f.fix.commands.join('\n')}` : ''}`)
+      .join('\n')
+    const open = `    <testcase classname="${xml(r.meta.category)}" name="${xml(r.meta.id)}">`
+    if (r.status === 'fail' && r.meta.severity === 'error')
+      return `${open}\n      <failure message="${xml(r.findings.find((f) => f.status === 'fail')?.message ?? '')}">${xml(body)}</failure>\n    </testcase>`
+    if (r.status === 'skipped' || r.status === 'unknown')
+      return `${open}\n      <skipped message="${xml(`${r.status}: ${r.findings[0]?.message ?? ''}`)}"/>\n    </testcase>`
+    return body ? `${open}\n      <system-out>${xml(body)}</system-out>\n    </testcase>` : `${open}</testcase>`
+  })
+  const failures = results.filter((r) => r.status === 'fail' && r.meta.severity === 'error').length
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(name)}" tests="${results.length}" failures="${failures}">`,
+    `  <testsuite name="${xml(name)}" tests="${results.length}" failures="${failures}" skipped="${c.skipped + c.unknown}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+  ].join('\n')
+}
+
+const mdSymbol = { pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔', skipped: '➖' } as const
+
+export function markdownReport(results: CheckResult[], facts: Facts | null): string {
+  const lines = [`# karpctl doctor${facts ? ` — ${facts.meta.clusterName} (${facts.meta.region})` : ''}`, '']
+  lines.push('| | check | status | finding |', '|---|---|---|---|')
+  for (const r of results) {
+    const first = r.findings.find((f) => f.status === r.status) ?? r.findings[0]
+    lines.push(`| ${mdSymbol[r.status]} | \`${r.meta.id}\` | ${r.status} | ${(first?.message ?? '').replace(/\|/g, '\\|')} |`)
+  }
+  const fixes = results.flatMap((r) => r.findings.filter((f) => f.fix && (f.status === 'fail' || f.status === 'warn')).map((f) => ({ r, f })))
+  if (fixes.length > 0) {
+    lines.push('', '## Fixes', '')
+    for (const { r, f } of fixes) {
+      lines.push(`### \`${r.meta.id}\`: ${f.fix!.summary}`, '', f.message, '')
+      if (f.fix!.commands?.length) lines.push('```sh', ...f.fix!.commands, '```', '')
+      if (f.fix!.snippet) lines.push(`\`\`\`${f.fix!.snippet.language}`, f.fix!.snippet.text.trimEnd(), '```', '')
+    }
+  }
+  lines.push('', `_${countLine(results)}_`)
+  return lines.join('\n')
+}
