@@ -103,6 +103,7 @@ interface Broad {
   actions: Set<string>
   reasons: Set<string>
   reference: Set<PolicyStatement>
+  details: { action: string; referenceSid?: string; detail: string }[]
 }
 
 interface Coverage {
@@ -143,21 +144,24 @@ function coverage(required: Required[], statements: SourcedStatement[], accountI
 
 /** Records why a grant of a mutating action is wider than the reference statement it stands in for. */
 function noteBreadth(broad: Map<string, Broad>, g: SourcedStatement, action: string, ref: PolicyStatement) {
-  const reasons: string[] = []
+  const reasons: [short: string, detail: string][] = []
   const match = actionMatch(g.statement, action) as string
-  if (broadActionMatch(match, action)) reasons.push(`action pattern ${match}`)
+  if (broadActionMatch(match, action)) reasons.push([`action pattern ${match}`, `matched by ${match}`])
   if (!hasCondition(g.statement) && hasCondition(ref)) {
-    const keys = Object.values(ref.Condition ?? {}).flatMap((kv) => Object.keys(kv))
-    reasons.push(`no Condition where the reference requires ${[...new Set(keys)].join(', ')}`)
+    const keys = [...new Set(Object.values(ref.Condition ?? {}).flatMap((kv) => Object.keys(kv)))]
+    reasons.push(['no Condition where the reference scopes by tags', `reference requires ${keys.join(', ')}`])
   } else if (!hasCondition(g.statement) && unscopedResource(g.statement) && !asList(ref.Resource).includes('*')) {
-    reasons.push(`Resource "*" where the reference scopes to ${asList(ref.Resource).join(', ')}`)
+    reasons.push(['Resource "*" where the reference names ARNs', `reference scopes to ${asList(ref.Resource).join(', ')}`])
   }
   if (reasons.length === 0) return
   const label = statementLabel(g)
-  const entry = broad.get(label) ?? { label, actions: new Set(), reasons: new Set(), reference: new Set() }
+  const entry = broad.get(label) ?? { label, actions: new Set(), reasons: new Set(), reference: new Set(), details: [] }
   entry.actions.add(action)
-  reasons.forEach((r) => entry.reasons.add(r))
   entry.reference.add(ref)
+  for (const [short, detail] of reasons) {
+    entry.reasons.add(short)
+    entry.details.push({ action, referenceSid: ref.Sid, detail })
+  }
   broad.set(label, entry)
 }
 
@@ -316,7 +320,7 @@ function broadFinding(roleName: string, b: Broad): Finding {
     status: 'warn',
     subject: b.label,
     message: `security: ${b.label} on ${roleName} grants ${[...b.actions].join(', ')} more broadly than the reference (${[...b.reasons].join('; ')})`,
-    evidence: { statement: b.label, actions: [...b.actions], reasons: [...b.reasons] },
+    evidence: { statement: b.label, actions: [...b.actions], details: b.details },
     fix: {
       summary: 'scope the statement as the reference does (resources and tag conditions below)',
       snippet: { language: 'json', text: JSON.stringify({ Version: '2012-10-17', Statement: [...b.reference] }, null, 2) },

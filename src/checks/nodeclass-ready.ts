@@ -80,8 +80,10 @@ function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
 function selectorArgs(terms: EC2NodeClass['spec']['subnetSelectorTerms'], idFlag: string): string {
   const ids = terms.map((t) => t.id).filter((id): id is string => !!id)
   if (ids.length > 0) return ` ${idFlag} ${ids.join(' ')}`
-  const tags = terms.flatMap((t) => Object.entries(t.tags ?? {}))
-  return tags.length > 0 ? ` --filters ${tags.map(([k, v]) => shellQuote(`Name=tag:${k},Values=${v}`)).join(' ')}` : ''
+  // Terms are ORed by Karpenter but AWS CLI filters are ANDed: reproduce the first tag term only.
+  const tags = Object.entries(terms.find((t) => t.tags)?.tags ?? {})
+  const filter = ([k, v]: [string, string]) => shellQuote(v === '*' ? `Name=tag-key,Values=${k}` : `Name=tag:${k},Values=${v}`)
+  return tags.length > 0 ? ` --filters ${tags.map(filter).join(' ')}` : ''
 }
 
 function nodeClassFix(facts: Facts, nc: EC2NodeClass, failing: string[], summary: string): Fix {

@@ -50,7 +50,7 @@ export const spotServiceLinkedRole: Check = {
         {
           status: 'pass',
           subject: role.arn,
-          message: `spot service-linked role ${role.name} exists (NodePool ${spotPools.join(', ')} allow spot)`,
+          message: `spot service-linked role ${role.name} exists (spot allowed by NodePool ${spotPools.join(', ')})`,
         },
       ]
     }

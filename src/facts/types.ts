@@ -88,6 +88,8 @@ export interface PermissionEvaluation {
   /** Why the simulator was not used, when method is local. */
   simulatorUnavailable?: string
   matchedStatements: string[]
+  /** What the local evaluator could not judge exactly (unsupported operators, policy variables). */
+  notes?: string[]
 }
 
 // ---------- EKS ----------

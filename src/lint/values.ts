@@ -237,3 +237,40 @@ function at(values: Record<string, unknown>, path: KeyPath): unknown {
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
+
+/**
+ * A small YAML emitter for fix snippets (the `yaml` package is not loaded by doctor): every string is
+ * double-quoted, so the snippet can never reintroduce the type trap it fixes.
+ */
+export function yamlSnippet(value: unknown, indent = 0): string {
+  const pad = ' '.repeat(indent)
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${pad}[]`
+    return value
+      .map((item) => {
+        const body = isRecord(item) || Array.isArray(item) ? yamlSnippet(item, indent + 2).trimStart() : yamlScalar(item)
+        return `${pad}- ${body}`
+      })
+      .join('\n')
+  }
+  if (isRecord(value)) {
+    const entries = Object.entries(value)
+    if (entries.length === 0) return `${pad}{}`
+    return entries
+      .map(([k, v]) => {
+        const key = /^[A-Za-z_][\w.\/-]*$/.test(k) && !/^(y|n|yes|no|on|off|true|false|null)$/i.test(k) ? k : JSON.stringify(k)
+        if ((isRecord(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.length > 0)) {
+          return `${pad}${key}:\n${yamlSnippet(v, indent + 2)}`
+        }
+        return `${pad}${key}: ${isRecord(v) ? '{}' : Array.isArray(v) ? '[]' : yamlScalar(v)}`
+      })
+      .join('\n')
+  }
+  return `${pad}${yamlScalar(value)}`
+}
+
+function yamlScalar(v: unknown): string {
+  if (v === null || v === undefined) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  return JSON.stringify(String(v))
+}

@@ -12,7 +12,6 @@ import { KubeClient } from './kube-client.js'
 import { artifacts } from './paths.js'
 import { forgetTempDir, freePort, registerTempDir, startProc, waitFor, type Proc } from './proc.js'
 
-
 export interface BedOptions {
   /** name used for the kubeconfig cluster/context ARN (default `demo`) */
   clusterName?: string
@@ -128,16 +127,21 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
 
     // ---- moto
     const awsEndpoint = `http://127.0.0.1:${motoPort}`
-    procs.moto = startProc('moto', join(venvDir, 'bin', 'moto_server'), ['-H', '127.0.0.1', '-p', String(motoPort)], {
-      logPath: join(logs, 'moto.log'),
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: tmpDir,
-        ...noProxy,
-        MOTO_IAM_LOAD_MANAGED_POLICIES: opts.awsManagedPolicies === false ? 'false' : 'true',
-        PYTHONUNBUFFERED: '1',
+    procs.moto = startProc(
+      'moto',
+      join(venvDir, 'bin', 'moto_server'),
+      ['-H', '127.0.0.1', '-p', String(motoPort)],
+      {
+        logPath: join(logs, 'moto.log'),
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: tmpDir,
+          ...noProxy,
+          MOTO_IAM_LOAD_MANAGED_POLICIES: opts.awsManagedPolicies === false ? 'false' : 'true',
+          PYTHONUNBUFFERED: '1',
+        },
       },
-    })
+    )
 
     // ---- etcd
     const etcdUrl = `http://127.0.0.1:${etcdClientPort}`
@@ -202,7 +206,10 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         '--profiling=false',
         '--endpoint-reconciler-type=none', // 127.0.0.1 is not a valid Endpoints address
       ],
-      { logPath: join(logs, 'kube-apiserver.log'), env: { PATH: process.env.PATH ?? '', HOME: tmpDir, ...noProxy } },
+      {
+        logPath: join(logs, 'kube-apiserver.log'),
+        env: { PATH: process.env.PATH ?? '', HOME: tmpDir, ...noProxy },
+      },
     )
 
     const crt = join(certDir, 'apiserver.crt')
@@ -212,11 +219,15 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     })
     const kubeCaPem = readFileSync(crt, 'utf8')
     const kube = new KubeClient({ server: kubeServer, token, caPem: kubeCaPem })
-    await waitFor('kube-apiserver /readyz', async () => (await kube.request('GET', '/readyz')).status === 200, {
-      timeoutMs: 120_000,
-      proc: procs['kube-apiserver'],
-      intervalMs: 200,
-    })
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => (await kube.request('GET', '/readyz')).status === 200,
+      {
+        timeoutMs: 120_000,
+        proc: procs['kube-apiserver'],
+        intervalMs: 200,
+      },
+    )
 
     // ---- kubeconfig, EKS-style names
     const arn = `arn:aws:eks:${REGION}:${ACCOUNT_ID}:cluster/${clusterName}`
@@ -229,7 +240,10 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         clusters: [
           {
             name: arn,
-            cluster: { server: kubeServer, 'certificate-authority-data': Buffer.from(kubeCaPem).toString('base64') },
+            cluster: {
+              server: kubeServer,
+              'certificate-authority-data': Buffer.from(kubeCaPem).toString('base64'),
+            },
           },
         ],
         users: [{ name: arn, user: { token } }],
@@ -332,7 +346,8 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       },
       stop,
     }
-    if (process.env.KARPCTL_E2E_VERBOSE) console.error(`karpctl e2e: bed ready in ${Date.now() - t0}ms (${tmpDir})`)
+    if (process.env.KARPCTL_E2E_VERBOSE)
+      console.error(`karpctl e2e: bed ready in ${Date.now() - t0}ms (${tmpDir})`)
     return bed
   } catch (e) {
     await stop()

@@ -1,7 +1,14 @@
 // Public entry of the karpctl e2e test bed. See README.md.
 export * from './constants.js'
 export { startBed, type Bed, type BedOptions, type Proc } from './bed.js'
-export { KubeClient, KubeError, objectPath, pluralOf, type KubeCreds, type KubeObject } from './kube-client.js'
+export {
+  KubeClient,
+  KubeError,
+  objectPath,
+  pluralOf,
+  type KubeCreds,
+  type KubeObject,
+} from './kube-client.js'
 export * from './seed.js'
 export * from './kube-seed.js'
 export { artifacts, fixturesDir, karpenterChartDir, cloudFormationTemplatePath, REPO_ROOT } from './paths.js'

@@ -81,8 +81,7 @@ export class KubeClient {
     contentType = 'application/json',
   ): Promise<KubeResponse<T>> {
     const url = new URL(path, this.creds.server)
-    const payload =
-      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
     return new Promise((res, rej) => {
       const req = request(
         url,
@@ -159,12 +158,24 @@ export class KubeClient {
 
   /** JSON merge patch; `subresource` e.g. 'status'. */
   async mergePatch(path: string, patch: unknown, subresource?: string): Promise<KubeObject> {
-    return this.ok('PATCH', subresource ? `${path}/${subresource}` : path, patch, 'application/merge-patch+json')
+    return this.ok(
+      'PATCH',
+      subresource ? `${path}/${subresource}` : path,
+      patch,
+      'application/merge-patch+json',
+    )
   }
 
   /** DELETE; true when something was deleted, false on 404. */
-  async delete(path: string, propagation: 'Background' | 'Foreground' | 'Orphan' = 'Background'): Promise<boolean> {
-    const r = await this.request('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: propagation })
+  async delete(
+    path: string,
+    propagation: 'Background' | 'Foreground' | 'Orphan' = 'Background',
+  ): Promise<boolean> {
+    const r = await this.request('DELETE', path, {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      propagationPolicy: propagation,
+    })
     if (r.status === 404) return false
     if (r.status < 200 || r.status >= 300) throw new KubeError('DELETE', path, r.status, r.text)
     return true

@@ -87,7 +87,10 @@ export interface InstallChartOptions {
  * `helm install karpenter <fixtures>/karpenter/v<ver>/charts/karpenter -n kube-system -f values.yaml`,
  * then waits for the chart's CRDs to be Established.
  */
-export async function installKarpenterChart(target: KubeTarget, opts: InstallChartOptions = {}): Promise<HelmResult> {
+export async function installKarpenterChart(
+  target: KubeTarget,
+  opts: InstallChartOptions = {},
+): Promise<HelmResult> {
   const ver = opts.chartVersion ?? '1.14.1'
   const dir = mkdtempSync(join(target.tmpDir, 'values-'))
   const valuesFile = join(dir, 'values.yaml')
@@ -106,7 +109,11 @@ export async function installKarpenterChart(target: KubeTarget, opts: InstallCha
   return r
 }
 
-export async function waitForCrdsEstablished(kube: KubeClient, names: string[], timeoutMs = 60_000): Promise<void> {
+export async function waitForCrdsEstablished(
+  kube: KubeClient,
+  names: string[],
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (const name of names) {
     for (;;) {
@@ -122,7 +129,11 @@ export async function waitForCrdsEstablished(kube: KubeClient, names: string[], 
 }
 
 /** Creates (server-side apply) with retries while a fresh CRD's REST path is not served yet. */
-export async function applyWithRetry(kube: KubeClient, obj: KubeObject, timeoutMs = 30_000): Promise<KubeObject> {
+export async function applyWithRetry(
+  kube: KubeClient,
+  obj: KubeObject,
+  timeoutMs = 30_000,
+): Promise<KubeObject> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     try {
@@ -134,7 +145,9 @@ export async function applyWithRetry(kube: KubeClient, obj: KubeObject, timeoutM
   }
 }
 
-export function defaultEC2NodeClass(opts: { clusterName?: string; name?: string; role?: string } = {}): KubeObject {
+export function defaultEC2NodeClass(
+  opts: { clusterName?: string; name?: string; role?: string } = {},
+): KubeObject {
   const cn = opts.clusterName ?? CLUSTER_NAME
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
@@ -164,7 +177,11 @@ export function defaultNodePool(opts: { name?: string; nodeClassName?: string } 
             { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] },
             { key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['2'] },
           ],
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: opts.nodeClassName ?? 'default' },
+          nodeClassRef: {
+            group: 'karpenter.k8s.aws',
+            kind: 'EC2NodeClass',
+            name: opts.nodeClassName ?? 'default',
+          },
           expireAfter: '720h',
         },
       },
@@ -225,38 +242,42 @@ export async function createNodegroupNodes(
       spec: { providerID: `aws:///${zone}/i-0${(i + 1).toString(16).padStart(16, '0')}` },
     })
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-    await kube.mergePatch(`/api/v1/nodes/${name}`, {
-      status: {
-        capacity: { cpu: '2', memory: '7901960Ki', pods: '29' },
-        allocatable: { cpu: '1930m', memory: '7253000Ki', pods: '29' },
-        addresses: [
-          { type: 'InternalIP', address: ip },
-          { type: 'Hostname', address: name },
-        ],
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'kubelet is posting ready status',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
+    await kube.mergePatch(
+      `/api/v1/nodes/${name}`,
+      {
+        status: {
+          capacity: { cpu: '2', memory: '7901960Ki', pods: '29' },
+          allocatable: { cpu: '1930m', memory: '7253000Ki', pods: '29' },
+          addresses: [
+            { type: 'InternalIP', address: ip },
+            { type: 'Hostname', address: name },
+          ],
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+          nodeInfo: {
+            kubeletVersion: 'v1.34.4-eks-0000000',
+            kubeProxyVersion: 'v1.34.4-eks-0000000',
+            containerRuntimeVersion: 'containerd://1.7.27',
+            osImage: 'Amazon Linux 2023.7.20250512',
+            kernelVersion: '6.1.134-152.225.amzn2023.x86_64',
+            operatingSystem: 'linux',
+            architecture: 'amd64',
+            machineID: '',
+            systemUUID: '',
+            bootID: '',
           },
-        ],
-        nodeInfo: {
-          kubeletVersion: 'v1.34.4-eks-0000000',
-          kubeProxyVersion: 'v1.34.4-eks-0000000',
-          containerRuntimeVersion: 'containerd://1.7.27',
-          osImage: 'Amazon Linux 2023.7.20250512',
-          kernelVersion: '6.1.134-152.225.amzn2023.x86_64',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-          machineID: '',
-          systemUUID: '',
-          bootID: '',
         },
       },
-    }, 'status')
+      'status',
+    )
     names.push(name)
   }
   return names
@@ -266,7 +287,11 @@ export async function createNodegroupNodes(
  * Nothing runs pods here: make a Deployment look rolled out (status subresource),
  * so "is the controller ready" checks have something to see.
  */
-export async function markDeploymentAvailable(kube: KubeClient, namespace: string, name: string): Promise<void> {
+export async function markDeploymentAvailable(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<void> {
   const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`
   const d = await kube.get(path)
   if (!d) throw new Error(`deployment ${namespace}/${name} not found`)
@@ -282,8 +307,22 @@ export async function markDeploymentAvailable(kube: KubeClient, namespace: strin
         readyReplicas: replicas,
         availableReplicas: replicas,
         conditions: [
-          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now, lastTransitionTime: now },
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}" has successfully progressed.`, lastUpdateTime: now, lastTransitionTime: now },
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'MinimumReplicasAvailable',
+            message: 'Deployment has minimum availability.',
+            lastUpdateTime: now,
+            lastTransitionTime: now,
+          },
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'NewReplicaSetAvailable',
+            message: `ReplicaSet "${name}" has successfully progressed.`,
+            lastUpdateTime: now,
+            lastTransitionTime: now,
+          },
         ],
       },
     },
@@ -310,10 +349,15 @@ export interface KubeSeedResult {
 }
 
 /** Everything at once, in the order a human following the guide would go. */
-export async function seedKubernetes(target: KubeTarget, opts: KubeSeedOptions = {}): Promise<KubeSeedResult> {
+export async function seedKubernetes(
+  target: KubeTarget,
+  opts: KubeSeedOptions = {},
+): Promise<KubeSeedResult> {
   const cn = opts.clusterName ?? CLUSTER_NAME
   const kube = target.kube
-  await kube.apply(awsAuthConfigMap([opts.nodeRoleArn ?? `arn:aws:iam::${ACCOUNT_ID}:role/KarpenterNodeRole-${cn}`]))
+  await kube.apply(
+    awsAuthConfigMap([opts.nodeRoleArn ?? `arn:aws:iam::${ACCOUNT_ID}:role/KarpenterNodeRole-${cn}`]),
+  )
   const nodes = await createNodegroupNodes(kube, { count: opts.nodes ?? 2 })
   const h = await installKarpenterChart(target, opts)
   if (opts.markAvailable !== false) {

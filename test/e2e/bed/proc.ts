@@ -189,7 +189,9 @@ export async function waitFor(
     }
     if (Date.now() > deadline) {
       const tail = opts.proc ? `\nlog ${opts.proc.logPath}:\n${opts.proc.logTail()}` : ''
-      throw new Error(`timed out after ${opts.timeoutMs}ms waiting for ${what} (last error: ${String(lastErr)})${tail}`)
+      throw new Error(
+        `timed out after ${opts.timeoutMs}ms waiting for ${what} (last error: ${String(lastErr)})${tail}`,
+      )
     }
     await sleep(opts.intervalMs ?? 100)
   }

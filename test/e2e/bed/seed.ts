@@ -163,7 +163,10 @@ const cfnTags: ScalarTag[] = [
  * ${AWS::Partition}, ${AWS::Region}, ${AWS::AccountId}, ${AWS::URLSuffix},
  * ${ClusterName}, ${KarpenterNodeRole.Arn}, ${KarpenterInterruptionQueue.Arn}.
  */
-export function renderCloudFormation(ctx: SeedContext, templatePath = cloudFormationTemplatePath()): RenderedTemplate {
+export function renderCloudFormation(
+  ctx: SeedContext,
+  templatePath = cloudFormationTemplatePath(),
+): RenderedTemplate {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const tpl = parse(readFileSync(templatePath, 'utf8'), { customTags: cfnTags }) as any
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -259,7 +262,9 @@ export function controllerTrustPolicy(
         Effect: 'Allow',
         Principal: { Federated: oidcProviderArn },
         Action: 'sts:AssumeRoleWithWebIdentity',
-        Condition: { StringEquals: { [`${host}:aud`]: 'sts.amazonaws.com', [`${host}:sub`]: serviceAccount } },
+        Condition: {
+          StringEquals: { [`${host}:aud`]: 'sts.amazonaws.com', [`${host}:sub`]: serviceAccount },
+        },
       },
     ],
   })
@@ -308,7 +313,8 @@ export async function createNetwork(aws: AwsClients, ctx: SeedContext): Promise<
   const clusterSg = await aws.ec2.send(
     new CreateSecurityGroupCommand({
       GroupName: `eks-cluster-sg-${cn}-1234567890`,
-      Description: 'EKS created security group applied to ENI that is attached to EKS Control Plane master nodes, as well as any managed workloads.',
+      Description:
+        'EKS created security group applied to ENI that is attached to EKS Control Plane master nodes, as well as any managed workloads.',
       VpcId: vpcId,
       TagSpecifications: tags('security-group', { Name: `eks-cluster-sg-${cn}-1234567890`, ...owned }),
     }),
@@ -337,7 +343,13 @@ export async function createNetwork(aws: AwsClients, ctx: SeedContext): Promise<
   return net
 }
 
-const fromGroup = (proto: string, from: number, to: number, groupId: string, description: string): IpPermission => ({
+const fromGroup = (
+  proto: string,
+  from: number,
+  to: number,
+  groupId: string,
+  description: string,
+): IpPermission => ({
   IpProtocol: proto,
   FromPort: from,
   ToPort: to,
@@ -388,7 +400,12 @@ export async function revokeWebhookIngress(aws: AwsClients, net: Network): Promi
   )
 }
 
-async function attachManaged(aws: AwsClients, roleName: string, arn: string, skipped: string[]): Promise<void> {
+async function attachManaged(
+  aws: AwsClients,
+  roleName: string,
+  arn: string,
+  skipped: string[],
+): Promise<void> {
   try {
     await aws.iam.send(new AttachRolePolicyCommand({ RoleName: roleName, PolicyArn: arn }))
   } catch (e) {
@@ -414,7 +431,11 @@ export async function createEksCluster(
       AssumeRolePolicyDocument: JSON.stringify({
         Version: '2012-10-17',
         Statement: [
-          { Effect: 'Allow', Principal: { Service: 'eks.amazonaws.com' }, Action: ['sts:AssumeRole', 'sts:TagSession'] },
+          {
+            Effect: 'Allow',
+            Principal: { Service: 'eks.amazonaws.com' },
+            Action: ['sts:AssumeRole', 'sts:TagSession'],
+          },
         ],
       }),
     }),
@@ -431,7 +452,10 @@ export async function createEksCluster(
         endpointPublicAccess: true,
         endpointPrivateAccess: true,
       },
-      accessConfig: { authenticationMode: 'API_AND_CONFIG_MAP', bootstrapClusterCreatorAdminPermissions: true },
+      accessConfig: {
+        authenticationMode: 'API_AND_CONFIG_MAP',
+        bootstrapClusterCreatorAdminPermissions: true,
+      },
       tags: { 'alpha.eksctl.io/cluster-name': ctx.clusterName },
     }),
   )
@@ -461,19 +485,29 @@ export async function createNodeRole(
   skipped: string[] = [],
 ): Promise<{ nodeRoleArn: string; instanceProfileName: string }> {
   const role = await aws.iam.send(
-    new CreateRoleCommand({ RoleName: tpl.nodeRoleName, Path: '/', AssumeRolePolicyDocument: tpl.nodeRoleTrustPolicy }),
+    new CreateRoleCommand({
+      RoleName: tpl.nodeRoleName,
+      Path: '/',
+      AssumeRolePolicyDocument: tpl.nodeRoleTrustPolicy,
+    }),
   )
   for (const arn of tpl.nodeRoleManagedPolicyArns) await attachManaged(aws, tpl.nodeRoleName, arn, skipped)
   const instanceProfileName = `KarpenterNodeInstanceProfile-${ctx.clusterName}`
   await aws.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: instanceProfileName }))
   await aws.iam.send(
-    new AddRoleToInstanceProfileCommand({ InstanceProfileName: instanceProfileName, RoleName: tpl.nodeRoleName }),
+    new AddRoleToInstanceProfileCommand({
+      InstanceProfileName: instanceProfileName,
+      RoleName: tpl.nodeRoleName,
+    }),
   )
   return { nodeRoleArn: role.Role!.Arn!, instanceProfileName }
 }
 
 /** The six template policies as customer managed policies; name → ARN. */
-export async function createControllerPolicies(aws: AwsClients, tpl: RenderedTemplate): Promise<Record<string, string>> {
+export async function createControllerPolicies(
+  aws: AwsClients,
+  tpl: RenderedTemplate,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const p of tpl.controllerPolicies) {
     const r = await aws.iam.send(
@@ -514,14 +548,24 @@ export async function createInterruptionQueue(
       Attributes: { ...tpl.queueAttributes, Policy: tpl.queuePolicy },
     }),
   )
-  const a = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.QueueUrl!, AttributeNames: ['QueueArn'] }))
+  const a = await aws.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: q.QueueUrl!, AttributeNames: ['QueueArn'] }),
+  )
   return { queueUrl: q.QueueUrl!, queueArn: a.Attributes!.QueueArn! }
 }
 
-export async function createEventRules(aws: AwsClients, tpl: RenderedTemplate, queueArn: string): Promise<string[]> {
+export async function createEventRules(
+  aws: AwsClients,
+  tpl: RenderedTemplate,
+  queueArn: string,
+): Promise<string[]> {
   for (const r of tpl.rules) {
-    await aws.events.send(new PutRuleCommand({ Name: r.name, EventPattern: r.eventPattern, State: 'ENABLED' }))
-    await aws.events.send(new PutTargetsCommand({ Rule: r.name, Targets: [{ Id: r.targetId, Arn: queueArn }] }))
+    await aws.events.send(
+      new PutRuleCommand({ Name: r.name, EventPattern: r.eventPattern, State: 'ENABLED' }),
+    )
+    await aws.events.send(
+      new PutTargetsCommand({ Rule: r.name, Targets: [{ Id: r.targetId, Arn: queueArn }] }),
+    )
   }
   return tpl.rules.map((r) => r.name)
 }

@@ -1,0 +1,186 @@
+import type { EC2NodeClass, Facts, PermissionEvaluation } from '../facts/types.js'
+import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
+import type { Check, Finding, Fix } from './types.js'
+
+const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
+
+/** A node role and the EC2NodeClasses that launch nodes with it. */
+interface NodeRoleUse {
+  arn: string
+  nodeClasses: string[]
+}
+
+export const passroleNodeRole: Check = {
+  meta: {
+    id: 'passrole-node-role',
+    title: 'The controller may pass every node role to EC2',
+    category: 'iam',
+    severity: 'error',
+    docs: 'Launching a node hands its role to EC2, which needs iam:PassRole on that role with iam:PassedToService = ec2.amazonaws.com (statement AllowPassingInstanceRole). Decided by IAM\'s policy simulator when allowed, else by karpctl\'s local evaluator.',
+  },
+  run(facts) {
+    needRelease(facts)
+    const nodeClasses = need(facts.kube.nodeClasses)
+    if (nodeClasses.length === 0) skip('no EC2NodeClass exists: there is no node role to pass')
+    const findings: Finding[] = []
+    const uses = nodeRoleUses(facts, nodeClasses, findings)
+    const controllerRole = facts.iam.controllerRoleName
+    const evaluations = uses.map((use) => ({ use, read: lookup(facts, use.arn) }))
+    const denied = evaluations.filter((e) => e.read?.ok && e.read.value.decision !== 'allowed').map((e) => e.use)
+    const fix = denied.length > 0 ? passRoleFix(facts, controllerRole, uses, denied) : undefined
+    for (const { use, read } of evaluations) findings.push(judge(use, read, controllerRole, fix))
+    return findings
+  },
+}
+
+/** Node roles from spec.role (a name) and from spec.instanceProfile (the profile's roles). */
+function nodeRoleUses(facts: Facts, nodeClasses: EC2NodeClass[], findings: Finding[]): NodeRoleUse[] {
+  const byArn = new Map<string, NodeRoleUse>()
+  const add = (roleRef: string, nodeClass: string) => {
+    const arn = roleArn(facts, roleRef)
+    const use = byArn.get(arn) ?? { arn, nodeClasses: [] }
+    use.nodeClasses.push(nodeClass)
+    byArn.set(arn, use)
+  }
+  for (const nc of nodeClasses) {
+    const name = nc.metadata.name
+    if (nc.spec.role) add(nc.spec.role, name)
+    else if (nc.spec.instanceProfile) profileRoles(facts, nc.spec.instanceProfile, name, findings).forEach((r) => add(r, name))
+    else findings.push({ status: 'unknown', subject: name, message: `EC2NodeClass ${name} names neither spec.role nor spec.instanceProfile: no node role to evaluate` })
+  }
+  return [...byArn.values()]
+}
+
+function profileRoles(facts: Facts, profile: string, nodeClass: string, findings: Finding[]): string[] {
+  const read = facts.iam.instanceProfiles[profile]
+  if (!read) {
+    findings.push({ status: 'unknown', subject: profile, message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) was not collected` })
+    return []
+  }
+  if (!read.ok) {
+    findings.push({ status: 'unknown', subject: profile, message: `instance profile ${profile} (EC2NodeClass ${nodeClass}): ${describeFailure(read.error)}`, evidence: { read: read.error.read } })
+    return []
+  }
+  if (!read.value || read.value.roles.length === 0) {
+    // A missing or empty profile breaks the launch for another reason: nodeclass-ready reports it.
+    findings.push({
+      status: 'unknown',
+      subject: profile,
+      message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) ${read.value ? 'holds no role' : 'does not exist'}: no node role to evaluate (see nodeclass-ready)`,
+    })
+    return []
+  }
+  return read.value.roles
+}
+
+/** spec.role is a name; the collected role (when read) knows its real ARN, path included. */
+function roleArn(facts: Facts, ref: string): string {
+  if (ref.startsWith('arn:')) return ref
+  const role = facts.iam.roles[ref]
+  if (role?.ok && role.value) return role.value.role.arn
+  return `arn:${partitionOf(facts)}:iam::${facts.meta.accountId ?? '<account-id>'}:role/${ref}`
+}
+
+/** The evaluation for a role ARN; collectors may key it with or without the role's path. */
+function lookup(facts: Facts, arn: string) {
+  const direct = facts.iam.passRole[arn]
+  if (direct) return direct
+  const name = roleNameFromArn(arn)
+  const key = Object.keys(facts.iam.passRole).find((k) => roleNameFromArn(k) === name)
+  return key ? facts.iam.passRole[key] : undefined
+}
+
+export function methodText(e: PermissionEvaluation): string {
+  if (e.method === 'simulator') return 'IAM policy simulator'
+  return `local evaluator (simulator unavailable: ${e.simulatorUnavailable ?? 'reason not recorded'})`
+}
+
+function judge(use: NodeRoleUse, read: ReturnType<typeof lookup>, controllerRole: string | null, fix: Fix | undefined): Finding {
+  const roleName = roleNameFromArn(use.arn)
+  const classes = `EC2NodeClass ${use.nodeClasses.join(', ')}`
+  const controller = controllerRole ?? 'the controller role'
+  if (!read) {
+    return {
+      status: 'unknown',
+      subject: use.arn,
+      message: `iam:PassRole on ${roleName} (${classes}) was not evaluated${controllerRole ? '' : ': the controller role is not known'}`,
+      evidence: { roleArn: use.arn, nodeClasses: use.nodeClasses, controllerRole },
+    }
+  }
+  if (!read.ok) {
+    return {
+      status: 'unknown',
+      subject: use.arn,
+      message: `iam:PassRole on ${roleName} (${classes}): ${describeFailure(read.error)}`,
+      evidence: { roleArn: use.arn, read: read.error.read },
+    }
+  }
+  const e = read.value
+  const method = methodText(e)
+  const evidence = {
+    roleArn: use.arn,
+    nodeClasses: use.nodeClasses,
+    controllerRole,
+    decision: e.decision,
+    method,
+    matchedStatements: e.matchedStatements,
+    context: e.context,
+    ...(e.method === 'local' ? { caveat: 'identity policies only: SCPs and permission boundaries are not evaluated locally' } : {}),
+    ...(e.notes && e.notes.length > 0 ? { notes: e.notes } : {}),
+  }
+  if (e.decision === 'allowed') {
+    return {
+      status: 'pass',
+      subject: use.arn,
+      message: `${controller} may pass ${roleName} to ec2.amazonaws.com (${classes}; decided by ${method})`,
+      evidence,
+    }
+  }
+  const why =
+    e.decision === 'explicitDeny'
+      ? `an explicit Deny (${e.matchedStatements.join(', ') || 'statement not named'}) forbids it`
+      : 'no statement allows it'
+  return {
+    status: 'fail',
+    subject: use.arn,
+    message: `${controller} may not pass ${roleName} to EC2: ${why}; nodes of ${classes} cannot launch (decided by ${method})`,
+    evidence,
+    ...(fix ? { fix: e.decision === 'explicitDeny' ? withDenyAdvice(fix, e.matchedStatements) : fix } : {}),
+  }
+}
+
+/**
+ * One inline policy naming every node role in use: put-role-policy replaces a policy of the same
+ * name, so a per-role command would drop the roles granted by the previous run.
+ */
+function passRoleFix(facts: Facts, controllerRole: string | null, uses: NodeRoleUse[], denied: NodeRoleUse[]): Fix {
+  const role = controllerRole ?? `KarpenterControllerRole-${facts.meta.clusterName}`
+  const resources = uses.map((u) => u.arn)
+  const document = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'AllowPassingInstanceRole',
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: resources.length === 1 ? resources[0] : resources,
+        Condition: { StringEquals: { 'iam:PassedToService': EC2_SERVICES } },
+      },
+    ],
+  }
+  const names = denied.map((u) => roleNameFromArn(u.arn)).join(', ')
+  return {
+    summary: `let ${role} pass ${names} to EC2${controllerRole ? '' : ` (the controller role was not discovered: ${role} is the getting-started name, adjust it)`}`,
+    commands: [
+      `aws iam put-role-policy --role-name ${role} --policy-name KarpenterPassNodeRole --policy-document '${JSON.stringify(document)}'`,
+    ],
+    snippet: { language: 'json', text: JSON.stringify(document, null, 2) },
+  }
+}
+
+function withDenyAdvice(fix: Fix, statements: string[]): Fix {
+  return {
+    ...fix,
+    summary: `remove or narrow the Deny statement${statements.length === 1 ? '' : 's'} ${statements.join(', ')} (an Allow cannot override it; an SCP or permission boundary can also deny), then: ${fix.summary}`,
+  }
+}
