@@ -191,7 +191,7 @@ function judgeWithoutRelease(facts: Facts): Finding[] {
       fix: {
         summary: old
           ? `either remove the leftovers, or reinstall and migrate: ${upgradePath(generation)}`
-          : 'either reinstall Karpenter (the CRDs and any NodePools are reused), or remove the leftover CRDs',
+          : 'either reinstall Karpenter (the CRDs and any NodePools are reused), or remove the leftover CRDs — which deletes every NodePool, NodeClaim and EC2NodeClass; without a controller, objects with finalizers block the deletion',
         commands: [
           helmInstallCommand(facts.meta.clusterName),
           ...(names.length > 0 ? [`kubectl delete crd ${names.join(' ')}`] : []),

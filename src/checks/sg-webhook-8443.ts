@@ -28,27 +28,34 @@ export const sgWebhook8443: Check = {
     if (!cluster) skip('EKS cluster not found')
     const clusterSg = cluster.clusterSecurityGroupId ?? cluster.securityGroupIds[0]
     if (!clusterSg) skip('the cluster security group is not known (the EKS API did not return one)')
-    const findings: Finding[] = []
+    // One finding per security group, naming every EC2NodeClass that selects it.
+    const users = new Map<string, { sg: SecurityGroup; nodeClasses: string[] }>()
     for (const [nodeClass, read] of Object.entries(facts.ec2.securityGroupsByNodeClass)) {
       for (const sg of need(read)) {
         if (sg.id === clusterSg) continue // traffic within one SG is governed by its self-rule
-        if (allows8443From(sg, clusterSg)) {
-          findings.push({ status: 'pass', subject: sg.id, message: `${sg.id} allows tcp/8443 from ${clusterSg}` })
-        } else {
-          findings.push({
-            status: 'fail',
-            subject: sg.id,
-            message: `node security group ${sg.id} (EC2NodeClass ${nodeClass}) has no ingress tcp/8443 from the cluster security group ${clusterSg}: webhook calls time out`,
-            evidence: { securityGroup: sg.id, clusterSecurityGroup: clusterSg, ingress: sg.ingress },
-            fix: {
-              summary: 'allow the control plane to reach the webhook',
-              commands: [
-                `aws ec2 authorize-security-group-ingress --group-id ${sg.id} --protocol tcp --port 8443 --source-group ${clusterSg} --region ${facts.meta.region}`,
-              ],
-            },
-          })
-        }
+        const entry = users.get(sg.id) ?? { sg, nodeClasses: [] }
+        entry.nodeClasses.push(nodeClass)
+        users.set(sg.id, entry)
       }
+    }
+    const findings: Finding[] = []
+    for (const { sg, nodeClasses } of users.values()) {
+      if (allows8443From(sg, clusterSg)) {
+        findings.push({ status: 'pass', subject: sg.id, message: `${sg.id} allows tcp/8443 from ${clusterSg}` })
+        continue
+      }
+      findings.push({
+        status: 'fail',
+        subject: sg.id,
+        message: `node security group ${sg.id} (EC2NodeClass ${nodeClasses.join(', ')}) has no ingress tcp/8443 from the cluster security group ${clusterSg}: webhook calls time out`,
+        evidence: { securityGroup: sg.id, clusterSecurityGroup: clusterSg, nodeClasses, ingress: sg.ingress },
+        fix: {
+          summary: 'allow the control plane to reach the webhook',
+          commands: [
+            `aws ec2 authorize-security-group-ingress --group-id ${sg.id} --protocol tcp --port 8443 --source-group ${clusterSg} --region ${facts.meta.region}`,
+          ],
+        },
+      })
     }
     return findings
   },

@@ -57,23 +57,42 @@ export const stsRegionalAnnotation: Check = {
       const f = judgeValue(facts, release, occ, subject)
       if (f) findings.push(f)
     }
-    if (rendered !== undefined && typeof rendered !== 'string') {
+    // A wrong type explains everything downstream (rendered manifest, rejected ServiceAccount): report it once.
+    const typeBroken = inValues.some((o) => verdict(o.value) === 'wrongType')
+    if (!typeBroken && rendered !== undefined && typeof rendered !== 'string') {
       findings.push(typeFailure(facts, release, { where: 'the ServiceAccount manifest the release rendered', value: rendered }, subject))
     }
 
     const live = liveAnnotation(facts, subject, findings)
     if (live === 'unreadable') return findings
-    if (live.exists && live.value !== undefined) {
+    if (live.value !== undefined) {
       const f = judgeValue(facts, release, { where: `the live ServiceAccount ${subject}`, value: live.value }, subject)
       if (f) findings.push(f)
+      else {
+        const drift = driftFinding(facts, release, subject, inValues, live.value)
+        if (drift) findings.push(drift)
+      }
     }
     const declared = inValues.length > 0 || rendered !== undefined
-    if (declared && live.value === undefined) {
+    if (declared && live.value === undefined && !typeBroken) {
       findings.push(notApplied(facts, release, subject, live.exists, inValues))
     }
     if (findings.length > 0) return findings
     return [passFinding(release, subject, live.value, declared)]
   },
+}
+
+/** Values say one thing, the live ServiceAccount another: the next `helm upgrade` will flip it. */
+function driftFinding(facts: Facts, release: HelmRelease, subject: string, inValues: Occurrence[], live: string): Finding | null {
+  const declared = inValues.find((o) => typeof o.value === 'string' && o.value !== live)
+  if (!declared) return null
+  return {
+    status: 'warn',
+    subject,
+    message: `${STS_ANNOTATION} is ${JSON.stringify(live)} on the live ServiceAccount ${subject} but ${JSON.stringify(declared.value)} in ${declared.where}: the next helm upgrade changes it`,
+    evidence: { live, values: declared.value, path: declared.keyPath ? helmPath(declared.keyPath) : undefined },
+    fix: stringFix(facts, release, subject, declared.keyPath),
+  }
 }
 
 /** Values occurrences: user values first; computed values only add what the user values do not hold. */
@@ -168,16 +187,16 @@ function notApplied(facts: Facts, release: HelmRelease, subject: string, saExist
 }
 
 function passFinding(release: HelmRelease, subject: string, live: string | undefined, declared: boolean): Finding {
-  if (live !== undefined || declared) {
-    const value = live ?? 'true'
+  if (live !== undefined) {
+    const where = declared ? `in the Helm values and on ${subject}` : `on ${subject} (set outside the Helm values)`
     return {
       status: 'pass',
       subject,
       message:
-        value === 'false'
-          ? `${STS_ANNOTATION} is the string "false" on ${subject}: no regional override is injected (AWS SDK for Go v2 uses regional STS anyway)`
-          : `${STS_ANNOTATION} is the string "${value}" in the Helm values and on ${subject}`,
-      evidence: { value },
+        live === 'false'
+          ? `${STS_ANNOTATION} is the string "false" ${where}: the webhook injects no regional override (AWS SDK for Go v2 uses regional STS anyway)`
+          : `${STS_ANNOTATION} is the string "true" ${where}: the webhook injects AWS_STS_REGIONAL_ENDPOINTS=regional`,
+      evidence: { value: live, inHelmValues: declared },
     }
   }
   const v = releaseVersion(release)

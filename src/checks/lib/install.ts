@@ -29,10 +29,10 @@ export const LEGACY_CRDS = ['provisioners.karpenter.sh', 'machines.karpenter.sh'
 export type Generation = 'v1alpha5' | 'v1beta1' | 'v1.0' | 'v1'
 
 export const generationLabel: Record<Generation, string> = {
-  v1alpha5: 'v0.x before v0.32 (v1alpha5: Provisioner / AWSNodeTemplate)',
-  v1beta1: 'v0.32–v0.37 (v1beta1: NodePool / EC2NodeClass)',
-  'v1.0': 'v1.0.x (v1, with v1beta1 served through the conversion webhook)',
-  v1: 'v1.1 or later (v1 only)',
+  v1alpha5: 'v0.x before v0.32 — v1alpha5: Provisioner / AWSNodeTemplate',
+  v1beta1: 'v0.32 to v0.37 — v1beta1: NodePool / EC2NodeClass',
+  'v1.0': 'v1.0.x — v1, with v1beta1 served through the conversion webhook',
+  v1: 'v1.1 or later — v1 only',
 }
 
 export const karpenterCrds = (crds: CustomResourceDefinition[]) =>
