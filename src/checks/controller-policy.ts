@@ -78,7 +78,9 @@ function requiredStatements(facts: Facts, release: HelmRelease, accountId: strin
         if (key.startsWith('arc-zonal-shift:') && !zonalShift) return false // opt-in
         return atLeast(version, ACTION_SINCE[key])
       })
-      const resources = asList(s.Resource).filter((r) => atLeast(version, RESOURCE_SINCE.find(([re]) => re.test(r))?.[1]))
+      const resources = asList(s.Resource).filter((r) =>
+        atLeast(version, RESOURCE_SINCE.find(([re]) => re.test(r))?.[1]),
+      )
       if (actions.length === 0 || resources.length === 0) continue
       out.push({ policy: doc.name, statement: { ...s, Action: actions, Resource: resources } })
     }
@@ -134,9 +136,12 @@ function coverage(required: Required[], statements: SourcedStatement[], accountI
         result.missing.push({ action, required: req, ...(deny ? { deniedBy: statementLabel(deny) } : {}) })
         continue
       }
-      const uncovered = refResources.filter((r) => !grants.some((g) => coversResource(g.statement, r, accountId)))
+      const uncovered = refResources.filter(
+        (r) => !grants.some((g) => coversResource(g.statement, r, accountId)),
+      )
       if (uncovered.length > 0) result.narrow.push({ action, sid: req.statement.Sid, uncovered })
-      if (!isReadOnlyAction(action)) for (const g of grants) noteBreadth(result.broad, g, action, req.statement)
+      if (!isReadOnlyAction(action))
+        for (const g of grants) noteBreadth(result.broad, g, action, req.statement)
     }
   }
   return result
@@ -150,12 +155,25 @@ function noteBreadth(broad: Map<string, Broad>, g: SourcedStatement, action: str
   if (!hasCondition(g.statement) && hasCondition(ref)) {
     const keys = [...new Set(Object.values(ref.Condition ?? {}).flatMap((kv) => Object.keys(kv)))]
     reasons.push(['no Condition where the reference scopes by tags', `reference requires ${keys.join(', ')}`])
-  } else if (!hasCondition(g.statement) && unscopedResource(g.statement) && !asList(ref.Resource).includes('*')) {
-    reasons.push(['Resource "*" where the reference names ARNs', `reference scopes to ${asList(ref.Resource).join(', ')}`])
+  } else if (
+    !hasCondition(g.statement) &&
+    unscopedResource(g.statement) &&
+    !asList(ref.Resource).includes('*')
+  ) {
+    reasons.push([
+      'Resource "*" where the reference names ARNs',
+      `reference scopes to ${asList(ref.Resource).join(', ')}`,
+    ])
   }
   if (reasons.length === 0) return
   const label = statementLabel(g)
-  const entry = broad.get(label) ?? { label, actions: new Set(), reasons: new Set(), reference: new Set(), details: [] }
+  const entry = broad.get(label) ?? {
+    label,
+    actions: new Set(),
+    reasons: new Set(),
+    reference: new Set(),
+    details: [],
+  }
   entry.actions.add(action)
   entry.reference.add(ref)
   for (const [short, detail] of reasons) {
@@ -171,19 +189,26 @@ export const controllerPolicy: Check = {
     title: 'The controller role carries the permissions of the reference policy',
     category: 'iam',
     severity: 'error',
-    docs: "Compares the controller role's attached and inline policies with the getting-started CloudFormation policies for the installed Karpenter version: every action must be granted on the resources the reference names; grants much wider than the reference (wildcard actions, Resource \"*\", dropped tag conditions) are reported as security warnings. iam:PassRole is proven by passrole-node-role.",
+    docs: 'Compares the controller role\'s attached and inline policies with the getting-started CloudFormation policies for the installed Karpenter version: every action must be granted on the resources the reference names; grants much wider than the reference (wildcard actions, Resource "*", dropped tag conditions) are reported as security warnings. iam:PassRole is proven by passrole-node-role.',
   },
   run(facts) {
     const release = needRelease(facts)
     if (isLegacy(release)) {
-      skip(`Karpenter ${release.chartVersion} (v0.x) uses a different controller policy: upgrade to v1 first (see karpenter-version)`)
+      skip(
+        `Karpenter ${release.chartVersion} (v0.x) uses a different controller policy: upgrade to v1 first (see karpenter-version)`,
+      )
     }
     const roleName = facts.iam.controllerRoleName
     if (!roleName) {
-      skip('the controller role was not discovered (no IRSA annotation or Pod Identity association): see irsa-trust-policy and pod-identity')
+      skip(
+        'the controller role was not discovered (no IRSA annotation or Pod Identity association): see irsa-trust-policy and pod-identity',
+      )
     }
     const read = facts.iam.roles[roleName]
-    if (!read) return [{ status: 'unknown', subject: roleName, message: `controller role ${roleName} was not collected` }]
+    if (!read)
+      return [
+        { status: 'unknown', subject: roleName, message: `controller role ${roleName} was not collected` },
+      ]
     const role = need(read)
     if (!role) {
       return [
@@ -191,7 +216,10 @@ export const controllerPolicy: Check = {
           status: 'fail',
           subject: roleName,
           message: `controller role ${roleName} does not exist: every AWS call of the controller fails`,
-          fix: { summary: 'create the role (karpctl install), or point the controller identity at the existing role' },
+          fix: {
+            summary:
+              'create the role (karpctl install), or point the controller identity at the existing role',
+          },
         },
       ]
     }
@@ -232,7 +260,12 @@ function missingFinding(
 ): Finding {
   const actions = [...new Set(missing.map((g) => g.action))]
   const evidence = {
-    missing: missing.map((g) => ({ action: g.action, referenceSid: g.required.statement.Sid, referencePolicy: g.required.policy, ...(g.deniedBy ? { deniedBy: g.deniedBy } : {}) })),
+    missing: missing.map((g) => ({
+      action: g.action,
+      referenceSid: g.required.statement.Sid,
+      referencePolicy: g.required.policy,
+      ...(g.deniedBy ? { deniedBy: g.deniedBy } : {}),
+    })),
   }
   if (unreadable.length > 0) {
     return {
@@ -310,8 +343,12 @@ function narrowFinding(roleName: string, subject: string, narrow: Narrow[]): Fin
     status: 'warn',
     subject,
     message: `${roleName} grants ${[...new Set(narrow.map((n) => n.action))].join(', ')} on fewer resources than the reference: calls on the others are denied`,
-    evidence: { narrower: narrow.map((n) => ({ action: n.action, referenceSid: n.sid, notCovered: n.uncovered })) },
-    fix: { summary: 'widen the grants to the reference resources (or confirm the narrower scope is intended)' },
+    evidence: {
+      narrower: narrow.map((n) => ({ action: n.action, referenceSid: n.sid, notCovered: n.uncovered })),
+    },
+    fix: {
+      summary: 'widen the grants to the reference resources (or confirm the narrower scope is intended)',
+    },
   }
 }
 
@@ -323,7 +360,10 @@ function broadFinding(roleName: string, b: Broad): Finding {
     evidence: { statement: b.label, actions: [...b.actions], details: b.details },
     fix: {
       summary: 'scope the statement as the reference does (resources and tag conditions below)',
-      snippet: { language: 'json', text: JSON.stringify({ Version: '2012-10-17', Statement: [...b.reference] }, null, 2) },
+      snippet: {
+        language: 'json',
+        text: JSON.stringify({ Version: '2012-10-17', Statement: [...b.reference] }, null, 2),
+      },
     },
   }
 }

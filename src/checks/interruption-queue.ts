@@ -22,7 +22,12 @@ export const queueArnFor = (facts: Facts, name: string) =>
 /** The queue policy of the getting-started template: EventBridge and SQS may send; plain HTTP is denied. */
 export function referenceQueueStatements(queueArn: string): PolicyStatement[] {
   return [
-    { Effect: 'Allow', Principal: { Service: [...QUEUE_SENDERS] }, Action: 'sqs:SendMessage', Resource: queueArn },
+    {
+      Effect: 'Allow',
+      Principal: { Service: [...QUEUE_SENDERS] },
+      Action: 'sqs:SendMessage',
+      Resource: queueArn,
+    },
     {
       Sid: 'DenyHTTP',
       Effect: 'Deny',
@@ -40,10 +45,17 @@ function helmSetFix(facts: Facts, release: HelmRelease, name: string): string {
 
 function createQueueCommands(facts: Facts, name: string): string[] {
   const { region } = facts.meta
-  const policy: PolicyDocument = { Id: 'EC2InterruptionPolicy', Statement: referenceQueueStatements(queueArnFor(facts, name)) }
+  const policy: PolicyDocument = {
+    Id: 'EC2InterruptionPolicy',
+    Statement: referenceQueueStatements(queueArnFor(facts, name)),
+  }
   return [
     `aws sqs create-queue --queue-name ${shellQuote(name)} --region ${region} --attributes ${shellQuote(
-      JSON.stringify({ MessageRetentionPeriod: '300', SqsManagedSseEnabled: 'true', Policy: JSON.stringify(policy) }),
+      JSON.stringify({
+        MessageRetentionPeriod: '300',
+        SqsManagedSseEnabled: 'true',
+        Policy: JSON.stringify(policy),
+      }),
     )}`,
   ]
 }
@@ -81,7 +93,10 @@ export const interruptionQueue: Check = {
           subject: 'settings.interruptionQueue',
           message: `settings.interruptionQueue is ${malformed} (${name}); Karpenter expects the queue name, e.g. ${queueNameOf(name)}`,
           evidence: { value: name },
-          fix: { summary: 'set the queue name instead', commands: [helmSetFix(facts, release, queueNameOf(name))] },
+          fix: {
+            summary: 'set the queue name instead',
+            commands: [helmSetFix(facts, release, queueNameOf(name))],
+          },
         },
       ]
     }
@@ -93,12 +108,20 @@ export const interruptionQueue: Check = {
           subject: name,
           message: `interruption queue ${name} does not exist in ${facts.meta.region}: the controller logs errors and handles no interruptions`,
           evidence: { interruptionQueue: name, region: facts.meta.region },
-          fix: { summary: `create queue ${name} with the reference policy`, commands: createQueueCommands(facts, name) },
+          fix: {
+            summary: `create queue ${name} with the reference policy`,
+            commands: createQueueCommands(facts, name),
+          },
         },
       ]
     }
     return [
-      { status: 'pass', subject: queue.arn, message: `interruption queue ${queue.name} exists`, evidence: { url: queue.url } },
+      {
+        status: 'pass',
+        subject: queue.arn,
+        message: `interruption queue ${queue.name} exists`,
+        evidence: { url: queue.url },
+      },
       policyFinding(facts, queue),
     ]
   },
@@ -114,9 +137,15 @@ function notAName(value: string): string | null {
 const queueNameOf = (value: string) => value.split(/[/:]/).filter(Boolean).pop() ?? value
 
 function policyFinding(facts: Facts, queue: QueueFacts): Finding {
-  const missing = QUEUE_SENDERS.filter((svc) => !allowsService(queue.policy, svc, 'sqs:SendMessage', queue.arn))
+  const missing = QUEUE_SENDERS.filter(
+    (svc) => !allowsService(queue.policy, svc, 'sqs:SendMessage', queue.arn),
+  )
   if (missing.length === 0) {
-    return { status: 'pass', subject: queue.arn, message: `policy of ${queue.name} lets ${QUEUE_SENDERS.join(' and ')} send` }
+    return {
+      status: 'pass',
+      subject: queue.arn,
+      message: `policy of ${queue.name} lets ${QUEUE_SENDERS.join(' and ')} send`,
+    }
   }
   return {
     status: 'fail',

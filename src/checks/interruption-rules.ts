@@ -29,7 +29,8 @@ function patternAllows(pattern: Record<string, unknown> | null, field: string, v
 }
 
 const matches = (rule: EventRule, spec: RuleSpec) =>
-  patternAllows(rule.eventPattern, 'source', spec.source) && patternAllows(rule.eventPattern, 'detail-type', spec.detailType)
+  patternAllows(rule.eventPattern, 'source', spec.source) &&
+  patternAllows(rule.eventPattern, 'detail-type', spec.detailType)
 
 export const interruptionRules: Check = {
   meta: {
@@ -42,7 +43,8 @@ export const interruptionRules: Check = {
   run(facts) {
     const release = needRelease(facts)
     const name = interruptionQueueSetting(facts, release)
-    if (!name) skip('no interruption queue is configured (settings.interruptionQueue): see interruption-queue')
+    if (!name)
+      skip('no interruption queue is configured (settings.interruptionQueue): see interruption-queue')
     const queue = need(facts.sqs.queue)
     if (!queue) skip(`interruption queue ${name} does not exist: see interruption-queue`)
     const rules = need(facts.events.rules)
@@ -57,7 +59,12 @@ function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn:
   const subject = `${spec.source} / ${spec.detailType}`
   const candidates = rules.filter((r) => matches(r, spec))
   const good = candidates.find((r) => r.state === 'ENABLED' && r.targetArns.includes(queueArn))
-  if (good) return { status: 'pass', subject: good.arn, message: `rule ${good.name} sends "${spec.detailType}" to the queue` }
+  if (good)
+    return {
+      status: 'pass',
+      subject: good.arn,
+      message: `rule ${good.name} sends "${spec.detailType}" to the queue`,
+    }
 
   const region = facts.meta.region
   const disabled = candidates.find((r) => r.state !== 'ENABLED' && r.targetArns.includes(queueArn))
@@ -67,7 +74,10 @@ function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn:
       subject: disabled.arn,
       message: `rule ${disabled.name} for "${spec.detailType}" is ${disabled.state}: those events never reach the queue`,
       evidence: { rule: disabled.name, state: disabled.state },
-      fix: { summary: `enable ${disabled.name}`, commands: [`aws events enable-rule --name ${disabled.name} --region ${region}`] },
+      fix: {
+        summary: `enable ${disabled.name}`,
+        commands: [`aws events enable-rule --name ${disabled.name} --region ${region}`],
+      },
     }
   }
   const untargeted = candidates.find((r) => r.state === 'ENABLED')
@@ -77,7 +87,10 @@ function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn:
       subject: untargeted.arn,
       message: `rule ${untargeted.name} for "${spec.detailType}" does not target the interruption queue ${queueArn}`,
       evidence: { rule: untargeted.name, targets: untargeted.targetArns, queueArn },
-      fix: { summary: `add the queue as a target of ${untargeted.name}`, commands: [putTargets(untargeted.name, queueArn, region)] },
+      fix: {
+        summary: `add the queue as a target of ${untargeted.name}`,
+        commands: [putTargets(untargeted.name, queueArn, region)],
+      },
     }
   }
   // EventBridge rule names are limited to 64 characters.
@@ -87,7 +100,11 @@ function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn:
     status: 'fail',
     subject,
     message: `no enabled EventBridge rule sends "${spec.detailType}" (${spec.source}) to the interruption queue`,
-    evidence: { expected: { source: spec.source, detailType: spec.detailType }, queueArn, rulesTargetingQueue: rules.map((r) => r.name) },
+    evidence: {
+      expected: { source: spec.source, detailType: spec.detailType },
+      queueArn,
+      rulesTargetingQueue: rules.map((r) => r.name),
+    },
     fix: {
       summary: `create the ${spec.key} rule and target the queue`,
       commands: [

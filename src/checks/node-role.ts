@@ -47,10 +47,19 @@ function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): stri
   if (nc.spec.role) return nc.spec.role.startsWith('arn:') ? roleNameFromArn(nc.spec.role) : nc.spec.role
   const profileName = nc.spec.instanceProfile
   if (!profileName) {
-    findings.push({ status: 'unknown', subject, message: `${subject} names neither spec.role nor spec.instanceProfile` })
+    findings.push({
+      status: 'unknown',
+      subject,
+      message: `${subject} names neither spec.role nor spec.instanceProfile`,
+    })
     return undefined
   }
-  const profile = readOr(facts.iam.instanceProfiles[profileName], findings, profileName, `instance profile ${profileName}`)
+  const profile = readOr(
+    facts.iam.instanceProfiles[profileName],
+    findings,
+    profileName,
+    `instance profile ${profileName}`,
+  )
   if (profile === undefined) return undefined
   if (profile === null || profile.roles.length === 0) {
     findings.push({
@@ -64,7 +73,9 @@ function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): stri
       fix: {
         summary: `create the instance profile and add the node role to it`,
         commands: [
-          ...(profile === null ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`] : []),
+          ...(profile === null
+            ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`]
+            : []),
           `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name KarpenterNodeRole-${facts.meta.clusterName}`,
         ],
       },
@@ -89,7 +100,10 @@ function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[]
 
 const ec2Trust = (existing: PolicyDocument['Statement'] = []): PolicyDocument => ({
   Version: '2012-10-17',
-  Statement: [...existing, { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+  Statement: [
+    ...existing,
+    { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+  ],
 })
 
 const managedArn = (facts: Facts, name: string) => `arn:${partitionOf(facts)}:iam::aws:policy/${name}`
@@ -104,7 +118,9 @@ function missingRole(facts: Facts, roleName: string, used: string): Finding {
       summary: `create ${roleName} with the node policies, then grant it cluster access`,
       commands: [
         `aws iam create-role --role-name ${roleName} --assume-role-policy-document ${shellQuote(JSON.stringify(ec2Trust()))}`,
-        ...required.map((p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`),
+        ...required.map(
+          (p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`,
+        ),
       ],
     },
   }
@@ -139,14 +155,19 @@ function policyFindings(
   const attached = readOr(attachedRead, findings, roleName, `attached policies of ${roleName}`)
   if (attached === undefined) return findings
   // Match AWS managed policies by ARN so a customer policy that merely shares the name does not count.
-  const has = (name: string) => attached.some((p) => p.arn === managedArn(facts, name) || p.arn.endsWith(`:iam::aws:policy/${name}`))
+  const has = (name: string) =>
+    attached.some((p) => p.arn === managedArn(facts, name) || p.arn.endsWith(`:iam::aws:policy/${name}`))
   // The VPC CNI may get its permissions from its own identity instead (EKS best practice).
   const cniOwnRole = cniHasOwnRole(facts)
-  const missing: string[] = NODE_MANAGED_POLICIES.filter((p) => !has(p) && !(p === 'AmazonEKS_CNI_Policy' && cniOwnRole))
+  const missing: string[] = NODE_MANAGED_POLICIES.filter(
+    (p) => !has(p) && !(p === 'AmazonEKS_CNI_Policy' && cniOwnRole),
+  )
   if (!NODE_ECR_POLICIES.some(has)) missing.push(NODE_ECR_POLICIES[0])
   const attachFix = (names: string[]): Fix => ({
     summary: `attach ${names.join(', ')} to ${roleName}`,
-    commands: names.map((p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`),
+    commands: names.map(
+      (p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`,
+    ),
   })
   const evidence = { attached: attached.map((p) => p.arn) }
   if (missing.length > 0) {
@@ -158,7 +179,12 @@ function policyFindings(
       fix: attachFix(missing),
     })
   } else {
-    findings.push({ status: 'pass', subject: roleName, message: `${roleName} has the CNI, worker node and ECR pull policies`, evidence })
+    findings.push({
+      status: 'pass',
+      subject: roleName,
+      message: `${roleName} has the CNI, worker node and ECR pull policies`,
+      evidence,
+    })
   }
   const advised = NODE_ADVISED_POLICIES.filter((p) => !has(p))
   if (advised.length > 0) {
@@ -186,7 +212,12 @@ function sameRole(arn: string, role: IamRole): boolean {
 
 function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
   const findings: Finding[] = []
-  const cluster = readOr(facts.eks.cluster, findings, facts.meta.clusterName, `EKS cluster ${facts.meta.clusterName}`)
+  const cluster = readOr(
+    facts.eks.cluster,
+    findings,
+    facts.meta.clusterName,
+    `EKS cluster ${facts.meta.clusterName}`,
+  )
   if (cluster === undefined) return findings
   // Clusters that do not report a mode predate access entries: the ConfigMap is the only way.
   const mode = cluster?.authenticationMode ?? 'CONFIG_MAP'
@@ -201,7 +232,13 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
     } else {
       const entry = entries.value.find((e) => sameRole(e.principalArn, role))
       if (entry && NODE_ENTRY_TYPES.includes(entry.type ?? '')) {
-        return [{ status: 'pass', subject: role.arn, message: `${role.name} has an ${entry.type} access entry (mode ${mode})` }]
+        return [
+          {
+            status: 'pass',
+            subject: role.arn,
+            message: `${role.name} has an ${entry.type} access entry (mode ${mode})`,
+          },
+        ]
       }
       if (entry) return [wrongEntryType(facts, role, entry.type ?? 'STANDARD', used)]
     }
@@ -216,7 +253,13 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
     if (mapping) {
       const missingGroups = NODE_GROUPS.filter((g) => !mapping?.groups.includes(g))
       if (missingGroups.length === 0) {
-        return [{ status: 'pass', subject: role.arn, message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})` }]
+        return [
+          {
+            status: 'pass',
+            subject: role.arn,
+            message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})`,
+          },
+        ]
       }
       if (!entriesUnreadable) {
         return [
@@ -254,7 +297,8 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
   ]
 }
 
-const pathlessArn = (role: IamRole) => `arn:${role.arn.split(':')[1]}:iam::${role.arn.split(':')[4]}:role/${role.name}`
+const pathlessArn = (role: IamRole) =>
+  `arn:${role.arn.split(':')[1]}:iam::${role.arn.split(':')[4]}:role/${role.name}`
 
 function accessEntryFix(facts: Facts, role: IamRole): Fix {
   const { clusterName, region } = facts.meta

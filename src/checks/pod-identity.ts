@@ -36,7 +36,9 @@ export const podIdentity: Check = {
     // The collector's verdict wins; without one, an IRSA annotation means IRSA.
     const identity = facts.iam.controllerIdentity
     if (identity === 'irsa' || (identity !== 'pod-identity' && annotation)) {
-      skip(`the controller uses IRSA (${IRSA_ANNOTATION} on ${subject}), not Pod Identity: see irsa-trust-policy`)
+      skip(
+        `the controller uses IRSA (${IRSA_ANNOTATION} on ${subject}), not Pod Identity: see irsa-trust-policy`,
+      )
     }
     // Unreadable associations (e.g. an endpoint without Pod Identity) make the whole check unknown.
     const associations = need(facts.eks.podIdentityAssociations)
@@ -81,7 +83,9 @@ function missingAssociation(
       : `no Pod Identity association for ${subject} in cluster ${clusterName}`,
     evidence: {
       serviceAccount: subject,
-      associations: associations.map((a) => `${a.namespace}/${a.serviceAccount} → ${a.roleArn ?? a.associationId}`),
+      associations: associations.map(
+        (a) => `${a.namespace}/${a.serviceAccount} → ${a.roleArn ?? a.associationId}`,
+      ),
     },
     fix: {
       summary: `associate ${subject} with the controller role, then restart the controller so it picks up the credentials`,
@@ -159,7 +163,9 @@ function trustFix(roleName: string, trust: PolicyDocument): Fix {
   const doc = podIdentityTrust(trust.Statement)
   return {
     summary: `let ${POD_IDENTITY_SERVICE} assume ${roleName} and tag the session (other trust statements are kept)`,
-    commands: [`aws iam update-assume-role-policy --role-name ${roleName} --policy-document ${shellQuote(JSON.stringify(doc))}`],
+    commands: [
+      `aws iam update-assume-role-policy --role-name ${roleName} --policy-document ${shellQuote(JSON.stringify(doc))}`,
+    ],
   }
 }
 
@@ -179,7 +185,9 @@ function agentAddon(facts: Facts): Finding[] {
       evidence: { addons },
       fix: {
         summary: `install the ${AGENT_ADDON} add-on (EKS Auto Mode clusters run the agent built in)`,
-        commands: [`aws eks create-addon --cluster-name ${clusterName} --addon-name ${AGENT_ADDON} --region ${region}`],
+        commands: [
+          `aws eks create-addon --cluster-name ${clusterName} --addon-name ${AGENT_ADDON} --region ${region}`,
+        ],
       },
     },
   ]

@@ -61,7 +61,8 @@ export const spotServiceLinkedRole: Check = {
         message: `NodePool ${spotPools.join(', ')} allow${spotPools.length === 1 ? 's' : ''} spot, but the account has no EC2 Spot service-linked role: spot launches fail`,
         evidence: { nodePools: spotPools, expectedRole: 'AWSServiceRoleForEC2Spot' },
         fix: {
-          summary: 'create the service-linked role once per account (an "already exists" error means it is there)',
+          summary:
+            'create the service-linked role once per account (an "already exists" error means it is there)',
           commands: ['aws iam create-service-linked-role --aws-service-name spot.amazonaws.com'],
         },
       },

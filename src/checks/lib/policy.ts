@@ -42,7 +42,9 @@ export function roleStatements(attached: AttachedPolicy[], inline: InlinePolicy[
     )
   }
   for (const p of inline) {
-    p.document.Statement.forEach((statement, index) => out.push({ source: p.name, kind: 'inline', index, statement }))
+    p.document.Statement.forEach((statement, index) =>
+      out.push({ source: p.name, kind: 'inline', index, statement }),
+    )
   }
   return out
 }
@@ -84,7 +86,8 @@ export function coversResource(s: PolicyStatement, resource: string, accountId?:
 
 /** A statement that applies to every resource (Resource "*" or an ARN pattern that is all wildcards). */
 export const unscopedResource = (s: PolicyStatement) =>
-  s.NotResource !== undefined || asList(s.Resource).some((r) => r === '*' || /^arn:[^:]*:[^:]*:\*:\*:\*$/.test(r))
+  s.NotResource !== undefined ||
+  asList(s.Resource).some((r) => r === '*' || /^arn:[^:]*:[^:]*:\*:\*:\*$/.test(r))
 
 const principalNames = (s: PolicyStatement, kind: 'Service' | 'AWS'): string[] => {
   const p = s.Principal
@@ -97,7 +100,12 @@ const principalNames = (s: PolicyStatement, kind: 'Service' | 'AWS'): string[] =
  * Whether a resource or trust policy has an Allow statement for the AWS service principal and the
  * action (on `resource` when given; a statement without Resource applies to the policy's resource).
  */
-export function allowsService(doc: PolicyDocument | null, service: string, action: string, resource?: string): boolean {
+export function allowsService(
+  doc: PolicyDocument | null,
+  service: string,
+  action: string,
+  resource?: string,
+): boolean {
   if (!doc) return false
   return doc.Statement.some((s) => {
     if (s.Effect !== 'Allow') return false
@@ -113,4 +121,3 @@ export function allowsService(doc: PolicyDocument | null, service: string, actio
 export function missingServiceTrust(trust: PolicyDocument, services: string[], actions: string[]): string[] {
   return actions.filter((a) => !services.some((svc) => allowsService(trust, svc, a)))
 }
-

@@ -5,7 +5,12 @@ import type { Finding } from '../types.js'
 import { describeFailure } from './facts.js'
 
 /** The read's value, or undefined after pushing an `unknown` finding that carries the reason. */
-export function readOr<T>(read: Read<T> | undefined, findings: Finding[], subject: string, what: string): T | undefined {
+export function readOr<T>(
+  read: Read<T> | undefined,
+  findings: Finding[],
+  subject: string,
+  what: string,
+): T | undefined {
   if (read === undefined) {
     findings.push({ status: 'unknown', subject, message: `${what} was not collected` })
     return undefined

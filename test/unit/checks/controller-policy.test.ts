@@ -2,7 +2,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { AttachedPolicy, Facts, PolicyDocument, PolicyStatement, RoleFacts } from '../../../src/facts/types.js'
+import type {
+  AttachedPolicy,
+  Facts,
+  PolicyDocument,
+  PolicyStatement,
+  RoleFacts,
+} from '../../../src/facts/types.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
 
 const role = (f: Facts): RoleFacts => {
@@ -22,7 +28,8 @@ const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array
 /** Rewrites every statement of the reference policies attached in the healthy fixture. */
 const editStatements = (edit: (s: PolicyStatement) => PolicyStatement | null) => (f: Facts) => {
   for (const p of attachedOf(f)) {
-    if (p.document) p.document = { ...p.document, Statement: p.document.Statement.map(edit).filter((s) => s !== null) }
+    if (p.document)
+      p.document = { ...p.document, Statement: p.document.Statement.map(edit).filter((s) => s !== null) }
   }
 }
 
@@ -36,9 +43,14 @@ const setVersion = (v: string) => (f: Facts) => {
   if (f.kube.release.ok && f.kube.release.value) f.kube.release.value.chartVersion = v
 }
 
-const attach = (name: string, document: PolicyDocument | null, extra: Partial<AttachedPolicy> = {}) => (f: Facts) => {
-  role(f).attached = ok([...attachedOf(f), { arn: `arn:aws:iam::123456789012:policy/${name}`, name, document, ...extra }])
-}
+const attach =
+  (name: string, document: PolicyDocument | null, extra: Partial<AttachedPolicy> = {}) =>
+  (f: Facts) => {
+    role(f).attached = ok([
+      ...attachedOf(f),
+      { arn: `arn:aws:iam::123456789012:policy/${name}`, name, document, ...extra },
+    ])
+  }
 
 test('healthy: the getting-started policies grant everything 1.14.1 needs', () => {
   const r = runCheck(controllerPolicy, healthyFacts())
@@ -48,30 +60,64 @@ test('healthy: the getting-started policies grant everything 1.14.1 needs', () =
 })
 
 test('missing actions fail, named with their reference statement, and the fix adds exactly those', () => {
-  const r = runCheck(controllerPolicy, healthyFacts(dropActions('ec2:DescribeInstanceStatus', 'iam:ListInstanceProfiles')))
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts(dropActions('ec2:DescribeInstanceStatus', 'iam:ListInstanceProfiles')),
+  )
   assert.equal(r.status, 'fail')
   const fail = r.findings[0]!
   assert.equal(fail.subject, CONTROLLER_ROLE_ARN)
-  assert.match(fail.message, /lacks 2 action\(s\) Karpenter 1.14.1 needs: ec2:DescribeInstanceStatus, iam:ListInstanceProfiles/)
+  assert.match(
+    fail.message,
+    /lacks 2 action\(s\) Karpenter 1.14.1 needs: ec2:DescribeInstanceStatus, iam:ListInstanceProfiles/,
+  )
   assert.deepEqual(fail.evidence?.missing, [
-    { action: 'ec2:DescribeInstanceStatus', referenceSid: 'AllowRegionalReadActions', referencePolicy: 'KarpenterControllerResourceDiscoveryPolicy-demo' },
-    { action: 'iam:ListInstanceProfiles', referenceSid: 'AllowUnscopedInstanceProfileListAction', referencePolicy: 'KarpenterControllerResourceDiscoveryPolicy-demo' },
+    {
+      action: 'ec2:DescribeInstanceStatus',
+      referenceSid: 'AllowRegionalReadActions',
+      referencePolicy: 'KarpenterControllerResourceDiscoveryPolicy-demo',
+    },
+    {
+      action: 'iam:ListInstanceProfiles',
+      referenceSid: 'AllowUnscopedInstanceProfileListAction',
+      referencePolicy: 'KarpenterControllerResourceDiscoveryPolicy-demo',
+    },
   ])
   const cmd = fail.fix!.commands![0]!
-  assert.match(cmd, /^aws iam put-role-policy --role-name KarpenterControllerRole-demo --policy-name KarpenterControllerMissing-demo --policy-document '/)
+  assert.match(
+    cmd,
+    /^aws iam put-role-policy --role-name KarpenterControllerRole-demo --policy-name KarpenterControllerMissing-demo --policy-document '/,
+  )
   const doc = JSON.parse(cmd.slice(cmd.indexOf("'") + 1, -1)) as PolicyDocument
-  assert.deepEqual(doc.Statement.map((s) => s.Action), [['ec2:DescribeInstanceStatus'], ['iam:ListInstanceProfiles']])
+  assert.deepEqual(
+    doc.Statement.map((s) => s.Action),
+    [['ec2:DescribeInstanceStatus'], ['iam:ListInstanceProfiles']],
+  )
   assert.deepEqual(doc.Statement[0]!.Condition, { StringEquals: { 'aws:RequestedRegion': 'us-west-2' } })
 })
 
 test('an older controller is judged by what it calls: 1.0.14 without newer actions passes, 1.14.1 fails', () => {
-  const newer = ['ec2:DescribeCapacityReservations', 'ec2:DescribeInstanceStatus', 'ec2:DescribePlacementGroups', 'iam:ListInstanceProfiles']
+  const newer = [
+    'ec2:DescribeCapacityReservations',
+    'ec2:DescribeInstanceStatus',
+    'ec2:DescribePlacementGroups',
+    'iam:ListInstanceProfiles',
+  ]
   const v1_0 = (f: Facts) => {
     dropActions(...newer, 'arc-zonal-shift:GetManagedResource')(f)
     // the v1.0 template names no capacity-reservation or placement-group resources either
-    editStatements((s) => ({ ...s, Resource: list(s.Resource).filter((x) => !/capacity-reservation|placement-group/.test(x)) }))(f)
+    editStatements((s) => ({
+      ...s,
+      Resource: list(s.Resource).filter((x) => !/capacity-reservation|placement-group/.test(x)),
+    }))(f)
   }
-  assert.equal(runCheck(controllerPolicy, healthyFacts((f) => (v1_0(f), setVersion('1.0.14')(f)))).status, 'pass')
+  assert.equal(
+    runCheck(
+      controllerPolicy,
+      healthyFacts((f) => (v1_0(f), setVersion('1.0.14')(f))),
+    ).status,
+    'pass',
+  )
   const r = runCheck(controllerPolicy, healthyFacts(v1_0))
   assert.equal(r.status, 'fail')
   assert.deepEqual(
@@ -82,12 +128,16 @@ test('an older controller is judged by what it calls: 1.0.14 without newer actio
 
 test('zonal shift and the queue actions are only needed when enabled', () => {
   // zonal shift is off in the healthy values: its action may be absent
-  assert.equal(runCheck(controllerPolicy, healthyFacts(dropActions('arc-zonal-shift:GetManagedResource'))).status, 'pass')
+  assert.equal(
+    runCheck(controllerPolicy, healthyFacts(dropActions('arc-zonal-shift:GetManagedResource'))).status,
+    'pass',
+  )
   const zonal = runCheck(
     controllerPolicy,
     healthyFacts((f) => {
       dropActions('arc-zonal-shift:GetManagedResource')(f)
-      if (f.kube.release.ok && f.kube.release.value) (f.kube.release.value.computedValues.settings as Record<string, unknown>).enableZonalShift = true
+      if (f.kube.release.ok && f.kube.release.value)
+        (f.kube.release.value.computedValues.settings as Record<string, unknown>).enableZonalShift = true
     }),
   )
   assert.equal(zonal.status, 'fail')
@@ -95,8 +145,10 @@ test('zonal shift and the queue actions are only needed when enabled', () => {
     controllerPolicy,
     healthyFacts((f) => {
       dropActions('sqs:DeleteMessage', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage')(f)
-      if (f.kube.release.ok && f.kube.release.value) (f.kube.release.value.computedValues.settings as Record<string, unknown>).interruptionQueue = ''
-      if (f.kube.deployment.ok && f.kube.deployment.value) delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
+      if (f.kube.release.ok && f.kube.release.value)
+        (f.kube.release.value.computedValues.settings as Record<string, unknown>).interruptionQueue = ''
+      if (f.kube.deployment.ok && f.kube.deployment.value)
+        delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
     }),
   )
   assert.equal(noQueue.status, 'pass')
@@ -117,7 +169,19 @@ test('ec2:* on Resource "*" covers the actions but warns as broader than the ref
           document: {
             Version: '2012-10-17',
             Statement: [
-              { Sid: 'Everything', Effect: 'Allow', Action: ['ec2:*', 'iam:*', 'ssm:GetParameter', 'pricing:GetProducts', 'eks:DescribeCluster', 'sqs:*'], Resource: '*' },
+              {
+                Sid: 'Everything',
+                Effect: 'Allow',
+                Action: [
+                  'ec2:*',
+                  'iam:*',
+                  'ssm:GetParameter',
+                  'pricing:GetProducts',
+                  'eks:DescribeCluster',
+                  'sqs:*',
+                ],
+                Resource: '*',
+              },
             ],
           },
         },
@@ -128,16 +192,24 @@ test('ec2:* on Resource "*" covers the actions but warns as broader than the ref
   assert.equal(r.findings[0]!.status, 'pass')
   const warn = r.findings.find((x) => x.status === 'warn')!
   assert.equal(warn.subject, 'karpenter#Everything')
-  assert.match(warn.message, /^security: .*action pattern ec2:\*.*Resource "\*" where the reference names ARNs.*no Condition where the reference scopes by tags/)
+  assert.match(
+    warn.message,
+    /^security: .*action pattern ec2:\*.*Resource "\*" where the reference names ARNs.*no Condition where the reference scopes by tags/,
+  )
   assert.ok((warn.evidence?.actions as string[]).includes('ec2:TerminateInstances'))
-  assert.ok(!(warn.evidence?.actions as string[]).includes('ec2:DescribeInstances'), 'reads are not a security finding')
+  assert.ok(
+    !(warn.evidence?.actions as string[]).includes('ec2:DescribeInstances'),
+    'reads are not a security finding',
+  )
   assert.match(warn.fix!.snippet!.text, /AllowScopedDeletion/)
 })
 
 test('dropping the tag conditions on TerminateInstances warns', () => {
   const r = runCheck(
     controllerPolicy,
-    healthyFacts(editStatements((s) => (s.Sid === 'AllowScopedDeletion' ? { ...s, Condition: undefined } : s))),
+    healthyFacts(
+      editStatements((s) => (s.Sid === 'AllowScopedDeletion' ? { ...s, Condition: undefined } : s)),
+    ),
   )
   assert.equal(r.status, 'warn')
   const warn = r.findings.find((x) => x.status === 'warn')!
@@ -159,15 +231,28 @@ test('a grant on fewer resources than the reference warns', () => {
   assert.equal(r.status, 'warn')
   const warn = r.findings.find((x) => x.status === 'warn')!
   assert.deepEqual(warn.evidence?.narrower, [
-    { action: 'ec2:RunInstances', referenceSid: 'AllowScopedEC2InstanceAccessActions', notCovered: ['arn:aws:ec2:us-west-2:*:capacity-reservation/*'] },
-    { action: 'ec2:CreateFleet', referenceSid: 'AllowScopedEC2InstanceAccessActions', notCovered: ['arn:aws:ec2:us-west-2:*:capacity-reservation/*'] },
+    {
+      action: 'ec2:RunInstances',
+      referenceSid: 'AllowScopedEC2InstanceAccessActions',
+      notCovered: ['arn:aws:ec2:us-west-2:*:capacity-reservation/*'],
+    },
+    {
+      action: 'ec2:CreateFleet',
+      referenceSid: 'AllowScopedEC2InstanceAccessActions',
+      notCovered: ['arn:aws:ec2:us-west-2:*:capacity-reservation/*'],
+    },
   ])
 })
 
 test('an account-scoped ARN counts for the reference wildcard account', () => {
   const r = runCheck(
     controllerPolicy,
-    healthyFacts(editStatements((s) => ({ ...s, Resource: list(s.Resource).map((x) => x.replace(':*:', ':123456789012:')) }))),
+    healthyFacts(
+      editStatements((s) => ({
+        ...s,
+        Resource: list(s.Resource).map((x) => x.replace(':*:', ':123456789012:')),
+      })),
+    ),
   )
   assert.equal(r.status, 'pass')
 })
@@ -176,7 +261,12 @@ test('an explicit Deny counts as missing', () => {
   const r = runCheck(
     controllerPolicy,
     healthyFacts((f) => {
-      role(f).inline = ok([{ name: 'guardrail', document: { Statement: [{ Sid: 'NoPricing', Effect: 'Deny', Action: 'pricing:*', Resource: '*' }] } }])
+      role(f).inline = ok([
+        {
+          name: 'guardrail',
+          document: { Statement: [{ Sid: 'NoPricing', Effect: 'Deny', Action: 'pricing:*', Resource: '*' }] },
+        },
+      ])
     }),
   )
   assert.equal(r.status, 'fail')
@@ -188,37 +278,70 @@ test('missing actions with an unreadable attached policy: unknown, not fail and 
     controllerPolicy,
     healthyFacts((f) => {
       dropActions('eks:DescribeCluster')(f)
-      attach('opaque', null, { documentError: { code: 'AccessDenied', kind: 'denied', message: 'no', read: 'iam:GetPolicyVersion opaque' } })(f)
+      attach('opaque', null, {
+        documentError: {
+          code: 'AccessDenied',
+          kind: 'denied',
+          message: 'no',
+          read: 'iam:GetPolicyVersion opaque',
+        },
+      })(f)
     }),
   )
   assert.equal(r.status, 'unknown')
-  assert.match(r.findings[0]!.message, /eks:DescribeCluster.*opaque \(could not read iam:GetPolicyVersion opaque/)
+  assert.match(
+    r.findings[0]!.message,
+    /eks:DescribeCluster.*opaque \(could not read iam:GetPolicyVersion opaque/,
+  )
   assert.deepEqual(r.findings[0]!.evidence?.unreadable, ['arn:aws:iam::123456789012:policy/opaque'])
 })
 
 test('everything covered but one attached policy unreadable: the check does not pass', () => {
   const r = runCheck(
     controllerPolicy,
-    healthyFacts(attach('opaque', null, { documentError: { code: 'AccessDenied', kind: 'denied', message: 'no', read: 'iam:GetPolicyVersion opaque' } })),
+    healthyFacts(
+      attach('opaque', null, {
+        documentError: {
+          code: 'AccessDenied',
+          kind: 'denied',
+          message: 'no',
+          read: 'iam:GetPolicyVersion opaque',
+        },
+      }),
+    ),
   )
   assert.equal(r.status, 'unknown')
-  assert.equal(r.findings.find((x) => x.status === 'unknown')!.subject, 'arn:aws:iam::123456789012:policy/opaque')
+  assert.equal(
+    r.findings.find((x) => x.status === 'unknown')!.subject,
+    'arn:aws:iam::123456789012:policy/opaque',
+  )
 })
 
 test('a failed ListAttachedRolePolicies makes the check unknown', () => {
-  const r = runCheck(controllerPolicy, healthyFacts((f) => (role(f).attached = failed('iam:ListAttachedRolePolicies KarpenterControllerRole-demo'))))
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts(
+      (f) => (role(f).attached = failed('iam:ListAttachedRolePolicies KarpenterControllerRole-demo')),
+    ),
+  )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]!.message, /ListAttachedRolePolicies/)
 })
 
 test('a controller role that does not exist fails', () => {
-  const r = runCheck(controllerPolicy, healthyFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null))))
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null))),
+  )
   assert.equal(r.status, 'fail')
   assert.equal(r.findings[0]!.subject, CONTROLLER_ROLE)
 })
 
 test('no controller role discovered, or a v0.x install: skipped, saying why', () => {
-  const none = runCheck(controllerPolicy, healthyFacts((f) => ((f.iam.controllerRoleName = null), (f.iam.controllerIdentity = 'none'))))
+  const none = runCheck(
+    controllerPolicy,
+    healthyFacts((f) => ((f.iam.controllerRoleName = null), (f.iam.controllerIdentity = 'none'))),
+  )
   assert.equal(none.status, 'skipped')
   assert.match(none.findings[0]!.message, /controller role was not discovered/)
   const legacy = runCheck(controllerPolicy, healthyFacts(setVersion('0.30.0')))

@@ -9,6 +9,9 @@ const release = (f: Facts): HelmRelease => {
   if (!f.kube.release.ok || !f.kube.release.value) throw new Error('fixture has no release')
   return f.kube.release.value
 }
+const setKubernetes = (f: Facts, version: string) => {
+  if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.version = version
+}
 const withChart = (version: string, mutate?: (f: Facts) => void) =>
   healthyFacts((f) => {
     release(f).chartVersion = version
@@ -71,7 +74,7 @@ test('missing settings.clusterName fails', () => {
 test('v0.30 reads settings.aws.clusterName and leaves the CRDs to karpenter-version', () => {
   const f = withChart('0.30.0', (f) => {
     release(f).computedValues.settings = { aws: { clusterName: 'demo' } }
-    f.eks.cluster = ok({ ...(f.eks.cluster as { ok: true; value: NonNullable<unknown> }).value, version: '1.27' } as never)
+    setKubernetes(f, '1.27')
   })
   const r = runCheck(helmRelease, f)
   findingAbout(r, /settings\.aws\.clusterName of kube-system\/karpenter is demo/)
@@ -118,7 +121,7 @@ test('1.0.x CRDs (v1 + v1beta1) under chart 1.14.1 warn and are adopted by karpe
 test('chart 1.0.14 with its CRDs passes the CRD part; the CRD chart keeps its webhook', () => {
   const f = withChart('1.0.14', (f) => {
     if (f.kube.crds.ok) for (const c of f.kube.crds.value) c.servedVersions = ['v1', 'v1beta1']
-    f.eks.cluster = ok({ ...(f.eks.cluster as { ok: true; value: NonNullable<unknown> }).value, version: '1.31' } as never)
+    setKubernetes(f, '1.31')
   })
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'pass')
@@ -158,7 +161,7 @@ test('the table is conservative: 1.6 is not claimed for Kubernetes 1.34', () => 
 
 test('a Karpenter newer than the table only warns about a newer Kubernetes', () => {
   const f = withChart('1.16.0', (f) => {
-    f.eks.cluster = ok({ ...(f.eks.cluster as { ok: true; value: NonNullable<unknown> }).value, version: '1.35' } as never)
+    setKubernetes(f, '1.35')
   })
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'warn')
@@ -167,7 +170,7 @@ test('a Karpenter newer than the table only warns about a newer Kubernetes', () 
 
 test('Kubernetes older than the minimum fails with a one-minor cluster upgrade', () => {
   const f = healthyFacts((f) => {
-    f.eks.cluster = ok({ ...(f.eks.cluster as { ok: true; value: NonNullable<unknown> }).value, version: '1.24' } as never)
+    setKubernetes(f, '1.24')
   })
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'fail')

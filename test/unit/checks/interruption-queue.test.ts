@@ -17,7 +17,8 @@ const setPolicy = (policy: PolicyDocument | null) => (f: Facts) => {
 }
 
 /** The JSON a `--attributes '{...}'` argument carries. */
-const attributesOf = (cmd: string) => JSON.parse(cmd.slice(cmd.indexOf("--attributes '") + 14, -1)) as Record<string, string>
+const attributesOf = (cmd: string) =>
+  JSON.parse(cmd.slice(cmd.indexOf("--attributes '") + 14, -1)) as Record<string, string>
 
 test('healthy: the queue exists and its policy lets EventBridge and SQS send', () => {
   const r = runCheck(interruptionQueue, healthyFacts())
@@ -55,7 +56,10 @@ test('a queue ARN instead of a name fails', () => {
 })
 
 test('a queue that does not exist fails with create-queue carrying the reference policy', () => {
-  const r = runCheck(interruptionQueue, healthyFacts((f) => (f.sqs.queue = ok(null))))
+  const r = runCheck(
+    interruptionQueue,
+    healthyFacts((f) => (f.sqs.queue = ok(null))),
+  )
   assert.equal(r.status, 'fail')
   const fail = r.findings[0]!
   assert.equal(fail.subject, 'demo')
@@ -71,7 +75,15 @@ test('a policy without events.amazonaws.com fails; the fix keeps existing statem
     interruptionQueue,
     healthyFacts(
       setPolicy({
-        Statement: [{ Sid: 'Mine', Effect: 'Allow', Principal: { Service: 'sqs.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: QUEUE_ARN }],
+        Statement: [
+          {
+            Sid: 'Mine',
+            Effect: 'Allow',
+            Principal: { Service: 'sqs.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Resource: QUEUE_ARN,
+          },
+        ],
       }),
     ),
   )
@@ -80,16 +92,26 @@ test('a policy without events.amazonaws.com fails; the fix keeps existing statem
   assert.equal(fail.subject, QUEUE_ARN)
   assert.deepEqual(fail.evidence?.missing, ['events.amazonaws.com'])
   const cmd = fail.fix!.commands![0]!
-  assert.match(cmd, /^aws sqs set-queue-attributes --queue-url https:\/\/sqs.us-west-2.amazonaws.com\/123456789012\/demo --region us-west-2/)
+  assert.match(
+    cmd,
+    /^aws sqs set-queue-attributes --queue-url https:\/\/sqs.us-west-2.amazonaws.com\/123456789012\/demo --region us-west-2/,
+  )
   const policy = JSON.parse(attributesOf(cmd).Policy!) as PolicyDocument
   assert.equal(policy.Statement[0]!.Sid, 'Mine')
-  assert.ok(policy.Statement.some((s) => s.Effect === 'Allow' && JSON.stringify(s.Principal).includes('events.amazonaws.com')))
+  assert.ok(
+    policy.Statement.some(
+      (s) => s.Effect === 'Allow' && JSON.stringify(s.Principal).includes('events.amazonaws.com'),
+    ),
+  )
 })
 
 test('no queue policy at all fails for both senders', () => {
   const r = runCheck(interruptionQueue, healthyFacts(setPolicy(null)))
   assert.equal(r.status, 'fail')
-  assert.deepEqual(r.findings.find((x) => x.status === 'fail')!.evidence?.missing, ['events.amazonaws.com', 'sqs.amazonaws.com'])
+  assert.deepEqual(r.findings.find((x) => x.status === 'fail')!.evidence?.missing, [
+    'events.amazonaws.com',
+    'sqs.amazonaws.com',
+  ])
 })
 
 test('a policy granting SendMessage on another queue does not count', () => {
@@ -112,12 +134,18 @@ test('a policy granting SendMessage on another queue does not count', () => {
 })
 
 test('a failed queue read makes the check unknown', () => {
-  const r = runCheck(interruptionQueue, healthyFacts((f) => (f.sqs.queue = failed('sqs:GetQueueUrl demo'))))
+  const r = runCheck(
+    interruptionQueue,
+    healthyFacts((f) => (f.sqs.queue = failed('sqs:GetQueueUrl demo'))),
+  )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]!.message, /sqs:GetQueueUrl demo/)
 })
 
 test('no Karpenter release: skipped', () => {
-  const r = runCheck(interruptionQueue, healthyFacts((f) => (f.kube.release = ok(null))))
+  const r = runCheck(
+    interruptionQueue,
+    healthyFacts((f) => (f.kube.release = ok(null))),
+  )
   assert.equal(r.status, 'skipped')
 })

@@ -39,16 +39,26 @@ test('a disabled rule fails with enable-rule', () => {
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.match(fail.subject!, /rule\/Karpenter-demo-SpotInterruptionRule$/)
   assert.deepEqual(fail.evidence, { rule: 'Karpenter-demo-SpotInterruptionRule', state: 'DISABLED' })
-  assert.equal(fail.fix!.commands![0], 'aws events enable-rule --name Karpenter-demo-SpotInterruptionRule --region us-west-2')
+  assert.equal(
+    fail.fix!.commands![0],
+    'aws events enable-rule --name Karpenter-demo-SpotInterruptionRule --region us-west-2',
+  )
 })
 
 test('a rule targeting another queue fails with put-targets', () => {
   const r = runCheck(
     interruptionRules,
-    healthyFacts(editRules((rules) => rules.map((x) => (isSpot(x) ? { ...x, targetArns: ['arn:aws:sqs:us-west-2:123456789012:old'] } : x)))),
+    healthyFacts(
+      editRules((rules) =>
+        rules.map((x) => (isSpot(x) ? { ...x, targetArns: ['arn:aws:sqs:us-west-2:123456789012:old'] } : x)),
+      ),
+    ),
   )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings.find((x) => x.status === 'fail')!.fix!.commands![0]!, /put-targets --rule Karpenter-demo-SpotInterruptionRule/)
+  assert.match(
+    r.findings.find((x) => x.status === 'fail')!.fix!.commands![0]!,
+    /put-targets --rule Karpenter-demo-SpotInterruptionRule/,
+  )
 })
 
 test('one rule carrying several detail-types covers each of them', () => {
@@ -86,8 +96,10 @@ test('no interruption queue configured: skipped', () => {
   const r = runCheck(
     interruptionRules,
     healthyFacts((f) => {
-      if (f.kube.release.ok && f.kube.release.value) (f.kube.release.value.computedValues.settings as Record<string, unknown>).interruptionQueue = ''
-      if (f.kube.deployment.ok && f.kube.deployment.value) delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
+      if (f.kube.release.ok && f.kube.release.value)
+        (f.kube.release.value.computedValues.settings as Record<string, unknown>).interruptionQueue = ''
+      if (f.kube.deployment.ok && f.kube.deployment.value)
+        delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
     }),
   )
   assert.equal(r.status, 'skipped')
@@ -95,7 +107,10 @@ test('no interruption queue configured: skipped', () => {
 })
 
 test('a failed rules read makes the check unknown', () => {
-  const r = runCheck(interruptionRules, healthyFacts((f) => (f.events.rules = failed('events:ListRuleNamesByTarget', 'AccessDeniedException'))))
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts((f) => (f.events.rules = failed('events:ListRuleNamesByTarget', 'AccessDeniedException'))),
+  )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]!.message, /AccessDeniedException/)
 })

@@ -3,7 +3,14 @@ import { test } from 'node:test'
 import { nodeRole } from '../../../src/checks/node-role.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Facts, RoleFacts } from '../../../src/facts/types.js'
-import { failed, healthyFacts, NODE_ROLE, NODE_ROLE_ARN, nodeRole as nodeRoleFacts, ok } from '../../helpers/facts.js'
+import {
+  failed,
+  healthyFacts,
+  NODE_ROLE,
+  NODE_ROLE_ARN,
+  nodeRole as nodeRoleFacts,
+  ok,
+} from '../../helpers/facts.js'
 
 const role = (f: Facts): RoleFacts => {
   const r = f.iam.roles[NODE_ROLE]
@@ -11,10 +18,12 @@ const role = (f: Facts): RoleFacts => {
   return r.value
 }
 
-const withoutPolicies = (...names: string[]) => (f: Facts) => {
-  const attached = role(f).attached
-  if (attached.ok) role(f).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
-}
+const withoutPolicies =
+  (...names: string[]) =>
+  (f: Facts) => {
+    const attached = role(f).attached
+    if (attached.ok) role(f).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
+  }
 
 const apiMode = (mode: string) => (f: Facts) => {
   if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.authenticationMode = mode
@@ -28,7 +37,10 @@ test('healthy: trust, policies and aws-auth mapping pass', () => {
 })
 
 test('no EC2NodeClass: skipped, saying why', () => {
-  const r = runCheck(nodeRole, healthyFacts((f) => (f.kube.nodeClasses = ok([]))))
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => (f.kube.nodeClasses = ok([]))),
+  )
   assert.equal(r.status, 'skipped')
   assert.match(r.findings[0]!.message, /no EC2NodeClass/)
 })
@@ -41,7 +53,10 @@ test('missing worker-node and ECR policies fail with attach-role-policy commands
   assert.equal(r.status, 'fail')
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.equal(fail.subject, NODE_ROLE)
-  assert.deepEqual(fail.evidence?.missing, ['AmazonEKSWorkerNodePolicy', 'AmazonEC2ContainerRegistryPullOnly'])
+  assert.deepEqual(fail.evidence?.missing, [
+    'AmazonEKSWorkerNodePolicy',
+    'AmazonEC2ContainerRegistryPullOnly',
+  ])
   assert.deepEqual(fail.fix!.commands, [
     'aws iam attach-role-policy --role-name KarpenterNodeRole-demo --policy-arn arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
     'aws iam attach-role-policy --role-name KarpenterNodeRole-demo --policy-arn arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly',
@@ -86,7 +101,9 @@ test('CNI policy may be missing when aws-node has its own Pod Identity associati
     nodeRole,
     healthyFacts((f) => {
       withoutPolicies('AmazonEKS_CNI_Policy')(f)
-      f.eks.podIdentityAssociations = ok([{ associationId: 'a-cni', namespace: 'kube-system', serviceAccount: 'aws-node' }])
+      f.eks.podIdentityAssociations = ok([
+        { associationId: 'a-cni', namespace: 'kube-system', serviceAccount: 'aws-node' },
+      ])
     }),
   )
   assert.equal(r.status, 'pass')
@@ -104,29 +121,46 @@ test('trust without ec2.amazonaws.com fails', () => {
   const r = runCheck(
     nodeRole,
     healthyFacts((f) => {
-      role(f).role.trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] }
+      role(f).role.trust = {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      }
     }),
   )
   assert.equal(r.status, 'fail')
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.equal(fail.subject, NODE_ROLE_ARN)
-  assert.match(fail.fix!.commands![0]!, /update-assume-role-policy --role-name KarpenterNodeRole-demo .*ec2\.amazonaws\.com/)
+  assert.match(
+    fail.fix!.commands![0]!,
+    /update-assume-role-policy --role-name KarpenterNodeRole-demo .*ec2\.amazonaws\.com/,
+  )
 })
 
 test('a node role that does not exist fails with create-role', () => {
-  const r = runCheck(nodeRole, healthyFacts((f) => (f.iam.roles[NODE_ROLE] = ok(null))))
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => (f.iam.roles[NODE_ROLE] = ok(null))),
+  )
   assert.equal(r.status, 'fail')
   assert.equal(r.findings[0]!.subject, NODE_ROLE)
   assert.match(r.findings[0]!.fix!.commands![0]!, /aws iam create-role --role-name KarpenterNodeRole-demo/)
 })
 
 test('CONFIG_MAP mode without an aws-auth mapping fails with a mapRoles snippet', () => {
-  const r = runCheck(nodeRole, healthyFacts((f) => (f.kube.awsAuth = ok([]))))
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => (f.kube.awsAuth = ok([]))),
+  )
   assert.equal(r.status, 'fail')
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.equal(fail.subject, NODE_ROLE_ARN)
   assert.match(fail.message, /no aws-auth mapping/)
-  assert.match(fail.fix!.snippet!.text, /rolearn: arn:aws:iam::123456789012:role\/KarpenterNodeRole-demo\n.*\n.*\n +- system:bootstrappers\n +- system:nodes/)
+  assert.match(
+    fail.fix!.snippet!.text,
+    /rolearn: arn:aws:iam::123456789012:role\/KarpenterNodeRole-demo\n.*\n.*\n +- system:bootstrappers\n +- system:nodes/,
+  )
 })
 
 test('an aws-auth mapping without system:bootstrappers fails', () => {
@@ -207,12 +241,18 @@ test('access entries unreadable but aws-auth maps the role: pass', () => {
 })
 
 test('a failed EC2NodeClass list makes the check unknown', () => {
-  const r = runCheck(nodeRole, healthyFacts((f) => (f.kube.nodeClasses = failed('list ec2nodeclasses', 'Forbidden'))))
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => (f.kube.nodeClasses = failed('list ec2nodeclasses', 'Forbidden'))),
+  )
   assert.equal(r.status, 'unknown')
 })
 
 test('unreadable attached policies make that part unknown, never pass', () => {
-  const r = runCheck(nodeRole, healthyFacts((f) => (role(f).attached = failed('iam:ListAttachedRolePolicies KarpenterNodeRole-demo'))))
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => (role(f).attached = failed('iam:ListAttachedRolePolicies KarpenterNodeRole-demo'))),
+  )
   assert.equal(r.status, 'unknown')
   assert.ok(!r.findings.some((x) => x.status === 'pass' && /policies/.test(x.message)))
 })
@@ -221,7 +261,11 @@ test('the role behind spec.instanceProfile is checked; a missing instance profil
   const tenant = 'KarpenterNodeRole-demo-acme'
   const withProfile = (profile: Facts['iam']['instanceProfiles'][string]) => (f: Facts) => {
     if (f.kube.nodeClasses.ok) {
-      f.kube.nodeClasses.value[0]!.spec = { ...f.kube.nodeClasses.value[0]!.spec, role: undefined, instanceProfile: 'acme-profile' }
+      f.kube.nodeClasses.value[0]!.spec = {
+        ...f.kube.nodeClasses.value[0]!.spec,
+        role: undefined,
+        instanceProfile: 'acme-profile',
+      }
     }
     f.iam.instanceProfiles['acme-profile'] = profile
     f.iam.roles[tenant] = ok(nodeRoleFacts(tenant))
@@ -229,8 +273,19 @@ test('the role behind spec.instanceProfile is checked; a missing instance profil
   const good = runCheck(
     nodeRole,
     healthyFacts((f) => {
-      withProfile(ok({ name: 'acme-profile', arn: 'arn:aws:iam::123456789012:instance-profile/acme-profile', roles: [tenant] }))(f)
-      f.kube.awsAuth = ok([{ rolearn: `arn:aws:iam::123456789012:role/${tenant}`, groups: ['system:bootstrappers', 'system:nodes'] }])
+      withProfile(
+        ok({
+          name: 'acme-profile',
+          arn: 'arn:aws:iam::123456789012:instance-profile/acme-profile',
+          roles: [tenant],
+        }),
+      )(f)
+      f.kube.awsAuth = ok([
+        {
+          rolearn: `arn:aws:iam::123456789012:role/${tenant}`,
+          groups: ['system:bootstrappers', 'system:nodes'],
+        },
+      ])
     }),
   )
   assert.equal(good.status, 'pass')

@@ -14,10 +14,16 @@ const podTrust = (actions: string[] = ['sts:AssumeRole', 'sts:TagSession']): Pol
 function podIdentityFacts(mutate?: (f: Facts) => void): Facts {
   return healthyFacts((f) => {
     f.iam.controllerIdentity = 'pod-identity'
-    if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value) f.kube.serviceAccount.value.metadata.annotations = {}
+    if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
+      f.kube.serviceAccount.value.metadata.annotations = {}
     if (f.kube.release.ok && f.kube.release.value) delete f.kube.release.value.renderedServiceAccount
     f.eks.podIdentityAssociations = ok([
-      { associationId: 'a-1234567890abcdef0', namespace: 'kube-system', serviceAccount: 'karpenter', roleArn: CONTROLLER_ROLE_ARN },
+      {
+        associationId: 'a-1234567890abcdef0',
+        namespace: 'kube-system',
+        serviceAccount: 'karpenter',
+        roleArn: CONTROLLER_ROLE_ARN,
+      },
     ])
     f.eks.addons = ok(['vpc-cni', 'coredns', 'kube-proxy', 'eks-pod-identity-agent'])
     const role = f.iam.roles[CONTROLLER_ROLE]
@@ -44,7 +50,12 @@ test('no association for the controller service account fails with create-pod-id
     podIdentity,
     podIdentityFacts((f) => {
       f.eks.podIdentityAssociations = ok([
-        { associationId: 'a-other', namespace: 'karpenter', serviceAccount: 'karpenter', roleArn: CONTROLLER_ROLE_ARN },
+        {
+          associationId: 'a-other',
+          namespace: 'karpenter',
+          serviceAccount: 'karpenter',
+          roleArn: CONTROLLER_ROLE_ARN,
+        },
       ])
     }),
   )
@@ -71,7 +82,10 @@ test('no identity at all (no annotation, no association) fails', () => {
 })
 
 test('an association found without an IRSA annotation applies the check even if the collector said none', () => {
-  const r = runCheck(podIdentity, podIdentityFacts((f) => (f.iam.controllerIdentity = 'none')))
+  const r = runCheck(
+    podIdentity,
+    podIdentityFacts((f) => (f.iam.controllerIdentity = 'none')),
+  )
   assert.equal(r.status, 'pass')
 })
 
@@ -88,7 +102,10 @@ test('trust without sts:TagSession fails and the fix keeps the other statements'
   assert.equal(fail.subject, CONTROLLER_ROLE_ARN)
   assert.deepEqual(fail.evidence?.missingActions, ['sts:TagSession'])
   const cmd = fail.fix!.commands![0]!
-  assert.match(cmd, /^aws iam update-assume-role-policy --role-name KarpenterControllerRole-demo --policy-document '/)
+  assert.match(
+    cmd,
+    /^aws iam update-assume-role-policy --role-name KarpenterControllerRole-demo --policy-document '/,
+  )
   const doc = JSON.parse(cmd.slice(cmd.indexOf("'") + 1, -1)) as PolicyDocument
   assert.equal(doc.Statement.length, 2)
   assert.deepEqual(doc.Statement[1]!.Action, ['sts:AssumeRole', 'sts:TagSession'])
@@ -102,35 +119,60 @@ test('an IRSA-only trust on a Pod Identity role fails', () => {
       if (role?.ok && role.value) {
         role.value.role.trust = {
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Federated: 'arn:aws:iam::123456789012:oidc-provider/x' }, Action: 'sts:AssumeRoleWithWebIdentity' }],
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: { Federated: 'arn:aws:iam::123456789012:oidc-provider/x' },
+              Action: 'sts:AssumeRoleWithWebIdentity',
+            },
+          ],
         }
       }
     }),
   )
   assert.equal(r.status, 'fail')
-  assert.deepEqual(r.findings.find((x) => x.status === 'fail')!.evidence?.missingActions, ['sts:AssumeRole', 'sts:TagSession'])
+  assert.deepEqual(r.findings.find((x) => x.status === 'fail')!.evidence?.missingActions, [
+    'sts:AssumeRole',
+    'sts:TagSession',
+  ])
 })
 
 test('the association names a role that does not exist: fail', () => {
-  const r = runCheck(podIdentity, podIdentityFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null))))
+  const r = runCheck(
+    podIdentity,
+    podIdentityFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null))),
+  )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings.find((x) => x.status === 'fail')!.message, /names role KarpenterControllerRole-demo, which does not exist/)
+  assert.match(
+    r.findings.find((x) => x.status === 'fail')!.message,
+    /names role KarpenterControllerRole-demo, which does not exist/,
+  )
 })
 
 test('missing eks-pod-identity-agent add-on fails with create-addon', () => {
-  const r = runCheck(podIdentity, podIdentityFacts((f) => (f.eks.addons = ok(['vpc-cni']))))
+  const r = runCheck(
+    podIdentity,
+    podIdentityFacts((f) => (f.eks.addons = ok(['vpc-cni']))),
+  )
   assert.equal(r.status, 'fail')
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.equal(fail.subject, 'eks-pod-identity-agent')
   assert.deepEqual(fail.evidence?.addons, ['vpc-cni'])
-  assert.equal(fail.fix!.commands![0], 'aws eks create-addon --cluster-name demo --addon-name eks-pod-identity-agent --region us-west-2')
+  assert.equal(
+    fail.fix!.commands![0],
+    'aws eks create-addon --cluster-name demo --addon-name eks-pod-identity-agent --region us-west-2',
+  )
 })
 
 test('an endpoint that cannot list associations (moto: 404) makes the check unknown, not pass', () => {
   const r = runCheck(
     podIdentity,
     podIdentityFacts((f) => {
-      f.eks.podIdentityAssociations = failed('eks:ListPodIdentityAssociations demo', 'NotFound', 'unsupported')
+      f.eks.podIdentityAssociations = failed(
+        'eks:ListPodIdentityAssociations demo',
+        'NotFound',
+        'unsupported',
+      )
     }),
   )
   assert.equal(r.status, 'unknown')
@@ -138,7 +180,10 @@ test('an endpoint that cannot list associations (moto: 404) makes the check unkn
 })
 
 test('an unreadable add-on list makes that part unknown; the rest is still judged', () => {
-  const r = runCheck(podIdentity, podIdentityFacts((f) => (f.eks.addons = failed('eks:ListAddons demo'))))
+  const r = runCheck(
+    podIdentity,
+    podIdentityFacts((f) => (f.eks.addons = failed('eks:ListAddons demo'))),
+  )
   assert.equal(r.status, 'unknown')
   assert.equal(r.findings.filter((x) => x.status === 'pass').length, 2)
 })

@@ -7,10 +7,19 @@ import { failed, healthyFacts, ok } from '../../helpers/facts.js'
 
 const pool = (requirements?: NodeSelectorRequirement[]): NodePool => ({
   metadata: { name: 'p' },
-  spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements } } },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        requirements,
+      },
+    },
+  },
 })
 
-const capacity = (operator: string, values?: string[]) => [{ key: 'karpenter.sh/capacity-type', operator, values }]
+const capacity = (operator: string, values?: string[]) => [
+  { key: 'karpenter.sh/capacity-type', operator, values },
+]
 
 const setRequirements = (requirements?: NodeSelectorRequirement[]) => (f: Facts) => {
   if (f.kube.nodePools.ok) f.kube.nodePools.value[0]!.spec.template.spec.requirements = requirements
@@ -35,12 +44,17 @@ test('healthy: spot allowed and the service-linked role exists', () => {
 })
 
 test('spot allowed without the service-linked role fails with create-service-linked-role', () => {
-  const r = runCheck(spotServiceLinkedRole, healthyFacts((f) => (f.iam.spotServiceLinkedRole = ok(null))))
+  const r = runCheck(
+    spotServiceLinkedRole,
+    healthyFacts((f) => (f.iam.spotServiceLinkedRole = ok(null))),
+  )
   assert.equal(r.status, 'fail')
   const fail = r.findings[0]!
   assert.equal(fail.subject, 'account 123456789012')
   assert.deepEqual(fail.evidence?.nodePools, ['default'])
-  assert.deepEqual(fail.fix!.commands, ['aws iam create-service-linked-role --aws-service-name spot.amazonaws.com'])
+  assert.deepEqual(fail.fix!.commands, [
+    'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com',
+  ])
 })
 
 test('no NodePool allows spot: skipped even when the role is missing', () => {
@@ -60,13 +74,18 @@ test('no NodePool allows spot: skipped even when the role is missing', () => {
 test('a failed role read makes the check unknown, not pass', () => {
   const r = runCheck(
     spotServiceLinkedRole,
-    healthyFacts((f) => (f.iam.spotServiceLinkedRole = failed('iam:ListRoles /aws-service-role/spot.amazonaws.com/'))),
+    healthyFacts(
+      (f) => (f.iam.spotServiceLinkedRole = failed('iam:ListRoles /aws-service-role/spot.amazonaws.com/')),
+    ),
   )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]!.message, /AccessDenied/)
 })
 
 test('a failed NodePool list makes the check unknown', () => {
-  const r = runCheck(spotServiceLinkedRole, healthyFacts((f) => (f.kube.nodePools = failed('list nodepools', 'Forbidden'))))
+  const r = runCheck(
+    spotServiceLinkedRole,
+    healthyFacts((f) => (f.kube.nodePools = failed('list nodepools', 'Forbidden'))),
+  )
   assert.equal(r.status, 'unknown')
 })
