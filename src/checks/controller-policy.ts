@@ -12,6 +12,7 @@ import {
   skip,
   type KarpenterVersion,
 } from './lib/facts.js'
+import { interruptionQueueSetting } from './lib/interruption.js'
 import {
   actionMatch,
   asList,
@@ -24,7 +25,6 @@ import {
   unscopedResource,
   type SourcedStatement,
 } from './lib/policy.js'
-import { interruptionQueueSetting, queueArnFor } from './interruption-queue.js'
 import type { Check, Finding, Fix } from './types.js'
 
 type Since = [major: number, minor: number]
@@ -59,14 +59,16 @@ interface Required {
 function requiredStatements(facts: Facts, release: HelmRelease, accountId: string): Required[] {
   const version = releaseVersion(release)
   const queueName = interruptionQueueSetting(facts, release)
-  const zonalShift = [true, 'true'].includes(setting(release, 'enableZonalShift') as never)
+  const zonalShift = String(setting(release, 'enableZonalShift')) === 'true'
+  const queue = facts.sqs.queue.ok ? facts.sqs.queue.value : null
   const docs = controllerPolicyDocuments({
     partition: partitionOf(facts),
     region: facts.meta.region,
     accountId,
     clusterName: facts.meta.clusterName,
     nodeRoleArns: [],
-    queueArn: queueName ? queueArnFor({ ...facts, meta: { ...facts.meta, accountId } }, queueName) : '',
+    queueArn:
+      queue?.arn ?? `arn:${partitionOf(facts)}:sqs:${facts.meta.region}:${accountId}:${queueName ?? ''}`,
   })
   const out: Required[] = []
   for (const doc of docs) {

@@ -6,7 +6,13 @@ import type { Check, Finding, Fix } from './types.js'
 
 /** Restarts beyond this mean the controller keeps dying even if it is up right now. */
 const MAX_RESTARTS = 5
-const BAD_WAITING = ['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError']
+const BAD_WAITING = [
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+]
 
 export const controllerReady: Check = {
   meta: {
@@ -20,7 +26,10 @@ export const controllerReady: Check = {
     const deployment = need(facts.kube.deployment)
     if (!deployment) {
       const release = need(facts.kube.release)
-      if (!release) skip('Karpenter is not installed (no Helm release and no controller Deployment): see karpenter-version')
+      if (!release)
+        skip(
+          'Karpenter is not installed (no Helm release and no controller Deployment): see karpenter-version',
+        )
       return [missingDeployment(release)]
     }
     const release = optional(facts.kube.release) ?? null
@@ -79,15 +88,27 @@ function availability(d: Deployment): Finding[] {
         evidence,
         fix: {
           summary: 'scale it back (the chart default is 2)',
-          commands: [`kubectl -n ${d.metadata.namespace ?? 'kube-system'} scale deploy ${d.metadata.name} --replicas=2`],
+          commands: [
+            `kubectl -n ${d.metadata.namespace ?? 'kube-system'} scale deploy ${d.metadata.name} --replicas=2`,
+          ],
         },
       },
     ]
   }
   if (d.availableReplicas >= d.replicas && available?.status === 'True') {
-    return [{ status: 'pass', subject: ref(d), message: `controller ${ref(d)} is available (${d.availableReplicas}/${d.replicas})`, evidence }]
+    return [
+      {
+        status: 'pass',
+        subject: ref(d),
+        message: `controller ${ref(d)} is available (${d.availableReplicas}/${d.replicas})`,
+        evidence,
+      },
+    ]
   }
-  const why = available && available.status !== 'True' ? `: ${available.reason ?? ''}${available.message ? ` — ${available.message}` : ''}` : ''
+  const why =
+    available && available.status !== 'True'
+      ? `: ${available.reason ?? ''}${available.message ? ` — ${available.message}` : ''}`
+      : ''
   // One live replica still provisions (leader election); none means no autoscaling at all.
   const status = d.availableReplicas > 0 ? 'warn' : 'fail'
   return [
@@ -113,7 +134,13 @@ function crashLoops(facts: Facts, d: Deployment): Finding[] {
         status: 'fail',
         subject: podRef,
         message: `controller pod ${podRef} container ${c.name} ${waiting ? `is in ${c.waitingReason}` : 'keeps restarting'} (${c.restartCount} restarts)`,
-        evidence: { pod: podRef, container: c.name, waitingReason: c.waitingReason, restartCount: c.restartCount, node: pod.nodeName },
+        evidence: {
+          pod: podRef,
+          container: c.name,
+          waitingReason: c.waitingReason,
+          restartCount: c.restartCount,
+          node: pod.nodeName,
+        },
         fix: {
           summary: /Image/.test(c.waitingReason ?? '')
             ? 'the image cannot be pulled: check the image reference and the node’s access to public.ecr.aws'
@@ -127,7 +154,13 @@ function crashLoops(facts: Facts, d: Deployment): Finding[] {
     }
   }
   if (findings.length > 0) return findings
-  return [{ status: 'pass', subject: ref(d), message: `no controller container of ${ref(d)} crash-loops or restarts repeatedly` }]
+  return [
+    {
+      status: 'pass',
+      subject: ref(d),
+      message: `no controller container of ${ref(d)} crash-loops or restarts repeatedly`,
+    },
+  ]
 }
 
 function tolerates(tolerations: Toleration[], taint: Taint): boolean {
@@ -141,13 +174,16 @@ function tolerates(tolerations: Toleration[], taint: Taint): boolean {
 /** Nodes the chart lets a controller replica run on: not managed by Karpenter, ready, selected, tolerated. */
 function eligibleNodes(nodes: KubeNode[], release: HelmRelease | null): KubeNode[] {
   const tolerations = (valueAt(release?.computedValues, 'tolerations') as Toleration[] | undefined) ?? []
-  const selector = (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {}
+  const selector =
+    (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {}
   return nodes.filter(
     (n) =>
       !n.karpenter &&
       n.ready &&
       Object.entries(selector).every(([k, v]) => n.labels[k] === String(v)) &&
-      n.taints.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').every((t) => tolerates(tolerations, t)),
+      n.taints
+        .filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
+        .every((t) => tolerates(tolerations, t)),
   )
 }
 
@@ -155,8 +191,14 @@ function eligibleNodes(nodes: KubeNode[], release: HelmRelease | null): KubeNode
 function onePerNode(release: HelmRelease | null): boolean {
   const affinity = valueAt(release?.computedValues, 'affinity')
   if (affinity === undefined) return true
-  const terms = valueAt(affinity as Record<string, unknown>, 'podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution')
-  return Array.isArray(terms) && terms.some((t) => (t as { topologyKey?: string }).topologyKey === 'kubernetes.io/hostname')
+  const terms = valueAt(
+    affinity as Record<string, unknown>,
+    'podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
+  )
+  return (
+    Array.isArray(terms) &&
+    terms.some((t) => (t as { topologyKey?: string }).topologyKey === 'kubernetes.io/hostname')
+  )
 }
 
 function schedulingRoom(facts: Facts, d: Deployment, release: HelmRelease | null): Finding[] {
@@ -165,7 +207,9 @@ function schedulingRoom(facts: Facts, d: Deployment, release: HelmRelease | null
   const fargate = nodes.filter((n) => n.labels['eks.amazonaws.com/compute-type'] === 'fargate')
   const pods = optional(facts.kube.pods) ?? []
   if (pods.length > 0 && pods.every((p) => fargate.some((n) => n.name === p.nodeName))) {
-    skip(`the controller runs on EKS Fargate (${pods.map((p) => p.nodeName).join(', ')}): Fargate brings one node per pod`)
+    skip(
+      `the controller runs on EKS Fargate (${pods.map((p) => p.nodeName).join(', ')}): Fargate brings one node per pod`,
+    )
   }
   const eligible = eligibleNodes(nodes, release)
   const spread = onePerNode(release)
@@ -199,8 +243,16 @@ function schedulingRoom(facts: Facts, d: Deployment, release: HelmRelease | null
   ]
 }
 
-function roomFix(facts: Facts, nodes: KubeNode[], d: Deployment, release: HelmRelease | null, ns: string): Fix {
-  const groups = [...new Set(nodes.map((n) => n.labels['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g))]
+function roomFix(
+  facts: Facts,
+  nodes: KubeNode[],
+  d: Deployment,
+  release: HelmRelease | null,
+  ns: string,
+): Fix {
+  const groups = [
+    ...new Set(nodes.map((n) => n.labels['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g)),
+  ]
   const commands = groups.map(
     (g) =>
       `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas},desiredSize=${d.replicas} --region ${facts.meta.region}`,

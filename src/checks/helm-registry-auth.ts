@@ -22,7 +22,12 @@ export const helmRegistryAuth: Check = {
   run(facts) {
     const config = need(facts.local.helmRegistry)
     if (!config) {
-      return [{ status: 'pass', message: 'no Helm registry config on this machine: public.ecr.aws is pulled anonymously' }]
+      return [
+        {
+          status: 'pass',
+          message: 'no Helm registry config on this machine: public.ecr.aws is pulled anonymously',
+        },
+      ]
     }
     const stored = config.registries.filter(isEcrPublic)
     // Only registry names are in facts, never the credentials themselves.

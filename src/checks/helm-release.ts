@@ -9,7 +9,16 @@ import {
   supportRange,
   type KubernetesMinor,
 } from './lib/compat.js'
-import { need, needRelease, releaseVersion, setting, shellQuote, skip, valueAt, type KarpenterVersion } from './lib/facts.js'
+import {
+  need,
+  needRelease,
+  releaseVersion,
+  setting,
+  shellQuote,
+  skip,
+  valueAt,
+  type KarpenterVersion,
+} from './lib/facts.js'
 import {
   crdChartCommands,
   crdChartVersion,
@@ -47,14 +56,25 @@ function releaseStatus(facts: Facts, release: HelmRelease): Finding[] {
   const subject = releaseRef(release)
   const evidence = { status: release.status, revision: release.revision, chartVersion: release.chartVersion }
   if (release.status === 'deployed') {
-    return [{ status: 'pass', subject, message: `release ${subject} revision ${release.revision} is deployed`, evidence }]
+    return [
+      {
+        status: 'pass',
+        subject,
+        message: `release ${subject} revision ${release.revision} is deployed`,
+        evidence,
+      },
+    ]
   }
   const history = `helm history ${release.name} --namespace ${release.namespace}`
   const upgrade = helmUpgradeCommand(release, release.chartVersion, ' --wait')
   // A first install that never finished has nothing to roll back to.
   const firstInstall = release.revision <= 1 && /install/.test(release.status)
   const commands = firstInstall
-    ? [history, `helm uninstall ${release.name} --namespace ${release.namespace}`, helmInstallCommand(facts.meta.clusterName, release.chartVersion, release.namespace, release.name)]
+    ? [
+        history,
+        `helm uninstall ${release.name} --namespace ${release.namespace}`,
+        helmInstallCommand(facts.meta.clusterName, release.chartVersion, release.namespace, release.name),
+      ]
     : [history, `helm rollback ${release.name} --namespace ${release.namespace} --wait`, upgrade]
   const pending = release.status.startsWith('pending-')
   return [
@@ -80,7 +100,10 @@ function configuredClusterName(release: HelmRelease): { key: string; value: unkn
   const v = releaseVersion(release)
   const current = setting(release, 'clusterName')
   if (v && v.major === 0 && (current === undefined || current === '')) {
-    return { key: 'settings.aws.clusterName', value: valueAt(release.computedValues, 'settings.aws.clusterName') }
+    return {
+      key: 'settings.aws.clusterName',
+      value: valueAt(release.computedValues, 'settings.aws.clusterName'),
+    }
   }
   return { key: 'settings.clusterName', value: current }
 }
@@ -90,7 +113,9 @@ function clusterName(facts: Facts, release: HelmRelease): Finding[] {
   const { key, value } = configuredClusterName(release)
   const subject = releaseRef(release)
   if (value === expected) {
-    return [{ status: 'pass', subject, message: `${key} of ${subject} is ${expected}`, evidence: { [key]: value } }]
+    return [
+      { status: 'pass', subject, message: `${key} of ${subject} is ${expected}`, evidence: { [key]: value } },
+    ]
   }
   const missing = value === undefined || value === null || value === ''
   return [
@@ -103,20 +128,28 @@ function clusterName(facts: Facts, release: HelmRelease): Finding[] {
       evidence: { [key]: value ?? null, clusterName: expected },
       fix: {
         summary: `set ${key} to ${expected}`,
-        commands: [helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(expected)}`)],
+        commands: [
+          helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(expected)}`),
+        ],
       },
     },
   ]
 }
 
 function servedSummary(crds: CustomResourceDefinition[]) {
-  return crds.map((c) => ({ name: c.name, servedVersions: c.servedVersions, storageVersion: c.storageVersion, chartVersion: crdChartVersion(c) }))
+  return crds.map((c) => ({
+    name: c.name,
+    servedVersions: c.servedVersions,
+    storageVersion: c.storageVersion,
+    chartVersion: crdChartVersion(c),
+  }))
 }
 
 function crdAgreement(facts: Facts, release: HelmRelease): Finding[] {
   const v = releaseVersion(release)
   if (!v) skip(`chart version ${JSON.stringify(release.chartVersion)} is not readable`)
-  if (v.major === 0) skip(`Karpenter ${v.raw} is a v0.x install: karpenter-version explains its CRD migration`)
+  if (v.major === 0)
+    skip(`Karpenter ${v.raw} is a v0.x install: karpenter-version explains its CRD migration`)
   const all = need(facts.kube.crds)
   const crds = all.filter((c) => V1_CRDS.includes(c.name))
   const subject = releaseRef(release)
@@ -144,7 +177,9 @@ function crdAgreement(facts: Facts, release: HelmRelease): Finding[] {
       subject: withoutV1.map((c) => c.name).join(', '),
       message: `${withoutV1.map((c) => c.name).join(', ')} do not serve v1 (only ${[...new Set(withoutV1.flatMap((c) => c.servedVersions))].join(', ')}): chart ${v.raw} reads and writes karpenter v1 objects`,
       evidence: { crds: servedSummary(withoutV1) },
-      fix: fixCrds(`upgrade the CRDs to ${v.raw} (Helm never upgrades the CRDs in the karpenter chart's crds/ folder)`),
+      fix: fixCrds(
+        `upgrade the CRDs to ${v.raw} (Helm never upgrades the CRDs in the karpenter chart's crds/ folder)`,
+      ),
     })
   }
 
@@ -162,7 +197,10 @@ function crdAgreement(facts: Facts, release: HelmRelease): Finding[] {
   if (generation === 'v1.0' && crds.length > 0 && betaServed.length < crds.length) {
     findings.push({
       status: 'warn',
-      subject: crds.filter((c) => !betaServed.includes(c)).map((c) => c.name).join(', '),
+      subject: crds
+        .filter((c) => !betaServed.includes(c))
+        .map((c) => c.name)
+        .join(', '),
       message: `chart ${v.raw} is v1.0.x but some CRDs no longer serve v1beta1: they come from a newer chart`,
       evidence: { crds: servedSummary(crds) },
       fix: fixCrds(`align the CRDs with ${v.raw}, or better, upgrade the chart to v1.1+`),
@@ -197,7 +235,12 @@ function crdAgreement(facts: Facts, release: HelmRelease): Finding[] {
 /** EKS's own version when it was read, else the API server's. */
 function clusterKubernetes(facts: Facts): { version: KubernetesMinor | null; raw: string; source: string } {
   const cluster = optional(facts.eks.cluster)
-  if (cluster?.version) return { version: parseKubernetesMinor(cluster.version), raw: cluster.version, source: 'eks:DescribeCluster' }
+  if (cluster?.version)
+    return {
+      version: parseKubernetesMinor(cluster.version),
+      raw: cluster.version,
+      source: 'eks:DescribeCluster',
+    }
   const server = need(facts.kube.serverVersion)
   if (!server) skip('the Kubernetes version is not known (neither EKS nor the API server reported it)')
   return { version: parseKubernetesMinor(server), raw: server, source: 'kube-apiserver /version' }
@@ -216,7 +259,14 @@ function kubernetesVersion(facts: Facts, release: HelmRelease): Finding[] {
   const span = range ? `${range.entry.minKubernetes}–${range.entry.maxKubernetes}` : ''
 
   if (support === 'supported') {
-    return [{ status: 'pass', subject, message: `Karpenter ${v.raw} supports Kubernetes ${formatMinor(kube)} (${span})`, evidence }]
+    return [
+      {
+        status: 'pass',
+        subject,
+        message: `Karpenter ${v.raw} supports Kubernetes ${formatMinor(kube)} (${span})`,
+        evidence,
+      },
+    ]
   }
   if (support === 'unknown') {
     return [
@@ -279,7 +329,10 @@ function tooNew(
   const crds = optional(facts.kube.crds)?.filter((c) => V1_CRDS.includes(c.name)) ?? []
   const commands =
     target && !legacy
-      ? [...crdChartCommands(release.namespace, target, crds, release.name), helmUpgradeCommand(release, target)]
+      ? [
+          ...crdChartCommands(release.namespace, target, crds, release.name),
+          helmUpgradeCommand(release, target),
+        ]
       : []
   return {
     status: 'fail',

@@ -1,45 +1,16 @@
 import type { Facts, HelmRelease, PolicyDocument, PolicyStatement, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
-import { need, needRelease, partitionOf, setting, shellQuote } from './lib/facts.js'
+import { need, needRelease, shellQuote } from './lib/facts.js'
+import {
+  interruptionQueueSetting,
+  QUEUE_SENDERS,
+  queueArnFor,
+  referenceQueueStatements,
+} from './lib/interruption.js'
 import { allowsService } from './lib/policy.js'
 import type { Check, Finding, Fix } from './types.js'
 
-/** The services the interruption queue must accept messages from (EventBridge, and SQS itself for redrive). */
-export const QUEUE_SENDERS = ['events.amazonaws.com', 'sqs.amazonaws.com']
-
-/** settings.interruptionQueue, or the controller's INTERRUPTION_QUEUE when set outside the chart values. */
-export function interruptionQueueSetting(facts: Facts, release: HelmRelease): string | undefined {
-  const value = setting(release, 'interruptionQueue')
-  if (typeof value === 'string' && value.trim() !== '') return value.trim()
-  const deployment = facts.kube.deployment.ok ? facts.kube.deployment.value : null
-  const env = deployment?.env.INTERRUPTION_QUEUE
-  return env && env.trim() !== '' ? env.trim() : undefined
-}
-
-export const queueArnFor = (facts: Facts, name: string) =>
-  `arn:${partitionOf(facts)}:sqs:${facts.meta.region}:${facts.meta.accountId ?? '<account-id>'}:${name}`
-
-/** The queue policy of the getting-started template: EventBridge and SQS may send; plain HTTP is denied. */
-export function referenceQueueStatements(queueArn: string): PolicyStatement[] {
-  return [
-    {
-      Effect: 'Allow',
-      Principal: { Service: [...QUEUE_SENDERS] },
-      Action: 'sqs:SendMessage',
-      Resource: queueArn,
-    },
-    {
-      Sid: 'DenyHTTP',
-      Effect: 'Deny',
-      Action: 'sqs:*',
-      Resource: queueArn,
-      Condition: { Bool: { 'aws:SecureTransport': false } },
-      Principal: '*',
-    },
-  ]
-}
-
-function helmSetFix(facts: Facts, release: HelmRelease, name: string): string {
+function helmSetFix(release: HelmRelease, name: string): string {
   return `helm upgrade ${release.name} ${KARPENTER_CHART} --version ${release.chartVersion} --namespace ${release.namespace} --reuse-values --set settings.interruptionQueue=${shellQuote(name)}`
 }
 
@@ -80,7 +51,7 @@ export const interruptionQueue: Check = {
           message: `settings.interruptionQueue is not set: Karpenter does not handle spot interruptions, rebalance recommendations or scheduled maintenance`,
           fix: {
             summary: `create a queue (and the EventBridge rules, see interruption-rules) and tell Karpenter its name`,
-            commands: [...createQueueCommands(facts, cluster), helmSetFix(facts, release, cluster)],
+            commands: [...createQueueCommands(facts, cluster), helmSetFix(release, cluster)],
           },
         },
       ]
@@ -95,7 +66,7 @@ export const interruptionQueue: Check = {
           evidence: { value: name },
           fix: {
             summary: 'set the queue name instead',
-            commands: [helmSetFix(facts, release, queueNameOf(name))],
+            commands: [helmSetFix(release, queueNameOf(name))],
           },
         },
       ]

@@ -1,8 +1,8 @@
 import type { EventRule, Facts } from '../facts/types.js'
 import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
 import { need, needRelease, releaseVersion, shellQuote, skip, type KarpenterVersion } from './lib/facts.js'
+import { interruptionQueueSetting } from './lib/interruption.js'
 import { asList } from './lib/policy.js'
-import { interruptionQueueSetting } from './interruption-queue.js'
 import type { Check, Finding } from './types.js'
 
 type RuleSpec = (typeof INTERRUPTION_RULES)[number]

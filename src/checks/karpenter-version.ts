@@ -59,14 +59,23 @@ function judgeRelease(facts: Facts, release: HelmRelease): Finding[] {
         status: 'warn',
         subject,
         message: `Karpenter ${v.raw} (Helm release ${subject}) is the v1.0.x conversion line: ${
-          hooks ? 'its webhooks on 8443 must be reachable from the control plane' : 'webhooks are disabled, so v1beta1 objects cannot be converted'
+          hooks
+            ? 'its webhooks on 8443 must be reachable from the control plane'
+            : 'webhooks are disabled, so v1beta1 objects cannot be converted'
         }; upgrade to v1.1 or later to end webhooks and v1beta1`,
         evidence: { ...evidence, webhookEnabled: hooks },
         fix: upgradeFromV10(facts, release),
       },
     ]
   }
-  return [{ status: 'pass', subject, message: `Karpenter ${v.raw} (Helm release ${subject}) is a current v1 install`, evidence }]
+  return [
+    {
+      status: 'pass',
+      subject,
+      message: `Karpenter ${v.raw} (Helm release ${subject}) is a current v1 install`,
+      evidence,
+    },
+  ]
 }
 
 function upgradeFromV10(facts: Facts, release: HelmRelease): Fix {
@@ -74,7 +83,11 @@ function upgradeFromV10(facts: Facts, release: HelmRelease): Fix {
   return {
     summary: `first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then upgrade the CRDs and the chart to ${DEFAULT_KARPENTER_VERSION} (Helm does not upgrade CRDs from the chart's crds/ folder)`,
     commands: [
-      ...crdChartCommands(release.namespace, DEFAULT_KARPENTER_VERSION, karpenterCrds(crds).filter((c) => V1_CRDS.includes(c.name))),
+      ...crdChartCommands(
+        release.namespace,
+        DEFAULT_KARPENTER_VERSION,
+        karpenterCrds(crds).filter((c) => V1_CRDS.includes(c.name)),
+      ),
       helmUpgradeCommand(release, DEFAULT_KARPENTER_VERSION),
     ],
   }
@@ -95,7 +108,11 @@ function legacyFinding(
     status: 'fail',
     subject: where,
     message: `${what} (${where}) is a v0.x install, out of support: it cannot be upgraded to v1 in one step${objects}`,
-    evidence: { ...evidence, generation: generationLabel[generation], ...(legacy ? { legacyObjects: legacy } : {}) },
+    evidence: {
+      ...evidence,
+      generation: generationLabel[generation],
+      ...(legacy ? { legacyObjects: legacy } : {}),
+    },
     fix: {
       summary: `upgrade in stages: ${upgradePath(generation)}`,
       commands: [
@@ -121,7 +138,8 @@ function legacyLeftovers(facts: Facts, release: HelmRelease): Finding[] {
   const legacy = need(facts.kube.legacy)
   if (!hasLegacyObjects(legacy)) return []
   const commands: string[] = []
-  if (legacy.provisioners.length > 0) commands.push(`kubectl delete provisioners.karpenter.sh ${legacy.provisioners.join(' ')}`)
+  if (legacy.provisioners.length > 0)
+    commands.push(`kubectl delete provisioners.karpenter.sh ${legacy.provisioners.join(' ')}`)
   if (legacy.awsNodeTemplates.length > 0) {
     commands.push(`kubectl delete awsnodetemplates.karpenter.k8s.aws ${legacy.awsNodeTemplates.join(' ')}`)
   }
@@ -133,7 +151,8 @@ function legacyLeftovers(facts: Facts, release: HelmRelease): Finding[] {
       message: `${describeLegacy(legacy)} remain from a v0.x install: Karpenter ${v.raw} ignores them, so they configure nothing`,
       evidence: { legacyObjects: legacy },
       fix: {
-        summary: 'once their settings live in NodePools / EC2NodeClasses and no node carries karpenter.sh/provisioner-name, delete them',
+        summary:
+          'once their settings live in NodePools / EC2NodeClasses and no node carries karpenter.sh/provisioner-name, delete them',
         commands,
       },
     },
@@ -168,8 +187,15 @@ function judgeWithoutRelease(facts: Facts): Finding[] {
         message: `${what} runs as ${where} but no Helm release was found (installed with helm template | kubectl apply, Argo CD or similar): checks that read the chart's values cannot run${line}`,
         evidence,
         fix: {
-          summary: 'manage Karpenter with Helm so upgrades also carry its values, or keep your tool and ignore the Helm-only checks',
-          commands: [helmInstallCommand(facts.meta.clusterName, DEFAULT_KARPENTER_VERSION, deployment.metadata.namespace ?? 'kube-system')],
+          summary:
+            'manage Karpenter with Helm so upgrades also carry its values, or keep your tool and ignore the Helm-only checks',
+          commands: [
+            helmInstallCommand(
+              facts.meta.clusterName,
+              DEFAULT_KARPENTER_VERSION,
+              deployment.metadata.namespace ?? 'kube-system',
+            ),
+          ],
         },
       },
     ]
@@ -178,7 +204,10 @@ function judgeWithoutRelease(facts: Facts): Finding[] {
   // CRDs or objects without a controller: a removal that stopped half-way, or a failed install.
   const names = crds.map((c) => c.name)
   const old = generation === 'v1alpha5' || generation === 'v1beta1'
-  const found = [names.length > 0 ? `CRDs ${names.join(', ')}` : '', hasLegacyObjects(legacy) ? describeLegacy(legacy) : '']
+  const found = [
+    names.length > 0 ? `CRDs ${names.join(', ')}` : '',
+    hasLegacyObjects(legacy) ? describeLegacy(legacy) : '',
+  ]
     .filter(Boolean)
     .join(' and ')
   const era = generation ? ` (${generationLabel[generation]})` : ''

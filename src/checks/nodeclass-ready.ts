@@ -17,12 +17,16 @@ export const nodeclassReady: Check = {
   run(facts) {
     const release = need(facts.kube.release)
     if (release && isLegacy(release)) {
-      skip(`Karpenter ${releaseVersion(release)?.raw ?? release.chartVersion} uses Provisioners / AWSNodeTemplates: see karpenter-version`)
+      skip(
+        `Karpenter ${releaseVersion(release)?.raw ?? release.chartVersion} uses Provisioners / AWSNodeTemplates: see karpenter-version`,
+      )
     }
     const nodePools = need(facts.kube.nodePools)
     const nodeClasses = need(facts.kube.nodeClasses)
     if (!release && nodePools.length === 0 && nodeClasses.length === 0) {
-      skip('Karpenter is not installed (no Helm release, no NodePool, no EC2NodeClass): see karpenter-version')
+      skip(
+        'Karpenter is not installed (no Helm release, no NodePool, no EC2NodeClass): see karpenter-version',
+      )
     }
     return [
       ...nodeClasses.map((nc) => judgeNodeClass(facts, nc)),
@@ -33,7 +37,8 @@ export const nodeclassReady: Check = {
 }
 
 const ready = (conditions: Condition[] | undefined) => conditions?.find((c) => c.type === 'Ready')
-const describe = (c: Condition) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : c.message ? ` (${c.message})` : ''}`
+const describe = (c: Condition) =>
+  `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : c.message ? ` (${c.message})` : ''}`
 
 function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
   const name = nc.metadata.name
@@ -61,7 +66,12 @@ function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
       subject,
       message: `EC2NodeClass ${name} has ${r ? describe(r) : 'no Ready condition'}: the controller has not reconciled it (is it running?)`,
       evidence,
-      fix: nodeClassFix(facts, nc, [], 'check that the controller is running and read what it says about this EC2NodeClass'),
+      fix: nodeClassFix(
+        facts,
+        nc,
+        [],
+        'check that the controller is running and read what it says about this EC2NodeClass',
+      ),
     }
   }
   // Ready=False is the roll-up; the specific conditions say which selector or identity failed.
@@ -72,7 +82,12 @@ function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
     subject,
     message: `EC2NodeClass ${name} is not Ready: ${reasons}`,
     evidence,
-    fix: nodeClassFix(facts, nc, failing.map((c) => c.type), 'fix what the failing condition names; Karpenter re-resolves the selectors within minutes'),
+    fix: nodeClassFix(
+      facts,
+      nc,
+      failing.map((c) => c.type),
+      'fix what the failing condition names; Karpenter re-resolves the selectors within minutes',
+    ),
   }
 }
 
@@ -82,7 +97,8 @@ function selectorArgs(terms: EC2NodeClass['spec']['subnetSelectorTerms'], idFlag
   if (ids.length > 0) return ` ${idFlag} ${ids.join(' ')}`
   // Terms are ORed by Karpenter but AWS CLI filters are ANDed: reproduce the first tag term only.
   const tags = Object.entries(terms.find((t) => t.tags)?.tags ?? {})
-  const filter = ([k, v]: [string, string]) => shellQuote(v === '*' ? `Name=tag-key,Values=${k}` : `Name=tag:${k},Values=${v}`)
+  const filter = ([k, v]: [string, string]) =>
+    shellQuote(v === '*' ? `Name=tag-key,Values=${k}` : `Name=tag:${k},Values=${v}`)
   return tags.length > 0 ? ` --filters ${tags.map(filter).join(' ')}` : ''
 }
 
@@ -95,11 +111,15 @@ function nodeClassFix(facts: Facts, nc: EC2NodeClass, failing: string[], summary
   ]
   if (failing.includes('SubnetsReady')) {
     const f = selectorArgs(nc.spec.subnetSelectorTerms, '--subnet-ids')
-    commands.push(`aws ec2 describe-subnets${f} --region ${region} --query 'Subnets[].[SubnetId,VpcId,AvailabilityZone]'`)
+    commands.push(
+      `aws ec2 describe-subnets${f} --region ${region} --query 'Subnets[].[SubnetId,VpcId,AvailabilityZone]'`,
+    )
   }
   if (failing.includes('SecurityGroupsReady')) {
     const f = selectorArgs(nc.spec.securityGroupSelectorTerms, '--group-ids')
-    commands.push(`aws ec2 describe-security-groups${f} --region ${region} --query 'SecurityGroups[].[GroupId,VpcId]'`)
+    commands.push(
+      `aws ec2 describe-security-groups${f} --region ${region} --query 'SecurityGroups[].[GroupId,VpcId]'`,
+    )
   }
   if (failing.includes('InstanceProfileReady')) {
     commands.push(
@@ -109,9 +129,11 @@ function nodeClassFix(facts: Facts, nc: EC2NodeClass, failing: string[], summary
     )
   }
   const hints: string[] = []
-  if (failing.includes('SubnetsReady') || failing.includes('SecurityGroupsReady')) hints.push('see also discovery-tags')
+  if (failing.includes('SubnetsReady') || failing.includes('SecurityGroupsReady'))
+    hints.push('see also discovery-tags')
   if (failing.includes('InstanceProfileReady')) hints.push('see also node-role and passrole-node-role')
-  if (failing.includes('ValidationSucceeded')) hints.push('see also controller-policy (Karpenter dry-runs its EC2 calls)')
+  if (failing.includes('ValidationSucceeded'))
+    hints.push('see also controller-policy (Karpenter dry-runs its EC2 calls)')
   return { summary: hints.length > 0 ? `${summary} (${hints.join('; ')})` : summary, commands }
 }
 
@@ -154,24 +176,41 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
         evidence,
         fix: {
           summary: 'read the NodePool status; a NodePool is not Ready while its EC2NodeClass is not',
-          commands: [`kubectl get nodepool ${name} -o jsonpath='{.status.conditions}'`, `kubectl describe nodepool ${name}`],
+          commands: [
+            `kubectl get nodepool ${name} -o jsonpath='{.status.conditions}'`,
+            `kubectl describe nodepool ${name}`,
+          ],
         },
       },
     ]
   }
-  return [{ status: 'pass', subject, message: `NodePool ${name} uses EC2NodeClass ${ref.name}${r ? ' and is Ready' : ''}`, evidence }]
+  return [
+    {
+      status: 'pass',
+      subject,
+      message: `NodePool ${name} uses EC2NodeClass ${ref.name}${r ? ' and is Ready' : ''}`,
+      evidence,
+    },
+  ]
 }
 
 function refFix(pool: string, wanted: string, nodeClasses: EC2NodeClass[]): Fix {
-  const target = nodeClasses.find((nc) => nc.metadata.name === wanted)?.metadata.name ?? nodeClasses[0]?.metadata.name
+  const target =
+    nodeClasses.find((nc) => nc.metadata.name === wanted)?.metadata.name ?? nodeClasses[0]?.metadata.name
   const patch = JSON.stringify({
-    spec: { template: { spec: { nodeClassRef: { group: NODECLASS_GROUP, kind: NODECLASS_KIND, name: target ?? wanted } } } },
+    spec: {
+      template: {
+        spec: { nodeClassRef: { group: NODECLASS_GROUP, kind: NODECLASS_KIND, name: target ?? wanted } },
+      },
+    },
   })
   return {
     summary: target
       ? `point the NodePool at EC2NodeClass ${target} (or create EC2NodeClass ${wanted})`
       : `create EC2NodeClass ${wanted}, then the NodePool resolves`,
-    commands: target ? [`kubectl patch nodepool ${pool} --type merge -p '${patch}'`] : [`kubectl get ec2nodeclasses`],
+    commands: target
+      ? [`kubectl patch nodepool ${pool} --type merge -p '${patch}'`]
+      : [`kubectl get ec2nodeclasses`],
   }
 }
 

@@ -16,7 +16,7 @@ export const passroleNodeRole: Check = {
     title: 'The controller may pass every node role to EC2',
     category: 'iam',
     severity: 'error',
-    docs: 'Launching a node hands its role to EC2, which needs iam:PassRole on that role with iam:PassedToService = ec2.amazonaws.com (statement AllowPassingInstanceRole). Decided by IAM\'s policy simulator when allowed, else by karpctl\'s local evaluator.',
+    docs: "Launching a node hands its role to EC2, which needs iam:PassRole on that role with iam:PassedToService = ec2.amazonaws.com (statement AllowPassingInstanceRole). Decided by IAM's policy simulator when allowed, else by karpctl's local evaluator.",
   },
   run(facts) {
     needRelease(facts)
@@ -26,7 +26,9 @@ export const passroleNodeRole: Check = {
     const uses = nodeRoleUses(facts, nodeClasses, findings)
     const controllerRole = facts.iam.controllerRoleName
     const evaluations = uses.map((use) => ({ use, read: lookup(facts, use.arn) }))
-    const denied = evaluations.filter((e) => e.read?.ok && e.read.value.decision !== 'allowed').map((e) => e.use)
+    const denied = evaluations
+      .filter((e) => e.read?.ok && e.read.value.decision !== 'allowed')
+      .map((e) => e.use)
     const fix = denied.length > 0 ? passRoleFix(facts, controllerRole, uses, denied) : undefined
     for (const { use, read } of evaluations) findings.push(judge(use, read, controllerRole, fix))
     return findings
@@ -45,8 +47,14 @@ function nodeRoleUses(facts: Facts, nodeClasses: EC2NodeClass[], findings: Findi
   for (const nc of nodeClasses) {
     const name = nc.metadata.name
     if (nc.spec.role) add(nc.spec.role, name)
-    else if (nc.spec.instanceProfile) profileRoles(facts, nc.spec.instanceProfile, name, findings).forEach((r) => add(r, name))
-    else findings.push({ status: 'unknown', subject: name, message: `EC2NodeClass ${name} names neither spec.role nor spec.instanceProfile: no node role to evaluate` })
+    else if (nc.spec.instanceProfile)
+      profileRoles(facts, nc.spec.instanceProfile, name, findings).forEach((r) => add(r, name))
+    else
+      findings.push({
+        status: 'unknown',
+        subject: name,
+        message: `EC2NodeClass ${name} names neither spec.role nor spec.instanceProfile: no node role to evaluate`,
+      })
   }
   return [...byArn.values()]
 }
@@ -54,11 +62,20 @@ function nodeRoleUses(facts: Facts, nodeClasses: EC2NodeClass[], findings: Findi
 function profileRoles(facts: Facts, profile: string, nodeClass: string, findings: Finding[]): string[] {
   const read = facts.iam.instanceProfiles[profile]
   if (!read) {
-    findings.push({ status: 'unknown', subject: profile, message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) was not collected` })
+    findings.push({
+      status: 'unknown',
+      subject: profile,
+      message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) was not collected`,
+    })
     return []
   }
   if (!read.ok) {
-    findings.push({ status: 'unknown', subject: profile, message: `instance profile ${profile} (EC2NodeClass ${nodeClass}): ${describeFailure(read.error)}`, evidence: { read: read.error.read } })
+    findings.push({
+      status: 'unknown',
+      subject: profile,
+      message: `instance profile ${profile} (EC2NodeClass ${nodeClass}): ${describeFailure(read.error)}`,
+      evidence: { read: read.error.read },
+    })
     return []
   }
   if (!read.value || read.value.roles.length === 0) {
@@ -95,7 +112,12 @@ export function methodText(e: PermissionEvaluation): string {
   return `local evaluator (simulator unavailable: ${e.simulatorUnavailable ?? 'reason not recorded'})`
 }
 
-function judge(use: NodeRoleUse, read: ReturnType<typeof lookup>, controllerRole: string | null, fix: Fix | undefined): Finding {
+function judge(
+  use: NodeRoleUse,
+  read: ReturnType<typeof lookup>,
+  controllerRole: string | null,
+  fix: Fix | undefined,
+): Finding {
   const roleName = roleNameFromArn(use.arn)
   const classes = `EC2NodeClass ${use.nodeClasses.join(', ')}`
   const controller = controllerRole ?? 'the controller role'
@@ -125,7 +147,9 @@ function judge(use: NodeRoleUse, read: ReturnType<typeof lookup>, controllerRole
     method,
     matchedStatements: e.matchedStatements,
     context: e.context,
-    ...(e.method === 'local' ? { caveat: 'identity policies only: SCPs and permission boundaries are not evaluated locally' } : {}),
+    ...(e.method === 'local'
+      ? { caveat: 'identity policies only: SCPs and permission boundaries are not evaluated locally' }
+      : {}),
     ...(e.notes && e.notes.length > 0 ? { notes: e.notes } : {}),
   }
   if (e.decision === 'allowed') {
@@ -153,7 +177,12 @@ function judge(use: NodeRoleUse, read: ReturnType<typeof lookup>, controllerRole
  * One inline policy naming every node role in use: put-role-policy replaces a policy of the same
  * name, so a per-role command would drop the roles granted by the previous run.
  */
-function passRoleFix(facts: Facts, controllerRole: string | null, uses: NodeRoleUse[], denied: NodeRoleUse[]): Fix {
+function passRoleFix(
+  facts: Facts,
+  controllerRole: string | null,
+  uses: NodeRoleUse[],
+  denied: NodeRoleUse[],
+): Fix {
   const role = controllerRole ?? `KarpenterControllerRole-${facts.meta.clusterName}`
   const resources = uses.map((u) => u.arn)
   const document = {

@@ -42,10 +42,14 @@ export const stsRegionalAnnotation: Check = {
   run(facts) {
     const release = needRelease(facts)
     if (facts.iam.controllerIdentity === 'pod-identity') {
-      skip('the controller uses EKS Pod Identity: the STS endpoint annotation only affects IRSA, so it is not needed')
+      skip(
+        'the controller uses EKS Pod Identity: the STS endpoint annotation only affects IRSA, so it is not needed',
+      )
     }
     if (facts.iam.controllerIdentity !== 'irsa') {
-      skip('the controller identity is not IRSA (no eks.amazonaws.com/role-arn found): the annotation only matters with IRSA')
+      skip(
+        'the controller identity is not IRSA (no eks.amazonaws.com/role-arn found): the annotation only matters with IRSA',
+      )
     }
     const sa = controllerServiceAccount(facts, release)
     const subject = `${sa.namespace}/${sa.name}`
@@ -60,13 +64,25 @@ export const stsRegionalAnnotation: Check = {
     // A wrong type explains everything downstream (rendered manifest, rejected ServiceAccount): report it once.
     const typeBroken = inValues.some((o) => verdict(o.value) === 'wrongType')
     if (!typeBroken && rendered !== undefined && typeof rendered !== 'string') {
-      findings.push(typeFailure(facts, release, { where: 'the ServiceAccount manifest the release rendered', value: rendered }, subject))
+      findings.push(
+        typeFailure(
+          facts,
+          release,
+          { where: 'the ServiceAccount manifest the release rendered', value: rendered },
+          subject,
+        ),
+      )
     }
 
     const live = liveAnnotation(facts, subject, findings)
     if (live === 'unreadable') return findings
     if (live.value !== undefined) {
-      const f = judgeValue(facts, release, { where: `the live ServiceAccount ${subject}`, value: live.value }, subject)
+      const f = judgeValue(
+        facts,
+        release,
+        { where: `the live ServiceAccount ${subject}`, value: live.value },
+        subject,
+      )
       if (f) findings.push(f)
       else {
         const drift = driftFinding(facts, release, subject, inValues, live.value)
@@ -83,14 +99,24 @@ export const stsRegionalAnnotation: Check = {
 }
 
 /** Values say one thing, the live ServiceAccount another: the next `helm upgrade` will flip it. */
-function driftFinding(facts: Facts, release: HelmRelease, subject: string, inValues: Occurrence[], live: string): Finding | null {
+function driftFinding(
+  facts: Facts,
+  release: HelmRelease,
+  subject: string,
+  inValues: Occurrence[],
+  live: string,
+): Finding | null {
   const declared = inValues.find((o) => typeof o.value === 'string' && o.value !== live)
   if (!declared) return null
   return {
     status: 'warn',
     subject,
     message: `${STS_ANNOTATION} is ${JSON.stringify(live)} on the live ServiceAccount ${subject} but ${JSON.stringify(declared.value)} in ${declared.where}: the next helm upgrade changes it`,
-    evidence: { live, values: declared.value, path: declared.keyPath ? helmPath(declared.keyPath) : undefined },
+    evidence: {
+      live,
+      values: declared.value,
+      path: declared.keyPath ? helmPath(declared.keyPath) : undefined,
+    },
     fix: stringFix(facts, release, subject, declared.keyPath),
   }
 }
@@ -150,7 +176,12 @@ function typeFailure(facts: Facts, release: HelmRelease, occ: Occurrence, subjec
     status: 'fail',
     subject,
     message: `${STS_ANNOTATION} is the ${type} ${JSON.stringify(occ.value)} in ${occ.where}, not the string "true": the API server rejects the ServiceAccount ("cannot unmarshal ${type} into Go struct field ObjectMeta.metadata.annotations of type string") or the annotation is lost`,
-    evidence: { where: occ.where, path: occ.keyPath ? helmPath(occ.keyPath) : undefined, value: occ.value, valueType: type },
+    evidence: {
+      where: occ.where,
+      path: occ.keyPath ? helmPath(occ.keyPath) : undefined,
+      value: occ.value,
+      valueType: type,
+    },
     fix: stringFix(facts, release, subject, occ.keyPath),
   }
 }
@@ -163,14 +194,25 @@ function liveAnnotation(
 ): { exists: boolean; value: string | undefined } | 'unreadable' {
   const read = facts.kube.serviceAccount
   if (!read.ok) {
-    findings.push({ status: 'unknown', subject, message: `live ServiceAccount ${subject}: ${describeFailure(read.error)}`, evidence: { read: read.error.read } })
+    findings.push({
+      status: 'unknown',
+      subject,
+      message: `live ServiceAccount ${subject}: ${describeFailure(read.error)}`,
+      evidence: { read: read.error.read },
+    })
     return 'unreadable'
   }
   if (!read.value) return { exists: false, value: undefined }
   return { exists: true, value: read.value.metadata.annotations?.[STS_ANNOTATION] }
 }
 
-function notApplied(facts: Facts, release: HelmRelease, subject: string, saExists: boolean, occ: Occurrence[]): Finding {
+function notApplied(
+  facts: Facts,
+  release: HelmRelease,
+  subject: string,
+  saExists: boolean,
+  occ: Occurrence[],
+): Finding {
   const external = valueAt(release.computedValues, 'serviceAccount.create') === false
   const reason = !saExists
     ? `the ServiceAccount ${subject} does not exist`
@@ -181,14 +223,31 @@ function notApplied(facts: Facts, release: HelmRelease, subject: string, saExist
     status: 'fail',
     subject,
     message: `${STS_ANNOTATION} is set in the Helm values but missing on the live ServiceAccount ${subject}: ${reason}`,
-    evidence: { values: occ.map((o) => ({ where: o.where, path: o.keyPath ? helmPath(o.keyPath) : undefined, value: o.value })), liveServiceAccount: saExists ? subject : null },
-    fix: external && saExists ? annotateFix(facts, release, subject) : stringFix(facts, release, subject, occ[0]?.keyPath),
+    evidence: {
+      values: occ.map((o) => ({
+        where: o.where,
+        path: o.keyPath ? helmPath(o.keyPath) : undefined,
+        value: o.value,
+      })),
+      liveServiceAccount: saExists ? subject : null,
+    },
+    fix:
+      external && saExists
+        ? annotateFix(facts, release, subject)
+        : stringFix(facts, release, subject, occ[0]?.keyPath),
   }
 }
 
-function passFinding(release: HelmRelease, subject: string, live: string | undefined, declared: boolean): Finding {
+function passFinding(
+  release: HelmRelease,
+  subject: string,
+  live: string | undefined,
+  declared: boolean,
+): Finding {
   if (live !== undefined) {
-    const where = declared ? `in the Helm values and on ${subject}` : `on ${subject} (set outside the Helm values)`
+    const where = declared
+      ? `in the Helm values and on ${subject}`
+      : `on ${subject} (set outside the Helm values)`
     return {
       status: 'pass',
       subject,
@@ -211,7 +270,12 @@ function passFinding(release: HelmRelease, subject: string, live: string | undef
   }
 }
 
-function stringFix(facts: Facts, release: HelmRelease, subject: string, keyPath: KeyPath = VALUE_PATHS[0] as KeyPath): Fix {
+function stringFix(
+  facts: Facts,
+  release: HelmRelease,
+  subject: string,
+  keyPath: KeyPath = VALUE_PATHS[0] as KeyPath,
+): Fix {
   const [ns, name] = subject.split('/') as [string, string]
   const nested = keyPath.reduceRight<unknown>((acc, seg) => ({ [seg]: acc }), 'true')
   return {
@@ -238,5 +302,7 @@ function annotateFix(facts: Facts, release: HelmRelease, subject: string): Fix {
 }
 
 function deploymentName(facts: Facts, release: HelmRelease): string {
-  return facts.kube.deployment.ok && facts.kube.deployment.value ? facts.kube.deployment.value.metadata.name : release.name
+  return facts.kube.deployment.ok && facts.kube.deployment.value
+    ? facts.kube.deployment.value.metadata.name
+    : release.name
 }

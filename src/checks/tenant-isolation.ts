@@ -22,7 +22,9 @@ export const tenantIsolation: Check = {
       return t ? [{ pool: np, tenant: t }] : []
     })
     if (tenants.length === 0) {
-      skip(`no tenant NodePools (none labelled ${TENANT_KEY}=<name> or tainted NoSchedule with a tenant key): nothing to isolate`)
+      skip(
+        `no tenant NodePools (none labelled ${TENANT_KEY}=<name> or tainted NoSchedule with a tenant key): nothing to isolate`,
+      )
     }
     return [
       ...tenants.map(({ pool, tenant }) => judgeMarking(pool, tenant)),
@@ -67,7 +69,8 @@ function judgeMarking(np: NodePool, tenant: string): Finding {
         : 'no NoSchedule taint keeps other workloads off its nodes',
     )
   }
-  if (!labelKey) problems.push(`its nodes carry no ${TENANT_KEY}=${tenant} label for the tenant's workloads to select`)
+  if (!labelKey)
+    problems.push(`its nodes carry no ${TENANT_KEY}=${tenant} label for the tenant's workloads to select`)
   return {
     status: 'fail',
     subject: `nodepool/${name}`,
@@ -132,7 +135,10 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
     const nc = nodeClasses.find((c) => c.metadata.name === np.spec.template.spec.nodeClassRef.name)
     const role = nc ? identityOf(facts, nc) : null
     if (!nc || !role) continue // a missing EC2NodeClass is nodeclass-ready's finding
-    byRole.set(role, [...(byRole.get(role) ?? []), { tenant: tenantOf(np), pool: np.metadata.name, nodeClass: nc.metadata.name }])
+    byRole.set(role, [
+      ...(byRole.get(role) ?? []),
+      { tenant: tenantOf(np), pool: np.metadata.name, nodeClass: nc.metadata.name },
+    ])
   }
   const findings: Finding[] = []
   for (const [role, uses] of byRole) {
@@ -157,7 +163,12 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
         fix: ownRoleFix(facts, role, uses, tenants),
       })
     } else {
-      findings.push({ status: 'pass', subject: role, message: `tenant ${tenants[0]} has its own node role ${role}`, evidence })
+      findings.push({
+        status: 'pass',
+        subject: role,
+        message: `tenant ${tenants[0]} has its own node role ${role}`,
+        evidence,
+      })
     }
   }
   return findings
@@ -178,8 +189,14 @@ function ownRoleFix(facts: Facts, sharedRole: string, uses: Use[], tenants: stri
     const roleArn = `arn:${partition}:iam::${accountId ?? '<account-id>'}:role/${role}`
     commands.push(
       `aws iam create-role --role-name ${role} --assume-role-policy-document '${trust}' --tags Key=karpctl.io/cluster,Value=${clusterName} Key=karpctl.io/tenant,Value=${tenant}`,
-      ...['AmazonEKSWorkerNodePolicy', 'AmazonEKS_CNI_Policy', 'AmazonEC2ContainerRegistryPullOnly', 'AmazonSSMManagedInstanceCore'].map(
-        (p) => `aws iam attach-role-policy --role-name ${role} --policy-arn arn:${partition}:iam::aws:policy/${p}`,
+      ...[
+        'AmazonEKSWorkerNodePolicy',
+        'AmazonEKS_CNI_Policy',
+        'AmazonEC2ContainerRegistryPullOnly',
+        'AmazonSSMManagedInstanceCore',
+      ].map(
+        (p) =>
+          `aws iam attach-role-policy --role-name ${role} --policy-arn arn:${partition}:iam::aws:policy/${p}`,
       ),
       nodeAccessCommand(facts, roleArn),
     )
@@ -187,10 +204,16 @@ function ownRoleFix(facts: Facts, sharedRole: string, uses: Use[], tenants: stri
     for (const nc of classes) {
       // Patching a class that other tenants also use would just move the sharing.
       if (uses.some((u) => u.nodeClass === nc && u.tenant !== tenant)) sharedClasses.push(nc)
-      else commands.push(`kubectl patch ec2nodeclass ${nc} --type merge -p '${JSON.stringify({ spec: { role } })}'`)
+      else
+        commands.push(
+          `kubectl patch ec2nodeclass ${nc} --type merge -p '${JSON.stringify({ spec: { role } })}'`,
+        )
     }
   }
-  const split = sharedClasses.length > 0 ? `; EC2NodeClass ${[...new Set(sharedClasses)].join(', ')} serves several tenants: copy it once per tenant and point each tenant's NodePool at its own copy` : ''
+  const split =
+    sharedClasses.length > 0
+      ? `; EC2NodeClass ${[...new Set(sharedClasses)].join(', ')} serves several tenants: copy it once per tenant and point each tenant's NodePool at its own copy`
+      : ''
   return {
     summary: `give ${tenants.join(', ')} their own node role instead of ${sharedRole}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for the controller (see passrole-node-role)${split}`,
     commands,

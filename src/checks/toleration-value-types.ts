@@ -1,5 +1,12 @@
 import type { HelmRelease } from '../facts/types.js'
-import { helmPath, helmSetValue, lintHelmValues, yamlSnippet, type KeyPath, type LintIssue } from '../lint/values.js'
+import {
+  helmPath,
+  helmSetValue,
+  lintHelmValues,
+  yamlSnippet,
+  type KeyPath,
+  type LintIssue,
+} from '../lint/values.js'
 import { helmUpgradeCommand } from './lib/install.js'
 import { needRelease } from './lib/facts.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -39,7 +46,9 @@ export const tolerationValueTypes: Check = {
 function releaseIssues(release: HelmRelease): LintIssue[] {
   const user = lintHelmValues(release.values, 'the Helm values (helm get values)')
   const seen = new Set(user.map((i) => i.path))
-  const computed = lintHelmValues(release.computedValues, 'the computed Helm values').filter((i) => !seen.has(i.path))
+  const computed = lintHelmValues(release.computedValues, 'the computed Helm values').filter(
+    (i) => !seen.has(i.path),
+  )
   return [...user, ...computed]
 }
 
@@ -48,7 +57,13 @@ function fixFor(release: HelmRelease, issue: LintIssue): Fix {
   const nested = issue.keyPath.reduceRight<unknown>((acc, seg) => ({ [seg]: acc }), issue.stringValue)
   return {
     summary: `pass ${issue.path} as a string (--set-string, or quote it in your values file)`,
-    commands: [helmUpgradeCommand(release, release.chartVersion, ` --set-string ${quote(`${issue.path}=${helmSetValue(issue.stringValue)}`)}`)],
+    commands: [
+      helmUpgradeCommand(
+        release,
+        release.chartVersion,
+        ` --set-string ${quote(`${issue.path}=${helmSetValue(issue.stringValue)}`)}`,
+      ),
+    ],
     snippet: { language: 'yaml', text: yamlSnippet(nested) },
   }
 }

@@ -54,7 +54,12 @@ function statementLabel(doc: PolicyDocument, p: number, s: PolicyStatement, i: n
   return `${doc.Id ?? `policy[${p}]`}.Statement[${i}]`
 }
 
-function statementApplies(s: PolicyStatement, req: EvaluationRequest, label: string, notes: Set<string>): boolean {
+function statementApplies(
+  s: PolicyStatement,
+  req: EvaluationRequest,
+  label: string,
+  notes: Set<string>,
+): boolean {
   const action = matchesAction(s, req.action)
   if (action === null) {
     notes.add(`${label}: has neither Action nor NotAction; ignored`)
@@ -67,13 +72,16 @@ function statementApplies(s: PolicyStatement, req: EvaluationRequest, label: str
   if (condition === false) return false
   if (resource === 'uncertain' || condition === 'uncertain') {
     // Conservative: never let an uncertain Allow grant, always let an uncertain Deny deny.
-    notes.add(`${label}: treated as ${s.Effect === 'Allow' ? 'not granting' : 'denying'} because it could not be evaluated exactly`)
+    notes.add(
+      `${label}: treated as ${s.Effect === 'Allow' ? 'not granting' : 'denying'} because it could not be evaluated exactly`,
+    )
     return s.Effect === 'Deny'
   }
   return true
 }
 
-const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+const list = (v: string | string[] | undefined): string[] =>
+  v === undefined ? [] : Array.isArray(v) ? v : [v]
 
 /** null when the statement names no action at all (invalid for IAM). */
 function matchesAction(s: PolicyStatement, action: string): boolean | null {
@@ -84,13 +92,16 @@ function matchesAction(s: PolicyStatement, action: string): boolean | null {
 }
 
 function matchesResource(s: PolicyStatement, resource: string, label: string, notes: Set<string>): Match {
-  const patterns = s.Resource !== undefined ? list(s.Resource) : s.NotResource !== undefined ? list(s.NotResource) : null
+  const patterns =
+    s.Resource !== undefined ? list(s.Resource) : s.NotResource !== undefined ? list(s.NotResource) : null
   if (patterns === null) {
     notes.add(`${label}: has neither Resource nor NotResource (required in identity policies); ignored`)
     return false
   }
   if (patterns.some(hasPolicyVariable)) {
-    notes.add(`${label}: resource pattern uses a policy variable (\${...}), which the local evaluator does not resolve`)
+    notes.add(
+      `${label}: resource pattern uses a policy variable (\${...}), which the local evaluator does not resolve`,
+    )
     return 'uncertain'
   }
   const any = patterns.some((p) => arnMatch(p, resource))
@@ -194,7 +205,9 @@ function matchesKey(
     return 'uncertain'
   }
   if (policyValues.some(hasPolicyVariable)) {
-    notes.add(`${label}: condition ${rawOp} uses a policy variable (\${...}), which the local evaluator does not resolve`)
+    notes.add(
+      `${label}: condition ${rawOp} uses a policy variable (\${...}), which the local evaluator does not resolve`,
+    )
     return 'uncertain'
   }
   const present = requestValues !== undefined && requestValues.length > 0

@@ -16,7 +16,9 @@ export function parsePolicyDocument(text: string): PolicyDocument {
 /** Validates an already-parsed document (e.g. from a snapshot) and normalises Statement to an array. */
 export function normalisePolicyDocument(raw: unknown, originalText?: string): PolicyDocument {
   const fail = (why: string): never => {
-    throw new PolicyDocumentError(`not an IAM policy document: ${why}${originalText === undefined ? '' : ` (text: ${preview(originalText)})`}`)
+    throw new PolicyDocumentError(
+      `not an IAM policy document: ${why}${originalText === undefined ? '' : ` (text: ${preview(originalText)})`}`,
+    )
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('expected a JSON object')
   const doc = raw as Record<string, unknown>
@@ -40,7 +42,9 @@ function parseJsonOrUrlEncoded(text: string): unknown {
       const decoded = tryJson(candidate)
       if (decoded.ok) return decoded.value
     }
-    throw new PolicyDocumentError(`not an IAM policy document: URL-decoded text is not JSON (text: ${preview(trimmed)})`)
+    throw new PolicyDocumentError(
+      `not an IAM policy document: URL-decoded text is not JSON (text: ${preview(trimmed)})`,
+    )
   }
   throw new PolicyDocumentError(`not an IAM policy document: ${direct.error} (text: ${preview(trimmed)})`)
 }
@@ -69,20 +73,26 @@ function tryJson(text: string): { ok: true; value: unknown } | { ok: false; erro
 function checkStatement(s: unknown, i: number, fail: (why: string) => never): PolicyStatement {
   if (s === null || typeof s !== 'object' || Array.isArray(s)) fail(`Statement[${i}] is not an object`)
   const st = s as Record<string, unknown>
-  if (st.Effect !== 'Allow' && st.Effect !== 'Deny') fail(`Statement[${i}].Effect must be "Allow" or "Deny" (got ${JSON.stringify(st.Effect)})`)
+  if (st.Effect !== 'Allow' && st.Effect !== 'Deny')
+    fail(`Statement[${i}].Effect must be "Allow" or "Deny" (got ${JSON.stringify(st.Effect)})`)
   const hasAction = st.Action !== undefined || st.NotAction !== undefined
   if (!hasAction) fail(`Statement[${i}] has neither Action nor NotAction`)
   for (const key of ['Action', 'NotAction', 'Resource', 'NotResource'] as const) {
     const v = st[key]
-    if (v !== undefined && !isStringOrStrings(v)) fail(`Statement[${i}].${key} must be a string or a list of strings`)
+    if (v !== undefined && !isStringOrStrings(v))
+      fail(`Statement[${i}].${key} must be a string or a list of strings`)
   }
-  if (st.Condition !== undefined && (st.Condition === null || typeof st.Condition !== 'object' || Array.isArray(st.Condition))) {
+  if (
+    st.Condition !== undefined &&
+    (st.Condition === null || typeof st.Condition !== 'object' || Array.isArray(st.Condition))
+  ) {
     fail(`Statement[${i}].Condition must be an object`)
   }
   return st as unknown as PolicyStatement
 }
 
-const isStringOrStrings = (v: unknown) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+const isStringOrStrings = (v: unknown) =>
+  typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
 
 function preview(text: string): string {
   const t = text.trim().replace(/\s+/g, ' ')

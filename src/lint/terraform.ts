@@ -45,7 +45,8 @@ interface ReleaseContext {
 export async function lintTerraformDir(dir: string): Promise<TerraformLintResult> {
   const root = resolve(dir)
   const info = await stat(root).catch(() => null)
-  if (!info?.isDirectory()) throw new InputError(`${dir} is not a directory with Terraform files`, 'TERRAFORM_DIR_INVALID')
+  if (!info?.isDirectory())
+    throw new InputError(`${dir} is not a directory with Terraform files`, 'TERRAFORM_DIR_INVALID')
   const { parse } = await import('@cdktf/hcl2json')
   const result: TerraformLintResult = { files: [], releases: [], issues: [], notes: [] }
   for (const file of await tfFiles(root)) {
@@ -62,7 +63,10 @@ export async function lintTerraformDir(dir: string): Promise<TerraformLintResult
       if (!isKarpenterRelease(block)) continue
       const source = `${rel} helm_release.${name}`
       result.releases.push(source)
-      const offset = Math.max(0, text.search(new RegExp(`resource\\s+"helm_release"\\s+"${escapeRegExp(name)}"`)))
+      const offset = Math.max(
+        0,
+        text.search(new RegExp(`resource\\s+"helm_release"\\s+"${escapeRegExp(name)}"`)),
+      )
       const ctx: ReleaseContext = { dir: dirname(file), rel, text, name, offset, source, result }
       lintSetEntries(ctx, block)
       await lintValuesList(ctx, block.values, root)
@@ -95,7 +99,9 @@ function hclErrorLine(rel: string, err: unknown): string {
 function helmReleases(json: Record<string, unknown>): [string, HclBlock][] {
   const resources = json.resource as Record<string, Record<string, HclBlock[]>> | undefined
   const releases = resources?.helm_release ?? {}
-  return Object.entries(releases).flatMap(([name, blocks]) => (Array.isArray(blocks) ? blocks.map((b) => [name, b] as [string, HclBlock]) : []))
+  return Object.entries(releases).flatMap(([name, blocks]) =>
+    Array.isArray(blocks) ? blocks.map((b) => [name, b] as [string, HclBlock]) : [],
+  )
 }
 
 function isKarpenterRelease(block: HclBlock): boolean {
@@ -107,7 +113,10 @@ function isKarpenterRelease(block: HclBlock): boolean {
 function lintSetEntries(ctx: ReleaseContext, block: HclBlock) {
   const dynamic = block.dynamic as Record<string, unknown> | undefined
   for (const kind of ['set', 'set_sensitive']) {
-    if (dynamic?.[kind]) ctx.result.notes.push(`${ctx.source}: dynamic "${kind}" blocks are not linted (names and values are computed)`)
+    if (dynamic?.[kind])
+      ctx.result.notes.push(
+        `${ctx.source}: dynamic "${kind}" blocks are not linted (names and values are computed)`,
+      )
     const entries = block[kind]
     if (entries === undefined) continue
     if (!Array.isArray(entries)) {
@@ -128,7 +137,9 @@ function lintSetEntry(ctx: ReleaseContext, entry: HclBlock, sensitive: boolean) 
   const keyPath = parseHelmPath(name)
   if (!isStringTarget(keyPath) || type === 'string') return
   if (typeof value === 'string' && isExpression(value)) {
-    ctx.result.notes.push(`${ctx.source}: set "${name}" takes its value from ${value}; add type = "string" to be safe`)
+    ctx.result.notes.push(
+      `${ctx.source}: set "${name}" takes its value from ${value}; add type = "string" to be safe`,
+    )
     return
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return
@@ -177,7 +188,9 @@ async function lintValuesList(ctx: ReleaseContext, values: unknown, root: string
       await lintReferencedFile(ctx, file[1] as string, label, root)
       continue
     }
-    ctx.result.notes.push(`${label}: ${v.length > 60 ? `${v.slice(0, 60)}…` : v} is an expression (templatefile, variable...), not linted`)
+    ctx.result.notes.push(
+      `${label}: ${v.length > 60 ? `${v.slice(0, 60)}…` : v} is an expression (templatefile, variable...), not linted`,
+    )
   }
 }
 
@@ -185,12 +198,17 @@ async function lintValuesList(ctx: ReleaseContext, values: unknown, root: string
 async function lintInlineYaml(ctx: ReleaseContext, yamlText: string, label: string) {
   const lines = yamlText.split('\n')
   const firstIdx = lines.findIndex((l) => l.trim() !== '')
-  const firstLine = firstIdx >= 0 ? lineOf(ctx.text, (lines[firstIdx] as string).trim(), ctx.offset) : undefined
+  const firstLine =
+    firstIdx >= 0 ? lineOf(ctx.text, (lines[firstIdx] as string).trim(), ctx.offset) : undefined
   const lineOffset = firstLine !== undefined ? firstLine - (firstIdx + 1) : 0
   try {
     for (const { line, ...issue } of await lintValuesText(yamlText, label, lineOffset)) {
       // Without the heredoc's position the YAML line would point into the wrong file: drop it.
-      ctx.result.issues.push({ ...issue, file: ctx.rel, ...(firstLine !== undefined && line !== undefined ? { line } : {}) })
+      ctx.result.issues.push({
+        ...issue,
+        file: ctx.rel,
+        ...(firstLine !== undefined && line !== undefined ? { line } : {}),
+      })
     }
   } catch (err) {
     if (!(err instanceof InputError)) throw err

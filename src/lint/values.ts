@@ -69,7 +69,8 @@ export function lintHelmValues(values: unknown, source: string): LintIssue[] {
 export function makeIssue(keyPath: KeyPath, value: unknown, source: string, written?: string): LintIssue {
   const path = helmPath(keyPath)
   const type = valueType(value)
-  const stringValue = written ?? (type === 'object' || type === 'array' ? JSON.stringify(value) : String(value))
+  const stringValue =
+    written ?? (type === 'object' || type === 'array' ? JSON.stringify(value) : String(value))
   return {
     path,
     keyPath,
@@ -106,7 +107,8 @@ export async function lintValuesText(text: string, file: string, lineOffset = 0)
   const error = doc.errors[0]
   if (error) {
     const line = (error.linePos?.[0]?.line ?? 0) + lineOffset
-    const reason = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'malformed YAML'
+    const reason =
+      error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'malformed YAML'
     throw new InputError(`${file}:${line}: invalid YAML: ${reason}`, 'VALUES_FILE_INVALID')
   }
   const issues = lintHelmValues(doc.toJS(), file)
@@ -145,7 +147,8 @@ export function helmPath(keyPath: KeyPath): string {
   let out = ''
   for (const seg of keyPath) {
     if (typeof seg === 'number') out += `[${seg}]`
-    else out += `${out === '' ? '' : '.'}${seg.replace(/\\/g, '\\\\').replace(/\./g, '\\.').replace(/,/g, '\\,').replace(/=/g, '\\=')}`
+    else
+      out += `${out === '' ? '' : '.'}${seg.replace(/\\/g, '\\\\').replace(/\./g, '\\.').replace(/,/g, '\\,').replace(/=/g, '\\=')}`
   }
   return out
 }
@@ -187,9 +190,18 @@ export function parseHelmPath(path: string): KeyPath {
 
 /** Is this key path one whose value must be a string (toleration value or entry of a string map)? */
 export function isStringTarget(keyPath: KeyPath): boolean {
-  if (keyPath.length === 3 && keyPath[0] === 'tolerations' && typeof keyPath[1] === 'number' && keyPath[2] === 'value') return true
+  if (
+    keyPath.length === 3 &&
+    keyPath[0] === 'tolerations' &&
+    typeof keyPath[1] === 'number' &&
+    keyPath[2] === 'value'
+  )
+    return true
   return STRING_MAP_PATHS.some(
-    (p) => keyPath.length === p.length + 1 && p.every((seg, i) => keyPath[i] === seg) && typeof keyPath[p.length] === 'string',
+    (p) =>
+      keyPath.length === p.length + 1 &&
+      p.every((seg, i) => keyPath[i] === seg) &&
+      typeof keyPath[p.length] === 'string',
   )
 }
 
@@ -248,7 +260,8 @@ export function yamlSnippet(value: unknown, indent = 0): string {
     if (value.length === 0) return `${pad}[]`
     return value
       .map((item) => {
-        const body = isRecord(item) || Array.isArray(item) ? yamlSnippet(item, indent + 2).trimStart() : yamlScalar(item)
+        const body =
+          isRecord(item) || Array.isArray(item) ? yamlSnippet(item, indent + 2).trimStart() : yamlScalar(item)
         return `${pad}- ${body}`
       })
       .join('\n')
@@ -258,7 +271,10 @@ export function yamlSnippet(value: unknown, indent = 0): string {
     if (entries.length === 0) return `${pad}{}`
     return entries
       .map(([k, v]) => {
-        const key = /^[A-Za-z_][\w.\/-]*$/.test(k) && !/^(y|n|yes|no|on|off|true|false|null)$/i.test(k) ? k : JSON.stringify(k)
+        const key =
+          /^[A-Za-z_][\w./-]*$/.test(k) && !/^(y|n|yes|no|on|off|true|false|null)$/i.test(k)
+            ? k
+            : JSON.stringify(k)
         if ((isRecord(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.length > 0)) {
           return `${pad}${key}:\n${yamlSnippet(v, indent + 2)}`
         }

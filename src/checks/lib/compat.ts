@@ -83,15 +83,18 @@ export type Support = 'supported' | 'too-old' | 'too-new' | 'unknown'
 export function kubernetesSupport(version: KarpenterVersion, kubernetes: KubernetesMinor): Support {
   const range = supportRange(version)
   if (!range) return 'unknown'
-  if (cmpMinor(kubernetes, parseKubernetesMinor(range.entry.minKubernetes) as KubernetesMinor) < 0) return 'too-old'
-  if (cmpMinor(kubernetes, parseKubernetesMinor(range.entry.maxKubernetes) as KubernetesMinor) > 0) return 'too-new'
+  if (cmpMinor(kubernetes, parseKubernetesMinor(range.entry.minKubernetes) as KubernetesMinor) < 0)
+    return 'too-old'
+  if (cmpMinor(kubernetes, parseKubernetesMinor(range.entry.maxKubernetes) as KubernetesMinor) > 0)
+    return 'too-new'
   return 'supported'
 }
 
 /** The oldest Karpenter version in the table that supports a Kubernetes minor, if any. */
 export function minimumKarpenterFor(kubernetes: KubernetesMinor): string | null {
   const entry = KARPENTER_K8S_COMPAT.find(
-    (e) => cmpMinor(kubernetes, parseKubernetesMinor(e.maxKubernetes) as KubernetesMinor) <= 0 &&
+    (e) =>
+      cmpMinor(kubernetes, parseKubernetesMinor(e.maxKubernetes) as KubernetesMinor) <= 0 &&
       cmpMinor(kubernetes, parseKubernetesMinor(e.minKubernetes) as KubernetesMinor) >= 0,
   )
   return entry?.since ?? null

@@ -14,10 +14,18 @@ import { optional } from './parts.js'
 export const KARPENTER_GROUPS = ['karpenter.sh', 'karpenter.k8s.aws']
 
 /** The CRDs a v1 chart (v1.0 and later) needs; newer optional ones (NodeOverlay) are not required. */
-export const V1_CRDS = ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws']
+export const V1_CRDS = [
+  'nodepools.karpenter.sh',
+  'nodeclaims.karpenter.sh',
+  'ec2nodeclasses.karpenter.k8s.aws',
+]
 
 /** CRDs of the v1alpha5 era (before v0.32). */
-export const LEGACY_CRDS = ['provisioners.karpenter.sh', 'machines.karpenter.sh', 'awsnodetemplates.karpenter.k8s.aws']
+export const LEGACY_CRDS = [
+  'provisioners.karpenter.sh',
+  'machines.karpenter.sh',
+  'awsnodetemplates.karpenter.k8s.aws',
+]
 
 /**
  * Which API generation an install runs, from its CRDs:
@@ -45,7 +53,11 @@ export const hasLegacyObjects = (legacy: LegacyObjects) =>
 export function crdGeneration(crds: CustomResourceDefinition[], legacy?: LegacyObjects): Generation | null {
   const own = karpenterCrds(crds)
   const serves = (v: string) => own.some((c) => c.servedVersions.includes(v))
-  if ((legacy && hasLegacyObjects(legacy)) || serves('v1alpha5') || own.some((c) => LEGACY_CRDS.includes(c.name))) {
+  if (
+    (legacy && hasLegacyObjects(legacy)) ||
+    serves('v1alpha5') ||
+    own.some((c) => LEGACY_CRDS.includes(c.name))
+  ) {
     return 'v1alpha5'
   }
   if (serves('v1beta1')) return serves('v1') ? 'v1.0' : 'v1beta1'
@@ -114,7 +126,9 @@ export function crdChartCommands(
   controllerService = 'karpenter',
 ): string[] {
   const commands: string[] = []
-  const toAdopt = existing.filter((c) => c.annotations['meta.helm.sh/release-name'] !== 'karpenter-crd').map((c) => c.name)
+  const toAdopt = existing
+    .filter((c) => c.annotations['meta.helm.sh/release-name'] !== 'karpenter-crd')
+    .map((c) => c.name)
   if (toAdopt.length > 0) {
     const names = toAdopt.join(' ')
     commands.push(
@@ -128,7 +142,9 @@ export function crdChartCommands(
     v && v.major === 1 && v.minor === 0
       ? ` --set webhook.enabled=true --set webhook.serviceName=${controllerService} --set webhook.port=8443`
       : ''
-  commands.push(`helm upgrade --install karpenter-crd ${KARPENTER_CRD_CHART} --namespace ${namespace} --version ${version}${webhook}`)
+  commands.push(
+    `helm upgrade --install karpenter-crd ${KARPENTER_CRD_CHART} --namespace ${namespace} --version ${version}${webhook}`,
+  )
   return commands
 }
 
@@ -144,7 +160,9 @@ export function upgradePath(generation: Generation): string {
     steps.push(`move to the latest patch of your v0.3x minor, then to v1.0.x (v1 API; ${V1_MIGRATION_URL})`)
   }
   if (generation !== 'v1') {
-    steps.push(`upgrade the CRDs, then the chart, to v1.1 or later (latest: ${DEFAULT_KARPENTER_VERSION}); from v1.1 there are no webhooks and no v1beta1`)
+    steps.push(
+      `upgrade the CRDs, then the chart, to v1.1 or later (latest: ${DEFAULT_KARPENTER_VERSION}); from v1.1 there are no webhooks and no v1beta1`,
+    )
   }
   return steps.map((s, i) => `${i + 1}) ${s}`).join('; ')
 }

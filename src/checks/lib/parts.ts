@@ -9,7 +9,9 @@ export function part(fn: () => Finding[]): Finding[] {
     return fn()
   } catch (err) {
     if (err instanceof NotCollected) {
-      return [{ status: 'unknown', message: describeFailure(err.failure), evidence: { read: err.failure.read } }]
+      return [
+        { status: 'unknown', message: describeFailure(err.failure), evidence: { read: err.failure.read } },
+      ]
     }
     if (err instanceof Skipped) return [{ status: 'skipped', message: err.message }]
     throw err

@@ -15,7 +15,10 @@ const k = (s: string) => parseKubernetesMinor(s)!
 test('the table is ordered and every range is well formed', () => {
   for (let i = 1; i < KARPENTER_K8S_COMPAT.length; i++) {
     const [a, b] = [v(KARPENTER_K8S_COMPAT[i - 1]!.since), v(KARPENTER_K8S_COMPAT[i]!.since)]
-    assert.ok(a.major < b.major || (a.major === b.major && (a.minor < b.minor || (a.minor === b.minor && a.patch < b.patch))))
+    assert.ok(
+      a.major < b.major ||
+        (a.major === b.major && (a.minor < b.minor || (a.minor === b.minor && a.patch < b.patch))),
+    )
   }
   for (const e of KARPENTER_K8S_COMPAT) assert.ok(k(e.minKubernetes).minor <= k(e.maxKubernetes).minor)
 })

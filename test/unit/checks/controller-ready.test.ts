@@ -22,7 +22,10 @@ const karpenterNode = (name: string): KubeNode => ({
 test('healthy controller passes', () => {
   const r = runCheck(controllerReady, healthyFacts())
   assert.equal(r.status, 'pass')
-  assert.deepEqual(r.findings.map((f) => f.status), ['pass', 'pass', 'pass'])
+  assert.deepEqual(
+    r.findings.map((f) => f.status),
+    ['pass', 'pass', 'pass'],
+  )
   assert.match(r.findings[0]?.message ?? '', /kube-system\/karpenter is available \(2\/2\)/)
 })
 
@@ -31,7 +34,14 @@ test('no available replica fails with the condition and the debug commands', () 
     Object.assign(deployment(f), {
       availableReplicas: 0,
       readyReplicas: 0,
-      conditions: [{ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' }],
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
+      ],
     })
   })
   const r = runCheck(controllerReady, f)
@@ -46,37 +56,57 @@ test('no available replica fails with the condition and the debug commands', () 
 })
 
 test('one of two replicas available warns', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (deployment(f).availableReplicas = 1)))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (deployment(f).availableReplicas = 1)),
+  )
   assert.equal(r.status, 'warn')
   assert.match(r.findings[0]?.message ?? '', /1\/2 replicas available/)
 })
 
 test('scaled to zero fails', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => Object.assign(deployment(f), { replicas: 0, availableReplicas: 0 })))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => Object.assign(deployment(f), { replicas: 0, availableReplicas: 0 })),
+  )
   assert.equal(r.status, 'fail')
   assert.match(r.findings[0]?.message ?? '', /scaled to 0/)
 })
 
 test('a crash-looping container fails, naming the pod', () => {
   const f = healthyFacts((f) => {
-    pods(f)[1]!.containerStatuses = [{ name: 'controller', restartCount: 3, ready: false, waitingReason: 'CrashLoopBackOff' }]
+    pods(f)[1]!.containerStatuses = [
+      { name: 'controller', restartCount: 3, ready: false, waitingReason: 'CrashLoopBackOff' },
+    ]
   })
   const r = runCheck(controllerReady, f)
   assert.equal(r.status, 'fail')
   const finding = r.findings.find((x) => x.subject === 'kube-system/karpenter-def')!
   assert.match(finding.message, /karpenter-def container controller is in CrashLoopBackOff \(3 restarts\)/)
   assert.equal(finding.evidence?.node, 'ip-10-0-2-1')
-  assert.equal(finding.fix?.commands?.[0], 'kubectl -n kube-system logs karpenter-def -c controller --previous')
+  assert.equal(
+    finding.fix?.commands?.[0],
+    'kubectl -n kube-system logs karpenter-def -c controller --previous',
+  )
 })
 
 test('more than five restarts fails even when running', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (pods(f)[0]!.containerStatuses[0]!.restartCount = 6)))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (pods(f)[0]!.containerStatuses[0]!.restartCount = 6)),
+  )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings[1]?.message ?? '', /karpenter-abc container controller keeps restarting \(6 restarts\)/)
+  assert.match(
+    r.findings[1]?.message ?? '',
+    /karpenter-abc container controller keeps restarting \(6 restarts\)/,
+  )
 })
 
 test('five restarts is still fine', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (pods(f)[0]!.containerStatuses[0]!.restartCount = 5)))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (pods(f)[0]!.containerStatuses[0]!.restartCount = 5)),
+  )
   assert.equal(r.status, 'pass')
 })
 
@@ -87,9 +117,16 @@ test('only Karpenter-managed nodes: fails, explaining it must not run on nodes i
   const r = runCheck(controllerReady, f)
   assert.equal(r.status, 'fail')
   const finding = r.findings[2]!
-  assert.match(finding.message, /0 ready nodes not managed by Karpenter for 2 controller replicas \(one per node by anti-affinity\): the controller must not run on nodes it manages/)
+  assert.match(
+    finding.message,
+    /0 ready nodes not managed by Karpenter for 2 controller replicas \(one per node by anti-affinity\): the controller must not run on nodes it manages/,
+  )
   assert.deepEqual(finding.evidence?.karpenterNodes, ['ip-10-0-9-1', 'ip-10-0-9-2'])
-  assert.ok(finding.fix?.commands?.some((c) => c.startsWith('eksctl create nodegroup --cluster demo --region us-west-2')))
+  assert.ok(
+    finding.fix?.commands?.some((c) =>
+      c.startsWith('eksctl create nodegroup --cluster demo --region us-west-2'),
+    ),
+  )
 })
 
 test('one system node for two replicas warns and offers to scale the node group', () => {
@@ -121,7 +158,8 @@ test('a taint the chart does not tolerate removes a node; CriticalAddonsOnly doe
 test('an affinity without hostname anti-affinity needs only one node', () => {
   const f = healthyFacts((f) => {
     nodes(f)[1]!.ready = false
-    if (f.kube.release.ok && f.kube.release.value) f.kube.release.value.computedValues.affinity = { nodeAffinity: {} }
+    if (f.kube.release.ok && f.kube.release.value)
+      f.kube.release.value.computedValues.affinity = { nodeAffinity: {} }
   })
   assert.equal(runCheck(controllerReady, f).status, 'pass')
 })
@@ -147,20 +185,35 @@ test('a controller on Fargate skips the node count', () => {
 })
 
 test('a failed deployment read is unknown', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (f.kube.deployment = failed('kube:get deployment kube-system/karpenter'))))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (f.kube.deployment = failed('kube:get deployment kube-system/karpenter'))),
+  )
   assert.equal(r.status, 'unknown')
 })
 
 test('a failed pods read leaves crash loops unknown', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (f.kube.pods = failed('kube:list pods kube-system'))))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (f.kube.pods = failed('kube:list pods kube-system'))),
+  )
   assert.equal(r.status, 'unknown')
-  assert.deepEqual(r.findings.map((x) => x.status), ['pass', 'unknown', 'pass'])
+  assert.deepEqual(
+    r.findings.map((x) => x.status),
+    ['pass', 'unknown', 'pass'],
+  )
 })
 
 test('release without its Deployment fails', () => {
-  const r = runCheck(controllerReady, healthyFacts((f) => (f.kube.deployment = ok(null))))
+  const r = runCheck(
+    controllerReady,
+    healthyFacts((f) => (f.kube.deployment = ok(null))),
+  )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings[0]?.message ?? '', /Helm release kube-system\/karpenter exists but its controller Deployment was not found/)
+  assert.match(
+    r.findings[0]?.message ?? '',
+    /Helm release kube-system\/karpenter exists but its controller Deployment was not found/,
+  )
 })
 
 test('nothing installed: skipped', () => {

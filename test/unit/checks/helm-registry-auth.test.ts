@@ -17,7 +17,10 @@ test('no registry config passes', () => {
 })
 
 test('credentials for other registries only pass', () => {
-  const r = runCheck(helmRegistryAuth, withRegistries(['ghcr.io', '123456789012.dkr.ecr.us-west-2.amazonaws.com']))
+  const r = runCheck(
+    helmRegistryAuth,
+    withRegistries(['ghcr.io', '123456789012.dkr.ecr.us-west-2.amazonaws.com']),
+  )
   assert.equal(r.status, 'pass')
   assert.equal(r.findings[0]?.subject, PATH)
 })
@@ -29,7 +32,10 @@ test('stored public.ecr.aws credentials warn with the logout commands', () => {
   assert.equal(finding.subject, PATH)
   assert.match(finding.message, /credentials for public\.ecr\.aws.*403 Forbidden/)
   assert.deepEqual(finding.evidence?.ecrPublicEntries, ['public.ecr.aws'])
-  assert.deepEqual(finding.fix?.commands, ['helm registry logout public.ecr.aws', 'docker logout public.ecr.aws'])
+  assert.deepEqual(finding.fix?.commands, [
+    'helm registry logout public.ecr.aws',
+    'docker logout public.ecr.aws',
+  ])
 })
 
 test('entries with a scheme or a path are recognised', () => {
@@ -39,7 +45,12 @@ test('entries with a scheme or a path are recognised', () => {
 })
 
 test('a failed read of the config is unknown', () => {
-  const r = runCheck(helmRegistryAuth, healthyFacts((f) => (f.local.helmRegistry = failed('local:read ~/.config/helm/registry/config.json', 'EACCES'))))
+  const r = runCheck(
+    helmRegistryAuth,
+    healthyFacts(
+      (f) => (f.local.helmRegistry = failed('local:read ~/.config/helm/registry/config.json', 'EACCES')),
+    ),
+  )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]?.message ?? '', /EACCES/)
 })

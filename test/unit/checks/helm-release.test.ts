@@ -27,7 +27,10 @@ const findingAbout = (r: ReturnType<typeof runCheck>, re: RegExp) => {
 test('healthy release passes all four parts', () => {
   const r = runCheck(helmRelease, healthyFacts())
   assert.equal(r.status, 'pass')
-  assert.deepEqual(r.findings.map((f) => f.status), ['pass', 'pass', 'pass', 'pass'])
+  assert.deepEqual(
+    r.findings.map((f) => f.status),
+    ['pass', 'pass', 'pass', 'pass'],
+  )
   findingAbout(r, /revision 1 is deployed/)
   findingAbout(r, /settings\.clusterName of kube-system\/karpenter is demo/)
   findingAbout(r, /serve v1 as chart 1\.14\.1 needs/)
@@ -35,7 +38,10 @@ test('healthy release passes all four parts', () => {
 })
 
 test('a failed release fails with rollback and upgrade advice', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => Object.assign(release(f), { status: 'failed', revision: 3 })))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => Object.assign(release(f), { status: 'failed', revision: 3 })),
+  )
   assert.equal(r.status, 'fail')
   const f = findingAbout(r, /status failed \(revision 3\)/)
   assert.equal(f.subject, 'kube-system/karpenter')
@@ -47,11 +53,18 @@ test('a failed release fails with rollback and upgrade advice', () => {
 })
 
 test('a first install stuck in pending-install is uninstalled and installed again', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => Object.assign(release(f), { status: 'pending-install', revision: 1 })))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => Object.assign(release(f), { status: 'pending-install', revision: 1 })),
+  )
   assert.equal(r.status, 'fail')
   const f = findingAbout(r, /stuck in pending-install/)
   assert.ok(f.fix?.commands?.includes('helm uninstall karpenter --namespace kube-system'))
-  assert.ok(f.fix?.commands?.some((c) => c.startsWith('helm upgrade --install karpenter') && c.includes('settings.clusterName=demo')))
+  assert.ok(
+    f.fix?.commands?.some(
+      (c) => c.startsWith('helm upgrade --install karpenter') && c.includes('settings.clusterName=demo'),
+    ),
+  )
 })
 
 test('settings.clusterName naming another cluster fails', () => {
@@ -66,7 +79,10 @@ test('settings.clusterName naming another cluster fails', () => {
 })
 
 test('missing settings.clusterName fails', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => (release(f).computedValues.settings = {})))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => (release(f).computedValues.settings = {})),
+  )
   assert.equal(r.status, 'fail')
   findingAbout(r, /settings\.clusterName is not set/)
 })
@@ -85,13 +101,20 @@ test('v0.30 reads settings.aws.clusterName and leaves the CRDs to karpenter-vers
 
 test('a missing CRD fails, naming it', () => {
   const f = healthyFacts((f) => {
-    if (f.kube.crds.ok) f.kube.crds.value = f.kube.crds.value.filter((c) => c.name !== 'ec2nodeclasses.karpenter.k8s.aws')
+    if (f.kube.crds.ok)
+      f.kube.crds.value = f.kube.crds.value.filter((c) => c.name !== 'ec2nodeclasses.karpenter.k8s.aws')
   })
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'fail')
   const finding = findingAbout(r, /CRD ec2nodeclasses\.karpenter\.k8s\.aws missing/)
   assert.equal(finding.subject, 'ec2nodeclasses.karpenter.k8s.aws')
-  assert.ok(finding.fix?.commands?.at(-1)?.startsWith('helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --namespace kube-system --version 1.14.1'))
+  assert.ok(
+    finding.fix?.commands
+      ?.at(-1)
+      ?.startsWith(
+        'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --namespace kube-system --version 1.14.1',
+      ),
+  )
 })
 
 test('v1beta1-only CRDs under a v1 chart fail', () => {
@@ -148,7 +171,10 @@ test('CRD chart version label differing from the chart warns', () => {
 test('Kubernetes newer than the chart supports fails with an upgrade to 1.14.1', () => {
   const r = runCheck(helmRelease, withChart('1.4.0'))
   assert.equal(r.status, 'fail')
-  const finding = findingAbout(r, /Karpenter 1\.4\.0 supports Kubernetes 1\.25–1\.32, but cluster demo runs 1\.34/)
+  const finding = findingAbout(
+    r,
+    /Karpenter 1\.4\.0 supports Kubernetes 1\.25–1\.32, but cluster demo runs 1\.34/,
+  )
   assert.match(finding.fix?.summary ?? '', /1\.7\.0\+ supports Kubernetes 1\.34/)
   assert.ok(finding.fix?.commands?.at(-1)?.includes('--version 1.14.1'))
 })
@@ -175,7 +201,9 @@ test('Kubernetes older than the minimum fails with a one-minor cluster upgrade',
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'fail')
   const finding = findingAbout(r, /Kubernetes 1\.24 is older/)
-  assert.deepEqual(finding.fix?.commands, ['aws eks update-cluster-version --name demo --kubernetes-version 1.25 --region us-west-2'])
+  assert.deepEqual(finding.fix?.commands, [
+    'aws eks update-cluster-version --name demo --kubernetes-version 1.25 --region us-west-2',
+  ])
 })
 
 test('without EKS, the API server version is used', () => {
@@ -196,22 +224,34 @@ test('no version source at all makes that part unknown; the others still report'
   })
   const r = runCheck(helmRelease, f)
   assert.equal(r.status, 'unknown')
-  assert.deepEqual(r.findings.map((x) => x.status), ['pass', 'pass', 'pass', 'unknown'])
+  assert.deepEqual(
+    r.findings.map((x) => x.status),
+    ['pass', 'pass', 'pass', 'unknown'],
+  )
 })
 
 test('a failed CRD read makes the CRD part unknown', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => (f.kube.crds = failed('kube:list customresourcedefinitions'))))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => (f.kube.crds = failed('kube:list customresourcedefinitions'))),
+  )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[2]?.message ?? '', /could not read kube:list customresourcedefinitions/)
 })
 
 test('a failed release read is unknown', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => (f.kube.release = failed('kube:list secrets'))))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => (f.kube.release = failed('kube:list secrets'))),
+  )
   assert.equal(r.status, 'unknown')
 })
 
 test('no release: skipped', () => {
-  const r = runCheck(helmRelease, healthyFacts((f) => (f.kube.release = ok(null))))
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => (f.kube.release = ok(null))),
+  )
   assert.equal(r.status, 'skipped')
   assert.match(r.findings[0]?.message ?? '', /no Karpenter Helm release/)
 })

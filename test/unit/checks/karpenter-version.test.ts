@@ -42,8 +42,20 @@ test('v1.0.x warns about webhooks and shows the CRD-then-chart upgrade', () => {
   assert.match(f.message, /1\.0\.14.*8443/)
   assert.equal(f.evidence?.webhookEnabled, true)
   const commands = f.fix?.commands ?? []
-  assert.ok(commands.some((c) => c.startsWith('helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd') && c.includes('--version 1.14.1')))
-  assert.ok(commands.at(-1)?.startsWith('helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1'))
+  assert.ok(
+    commands.some(
+      (c) =>
+        c.startsWith('helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd') &&
+        c.includes('--version 1.14.1'),
+    ),
+  )
+  assert.ok(
+    commands
+      .at(-1)
+      ?.startsWith(
+        'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1',
+      ),
+  )
 })
 
 test('v1.0.x with webhooks disabled says v1beta1 cannot be converted', () => {
@@ -60,7 +72,10 @@ test('v0.30 (v1alpha5) fails with the staged upgrade path and the legacy objects
   const finding = r.findings[0]!
   assert.equal(finding.subject, 'Helm release kube-system/karpenter')
   assert.match(finding.message, /v0\.x install.*Provisioners default and AWSNodeTemplates default/)
-  assert.deepEqual(finding.evidence?.legacyObjects, { provisioners: ['default'], awsNodeTemplates: ['default'] })
+  assert.deepEqual(finding.evidence?.legacyObjects, {
+    provisioners: ['default'],
+    awsNodeTemplates: ['default'],
+  })
   const summary = finding.fix?.summary ?? ''
   assert.match(summary, /Provisioner → NodePool, AWSNodeTemplate → EC2NodeClass/)
   assert.match(summary, /v0\.32\.x\/v0\.33\.x.*v1\.0\.x.*v1\.1 or later/)
@@ -95,15 +110,25 @@ test('CRDs without a controller or release: partially removed', () => {
   const r = runCheck(karpenterVersion, f)
   assert.equal(r.status, 'fail')
   const finding = r.findings[0]!
-  assert.equal(finding.subject, 'nodepools.karpenter.sh, nodeclaims.karpenter.sh, ec2nodeclasses.karpenter.k8s.aws')
+  assert.equal(
+    finding.subject,
+    'nodepools.karpenter.sh, nodeclaims.karpenter.sh, ec2nodeclasses.karpenter.k8s.aws',
+  )
   assert.match(finding.message, /partially installed.*v1\.1 or later/)
-  assert.ok(finding.fix?.commands?.includes('kubectl delete crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws'))
+  assert.ok(
+    finding.fix?.commands?.includes(
+      'kubectl delete crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws',
+    ),
+  )
 })
 
 test('v1alpha5 CRDs and Provisioners without a controller: the migration path', () => {
   const f = noRelease((f) => {
     f.kube.deployment = ok(null)
-    f.kube.crds = ok([crd('provisioners.karpenter.sh', ['v1alpha5']), crd('awsnodetemplates.karpenter.k8s.aws', ['v1alpha1'])])
+    f.kube.crds = ok([
+      crd('provisioners.karpenter.sh', ['v1alpha5']),
+      crd('awsnodetemplates.karpenter.k8s.aws', ['v1alpha1']),
+    ])
     f.kube.legacy = ok({ provisioners: ['default'], awsNodeTemplates: [] })
   })
   const r = runCheck(karpenterVersion, f)
@@ -113,15 +138,22 @@ test('v1alpha5 CRDs and Provisioners without a controller: the migration path', 
 })
 
 test('controller running without a Helm release warns and reads the image version', () => {
-  const r = runCheck(karpenterVersion, noRelease(() => {}))
+  const r = runCheck(
+    karpenterVersion,
+    noRelease(() => {}),
+  )
   assert.equal(r.status, 'warn')
   assert.equal(r.findings[0]?.subject, 'Deployment kube-system/karpenter')
-  assert.match(r.findings[0]?.message ?? '', /Karpenter 1\.14\.1 runs as Deployment kube-system\/karpenter but no Helm release/)
+  assert.match(
+    r.findings[0]?.message ?? '',
+    /Karpenter 1\.14\.1 runs as Deployment kube-system\/karpenter but no Helm release/,
+  )
 })
 
 test('controller v0.x without a Helm release fails with the upgrade path', () => {
   const f = noRelease((f) => {
-    if (f.kube.deployment.ok && f.kube.deployment.value) f.kube.deployment.value.image = 'public.ecr.aws/karpenter/controller:v0.30.0@sha256:abc'
+    if (f.kube.deployment.ok && f.kube.deployment.value)
+      f.kube.deployment.value.image = 'public.ecr.aws/karpenter/controller:v0.30.0@sha256:abc'
   })
   const r = runCheck(karpenterVersion, f)
   assert.equal(r.status, 'fail')
@@ -154,7 +186,10 @@ test('a failed legacy read leaves that question unknown', () => {
   })
   const r = runCheck(karpenterVersion, f)
   assert.equal(r.status, 'unknown')
-  assert.deepEqual(r.findings.map((x) => x.status), ['pass', 'unknown'])
+  assert.deepEqual(
+    r.findings.map((x) => x.status),
+    ['pass', 'unknown'],
+  )
 })
 
 test('an unreadable chart version is unknown', () => {

@@ -6,20 +6,30 @@ import { nodeclassReady } from '../../../src/checks/nodeclass-ready.js'
 import { runCheck } from '../../../src/checks/run.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
 
-const nodeClass = (f: Facts): EC2NodeClass => (f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : assert.fail('fixture'))
-const nodePool = (f: Facts): NodePool => (f.kube.nodePools.ok ? f.kube.nodePools.value[0]! : assert.fail('fixture'))
+const nodeClass = (f: Facts): EC2NodeClass =>
+  f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : assert.fail('fixture')
+const nodePool = (f: Facts): NodePool =>
+  f.kube.nodePools.ok ? f.kube.nodePools.value[0]! : assert.fail('fixture')
 
 test('healthy EC2NodeClass and NodePool pass', () => {
   const r = runCheck(nodeclassReady, healthyFacts())
   assert.equal(r.status, 'pass')
-  assert.deepEqual(r.findings.map((f) => f.subject), ['ec2nodeclass/default', 'nodepool/default'])
+  assert.deepEqual(
+    r.findings.map((f) => f.subject),
+    ['ec2nodeclass/default', 'nodepool/default'],
+  )
 })
 
 test('an EC2NodeClass whose subnets do not resolve fails with the reason and a subnet query', () => {
   const f = healthyFacts((f) => {
     nodeClass(f).status = {
       conditions: [
-        { type: 'SubnetsReady', status: 'False', reason: 'SubnetsNotFound', message: 'SubnetSelector did not match any Subnets' },
+        {
+          type: 'SubnetsReady',
+          status: 'False',
+          reason: 'SubnetsNotFound',
+          message: 'SubnetSelector did not match any Subnets',
+        },
         { type: 'SecurityGroupsReady', status: 'True' },
         { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: 'SubnetsReady=False' },
       ],
@@ -29,7 +39,10 @@ test('an EC2NodeClass whose subnets do not resolve fails with the reason and a s
   assert.equal(r.status, 'fail')
   const finding = r.findings[0]!
   assert.equal(finding.subject, 'ec2nodeclass/default')
-  assert.equal(finding.message, 'EC2NodeClass default is not Ready: SubnetsReady=False (SubnetsNotFound: SubnetSelector did not match any Subnets)')
+  assert.equal(
+    finding.message,
+    'EC2NodeClass default is not Ready: SubnetsReady=False (SubnetsNotFound: SubnetSelector did not match any Subnets)',
+  )
   assert.equal(finding.evidence?.role, 'KarpenterNodeRole-demo')
   assert.ok(
     finding.fix?.commands?.includes(
@@ -43,7 +56,12 @@ test('instance profile not resolved: the role query', () => {
   const f = healthyFacts((f) => {
     nodeClass(f).status = {
       conditions: [
-        { type: 'InstanceProfileReady', status: 'False', reason: 'InstanceProfileCreateFailed', message: 'AccessDenied: iam:PassRole' },
+        {
+          type: 'InstanceProfileReady',
+          status: 'False',
+          reason: 'InstanceProfileCreateFailed',
+          message: 'AccessDenied: iam:PassRole',
+        },
         { type: 'Ready', status: 'False', reason: 'UnhealthyDependents' },
       ],
     }
@@ -54,7 +72,10 @@ test('instance profile not resolved: the role query', () => {
 })
 
 test('an EC2NodeClass with no conditions yet warns', () => {
-  const r = runCheck(nodeclassReady, healthyFacts((f) => (nodeClass(f).status = undefined)))
+  const r = runCheck(
+    nodeclassReady,
+    healthyFacts((f) => (nodeClass(f).status = undefined)),
+  )
   assert.equal(r.status, 'warn')
   assert.match(r.findings[0]?.message ?? '', /no Ready condition/)
 })
@@ -68,29 +89,49 @@ test('a NodePool pointing at a missing EC2NodeClass fails', () => {
   const finding = r.findings.find((x) => x.subject === 'nodepool/default')!
   assert.equal(finding.message, 'NodePool default references EC2NodeClass gpu, which does not exist')
   assert.deepEqual(finding.evidence?.existing, ['default'])
-  assert.match(finding.fix?.commands?.[0] ?? '', /^kubectl patch nodepool default --type merge -p '.*"name":"default"/)
+  assert.match(
+    finding.fix?.commands?.[0] ?? '',
+    /^kubectl patch nodepool default --type merge -p '.*"name":"default"/,
+  )
 })
 
 test('a NodePool referencing the wrong group fails', () => {
   const f = healthyFacts((f) => {
-    nodePool(f).spec.template.spec.nodeClassRef = { group: 'karpenter.sh', kind: 'EC2NodeClass', name: 'default' }
+    nodePool(f).spec.template.spec.nodeClassRef = {
+      group: 'karpenter.sh',
+      kind: 'EC2NodeClass',
+      name: 'default',
+    }
   })
   const r = runCheck(nodeclassReady, f)
   assert.equal(r.status, 'fail')
-  assert.match(r.findings[1]?.message ?? '', /group karpenter\.sh, not an EC2NodeClass \(karpenter\.k8s\.aws\)/)
+  assert.match(
+    r.findings[1]?.message ?? '',
+    /group karpenter\.sh, not an EC2NodeClass \(karpenter\.k8s\.aws\)/,
+  )
 })
 
 test('a NodePool that is not Ready fails with its message', () => {
   const f = healthyFacts((f) => {
-    nodePool(f).status = { conditions: [{ type: 'Ready', status: 'False', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' }] }
+    nodePool(f).status = {
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' },
+      ],
+    }
   })
   const r = runCheck(nodeclassReady, f)
   assert.equal(r.status, 'fail')
-  assert.equal(r.findings[1]?.message, 'NodePool default is not Ready: Ready=False (NodeClassNotReady: NodeClass is not ready)')
+  assert.equal(
+    r.findings[1]?.message,
+    'NodePool default is not Ready: Ready=False (NodeClassNotReady: NodeClass is not ready)',
+  )
 })
 
 test('no NodePool warns with a minimal NodePool that uses the existing EC2NodeClass', () => {
-  const r = runCheck(nodeclassReady, healthyFacts((f) => (f.kube.nodePools = ok([]))))
+  const r = runCheck(
+    nodeclassReady,
+    healthyFacts((f) => (f.kube.nodePools = ok([]))),
+  )
   assert.equal(r.status, 'warn')
   const finding = r.findings.find((x) => x.status === 'warn')!
   assert.match(finding.message, /Karpenter will launch nothing/)
@@ -98,7 +139,11 @@ test('no NodePool warns with a minimal NodePool that uses the existing EC2NodeCl
   assert.equal(docs.length, 1)
   assert.equal(docs[0].kind, 'NodePool')
   assert.equal(docs[0].apiVersion, 'karpenter.sh/v1')
-  assert.deepEqual(docs[0].spec.template.spec.nodeClassRef, { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' })
+  assert.deepEqual(docs[0].spec.template.spec.nodeClassRef, {
+    group: 'karpenter.k8s.aws',
+    kind: 'EC2NodeClass',
+    name: 'default',
+  })
 })
 
 test('no NodePool and no EC2NodeClass: both in the snippet', () => {
@@ -109,12 +154,18 @@ test('no NodePool and no EC2NodeClass: both in the snippet', () => {
   const r = runCheck(nodeclassReady, f)
   assert.equal(r.status, 'warn')
   const docs = parseAllDocuments(r.findings[0]?.fix?.snippet?.text ?? '').map((d) => d.toJS())
-  assert.deepEqual(docs.map((d) => d.kind), ['NodePool', 'EC2NodeClass'])
+  assert.deepEqual(
+    docs.map((d) => d.kind),
+    ['NodePool', 'EC2NodeClass'],
+  )
   assert.equal(docs[1].spec.role, 'KarpenterNodeRole-demo')
 })
 
 test('a failed read is unknown', () => {
-  const r = runCheck(nodeclassReady, healthyFacts((f) => (f.kube.nodeClasses = failed('kube:list ec2nodeclasses'))))
+  const r = runCheck(
+    nodeclassReady,
+    healthyFacts((f) => (f.kube.nodeClasses = failed('kube:list ec2nodeclasses'))),
+  )
   assert.equal(r.status, 'unknown')
 })
 

@@ -3,7 +3,15 @@ import { test } from 'node:test'
 import { passroleNodeRole } from '../../../src/checks/passrole-node-role.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Facts, PermissionEvaluation } from '../../../src/facts/types.js'
-import { ACCOUNT, CONTROLLER_ROLE, failed, healthyFacts, NODE_ROLE, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
+import {
+  ACCOUNT,
+  CONTROLLER_ROLE,
+  failed,
+  healthyFacts,
+  NODE_ROLE,
+  NODE_ROLE_ARN,
+  ok,
+} from '../../helpers/facts.js'
 
 const run = (f: Facts) => runCheck(passroleNodeRole, f)
 const evaluation = (over: Partial<PermissionEvaluation> = {}): PermissionEvaluation => ({
@@ -29,29 +37,52 @@ test('healthy: the simulator allows passing the node role → pass, and says the
 test('local evaluator: the reason the simulator was unavailable is in the message and evidence', () => {
   const r = run(
     healthyFacts((f) => {
-      f.iam.passRole[NODE_ROLE_ARN] = ok(evaluation({ method: 'local', simulatorUnavailable: 'AccessDenied: not authorized to perform iam:SimulatePrincipalPolicy' }))
+      f.iam.passRole[NODE_ROLE_ARN] = ok(
+        evaluation({
+          method: 'local',
+          simulatorUnavailable: 'AccessDenied: not authorized to perform iam:SimulatePrincipalPolicy',
+        }),
+      )
     }),
   )
   assert.equal(r.status, 'pass')
-  assert.match(r.findings[0]!.message, /local evaluator \(simulator unavailable: AccessDenied: not authorized/)
+  assert.match(
+    r.findings[0]!.message,
+    /local evaluator \(simulator unavailable: AccessDenied: not authorized/,
+  )
   assert.match(String(r.findings[0]!.evidence?.caveat), /SCPs and permission boundaries/)
 })
 
 test('implicit deny → fail with a put-role-policy fix scoped to the node role and iam:PassedToService', () => {
   const r = run(
     healthyFacts((f) => {
-      f.iam.passRole[NODE_ROLE_ARN] = ok(evaluation({ decision: 'implicitDeny', matchedStatements: [], method: 'local', simulatorUnavailable: 'HTTP 500' }))
+      f.iam.passRole[NODE_ROLE_ARN] = ok(
+        evaluation({
+          decision: 'implicitDeny',
+          matchedStatements: [],
+          method: 'local',
+          simulatorUnavailable: 'HTTP 500',
+        }),
+      )
     }),
   )
   assert.equal(r.status, 'fail')
   const f = r.findings[0]!
   assert.equal(f.subject, NODE_ROLE_ARN)
-  assert.match(f.message, new RegExp(`${CONTROLLER_ROLE} may not pass ${NODE_ROLE} to EC2: no statement allows it`))
+  assert.match(
+    f.message,
+    new RegExp(`${CONTROLLER_ROLE} may not pass ${NODE_ROLE} to EC2: no statement allows it`),
+  )
   assert.match(f.message, /local evaluator \(simulator unavailable: HTTP 500\)/)
   assert.deepEqual(f.evidence?.nodeClasses, ['default'])
   assert.equal(f.evidence?.decision, 'implicitDeny')
   const cmd = f.fix?.commands?.[0] ?? ''
-  assert.match(cmd, new RegExp(`^aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpenterPassNodeRole --policy-document '`))
+  assert.match(
+    cmd,
+    new RegExp(
+      `^aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpenterPassNodeRole --policy-document '`,
+    ),
+  )
   const doc = JSON.parse(cmd.slice(cmd.indexOf("'") + 1, cmd.lastIndexOf("'")))
   assert.deepEqual(doc.Statement[0], {
     Sid: 'AllowPassingInstanceRole',
@@ -65,7 +96,9 @@ test('implicit deny → fail with a put-role-policy fix scoped to the node role 
 test('explicit deny → fail naming the Deny statement, and the fix says to remove it first', () => {
   const r = run(
     healthyFacts((f) => {
-      f.iam.passRole[NODE_ROLE_ARN] = ok(evaluation({ decision: 'explicitDeny', matchedStatements: ['DenyPassRole'] }))
+      f.iam.passRole[NODE_ROLE_ARN] = ok(
+        evaluation({ decision: 'explicitDeny', matchedStatements: ['DenyPassRole'] }),
+      )
     }),
   )
   assert.equal(r.status, 'fail')
@@ -82,8 +115,14 @@ test('instance profile: the role inside the profile is evaluated; one fix grants
         metadata: { name: 'acme' },
         spec: { instanceProfile: 'acme-profile', subnetSelectorTerms: [], securityGroupSelectorTerms: [] },
       })
-      f.iam.instanceProfiles['acme-profile'] = ok({ name: 'acme-profile', arn: 'arn:aws:iam::1:instance-profile/acme-profile', roles: ['KarpenterNodeRole-demo-acme'] })
-      f.iam.passRole[tenantArn] = ok(evaluation({ resource: tenantArn, decision: 'implicitDeny', matchedStatements: [] }))
+      f.iam.instanceProfiles['acme-profile'] = ok({
+        name: 'acme-profile',
+        arn: 'arn:aws:iam::1:instance-profile/acme-profile',
+        roles: ['KarpenterNodeRole-demo-acme'],
+      })
+      f.iam.passRole[tenantArn] = ok(
+        evaluation({ resource: tenantArn, decision: 'implicitDeny', matchedStatements: [] }),
+      )
     }),
   )
   assert.equal(r.status, 'fail')
@@ -92,7 +131,10 @@ test('instance profile: the role inside the profile is evaluated; one fix grants
   assert.equal(bySubject[tenantArn]?.status, 'fail')
   assert.deepEqual(bySubject[tenantArn]?.evidence?.nodeClasses, ['acme'])
   // put-role-policy replaces the policy: it must keep the default role too
-  assert.match(bySubject[tenantArn]?.fix?.commands?.[0] ?? '', new RegExp(`"Resource":\\["${NODE_ROLE_ARN}","${tenantArn}"\\]`))
+  assert.match(
+    bySubject[tenantArn]?.fix?.commands?.[0] ?? '',
+    new RegExp(`"Resource":\\["${NODE_ROLE_ARN}","${tenantArn}"\\]`),
+  )
 })
 
 test('a node role with no evaluation → unknown "not evaluated"', () => {
@@ -124,7 +166,12 @@ test('a failed read → unknown with the reason, never pass', () => {
 
   const profile = run(
     healthyFacts((f) => {
-      f.kube.nodeClasses = ok([{ metadata: { name: 'p' }, spec: { instanceProfile: 'prof', subnetSelectorTerms: [], securityGroupSelectorTerms: [] } }])
+      f.kube.nodeClasses = ok([
+        {
+          metadata: { name: 'p' },
+          spec: { instanceProfile: 'prof', subnetSelectorTerms: [], securityGroupSelectorTerms: [] },
+        },
+      ])
       f.iam.instanceProfiles.prof = failed('iam:GetInstanceProfile prof')
     }),
   )

@@ -18,14 +18,20 @@ function inValues(f: Facts, value: unknown) {
   r.renderedServiceAccount = { name: 'karpenter', annotations }
 }
 function onLiveSa(f: Facts, value: string) {
-  liveSa(f).metadata.annotations = { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN, [STS_ANNOTATION]: value }
+  liveSa(f).metadata.annotations = {
+    'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN,
+    [STS_ANNOTATION]: value,
+  }
 }
 
 test('healthy, annotation absent: pass, with why it is not needed', () => {
   const r = run(healthyFacts())
   assert.equal(r.status, 'pass')
   assert.equal(r.findings[0]!.subject, 'kube-system/karpenter')
-  assert.match(r.findings[0]!.message, /not set .*not needed, Karpenter's AWS SDK for Go v2 uses the regional STS endpoint by default/)
+  assert.match(
+    r.findings[0]!.message,
+    /not set .*not needed, Karpenter's AWS SDK for Go v2 uses the regional STS endpoint by default/,
+  )
 })
 
 test('healthy, the string "true" in values and on the live ServiceAccount: pass', () => {
@@ -36,7 +42,10 @@ test('healthy, the string "true" in values and on the live ServiceAccount: pass'
     }),
   )
   assert.equal(r.status, 'pass')
-  assert.match(r.findings[0]!.message, /is the string "true" in the Helm values and on kube-system\/karpenter/)
+  assert.match(
+    r.findings[0]!.message,
+    /is the string "true" in the Helm values and on kube-system\/karpenter/,
+  )
 })
 
 test('the --set pitfall: a boolean true in the Helm values → fail with --set-string and a quoted values snippet', () => {
@@ -46,13 +55,27 @@ test('the --set pitfall: a boolean true in the Helm values → fail with --set-s
   const f = r.findings[0]!
   assert.equal(f.subject, 'kube-system/karpenter')
   assert.match(f.message, /is the boolean true in the Helm values \(helm get values\), not the string "true"/)
-  assert.match(f.message, /cannot unmarshal boolean into Go struct field ObjectMeta\.metadata\.annotations of type string/)
+  assert.match(
+    f.message,
+    /cannot unmarshal boolean into Go struct field ObjectMeta\.metadata\.annotations of type string/,
+  )
   assert.equal(f.evidence?.value, true)
   assert.equal(f.evidence?.path, 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints')
   const helm = f.fix?.commands?.[0] ?? ''
-  assert.match(helm, /^helm upgrade karpenter oci:\/\/public\.ecr\.aws\/karpenter\/karpenter --namespace kube-system --version 1\.14\.1 --reuse-values/)
-  assert.ok(helm.endsWith(`--set-string 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints=true'`), helm)
-  assert.equal(f.fix?.snippet?.text, 'serviceAccount:\n  annotations:\n    eks.amazonaws.com/sts-regional-endpoints: "true"')
+  assert.match(
+    helm,
+    /^helm upgrade karpenter oci:\/\/public\.ecr\.aws\/karpenter\/karpenter --namespace kube-system --version 1\.14\.1 --reuse-values/,
+  )
+  assert.ok(
+    helm.endsWith(
+      `--set-string 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints=true'`,
+    ),
+    helm,
+  )
+  assert.equal(
+    f.fix?.snippet?.text,
+    'serviceAccount:\n  annotations:\n    eks.amazonaws.com/sts-regional-endpoints: "true"',
+  )
 })
 
 test('present in the values but missing on the live ServiceAccount → fail: the release did not apply', () => {
@@ -62,8 +85,14 @@ test('present in the values but missing on the live ServiceAccount → fail: the
     }),
   )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings[0]!.message, /set in the Helm values but missing on the live ServiceAccount kube-system\/karpenter: the release did not apply it/)
-  assert.match(r.findings[0]!.fix?.commands?.join('\n') ?? '', /kubectl rollout restart deployment\/karpenter -n kube-system/)
+  assert.match(
+    r.findings[0]!.message,
+    /set in the Helm values but missing on the live ServiceAccount kube-system\/karpenter: the release did not apply it/,
+  )
+  assert.match(
+    r.findings[0]!.fix?.commands?.join('\n') ?? '',
+    /kubectl rollout restart deployment\/karpenter -n kube-system/,
+  )
 })
 
 test('serviceAccount.create=false: the fix annotates the user-managed ServiceAccount', () => {
@@ -74,7 +103,10 @@ test('serviceAccount.create=false: the fix annotates the user-managed ServiceAcc
     }),
   )
   assert.equal(r.status, 'fail')
-  assert.match(r.findings[0]!.fix?.commands?.[0] ?? '', /^kubectl annotate serviceaccount karpenter -n kube-system eks\.amazonaws\.com\/sts-regional-endpoints=true --overwrite$/)
+  assert.match(
+    r.findings[0]!.fix?.commands?.[0] ?? '',
+    /^kubectl annotate serviceaccount karpenter -n kube-system eks\.amazonaws\.com\/sts-regional-endpoints=true --overwrite$/,
+  )
 })
 
 test('a value other than "true"/"false" fails; ParseBool spellings only warn', () => {
@@ -85,7 +117,10 @@ test('a value other than "true"/"false" fails; ParseBool spellings only warn', (
     }),
   )
   assert.equal(invalid.status, 'fail')
-  assert.match(invalid.findings[0]!.message, /is "regional" in the Helm values .*the pod identity webhook ignores it/)
+  assert.match(
+    invalid.findings[0]!.message,
+    /is "regional" in the Helm values .*the pod identity webhook ignores it/,
+  )
 
   const odd = run(
     healthyFacts((f) => {
@@ -124,7 +159,10 @@ test('failed read of the live ServiceAccount → unknown with the reason', () =>
     }),
   )
   assert.equal(r.status, 'unknown')
-  assert.match(r.findings[0]!.message, /could not read get serviceaccount kube-system\/karpenter \(permission denied: Forbidden/)
+  assert.match(
+    r.findings[0]!.message,
+    /could not read get serviceaccount kube-system\/karpenter \(permission denied: Forbidden/,
+  )
 })
 
 test('failed read of the release → unknown', () => {

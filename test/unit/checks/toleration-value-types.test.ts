@@ -28,10 +28,21 @@ test('a boolean toleration value → fail naming the path, re-specifying the who
   assert.equal(r.status, 'fail')
   assert.equal(r.findings.length, 1, 'user and computed values report the same path once')
   const f = r.findings[0]!
-  assert.match(f.message, /^tolerations\[1\]\.value = true \(boolean\) in the Helm values \(helm get values\) of kube-system\/karpenter/)
-  assert.deepEqual(f.evidence, { path: 'tolerations[1].value', value: true, valueType: 'boolean', source: 'the Helm values (helm get values)' })
+  assert.match(
+    f.message,
+    /^tolerations\[1\]\.value = true \(boolean\) in the Helm values \(helm get values\) of kube-system\/karpenter/,
+  )
+  assert.deepEqual(f.evidence, {
+    path: 'tolerations[1].value',
+    value: true,
+    valueType: 'boolean',
+    source: 'the Helm values (helm get values)',
+  })
   const cmd = f.fix?.commands?.[0] ?? ''
-  assert.match(cmd, /^helm upgrade karpenter oci:\/\/public\.ecr\.aws\/karpenter\/karpenter --namespace kube-system --version 1\.14\.1 --reuse-values/)
+  assert.match(
+    cmd,
+    /^helm upgrade karpenter oci:\/\/public\.ecr\.aws\/karpenter\/karpenter --namespace kube-system --version 1\.14\.1 --reuse-values/,
+  )
   assert.ok(
     cmd.includes(
       `--set-string 'tolerations[0].key=CriticalAddonsOnly,tolerations[0].operator=Exists,tolerations[1].key=dedicated,tolerations[1].operator=Equal,tolerations[1].value=true,tolerations[1].effect=NoSchedule'`,
@@ -57,7 +68,9 @@ test('a number annotation and a boolean label → one fail each with a --set-str
       ['podLabels.team-on-call', 'the computed Helm values'],
     ],
   )
-  assert.ok(r.findings[0]!.fix?.commands?.[0]?.endsWith(`--set-string 'podAnnotations.prometheus\\.io/port=8080'`))
+  assert.ok(
+    r.findings[0]!.fix?.commands?.[0]?.endsWith(`--set-string 'podAnnotations.prometheus\\.io/port=8080'`),
+  )
   assert.equal(r.findings[0]!.fix?.snippet?.text, 'podAnnotations:\n  prometheus.io/port: "8080"')
 })
 

@@ -37,7 +37,9 @@ test('URL-encoded JSON, as IAM returns it (%7B%22Version...)', () => {
 })
 
 test('URL-encoded with + for spaces (form encoding) still parses', () => {
-  const doc = parsePolicyDocument('%7B%22Statement%22%3A+%5B%7B%22Effect%22%3A+%22Deny%22%2C+%22Action%22%3A+%22*%22%2C+%22Resource%22%3A+%22*%22%7D%5D%7D')
+  const doc = parsePolicyDocument(
+    '%7B%22Statement%22%3A+%5B%7B%22Effect%22%3A+%22Deny%22%2C+%22Action%22%3A+%22*%22%2C+%22Resource%22%3A+%22*%22%7D%5D%7D',
+  )
   assert.equal(doc.Statement[0]?.Effect, 'Deny')
 })
 

@@ -35,10 +35,17 @@ test('a set with type = "string", a plain word, or a non-target name is not repo
 
 test('values: yamlencode, heredoc and file() are linted; templatefile is noted as skipped', async () => {
   const r = await lintTerraformDir(dir)
-  const bySource = (s: string) => r.issues.filter((i) => i.source === s).map((i) => [i.path, i.value, i.file, i.line])
-  assert.deepEqual(bySource('main.tf helm_release.karpenter values[0]'), [['nodeSelector.karpenter\\.sh/controller', true, 'main.tf', 36]])
-  assert.deepEqual(bySource('main.tf helm_release.karpenter values[1]'), [['additionalLabels.cost-center', 1234, 'main.tf', 40]])
-  assert.deepEqual(bySource('karpenter-values.yaml'), [['podAnnotations.sidecar\\.istio\\.io/inject', false, 'karpenter-values.yaml', 2]])
+  const bySource = (s: string) =>
+    r.issues.filter((i) => i.source === s).map((i) => [i.path, i.value, i.file, i.line])
+  assert.deepEqual(bySource('main.tf helm_release.karpenter values[0]'), [
+    ['nodeSelector.karpenter\\.sh/controller', true, 'main.tf', 36],
+  ])
+  assert.deepEqual(bySource('main.tf helm_release.karpenter values[1]'), [
+    ['additionalLabels.cost-center', 1234, 'main.tf', 40],
+  ])
+  assert.deepEqual(bySource('karpenter-values.yaml'), [
+    ['podAnnotations.sidecar\\.istio\\.io/inject', false, 'karpenter-values.yaml', 2],
+  ])
   assert.equal(r.notes.length, 1)
   assert.match(r.notes[0]!, /values\[3\].*templatefile.*not linted/)
 })
@@ -72,7 +79,10 @@ test('invalid HCL and a missing directory throw InputError', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'karpctl-tf-'))
   try {
     writeFileSync(join(tmp, 'bad.tf'), 'resource "helm_release" "k" {\n  chart = "karpenter"\n')
-    await assert.rejects(lintTerraformDir(tmp), (err: unknown) => err instanceof InputError && /^bad\.tf:\d+: invalid HCL: /.test(err.message))
+    await assert.rejects(
+      lintTerraformDir(tmp),
+      (err: unknown) => err instanceof InputError && /^bad\.tf:\d+: invalid HCL: /.test(err.message),
+    )
     await assert.rejects(lintTerraformDir(join(tmp, 'nope')), InputError)
   } finally {
     rmSync(tmp, { recursive: true, force: true })

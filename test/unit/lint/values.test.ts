@@ -19,7 +19,10 @@ const fixture = (name: string) => join(repoRoot, 'test/fixtures/lint/values', na
 test('lintHelmValues: a boolean toleration value and a number annotation are named by path', () => {
   const issues = lintHelmValues(
     {
-      tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }, { key: 'dedicated', value: true }],
+      tolerations: [
+        { key: 'CriticalAddonsOnly', operator: 'Exists' },
+        { key: 'dedicated', value: true },
+      ],
       podAnnotations: { 'prometheus.io/port': 8080, ok: 'x' },
       serviceAccount: { annotations: { 'eks.amazonaws.com/sts-regional-endpoints': true } },
       nodeSelector: { 'karpenter.sh/controller': 'true' },
@@ -41,7 +44,19 @@ test('lintHelmValues: a boolean toleration value and a number annotation are nam
 })
 
 test('lintHelmValues: strings, nulls and settings are fine; non-objects yield nothing', () => {
-  assert.deepEqual(lintHelmValues({ tolerations: [{ key: 'a', value: 'true' }, { key: 'b', value: null }], podLabels: { a: null } }, 's'), [])
+  assert.deepEqual(
+    lintHelmValues(
+      {
+        tolerations: [
+          { key: 'a', value: 'true' },
+          { key: 'b', value: null },
+        ],
+        podLabels: { a: null },
+      },
+      's',
+    ),
+    [],
+  )
   assert.deepEqual(lintHelmValues(null, 's'), [])
   assert.deepEqual(lintHelmValues(['x'], 's'), [])
 })
@@ -62,7 +77,10 @@ test('lintValuesFile: a clean file has no issues (tolerationSeconds may stay a n
 })
 
 test('YAML 1.1 like Helm: yes/on are booleans, and the fix keeps the spelling the user wrote', async () => {
-  const issues = await lintValuesText('podLabels:\n  enabled: yes\ntolerations:\n  - key: a\n    value: On\n', 'inline.yaml')
+  const issues = await lintValuesText(
+    'podLabels:\n  enabled: yes\ntolerations:\n  - key: a\n    value: On\n',
+    'inline.yaml',
+  )
   assert.deepEqual(
     issues.map((i) => [i.path, i.value, i.stringValue, i.line]),
     [
@@ -79,7 +97,10 @@ test('malformed YAML throws InputError with a one-line message naming file and l
     assert.ok(!err.message.includes('\n'), err.message)
     return true
   })
-  await assert.rejects(lintValuesFile(fixture('missing.yaml')), (err: unknown) => err instanceof InputError && /cannot read values file/.test(err.message))
+  await assert.rejects(
+    lintValuesFile(fixture('missing.yaml')),
+    (err: unknown) => err instanceof InputError && /cannot read values file/.test(err.message),
+  )
 })
 
 test('Helm --set typing: true/false/null and plain integers are not strings; floats and 0-prefixed are', () => {
@@ -109,7 +130,10 @@ test('Helm paths: escaped dots round-trip; string targets are recognised', () =>
 
 test('yamlSnippet quotes every string, so the fix cannot reintroduce the trap', () => {
   assert.equal(
-    yamlSnippet({ tolerations: [{ key: 'dedicated', value: 'true', tolerationSeconds: 30 }], podLabels: { on: 'yes' } }),
+    yamlSnippet({
+      tolerations: [{ key: 'dedicated', value: 'true', tolerationSeconds: 30 }],
+      podLabels: { on: 'yes' },
+    }),
     'tolerations:\n  - key: "dedicated"\n    value: "true"\n    tolerationSeconds: 30\npodLabels:\n  "on": "yes"',
   )
 })
