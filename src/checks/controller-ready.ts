@@ -6,6 +6,7 @@ import type { Check, Finding, Fix } from './types.js'
 
 /** Restarts beyond this mean the controller keeps dying even if it is up right now. */
 const MAX_RESTARTS = 5
+const CHART_TOLERATIONS: Toleration[] = [{ key: 'CriticalAddonsOnly', operator: 'Exists' }]
 const BAD_WAITING = [
   'CrashLoopBackOff',
   'ImagePullBackOff',
@@ -173,7 +174,10 @@ function tolerates(tolerations: Toleration[], taint: Taint): boolean {
 
 /** Nodes the chart lets a controller replica run on: not managed by Karpenter, ready, selected, tolerated. */
 function eligibleNodes(nodes: KubeNode[], release: HelmRelease | null): KubeNode[] {
-  const tolerations = (valueAt(release?.computedValues, 'tolerations') as Toleration[] | undefined) ?? []
+  // Without the release's values (read failed, or installed without Helm) assume the chart's default.
+  const tolerations = release
+    ? ((valueAt(release.computedValues, 'tolerations') as Toleration[] | undefined) ?? [])
+    : CHART_TOLERATIONS
   const selector =
     (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {}
   return nodes.filter(

@@ -68,7 +68,7 @@ function releaseStatus(facts: Facts, release: HelmRelease): Finding[] {
   const history = `helm history ${release.name} --namespace ${release.namespace}`
   const upgrade = helmUpgradeCommand(release, release.chartVersion, ' --wait')
   // A first install that never finished has nothing to roll back to.
-  const firstInstall = release.revision <= 1 && /install/.test(release.status)
+  const firstInstall = release.revision <= 1
   const commands = firstInstall
     ? [
         history,
@@ -82,13 +82,15 @@ function releaseStatus(facts: Facts, release: HelmRelease): Finding[] {
       status: 'fail',
       subject,
       message: pending
-        ? `release ${subject} is stuck in ${release.status} (revision ${release.revision}): Helm refuses further upgrades ("another operation is in progress") until it is rolled back`
+        ? `release ${subject} is stuck in ${release.status} (revision ${release.revision}): Helm refuses further upgrades ("another operation is in progress") until it is ${firstInstall ? 'removed' : 'rolled back'}`
         : `release ${subject} is in status ${release.status} (revision ${release.revision}), not deployed: the last Helm operation did not complete`,
       evidence,
       fix: {
-        summary: pending
-          ? 'when no helm command is still running against it, roll the release back to its last deployed revision, then upgrade again'
-          : 'read the history for the failed revision, roll back to the last deployed one, then upgrade again with --wait to see the error',
+        summary: firstInstall
+          ? 'when no helm command is still running against it, remove the unfinished first install and install again (add your own --set/-f values)'
+          : pending
+            ? 'when no helm command is still running against it, roll the release back to its last deployed revision, then upgrade again'
+            : 'read the history for the failed revision, roll back to the last deployed one, then upgrade again with --wait to see the error',
         commands,
       },
     },

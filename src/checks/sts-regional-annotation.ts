@@ -1,8 +1,9 @@
 // With IRSA, EKS's pod identity webhook reads `eks.amazonaws.com/sts-regional-endpoints` from the
 // ServiceAccount (strconv.ParseBool) and, when true, injects AWS_STS_REGIONAL_ENDPOINTS=regional into
-// the pods. Is it needed? Not for current Karpenter: it is built on the AWS SDK for Go v2, which always
-// resolves the regional STS endpoint. Older releases on aws-sdk-go v1 default to the global endpoint
-// (sts.amazonaws.com, a us-east-1 dependency), where it is advisable but still not required.
+// the pods. Is it needed? Not for current Karpenter: from v1.1 it is built on the AWS SDK for Go v2
+// (karpenter-provider-aws go.mod, Nov 2024), which always resolves the regional STS endpoint. v0.x and
+// v1.0.x use aws-sdk-go v1, which defaults to the global endpoint (sts.amazonaws.com, a us-east-1
+// dependency): there the annotation is advisable, but still not required.
 // So absence passes; what fails is the classic breakage: `--set ...=true` makes the value a boolean,
 // and the API server rejects the ServiceAccount ("cannot unmarshal bool into Go struct field
 // ObjectMeta.metadata.annotations of type string") or the annotation never lands.
@@ -172,10 +173,12 @@ function judgeValue(facts: Facts, release: HelmRelease, occ: Occurrence, subject
 
 function typeFailure(facts: Facts, release: HelmRelease, occ: Occurrence, subject: string): Finding {
   const type = occ.value === null ? 'null' : typeof occ.value
+  // Go's encoding/json names the JSON types: bool, number, object, array.
+  const goType = type === 'boolean' ? 'bool' : Array.isArray(occ.value) ? 'array' : type
   return {
     status: 'fail',
     subject,
-    message: `${STS_ANNOTATION} is the ${type} ${JSON.stringify(occ.value)} in ${occ.where}, not the string "true": the API server rejects the ServiceAccount ("cannot unmarshal ${type} into Go struct field ObjectMeta.metadata.annotations of type string") or the annotation is lost`,
+    message: `${STS_ANNOTATION} is the ${type} ${JSON.stringify(occ.value)} in ${occ.where}, not the string "true": the API server rejects the ServiceAccount ("cannot unmarshal ${goType} into Go struct field ObjectMeta.metadata.annotations of type string") or the annotation is lost`,
     evidence: {
       where: occ.where,
       path: occ.keyPath ? helmPath(occ.keyPath) : undefined,

@@ -44,12 +44,19 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
     const { renderHuman } = await import('../report/human.js')
     const { useColor } = await import('../report/style.js')
-    const { hasErrorFailure, UnknownCheckIdError } = await import('../checks/run.js')
+    const { hasErrorFailure, selectChecks, UnknownCheckIdError } = await import('../checks/run.js')
 
+    // An unknown check id is a usage error: report it before any network work.
+    try {
+      selectChecks(catalog, flags.only, flags.skip)
+    } catch (err) {
+      if (err instanceof UnknownCheckIdError) throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
+      throw err
+    }
     const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot
     let results
     let facts = null
-    try {
+    {
       if (lintOnly) {
         const { lintLocal } = await import('../doctor/local-lint.js')
         results = await lintLocal(flags.values ?? [], flags.terraform)
@@ -75,11 +82,6 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
         }
         if (flags.debug && outcome.calls) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
       }
-    } catch (err) {
-      if (err instanceof UnknownCheckIdError) {
-        throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
-      }
-      throw err
     }
 
     if (hasErrorFailure(results)) process.exitCode = ExitCode.findings

@@ -1,7 +1,9 @@
 // A small Kubernetes REST client on node:https (so tests can mock it at the HTTP layer), with
 // every GET memoized: the same object is never read twice in a run.
-import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+// Default imports, looked up per request: an ESM named import of a builtin is bound once, so HTTP-layer
+// mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
+import http from 'node:http'
+import https from 'node:https'
 import type { KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
 
@@ -50,7 +52,7 @@ export class KubeClient {
     if (this.creds.token) headers.Authorization = `Bearer ${this.creds.token}`
     const payload = body === undefined ? undefined : JSON.stringify(body)
     if (payload) headers['Content-Type'] = contentType
-    const request = url.protocol === 'http:' ? httpRequest : httpsRequest
+    const request = url.protocol === 'http:' ? http.request : https.request
     return new Promise((resolve, reject) => {
       const req = request(
         url,

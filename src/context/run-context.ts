@@ -33,6 +33,9 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
     memo,
     log,
   )
-  const kube = new KubeClient(await resolveKubeCredentials(options.kubeContext), limiter, memo, log)
+  // Kubernetes has its own bound: its reads do not count against AWS's throttling buckets, and sharing one
+  // bound let the first wave of Kubernetes reads hold back the AWS reads that start with them.
+  const kubeLimiter = new Limiter(options.concurrency ?? 16)
+  const kube = new KubeClient(await resolveKubeCredentials(options.kubeContext), kubeLimiter, memo, log)
   return { options, aws, kube, log, clock: () => new Date() }
 }

@@ -204,6 +204,7 @@ function localPassRole(
       method: 'local',
       simulatorUnavailable,
       matchedStatements: result.matchedStatements,
+      notes: result.notes,
     },
   }
 }

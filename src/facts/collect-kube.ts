@@ -63,7 +63,10 @@ export async function deploymentOf(kube: KubeClient, r: HelmRelease): Promise<De
     `/apis/apps/v1/namespaces/${r.namespace}/deployments?labelSelector=${selectorFor(r)}`,
   )
   const d = list?.items[0]
-  if (!d) return null
+  return d ? toDeployment(d) : null
+}
+
+function toDeployment(d: RawDeployment): Deployment {
   const controller = d.spec?.template?.spec?.containers?.find((c) => c.name === 'controller') ?? d.spec?.template?.spec?.containers?.[0]
   const env: Record<string, string> = {}
   for (const e of controller?.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value
@@ -77,6 +80,13 @@ export async function deploymentOf(kube: KubeClient, r: HelmRelease): Promise<De
     env,
     image: controller?.image,
   }
+}
+
+export async function anyKarpenterDeployment(kube: KubeClient): Promise<Deployment | null> {
+  const list = await kube.get<List<RawDeployment>>(
+    `/apis/apps/v1/deployments?labelSelector=${encodeURIComponent('app.kubernetes.io/name=karpenter')}`,
+  )
+  return list?.items[0] ? toDeployment(list.items[0]) : null
 }
 
 interface RawDeployment {
@@ -247,7 +257,12 @@ export async function collectKube(kube: KubeClient): Promise<Facts['kube']> {
         },
         null,
       ),
-      dependent('kubernetes: controller Deployment', (r) => deploymentOf(kube, r), null),
+      // Without a release (installed by manifests, or half removed) the controller may still run: find it by label.
+      releaseP.then((r) =>
+        r.ok
+          ? read('kubernetes: controller Deployment', () => (r.value ? deploymentOf(kube, r.value) : anyKarpenterDeployment(kube)))
+          : r,
+      ),
       dependent('kubernetes: controller pods', (r) => podsOf(kube, r), [] as Pod[]),
       read('kubernetes: nodes', () => nodes(kube)),
       read('kubernetes: NodePools', () => nodePools(kube)),

@@ -43,6 +43,17 @@ function annotatedRoleArn(release: HelmRelease | null, sa: ServiceAccount | null
   return typeof v === 'string' && v ? v : undefined
 }
 
+/**
+ * A read started now and awaited later, after other awaits. Reads capture failures as data except the
+ * fatal ones (credentials); marking the promise handled keeps such an error from being an unhandled
+ * rejection (which kills the process with a stack trace and exit 1) while the run awaits other reads:
+ * it still rejects `collect` where the promise is awaited.
+ */
+function early<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {})
+  return p
+}
+
 const roleName = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))]
 
@@ -57,13 +68,18 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const { aws } = ctx
   const clusterName = ctx.options.clusterName
   const kubeP = collectKube(ctx.kube)
-  const [who, cluster] = await Promise.all([identity(ctx), requireCluster(ctx)])
-
-  const oidcP = read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws))
-  const spotP = read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws))
-  const addonsP = read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName))
-  const podIdP = read(`eks:ListPodIdentityAssociations ${clusterName}`, () => eksReads.podIdentityAssociations(aws, clusterName))
-  const helmRegistryP = read('local: Helm registry config', () => helmRegistryConfig())
+  const whoP = identity(ctx)
+  const clusterP = requireCluster(ctx)
+  // Reads that need neither the caller identity nor the cluster description start with them: with Pod
+  // Identity, the association lookup (list → describe) is on the way to the controller role.
+  const oidcP = early(read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws)))
+  const spotP = early(read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws)))
+  const addonsP = early(read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName)))
+  const podIdP = early(
+    read(`eks:ListPodIdentityAssociations ${clusterName}`, () => eksReads.podIdentityAssociations(aws, clusterName)),
+  )
+  const helmRegistryP = early(read('local: Helm registry config', () => helmRegistryConfig()))
+  const [who, cluster] = await Promise.all([whoP, clusterP])
 
   const kube = await kubeP
   const release = kube.release.ok ? kube.release.value : null
@@ -74,13 +90,15 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   // Node roles: spec.role directly, spec.instanceProfile through the profile's roles.
   const profileNames = unique(nodeClasses.map((nc) => nc.spec.instanceProfile ?? ''))
   const profileReads = Object.fromEntries(
-    profileNames.map((n) => [n, read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n))]),
+    profileNames.map((n) => [n, early(read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n)))]),
   )
-  const nodeRoleNamesP = Promise.all(Object.values(profileReads)).then((profiles) =>
-    unique([
-      ...nodeClasses.map((nc) => nc.spec.role ?? ''),
-      ...profiles.flatMap((p) => (p.ok && p.value ? p.value.roles : [])),
-    ]),
+  const nodeRoleNamesP = early(
+    Promise.all(Object.values(profileReads)).then((profiles) =>
+      unique([
+        ...nodeClasses.map((nc) => nc.spec.role ?? ''),
+        ...profiles.flatMap((p) => (p.ok && p.value ? p.value.roles : [])),
+      ]),
+    ),
   )
 
   // The controller's identity: IRSA annotation first, else a Pod Identity association for its ServiceAccount.
@@ -100,19 +118,27 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   }
   const controllerRoleName = controllerArn ? roleName(controllerArn) : null
   const controllerRoleP = controllerRoleName
-    ? iamReads.roleFacts(aws, controllerRoleName, true)
+    ? early(iamReads.roleFacts(aws, controllerRoleName, true))
     : Promise.resolve(okRead<RoleFacts | null>(null))
 
   const nodeRoleNames = await nodeRoleNamesP
   const nodeRolesP = Promise.all(
     nodeRoleNames.map(async (n) => [n, await iamReads.roleFacts(aws, n, false)] as const),
   )
-  const passRoleP = controllerArn
-    ? iamReads.passRoleEvaluations(aws, controllerArn, nodeRoleNames.map(arnOf), () => controllerRoleP)
-    : Promise.resolve({})
-  const accessP = read(`eks:ListAccessEntries ${clusterName}`, () =>
-    eksReads.accessEntries(aws, clusterName, async () => nodeRoleNames.map(arnOf)),
+  // Roles with a path have ARNs the name alone does not give: use the ARN IAM returned.
+  const nodeRoleArnsP = nodeRolesP.then((entries) =>
+    entries.map(([n, r]) => (r.ok && r.value ? r.value.role.arn : arnOf(n))),
   )
+  const passRoleP = controllerArn
+    ? nodeRoleArnsP.then((arns) => iamReads.passRoleEvaluations(aws, controllerArn, arns, () => controllerRoleP))
+    : Promise.resolve({})
+  // EKS rejects every access-entry call on a CONFIG_MAP cluster (InvalidRequestException): none can exist.
+  const configMapOnly = cluster.ok && cluster.value?.authenticationMode === 'CONFIG_MAP'
+  const accessP = configMapOnly
+    ? Promise.resolve(okRead([]))
+    : read(`eks:ListAccessEntries ${clusterName}`, () =>
+        eksReads.accessEntries(aws, clusterName, () => nodeRoleArnsP),
+      )
 
   const perNodeClass = <T>(fn: (nc: EC2NodeClass) => Promise<T>, label: string) =>
     Promise.all(nodeClasses.map(async (nc) => [nc.metadata.name, await read(`${label} for EC2NodeClass ${nc.metadata.name}`, () => fn(nc))] as const)).then(

@@ -3,7 +3,7 @@
 import type { Facts, HelmRelease, PolicyStatement } from '../../facts/types.js'
 import { partitionOf, setting } from './facts.js'
 
-/** The services the interruption queue must accept messages from (EventBridge, and SQS itself for redrive). */
+/** The services the getting-started queue policy lets send to the interruption queue. */
 export const QUEUE_SENDERS = ['events.amazonaws.com', 'sqs.amazonaws.com']
 
 /** settings.interruptionQueue, or the controller's INTERRUPTION_QUEUE when set outside the chart values. */

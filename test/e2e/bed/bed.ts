@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { ACCOUNT_ID, CLUSTER_NAME, REGION } from './constants.js'
 import { KubeClient } from './kube-client.js'
+import { warmMoto } from './seed.js'
 import { artifacts } from './paths.js'
 import { forgetTempDir, freePort, registerTempDir, startProc, waitFor, type Proc } from './proc.js'
 
@@ -28,6 +29,8 @@ export interface BedOptions {
    * exists and attaching one fails with NoSuchEntity.
    */
   awsManagedPolicies?: boolean
+  /** warm moto's IAM and EC2 (us-west-2) backends during start-up (default true) */
+  warmAws?: boolean
 }
 
 export interface Bed {
@@ -66,9 +69,9 @@ export interface Bed {
   stop(): Promise<void>
 }
 
-function httpOk(url: string, method = 'GET'): Promise<number> {
+function httpOk(url: string, method = 'GET', timeoutMs = 5000): Promise<number> {
   return new Promise((res, rej) => {
-    const req = httpRequest(url, { method, timeout: 5000 }, (r) => {
+    const req = httpRequest(url, { method, timeout: timeoutMs }, (r) => {
       r.resume()
       r.on('end', () => res(r.statusCode ?? 0))
     })
@@ -142,6 +145,20 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         },
       },
     )
+
+    // Wait for moto and warm it up concurrently with etcd/apiserver: the first
+    // IAM call loads ~1,300 AWS managed policies and the first EC2 call per
+    // region builds its AMI/instance-type catalogue (several seconds each).
+    const motoProc = procs.moto
+    const motoReady = (async () => {
+      await waitFor('moto_server', async () => (await httpOk(`${awsEndpoint}/moto-api/data.json`)) === 200, {
+        timeoutMs: 60_000,
+        proc: motoProc,
+        intervalMs: 200,
+      })
+      if (opts.warmAws !== false) await warmMoto({ awsEndpoint, region: REGION })
+    })()
+    motoReady.catch(() => {}) // awaited below; avoid an unhandled rejection meanwhile
 
     // ---- etcd
     const etcdUrl = `http://127.0.0.1:${etcdClientPort}`
@@ -279,11 +296,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       )
     }
 
-    await waitFor('moto_server', async () => (await httpOk(`${awsEndpoint}/moto-api/data.json`)) === 200, {
-      timeoutMs: 60_000,
-      proc: procs.moto,
-      intervalMs: 200,
-    })
+    await motoReady
     // kube-system exists once the apiserver is ready; make sure (helm needs it)
     await waitFor('namespace kube-system', async () => !!(await kube.get('/api/v1/namespaces/kube-system')), {
       timeoutMs: 30_000,
@@ -341,7 +354,8 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       tmpDir,
       procs,
       async resetAws() {
-        const status = await httpOk(`${awsEndpoint}/moto-api/reset`, 'POST')
+        // slow-ish: moto rebuilds its backends (and reloads the managed policies)
+        const status = await httpOk(`${awsEndpoint}/moto-api/reset`, 'POST', 120_000)
         if (status !== 200) throw new Error(`moto reset: HTTP ${status}`)
       },
       stop,

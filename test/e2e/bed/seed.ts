@@ -22,6 +22,7 @@ import {
   CreateSecurityGroupCommand,
   CreateSubnetCommand,
   CreateVpcCommand,
+  DescribeVpcsCommand,
   EC2Client,
   ModifyVpcAttributeCommand,
   RevokeSecurityGroupIngressCommand,
@@ -38,6 +39,7 @@ import {
   CreateRoleCommand,
   CreateServiceLinkedRoleCommand,
   IAMClient,
+  ListRolesCommand,
   NoSuchEntityException,
 } from '@aws-sdk/client-iam'
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
@@ -80,6 +82,15 @@ export function awsClients(target: AwsTarget): AwsClients {
     sqs: new SQSClient(c),
     events: new EventBridgeClient(c),
   }
+}
+
+/** First calls are slow in moto (IAM managed policies, EC2 catalogue per region): make them now. */
+export async function warmMoto(target: AwsTarget): Promise<void> {
+  const aws = awsClients(target)
+  await Promise.all([
+    aws.iam.send(new ListRolesCommand({ MaxItems: 1 })),
+    aws.ec2.send(new DescribeVpcsCommand({})),
+  ])
 }
 
 export interface SeedOptions {

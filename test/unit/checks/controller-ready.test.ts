@@ -225,3 +225,12 @@ test('nothing installed: skipped', () => {
   assert.equal(r.status, 'skipped')
   assert.match(r.findings[0]?.message ?? '', /not installed/)
 })
+
+test("without the release's values the chart's default toleration still applies", () => {
+  const f = healthyFacts((f) => {
+    f.kube.release = failed('kube:list secrets kube-system')
+    for (const n of nodes(f)) n.taints = [{ key: 'CriticalAddonsOnly', value: 'true', effect: 'NoSchedule' }]
+  })
+  const r = runCheck(controllerReady, f)
+  assert.equal(r.findings[2]?.status, 'pass')
+})

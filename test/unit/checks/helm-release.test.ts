@@ -67,6 +67,17 @@ test('a first install stuck in pending-install is uninstalled and installed agai
   )
 })
 
+test('a failed first install has nothing to roll back to', () => {
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => Object.assign(release(f), { status: 'failed', revision: 1 })),
+  )
+  assert.equal(r.status, 'fail')
+  const f = findingAbout(r, /status failed \(revision 1\)/)
+  assert.ok(!f.fix?.commands?.some((c) => c.startsWith('helm rollback')))
+  assert.ok(f.fix?.commands?.includes('helm uninstall karpenter --namespace kube-system'))
+})
+
 test('settings.clusterName naming another cluster fails', () => {
   const f = healthyFacts((f) => {
     release(f).computedValues.settings = { clusterName: 'prod', interruptionQueue: 'demo' }

@@ -57,7 +57,7 @@ test('the --set pitfall: a boolean true in the Helm values → fail with --set-s
   assert.match(f.message, /is the boolean true in the Helm values \(helm get values\), not the string "true"/)
   assert.match(
     f.message,
-    /cannot unmarshal boolean into Go struct field ObjectMeta\.metadata\.annotations of type string/,
+    /cannot unmarshal bool into Go struct field ObjectMeta\.metadata\.annotations of type string/,
   )
   assert.equal(f.evidence?.value, true)
   assert.equal(f.evidence?.path, 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints')

@@ -10,7 +10,7 @@ const OTHER_ROLE = 'arn:aws:iam::123456789012:role/Admin'
 const passRole = (resource = NODE_ROLE, service: string | null = 'ec2.amazonaws.com') => ({
   action: 'iam:PassRole',
   resource,
-  context: service === null ? {} : { 'iam:PassedToService': service },
+  context: (service === null ? {} : { 'iam:PassedToService': service }) as Record<string, string>,
 })
 const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
 
@@ -210,7 +210,7 @@ test('ForAllValues: every request value must match; a missing key is vacuously t
   const req = (keys?: string[]) => ({
     action: 'ec2:CreateTags',
     resource: 'arn:aws:ec2:us-west-2:1:instance/i-1',
-    context: keys ? { 'aws:TagKeys': keys } : {},
+    context: (keys ? { 'aws:TagKeys': keys } : {}) as Record<string, string[]>,
   })
   assert.equal(evaluate([s], req(['team'])).decision, 'allowed')
   assert.equal(evaluate([s], req(['team', 'env'])).decision, 'allowed')
@@ -228,7 +228,7 @@ test('ForAnyValue: one matching request value is enough; a missing key does not 
   const req = (keys?: string[]) => ({
     action: 'ec2:CreateTags',
     resource: '*',
-    context: keys ? { 'aws:TagKeys': keys } : {},
+    context: (keys ? { 'aws:TagKeys': keys } : {}) as Record<string, string[]>,
   })
   assert.equal(evaluate([s], req(['team', 'karpenter.sh/nodepool'])).decision, 'allowed')
   assert.equal(evaluate([s], req(['team'])).decision, 'implicitDeny')
