@@ -1,5 +1,5 @@
 import type { Facts } from '../facts/types.js'
-import { describeFailure, NotCollected, Skipped } from './lib/facts.js'
+import { part } from './lib/parts.js'
 import type { Check, CheckResult, Finding, Status } from './types.js'
 
 const rank: Record<Status, number> = { fail: 4, warn: 3, unknown: 2, pass: 1, skipped: 0 }
@@ -12,16 +12,10 @@ export function worst(statuses: Status[]): Status {
 export function runCheck(check: Check, facts: Facts): CheckResult {
   let findings: Finding[]
   try {
-    findings = check.run(facts)
+    findings = part(() => check.run(facts))
   } catch (err) {
-    if (err instanceof NotCollected) {
-      findings = [{ status: 'unknown', message: describeFailure(err.failure), evidence: { read: err.failure.read } }]
-    } else if (err instanceof Skipped) {
-      findings = [{ status: 'skipped', message: err.message }]
-    } else {
-      const message = err instanceof Error ? err.message : String(err)
-      findings = [{ status: 'unknown', message: `check crashed: ${message}` }]
-    }
+    const message = err instanceof Error ? err.message : String(err)
+    findings = [{ status: 'unknown', message: `check crashed: ${message}` }]
   }
   if (findings.length === 0) findings = [{ status: 'skipped', message: 'nothing to check' }]
   return { meta: check.meta, status: worst(findings.map((f) => f.status)), findings }
