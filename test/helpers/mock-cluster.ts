@@ -18,6 +18,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import nock from 'nock'
 import { parse as parseYaml, stringify as toYaml } from 'yaml'
 import type { RunOptions } from '../../src/context/run-context.js'
@@ -626,6 +627,8 @@ export interface RecordedCall {
   status: number
   /** `expected` (a one-shot expectation), `fault` (an injected error), `fallback` (anything else). */
   via: 'expected' | 'fault' | 'fallback'
+  /** When the request reached the mock (performance.now()); the answer leaves `latency` ms later. */
+  at: number
 }
 
 const sortKeys = (v: unknown): unknown =>
@@ -1079,7 +1082,7 @@ export class MockCluster {
       const unauthorized =
         service === 'kube' && header(this.req.headers, 'authorization') !== `Bearer ${self.state.kube.token}`
       const a = unauthorized ? errorAnswer('kube', 401, 'Unauthorized', 'Unauthorized') : answer(call)
-      self.recorded.push({ op: call.op, key: call.key, status: a.status, via })
+      self.recorded.push({ op: call.op, key: call.key, status: a.status, via, at: performance.now() })
       return [a.status, a.body, a.headers]
     }
   }
