@@ -2,10 +2,11 @@
 # End-to-end tests against real servers (moto_server, etcd, kube-apiserver,
 # kube-controller-manager, helm). `npm run test:e2e` calls this.
 #   1. test/e2e/bed/build.sh  — builds/caches the servers (cold: 15–25 min on 2 cores)
-#   2. node --test over test/e2e/**/*.e2e.test.ts, one file at a time
+#   2. npm run build (dist/, which bin/run.js loads)
+#   3. node --test over test/e2e/**/*.e2e.test.ts, one file at a time
 # Extra arguments are passed to `node --test` (e.g. --test-name-pattern=smoke).
 # Env: KARPCTL_E2E_CACHE (cache dir), KARPCTL_E2E_KEEP=1 (keep temp dirs/logs),
-#      KARPCTL_E2E_VERBOSE=1.
+#      KARPCTL_E2E_VERBOSE=1, KARPCTL_E2E_SKIP_NPM_BUILD=1 (do not rebuild dist/).
 set -euo pipefail
 exec </dev/null
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +31,11 @@ KARPCTL_E2E_BIN="$(sed -n 's/^KARPCTL_E2E_BIN=//p' <<<"$build_out")"
 KARPCTL_E2E_VENV="$(sed -n 's/^KARPCTL_E2E_VENV=//p' <<<"$build_out")"
 export KARPCTL_E2E_BIN KARPCTL_E2E_VENV
 echo "[$(ts)] e2e: servers ready in $((SECONDS - t0))s ($KARPCTL_E2E_BIN)" >&2
+
+if [[ "${KARPCTL_E2E_SKIP_NPM_BUILD:-}" != 1 ]]; then
+  echo "[$(ts)] e2e: npm run build (scenarios run bin/run.js → dist/) ..." >&2
+  npm run --silent build >&2
+fi
 
 shopt -s globstar nullglob
 files=(test/e2e/**/*.e2e.test.ts)

@@ -16,6 +16,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { parse } from 'yaml'
 import {
   awsClients,
+  groupAlive,
   helm,
   KARPENTER_CRDS,
   seedAws,
@@ -25,19 +26,10 @@ import {
   type KubeObject,
 } from './bed/index.js'
 
-const groupGone = (pid: number) => {
-  try {
-    process.kill(-pid, 0)
-    return false
-  } catch {
-    return true
-  }
-}
-
 async function assertStopsClean(bed: Bed): Promise<void> {
   const pids = Object.values(bed.procs).map((p) => p.pid)
   await bed.stop()
-  for (const pid of pids) assert.ok(groupGone(pid), `process group ${pid} still alive after stop()`)
+  for (const pid of pids) assert.ok(!groupAlive(pid), `process group ${pid} still alive after stop()`)
 }
 
 test(

@@ -2,7 +2,7 @@
 // kube-controller-manager) and helm, all real, all on 127.0.0.1, all stopped
 // by stop(), on process exit and on SIGINT/SIGTERM/SIGHUP.
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -102,19 +102,32 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
   const t0 = Date.now()
   const { binDir, venvDir } = artifacts()
   const clusterName = opts.clusterName ?? CLUSTER_NAME
+  sweepStaleTempDirs()
   const tmpDir = mkdtempSync(join(tmpdir(), 'karpctl-e2e-'))
   registerTempDir(tmpDir)
+  writeFileSync(join(tmpDir, 'owner.pid'), String(process.pid))
   const logs = join(tmpDir, 'logs')
   mkdirSync(logs)
   const procs: Record<string, Proc> = {}
   let stopped = false
+  const phase = (what: string) => {
+    if (process.env.KARPCTL_E2E_VERBOSE) console.error(`karpctl e2e: +${Date.now() - t0}ms ${what}`)
+  }
 
   const stop = async (): Promise<void> => {
     if (stopped) return
     stopped = true
     // apiserver/kcm first so they do not spam errors about etcd going away
     for (const names of [['kube-controller-manager'], ['kube-apiserver'], ['etcd', 'moto']]) {
-      await Promise.all(names.map((n) => procs[n]?.stop()))
+      await Promise.all(
+        names.map(async (n) => {
+          const t = Date.now()
+          // moto keeps no state worth a graceful exit and takes ~1.5s to honour TERM
+          await procs[n]?.stop(n === 'moto' ? 200 : undefined)
+          if (process.env.KARPCTL_E2E_VERBOSE)
+            console.error(`karpctl e2e: stopped ${n} in ${Date.now() - t}ms`)
+        }),
+      )
     }
     if (!process.env.KARPCTL_E2E_KEEP) {
       rmSync(tmpDir, { recursive: true, force: true })
@@ -156,7 +169,9 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         proc: motoProc,
         intervalMs: 200,
       })
+      phase('moto up')
       if (opts.warmAws !== false) await warmMoto({ awsEndpoint, region: REGION })
+      phase('moto warm')
     })()
     motoReady.catch(() => {}) // awaited below; avoid an unhandled rejection meanwhile
 
@@ -202,6 +217,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       timeoutMs: 30_000,
       proc: procs.etcd,
     })
+    phase('etcd healthy')
 
     const kubeServer = `https://127.0.0.1:${apiPort}`
     procs['kube-apiserver'] = startProc(
@@ -234,6 +250,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       timeoutMs: 60_000,
       proc: procs['kube-apiserver'],
     })
+    phase('apiserver certificate written')
     const kubeCaPem = readFileSync(crt, 'utf8')
     const kube = new KubeClient({ server: kubeServer, token, caPem: kubeCaPem })
     await waitFor(
@@ -242,9 +259,10 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       {
         timeoutMs: 120_000,
         proc: procs['kube-apiserver'],
-        intervalMs: 200,
+        intervalMs: 100,
       },
     )
+    phase('apiserver ready')
 
     // ---- kubeconfig, EKS-style names
     const arn = `arn:aws:eks:${REGION}:${ACCOUNT_ID}:cluster/${clusterName}`
@@ -297,6 +315,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     }
 
     await motoReady
+    phase('moto ready')
     // kube-system exists once the apiserver is ready; make sure (helm needs it)
     await waitFor('namespace kube-system', async () => !!(await kube.get('/api/v1/namespaces/kube-system')), {
       timeoutMs: 30_000,
@@ -308,6 +327,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         async () => !!(await kube.get('/api/v1/namespaces/default/serviceaccounts/default')),
         { timeoutMs: 60_000, proc: procs['kube-controller-manager'] },
       )
+      phase('kube-controller-manager working')
     }
 
     const helmHome = join(tmpDir, 'helm')
@@ -366,6 +386,32 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
   } catch (e) {
     await stop()
     throw e
+  }
+}
+
+/** Removes temp dirs of earlier test processes that died without cleaning up (SIGKILL). */
+function sweepStaleTempDirs(): void {
+  if (process.env.KARPCTL_E2E_KEEP) return
+  let names: string[] = []
+  try {
+    names = readdirSync(tmpdir()).filter((n) => n.startsWith('karpctl-e2e-'))
+  } catch {
+    return
+  }
+  for (const n of names) {
+    const dir = join(tmpdir(), n)
+    let owner = NaN
+    try {
+      owner = Number(readFileSync(join(dir, 'owner.pid'), 'utf8'))
+    } catch {
+      continue // not ours, or being created right now
+    }
+    if (!Number.isInteger(owner) || owner <= 0) continue
+    try {
+      process.kill(owner, 0)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(dir, { recursive: true, force: true })
+    }
   }
 }
 

@@ -35,6 +35,15 @@ hash="$(cat "$kube_mod/go.mod" "$kube_mod/go.sum" <(echo "helm=$HELM_VERSION rev
 bin="$cache/$hash/bin"
 mkdir -p "$bin" "$cache/tmp"
 
+# one build at a time (parallel CI jobs / test files sharing a cache)
+if command -v flock >/dev/null; then
+  exec 9>"$cache/.build.lock"
+  if ! flock -n 9; then
+    log "another build.sh holds $cache/.build.lock; waiting ..."
+    flock 9
+  fi
+fi
+
 # ---------------------------------------------------------------- Go binaries
 command -v go >/dev/null || { log "ERROR: go not found on PATH"; exit 1; }
 export CGO_ENABLED=0
@@ -96,7 +105,10 @@ else
   log "moto: creating venv with $py ($("$py" --version 2>&1)), moto[server]==$MOTO_VERSION ..."
   t0=$SECONDS
   rm -rf "$venv"
-  "$py" -m venv "$venv"
+  if ! "$py" -m venv "$venv"; then
+    log "ERROR: '$py -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv; or set KARPCTL_E2E_PYTHON)"
+    exit 1
+  fi
   "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q "moto[server]==$MOTO_VERSION"
   "$venv/bin/python" -c "import moto; assert moto.__version__ == '$MOTO_VERSION', moto.__version__"
   touch "$venv/.karpctl-ok" # written last: a half-built venv is rebuilt next time

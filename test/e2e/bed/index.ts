@@ -12,3 +12,5 @@ export {
 export * from './seed.js'
 export * from './kube-seed.js'
 export { artifacts, fixturesDir, karpenterChartDir, cloudFormationTemplatePath, REPO_ROOT } from './paths.js'
+export { runCommand, runKarpctl, type RunOptions, type RunResult } from './run.js'
+export { groupAlive } from './proc.js'

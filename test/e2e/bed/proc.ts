@@ -2,20 +2,26 @@
 // group under a tiny bash "leash" that kills it when our stdin pipe closes, so
 // nothing survives the test process, even if that one is SIGKILLed.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 // stdin (fd 0) is a pipe from the Node process. The server gets /dev/null; a
 // watchdog blocks on the pipe and TERMs the server when it reaches EOF, i.e.
-// when the Node process closes it or dies.
+// when the Node process closes it or dies. TERM/INT/HUP sent to the leash are
+// forwarded once to the server, and the leash waits for it to finish its
+// graceful shutdown (Kubernetes servers exit hard on a *second* TERM, so the
+// group is not signalled as a whole until the leash is gone).
 const LEASH = `
 exec 3<&0
 "$@" </dev/null 3<&- &
 c=$!
 { cat <&3 >/dev/null 2>&1; kill -TERM "$c" 2>/dev/null; } &
 exec 3<&-
-wait "$c"
+trap 'kill -TERM "$c" 2>/dev/null' TERM INT HUP
+wait "$c"; rc=$?
+while kill -0 "$c" 2>/dev/null; do wait "$c"; rc=$?; done
+exit "$rc"
 `
 
 export interface Proc {
@@ -28,7 +34,7 @@ export interface Proc {
   readonly exited: Promise<number | null>
   /** last lines of the log, for error messages */
   logTail(lines?: number): string
-  /** SIGTERM to the whole process group, SIGKILL after `graceMs` */
+  /** SIGTERM to the leash (forwarded once to the server), then SIGKILL to the whole group; after `graceMs` at the latest */
   stop(graceMs?: number): Promise<void>
 }
 
@@ -44,13 +50,33 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-function groupAlive(pid: number): boolean {
+/** Is any non-zombie process left in process group `pgid`? */
+export function groupAlive(pgid: number): boolean {
+  let entries: string[]
   try {
-    process.kill(-pid, 0)
-    return true
+    entries = readdirSync('/proc')
   } catch {
-    return false
+    // no procfs: fall back to kill(0), which also counts zombies
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch {
+      return false
+    }
   }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${e}/stat`, 'utf8')
+    } catch {
+      continue
+    }
+    // pid (comm) state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true
+  }
+  return false
 }
 
 function installHandlers(): void {
@@ -132,18 +158,21 @@ export function startProc(
         return ''
       }
     },
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 15_000) {
       if (code === undefined) {
-        killGroup(pid, 'SIGTERM')
+        // to the leash only: it forwards one TERM and waits for a graceful exit
+        try {
+          process.kill(pid, 'SIGTERM')
+        } catch {
+          // already gone
+        }
         const deadline = Date.now() + graceMs
         // poll with ref'd timers: the child itself is unref'd
-        while (code === undefined && Date.now() < deadline) await sleep(50)
+        while (code === undefined && Date.now() < deadline) await sleep(20)
       }
-      // the leash may be gone while a grandchild lingers: sweep the group
-      if (groupAlive(pid)) {
-        killGroup(pid, 'SIGKILL')
-        for (let i = 0; i < 40 && groupAlive(pid); i++) await sleep(50)
-      }
+      // the watchdog (or a hung server after graceMs) may linger: sweep the group
+      killGroup(pid, 'SIGKILL')
+      for (let i = 0; i < 100 && (groupAlive(pid) || code === undefined); i++) await sleep(20)
       live.delete(proc)
     },
   }
