@@ -131,7 +131,7 @@ test(
 
     // ---------------------------------------------------------------- Kubernetes
     t1 = Date.now()
-    await seedKubernetes(bed, { nodeRoleArn: seed.nodeRoleArn })
+    await seedKubernetes(bed, { aws: seed })
     t.diagnostic(`Kubernetes seeded (helm install + objects) in ${Date.now() - t1}ms`)
     const kube = bed.kube
 
@@ -161,6 +161,11 @@ test(
     )
     const nc = await kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default')
     assert.equal(nc?.spec?.role, 'KarpenterNodeRole-demo')
+    assert.ok(nc?.status?.conditions?.some((c: KubeObject) => c.type === 'Ready' && c.status === 'True'))
+    assert.deepEqual(
+      nc?.status?.subnets?.map((x: KubeObject) => x.id),
+      seed.subnetIds,
+    )
     const np = await kube.get('/apis/karpenter.sh/v1/nodepools/default')
     assert.equal(np?.spec?.template?.spec?.nodeClassRef?.name, 'default')
     const awsAuth = await kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth')
@@ -171,6 +176,10 @@ test(
       nodes.every((n) =>
         n.status.conditions.some((c: KubeObject) => c.type === 'Ready' && c.status === 'True'),
       ),
+    )
+    assert.ok(
+      nodes.every((n) => !n.spec.taints?.length),
+      'no node.kubernetes.io/not-ready taint left',
     )
 
     // CEL/schema validation is real: a bad EC2NodeClass is rejected by the apiserver

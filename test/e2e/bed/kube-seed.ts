@@ -10,6 +10,7 @@ import { stringify } from 'yaml'
 import { ACCOUNT_ID, CLUSTER_NAME, DISCOVERY_TAG, REGION } from './constants.js'
 import { KubeError, type KubeClient, type KubeObject } from './kube-client.js'
 import { karpenterChartDir } from './paths.js'
+import type { SeedResult } from './seed.js'
 
 /** What kube-seed needs from a Bed. */
 export interface KubeTarget {
@@ -278,6 +279,10 @@ export async function createNodegroupNodes(
       },
       'status',
     )
+    // The TaintNodesByCondition admission plugin gave the new Node the
+    // node.kubernetes.io/not-ready:NoSchedule taint; the node lifecycle
+    // controller (not run here) would lift it once Ready. Do it ourselves.
+    await kube.mergePatch(`/api/v1/nodes/${name}`, { spec: { taints: null } })
     names.push(name)
   }
   return names
@@ -330,14 +335,113 @@ export async function markDeploymentAvailable(
   )
 }
 
+const condition = (type: string, generation: number | undefined, now: string) => ({
+  type,
+  status: 'True',
+  reason: type,
+  message: '',
+  lastTransitionTime: now,
+  ...(generation !== undefined ? { observedGeneration: generation } : {}),
+})
+
+export interface NodeClassStatusInput {
+  subnets: { id: string; zone: string }[]
+  securityGroups: { id: string; name?: string }[]
+  /** default `<cluster>_<digits>`, the shape Karpenter v1 generates */
+  instanceProfile?: string
+  amis?: { id: string; name?: string; requirements: { key: string; operator: string; values?: string[] }[] }[]
+}
+
+/** What Karpenter would resolve for the default EC2NodeClass from a seeded account. */
+export function nodeClassStatusFromSeed(seed: SeedResult): NodeClassStatusInput {
+  return {
+    subnets: seed.subnetIds.map((id, i) => ({ id, zone: seed.availabilityZones[i] ?? `${seed.region}a` })),
+    securityGroups: [{ id: seed.nodeSecurityGroupId, name: `eksctl-${seed.clusterName}-nodegroup-sg` }],
+    instanceProfile: `${seed.clusterName}_16072487391293873426`,
+  }
+}
+
+/**
+ * Nothing reconciles here: give an EC2NodeClass the status Karpenter would
+ * (resolved subnets, security groups, AMIs, instance profile, Ready=True).
+ */
+export async function markNodeClassReady(
+  kube: KubeClient,
+  name: string,
+  input: NodeClassStatusInput,
+): Promise<void> {
+  const path = `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${name}`
+  const nc = await kube.get(path)
+  if (!nc) throw new Error(`EC2NodeClass ${name} not found`)
+  const gen = nc.metadata.generation as number | undefined
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  await kube.mergePatch(
+    path,
+    {
+      status: {
+        subnets: input.subnets,
+        securityGroups: input.securityGroups,
+        instanceProfile: input.instanceProfile ?? `${CLUSTER_NAME}_16072487391293873426`,
+        amis: input.amis ?? [
+          {
+            id: 'ami-0a1b2c3d4e5f60718',
+            name: 'amazon-eks-node-al2023-x86_64-standard-1.34-v20250920',
+            requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+          },
+        ],
+        conditions: [
+          'AMIsReady',
+          'SubnetsReady',
+          'SecurityGroupsReady',
+          'InstanceProfileReady',
+          'CapacityReservationsReady',
+          'ValidationSucceeded',
+          'Ready',
+        ].map((t) => condition(t, gen, now)),
+      },
+    },
+    'status',
+  )
+}
+
+/** NodePool status as Karpenter would set it (Ready=True, nodes 0). */
+export async function markNodePoolReady(kube: KubeClient, name: string): Promise<void> {
+  const path = `/apis/karpenter.sh/v1/nodepools/${name}`
+  const np = await kube.get(path)
+  if (!np) throw new Error(`NodePool ${name} not found`)
+  const gen = np.metadata.generation as number | undefined
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  await kube.mergePatch(
+    path,
+    {
+      status: {
+        nodes: 0,
+        resources: { cpu: '0', memory: '0', nodes: '0', pods: '0', 'ephemeral-storage': '0' },
+        conditions: ['ValidationSucceeded', 'NodeClassReady', 'NodeRegistrationHealthy', 'Ready'].map((t) =>
+          condition(t, gen, now),
+        ),
+      },
+    },
+    'status',
+  )
+}
+
 export interface KubeSeedOptions extends InstallChartOptions {
+  /**
+   * The seedAws() result: its node role goes into aws-auth, and the default
+   * EC2NodeClass gets a Ready status resolved from its subnets/SGs.
+   */
+  aws?: SeedResult
   clusterName?: string
   nodeRoleArn?: string
   /** managed-nodegroup Nodes to create (default 2) */
   nodes?: number
   /** create EC2NodeClass + NodePool `default` (default true) */
   nodePool?: boolean
-  /** patch the karpenter Deployment status to Available (default true) */
+  /**
+   * play the controller: Deployment status Available, and (with `aws`)
+   * EC2NodeClass/NodePool status Ready. Default true.
+   */
   markAvailable?: boolean
 }
 
@@ -355,9 +459,9 @@ export async function seedKubernetes(
 ): Promise<KubeSeedResult> {
   const cn = opts.clusterName ?? CLUSTER_NAME
   const kube = target.kube
-  await kube.apply(
-    awsAuthConfigMap([opts.nodeRoleArn ?? `arn:aws:iam::${ACCOUNT_ID}:role/KarpenterNodeRole-${cn}`]),
-  )
+  const nodeRoleArn =
+    opts.nodeRoleArn ?? opts.aws?.nodeRoleArn ?? `arn:aws:iam::${ACCOUNT_ID}:role/KarpenterNodeRole-${cn}`
+  await kube.apply(awsAuthConfigMap([nodeRoleArn]))
   const nodes = await createNodegroupNodes(kube, { count: opts.nodes ?? 2 })
   const h = await installKarpenterChart(target, opts)
   if (opts.markAvailable !== false) {
@@ -368,6 +472,10 @@ export async function seedKubernetes(
   if (opts.nodePool !== false) {
     nodeClass = await applyWithRetry(kube, defaultEC2NodeClass({ clusterName: cn }))
     nodePool = await applyWithRetry(kube, defaultNodePool())
+    if (opts.markAvailable !== false && opts.aws) {
+      await markNodeClassReady(kube, 'default', nodeClassStatusFromSeed(opts.aws))
+      await markNodePoolReady(kube, 'default')
+    }
   }
   return { helm: h, nodes, nodeClass, nodePool }
 }
