@@ -44,6 +44,29 @@ if command -v flock >/dev/null; then
   fi
 fi
 
+# ---------------------------------------------------------------- moto venv
+venv="$cache/venv-moto-$MOTO_VERSION"
+build_moto() {
+  if [[ -f "$venv/.karpctl-ok" && -x "$venv/bin/moto_server" ]]; then
+    log "moto: cached ($venv)"
+    return
+  fi
+  local py t0=$SECONDS
+  py="${KARPCTL_E2E_PYTHON:-$(command -v python3 || command -v python)}"
+  log "moto: creating venv with $py ($("$py" --version 2>&1)), moto[server]==$MOTO_VERSION ..."
+  rm -rf "$venv"
+  if ! "$py" -m venv "$venv"; then
+    log "ERROR: '$py -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv; or set KARPCTL_E2E_PYTHON)"
+    return 1
+  fi
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q "moto[server]==$MOTO_VERSION"
+  "$venv/bin/python" -c "import moto; assert moto.__version__ == '$MOTO_VERSION', moto.__version__"
+  touch "$venv/.karpctl-ok" # written last: a half-built venv is rebuilt next time
+  log "moto: done in $((SECONDS - t0))s"
+}
+build_moto &
+moto_pid=$!
+
 # ---------------------------------------------------------------- Go binaries
 command -v go >/dev/null || { log "ERROR: go not found on PATH"; exit 1; }
 export CGO_ENABLED=0
@@ -96,24 +119,8 @@ if [[ "${KARPCTL_E2E_KUBECTL:-}" == 1 ]]; then
   build_go kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
 fi
 
-# ---------------------------------------------------------------- moto venv
-venv="$cache/venv-moto-$MOTO_VERSION"
-if [[ -f "$venv/.karpctl-ok" && -x "$venv/bin/moto_server" ]]; then
-  log "moto: cached ($venv)"
-else
-  py="${KARPCTL_E2E_PYTHON:-$(command -v python3 || command -v python)}"
-  log "moto: creating venv with $py ($("$py" --version 2>&1)), moto[server]==$MOTO_VERSION ..."
-  t0=$SECONDS
-  rm -rf "$venv"
-  if ! "$py" -m venv "$venv"; then
-    log "ERROR: '$py -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv; or set KARPCTL_E2E_PYTHON)"
-    exit 1
-  fi
-  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q "moto[server]==$MOTO_VERSION"
-  "$venv/bin/python" -c "import moto; assert moto.__version__ == '$MOTO_VERSION', moto.__version__"
-  touch "$venv/.karpctl-ok" # written last: a half-built venv is rebuilt next time
-  log "moto: done in $((SECONDS - t0))s"
-fi
+# moto venv: built in the background while Go compiles (network-bound)
+wait "$moto_pid" || { log "ERROR: moto venv failed"; exit 1; }
 
 echo "$bin" > "$cache/current-bin.tmp" && mv -f "$cache/current-bin.tmp" "$cache/current-bin"
 echo "$venv" > "$cache/current-venv.tmp" && mv -f "$cache/current-venv.tmp" "$cache/current-venv"
