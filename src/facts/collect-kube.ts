@@ -46,7 +46,8 @@ export async function findRelease(kube: KubeClient): Promise<HelmRelease | null>
       // Not a release we can decode (another Helm version or a corrupt secret): not Karpenter's.
     }
   }
-  candidates.sort((a, b) => (a.status === 'deployed' ? -1 : 0) - (b.status === 'deployed' ? -1 : 0) || b.revision - a.revision)
+  // The newest revision is the user's latest intent: a failed upgrade is what doctor must explain.
+  candidates.sort((a, b) => b.revision - a.revision)
   return candidates[0] ?? null
 }
 

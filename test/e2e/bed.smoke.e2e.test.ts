@@ -15,10 +15,12 @@ import {
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { parse } from 'yaml'
 import {
+  authorizeWebhookIngress,
   awsClients,
   groupAlive,
   helm,
   KARPENTER_CRDS,
+  revokeWebhookIngress,
   seedAws,
   seedKubernetes,
   startBed,
@@ -71,6 +73,13 @@ test(
         p.FromPort === 8443 && p.UserIdGroupPairs?.some((u) => u.GroupId === seed.clusterSecurityGroupId),
     )
     assert.ok(has8443, 'node SG allows 8443 from the cluster SG')
+    // the break helper works the AWS way (moto matches descriptions on revoke; the seed sets none)
+    await revokeWebhookIngress(aws, seed)
+    const after8443 = (
+      await aws.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }))
+    ).SecurityGroups?.[0]?.IpPermissions?.some((p) => p.FromPort === 8443)
+    assert.equal(after8443, false, '8443 rule revoked')
+    await authorizeWebhookIngress(aws, seed)
 
     const oidc =
       (await aws.iam.send(new ListOpenIDConnectProvidersCommand({}))).OpenIDConnectProviderList ?? []

@@ -93,7 +93,13 @@ export interface MockSecurityGroup {
   name: string
   vpcId: string
   tags: Record<string, string>
-  ingress: { protocol: string; fromPort?: number; toPort?: number; cidrs: string[]; sourceGroupIds: string[] }[]
+  ingress: {
+    protocol: string
+    fromPort?: number
+    toPort?: number
+    cidrs: string[]
+    sourceGroupIds: string[]
+  }[]
 }
 
 export interface MockRule {
@@ -104,7 +110,12 @@ export interface MockRule {
 }
 
 export interface KubeObject {
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+  metadata: {
+    name: string
+    namespace?: string
+    labels?: Record<string, string>
+    annotations?: Record<string, string>
+  }
   [k: string]: unknown
 }
 
@@ -116,7 +127,12 @@ export interface MockState {
   clusters: string[]
   addons: string[]
   accessEntries: { principalArn: string; type: string; kubernetesGroups: string[]; username?: string }[]
-  podIdentityAssociations: { associationId: string; namespace: string; serviceAccount: string; roleArn: string }[]
+  podIdentityAssociations: {
+    associationId: string
+    namespace: string
+    serviceAccount: string
+    roleArn: string
+  }[]
   roles: Record<string, MockRole>
   managedPolicies: Record<string, MockManagedPolicy>
   oidcProviders: string[]
@@ -155,7 +171,10 @@ export function chartValues(): Record<string, unknown> {
 }
 
 export function chartMetadata(): Record<string, unknown> {
-  return parseYaml(readFileSync(fixturePath('v1.14.1/charts/karpenter/Chart.yaml'), 'utf8')) as Record<string, unknown>
+  return parseYaml(readFileSync(fixturePath('v1.14.1/charts/karpenter/Chart.yaml'), 'utf8')) as Record<
+    string,
+    unknown
+  >
 }
 
 export interface ReleaseSpec {
@@ -179,7 +198,8 @@ export function helmReleaseSecret(spec: ReleaseSpec = {}): KubeObject {
   const values = spec.values ?? defaultReleaseValues()
   const saAnnotations =
     spec.renderedSaAnnotations ??
-    ((values.serviceAccount as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})
+    (values.serviceAccount as { annotations?: Record<string, unknown> } | undefined)?.annotations ??
+    {}
   const meta = { ...chartMetadata(), ...(spec.chartVersion ? { version: spec.chartVersion } : {}) }
   const manifest = [
     '---',
@@ -262,7 +282,11 @@ const RULES: [string, string, string][] = [
   ['SpotInterruptionRule', 'aws.ec2', 'EC2 Spot Instance Interruption Warning'],
   ['RebalanceRule', 'aws.ec2', 'EC2 Instance Rebalance Recommendation'],
   ['InstanceStateChangeRule', 'aws.ec2', 'EC2 Instance State-change Notification'],
-  ['CapacityReservationInterruptionRule', 'aws.ec2', 'EC2 Capacity Reservation Instance Interruption Warning'],
+  [
+    'CapacityReservationInterruptionRule',
+    'aws.ec2',
+    'EC2 Capacity Reservation Instance Interruption Warning',
+  ],
 ]
 
 const karpenterLabels = { 'app.kubernetes.io/name': 'karpenter', 'app.kubernetes.io/instance': 'karpenter' }
@@ -285,7 +309,10 @@ function crd(name: string): KubeObject {
     spec: {
       group: name.slice(dot + 1),
       names: { plural },
-      scope: plural === 'nodeclaims' || plural === 'nodepools' || plural === 'ec2nodeclasses' ? 'Cluster' : 'Namespaced',
+      scope:
+        plural === 'nodeclaims' || plural === 'nodepools' || plural === 'ec2nodeclasses'
+          ? 'Cluster'
+          : 'Namespaced',
       versions: [{ name: 'v1', served: true, storage: true }],
     },
   }
@@ -335,7 +362,8 @@ export function healthyState(): MockState {
     queueArn: QUEUE_ARN,
   })
   const managedPolicies: Record<string, MockManagedPolicy> = {}
-  for (const p of policies) managedPolicies[customerPolicy(p.name)] = { name: p.name, defaultVersionId: 'v1', document: p.document }
+  for (const p of policies)
+    managedPolicies[customerPolicy(p.name)] = { name: p.name, defaultVersionId: 'v1', document: p.document }
   const nodePolicies = [
     'AmazonEKS_CNI_Policy',
     'AmazonEKSWorkerNodePolicy',
@@ -405,7 +433,9 @@ export function healthyState(): MockState {
         path: '/',
         trust: {
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+          Statement: [
+            { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+          ],
         },
         attached: nodePolicies.map(awsManaged),
         inline: {},
@@ -415,7 +445,9 @@ export function healthyState(): MockState {
         path: '/aws-service-role/spot.amazonaws.com/',
         trust: {
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: 'spot.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+          Statement: [
+            { Effect: 'Allow', Principal: { Service: 'spot.amazonaws.com' }, Action: 'sts:AssumeRole' },
+          ],
         },
         attached: [awsManaged('aws-service-role/AWSEC2SpotServiceRolePolicy')],
         inline: {},
@@ -429,7 +461,14 @@ export function healthyState(): MockState {
       subnet('subnet-0b', 'us-west-2b', '10.0.32.0/19'),
       subnet('subnet-0c', 'us-west-2c', '10.0.64.0/19'),
       // Public subnets of the same VPC, not tagged for discovery: selectors must not pick them.
-      { id: 'subnet-0p', vpcId: VPC, az: 'us-west-2a', cidr: '10.0.96.0/19', availableIps: 8100, tags: { Name: 'demo-public' } },
+      {
+        id: 'subnet-0p',
+        vpcId: VPC,
+        az: 'us-west-2a',
+        cidr: '10.0.96.0/19',
+        availableIps: 8100,
+        tags: { Name: 'demo-public' },
+      },
     ],
     securityGroups: [
       {
@@ -484,7 +523,10 @@ export function healthyState(): MockState {
                     env: [
                       { name: 'CLUSTER_NAME', value: CLUSTER },
                       { name: 'INTERRUPTION_QUEUE', value: CLUSTER },
-                      { name: 'SYSTEM_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                      {
+                        name: 'SYSTEM_NAMESPACE',
+                        valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+                      },
                     ],
                   },
                 ],
@@ -510,7 +552,9 @@ export function healthyState(): MockState {
             template: {
               spec: {
                 nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-                requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] }],
+                requirements: [
+                  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
+                ],
               },
             },
             limits: { cpu: '1000' },
@@ -532,7 +576,9 @@ export function healthyState(): MockState {
           status: { conditions: [{ type: 'Ready', status: 'True' }] },
         },
       ],
-      crds: ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map(crd),
+      crds: ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map(
+        crd,
+      ),
       awsAuth: {
         metadata: { name: 'aws-auth', namespace: 'kube-system' },
         data: {
@@ -549,7 +595,9 @@ export function healthyState(): MockState {
       mutatingWebhooks: [
         {
           metadata: { name: 'pod-identity-webhook' },
-          webhooks: [{ name: 'iam-for-pods.amazonaws.com', clientConfig: { url: 'https://127.0.0.1:23443/mutate' } }],
+          webhooks: [
+            { name: 'iam-for-pods.amazonaws.com', clientConfig: { url: 'https://127.0.0.1:23443/mutate' } },
+          ],
         },
       ],
       version: { major: '1', minor: '34', gitVersion: 'v1.34.1-eks-113cf36', platform: 'linux/amd64' },
@@ -565,13 +613,22 @@ export function usePodIdentity(s: MockState): void {
   for (const sa of s.kube.serviceAccounts) delete sa.metadata.annotations
   s.addons.push('eks-pod-identity-agent')
   s.podIdentityAssociations = [
-    { associationId: 'a-0123456789abcdef0', namespace: 'kube-system', serviceAccount: 'karpenter', roleArn: CONTROLLER_ROLE_ARN },
+    {
+      associationId: 'a-0123456789abcdef0',
+      namespace: 'kube-system',
+      serviceAccount: 'karpenter',
+      roleArn: CONTROLLER_ROLE_ARN,
+    },
   ]
   const role = s.roles[CONTROLLER_ROLE] as MockRole
   role.trust = {
     Version: '2012-10-17',
     Statement: [
-      { Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' }, Action: ['sts:AssumeRole', 'sts:TagSession'] },
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'pods.eks.amazonaws.com' },
+        Action: ['sts:AssumeRole', 'sts:TagSession'],
+      },
     ],
   }
 }
@@ -670,7 +727,12 @@ function queryCall(service: Service, params: Record<string, unknown>): Call {
 
 function jsonCall(service: Service, target: string | undefined, params: Record<string, unknown>): Call {
   const action = (target ?? '?').slice((target ?? '?').indexOf('.') + 1)
-  return { service, op: `${service}:${action}`, key: `${service}:${action} ${JSON.stringify(sortKeys(params))}`, params }
+  return {
+    service,
+    op: `${service}:${action}`,
+    key: `${service}:${action} ${JSON.stringify(sortKeys(params))}`,
+    params,
+  }
 }
 
 /** EKS REST: method + path → operation. */
@@ -696,7 +758,13 @@ function eksCall(method: string, path: string): Call {
       if (parts[3]) params.associationId = parts[3]
     }
   }
-  return { service: 'eks', op: `eks:${action}`, key: `eks:${action} ${method} ${url.pathname}${url.search}`, params, path }
+  return {
+    service: 'eks',
+    op: `eks:${action}`,
+    key: `eks:${action} ${method} ${url.pathname}${url.search}`,
+    params,
+    path,
+  }
 }
 
 function kubeCall(path: string): Call {
@@ -704,7 +772,12 @@ function kubeCall(path: string): Call {
 }
 
 const xmlEscape = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
 
 type Xml = string | number | boolean | null | undefined | Xml[] | { [k: string]: Xml }
 
@@ -770,11 +843,16 @@ function errorAnswer(service: Service, status: number, code: string, message: st
     case 'eks':
       return {
         status,
-        headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${code}:http://internal.amazon.com/coral/com.amazonaws.eks/` },
+        headers: {
+          'content-type': 'application/json',
+          'x-amzn-errortype': `${code}:http://internal.amazon.com/coral/com.amazonaws.eks/`,
+        },
         body: JSON.stringify({ message }),
       }
     case 'sqs': {
-      const queryCode: Record<string, string> = { QueueDoesNotExist: 'AWS.SimpleQueueService.NonExistentQueue' }
+      const queryCode: Record<string, string> = {
+        QueueDoesNotExist: 'AWS.SimpleQueueService.NonExistentQueue',
+      }
       return {
         status,
         headers: {
@@ -794,14 +872,22 @@ function errorAnswer(service: Service, status: number, code: string, message: st
       return {
         status,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason: code, code: status }),
+        body: JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message,
+          reason: code,
+          code: status,
+        }),
       }
   }
 }
 
 /** The canonical error of a fault kind, per service (what AWS really answers). */
 function faultAnswer(call: Call, fault: Fault['error']): Answer {
-  if (typeof fault === 'object') return errorAnswer(call.service, fault.status, fault.code, fault.message ?? fault.code)
+  if (typeof fault === 'object')
+    return errorAnswer(call.service, fault.status, fault.code, fault.message ?? fault.code)
   const s = call.service
   const action = call.op.slice(call.op.indexOf(':') + 1)
   switch (fault) {
@@ -813,21 +899,45 @@ function faultAnswer(call: Call, fault: Fault['error']): Answer {
       return errorAnswer(s, 400, 'Throttling', 'Rate exceeded')
     case 'denied': {
       const message = `User: ${CALLER_ARN} is not authorized to perform: ${s === 'eventbridge' ? 'events' : s}:${action} because no identity-based policy allows the ${s}:${action} action`
-      if (s === 'ec2') return errorAnswer(s, 403, 'UnauthorizedOperation', 'You are not authorized to perform this operation.')
-      if (s === 'kube') return errorAnswer(s, 403, 'Forbidden', `forbidden: User "karpctl" cannot get resource at ${call.path}`)
+      if (s === 'ec2')
+        return errorAnswer(
+          s,
+          403,
+          'UnauthorizedOperation',
+          'You are not authorized to perform this operation.',
+        )
+      if (s === 'kube')
+        return errorAnswer(
+          s,
+          403,
+          'Forbidden',
+          `forbidden: User "karpctl" cannot get resource at ${call.path}`,
+        )
       if (s === 'iam' || s === 'sts') return errorAnswer(s, 403, 'AccessDenied', message)
       return errorAnswer(s, 400, 'AccessDeniedException', message)
     }
     case 'server':
-      if (s === 'iam' || s === 'sts') return errorAnswer(s, 500, 'ServiceFailure', 'Internal failure. Please retry your request.')
+      if (s === 'iam' || s === 'sts')
+        return errorAnswer(s, 500, 'ServiceFailure', 'Internal failure. Please retry your request.')
       if (s === 'ec2') return errorAnswer(s, 500, 'InternalError', 'An internal error has occurred')
       if (s === 'kube') return errorAnswer(s, 500, 'InternalError', 'etcdserver: request timed out')
-      return errorAnswer(s, 500, 'InternalFailure', 'The request processing has failed because of an unknown error.')
+      return errorAnswer(
+        s,
+        500,
+        'InternalFailure',
+        'The request processing has failed because of an unknown error.',
+      )
     case 'expired':
-      if (s === 'sts' || s === 'iam') return errorAnswer(s, 403, 'ExpiredToken', 'The security token included in the request is expired')
+      if (s === 'sts' || s === 'iam')
+        return errorAnswer(s, 403, 'ExpiredToken', 'The security token included in the request is expired')
       if (s === 'ec2') return errorAnswer(s, 400, 'RequestExpired', 'Request has expired.')
       if (s === 'kube') return errorAnswer(s, 401, 'Unauthorized', 'Unauthorized')
-      return errorAnswer(s, 403, 'ExpiredTokenException', 'The security token included in the request is expired')
+      return errorAnswer(
+        s,
+        403,
+        'ExpiredTokenException',
+        'The security token included in the request is expired',
+      )
     case 'notfound':
       if (s === 'iam') return errorAnswer(s, 404, 'NoSuchEntity', `The ${action} target cannot be found.`)
       if (s === 'eks') return errorAnswer(s, 404, 'ResourceNotFoundException', 'No resource found.')
@@ -850,7 +960,11 @@ function roleXml(r: MockRole): Xml {
   return {
     Path: r.path,
     RoleName: r.name,
-    RoleId: `AROA${r.name.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 17).padEnd(17, 'X')}`,
+    RoleId: `AROA${r.name
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, '')
+      .slice(0, 17)
+      .padEnd(17, 'X')}`,
     Arn: arnRole(r.name, r.path),
     CreateDate: iso,
     AssumeRolePolicyDocument: iamEncode(r.trust),
@@ -875,7 +989,11 @@ function ec2Filters(params: Record<string, unknown>): { name: string; values: st
   return out
 }
 
-function filterMatches(f: { name: string; values: string[] }, tags: Record<string, string>, extra: Record<string, string>) {
+function filterMatches(
+  f: { name: string; values: string[] },
+  tags: Record<string, string>,
+  extra: Record<string, string>,
+) {
   if (f.name === 'tag-key') return f.values.some((v) => v in tags)
   if (f.name.startsWith('tag:')) {
     const v = tags[f.name.slice(4)]
@@ -945,7 +1063,10 @@ export class MockCluster {
 
   /** Sets env vars for the run, clearing every other AWS_* variable so the host's setup cannot leak in. */
   isolateEnv(vars: Record<string, string | undefined>): void {
-    const keys = new Set([...Object.keys(process.env).filter((k) => k.startsWith('AWS_')), ...Object.keys(vars)])
+    const keys = new Set([
+      ...Object.keys(process.env).filter((k) => k.startsWith('AWS_')),
+      ...Object.keys(vars),
+    ])
     for (const k of keys) {
       if (!this.savedEnv.has(k)) this.savedEnv.set(k, process.env[k])
       const v = vars[k]
@@ -1041,7 +1162,8 @@ export class MockCluster {
     if (service === 'eks') return eksCall(method, uri)
     if (service === 'kube') return kubeCall(uri)
     const params = parseBody(body)
-    if (service === 'sqs' || service === 'eventbridge') return jsonCall(service, header(headers, 'x-amz-target'), params)
+    if (service === 'sqs' || service === 'eventbridge')
+      return jsonCall(service, header(headers, 'x-amz-target'), params)
     return queryCall(service, params)
   }
 
@@ -1056,7 +1178,9 @@ export class MockCluster {
 
   private addFault(fault: Fault): void {
     const services: Service[] =
-      fault.op === '*' ? ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge'] : [fault.op.slice(0, fault.op.indexOf(':')) as Service]
+      fault.op === '*'
+        ? ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge']
+        : [fault.op.slice(0, fault.op.indexOf(':')) as Service]
     for (const service of services) {
       const accept = (c: Call) => (fault.op === '*' || c.op === fault.op) && (!fault.match || fault.match(c))
       const times = fault.times ?? 1
@@ -1076,13 +1200,17 @@ export class MockCluster {
   }
 
   private replyFn(service: Service, answer: (call: Call) => Answer, via: RecordedCall['via']) {
-    const self = this
+    // nock passes the request as `this` of a plain function; the mock is reached through these closures.
+    const callOf = this.callOf.bind(this)
+    const token = () => this.state.kube.token
+    const record = (call: Call, status: number) =>
+      this.recorded.push({ op: call.op, key: call.key, status, via, at: performance.now() })
     return function (this: nock.ReplyFnContext, uri: string, body: nock.Body): nock.ReplyFnResult {
-      const call = self.callOf(service, this.req.method, uri, body, this.req.headers)
+      const call = callOf(service, this.req.method, uri, body, this.req.headers)
       const unauthorized =
-        service === 'kube' && header(this.req.headers, 'authorization') !== `Bearer ${self.state.kube.token}`
+        service === 'kube' && header(this.req.headers, 'authorization') !== `Bearer ${token()}`
       const a = unauthorized ? errorAnswer('kube', 401, 'Unauthorized', 'Unauthorized') : answer(call)
-      self.recorded.push({ op: call.op, key: call.key, status: a.status, via, at: performance.now() })
+      record(call, a.status)
       return [a.status, a.body, a.headers]
     }
   }
@@ -1125,7 +1253,8 @@ export class MockCluster {
     const p = call.params as Record<string, string>
     const action = call.op.slice(4)
     const s = this.state
-    const noRole = (name: string) => errorAnswer('iam', 404, 'NoSuchEntity', `The role with name ${name} cannot be found.`)
+    const noRole = (name: string) =>
+      errorAnswer('iam', 404, 'NoSuchEntity', `The role with name ${name} cannot be found.`)
     switch (action) {
       case 'GetRole': {
         const r = s.roles[p.RoleName as string]
@@ -1135,7 +1264,10 @@ export class MockCluster {
         const r = s.roles[p.RoleName as string]
         if (!r) return noRole(p.RoleName as string)
         return queryAnswer(IAM_NS, action, {
-          AttachedPolicies: r.attached.map((arn) => ({ PolicyName: arn.slice(arn.lastIndexOf('/') + 1), PolicyArn: arn })),
+          AttachedPolicies: r.attached.map((arn) => ({
+            PolicyName: arn.slice(arn.lastIndexOf('/') + 1),
+            PolicyArn: arn,
+          })),
           IsTruncated: false,
         })
       }
@@ -1146,12 +1278,28 @@ export class MockCluster {
       }
       case 'GetRolePolicy': {
         const doc = s.roles[p.RoleName as string]?.inline[p.PolicyName as string]
-        if (!doc) return errorAnswer('iam', 404, 'NoSuchEntity', `The role policy with name ${p.PolicyName} cannot be found.`)
-        return queryAnswer(IAM_NS, action, { RoleName: p.RoleName, PolicyName: p.PolicyName, PolicyDocument: iamEncode(doc) })
+        if (!doc)
+          return errorAnswer(
+            'iam',
+            404,
+            'NoSuchEntity',
+            `The role policy with name ${p.PolicyName} cannot be found.`,
+          )
+        return queryAnswer(IAM_NS, action, {
+          RoleName: p.RoleName,
+          PolicyName: p.PolicyName,
+          PolicyDocument: iamEncode(doc),
+        })
       }
       case 'GetPolicy': {
         const pol = this.managedPolicy(p.PolicyArn as string)
-        if (!pol) return errorAnswer('iam', 404, 'NoSuchEntity', `Policy ${p.PolicyArn} does not exist or is not attachable.`)
+        if (!pol)
+          return errorAnswer(
+            'iam',
+            404,
+            'NoSuchEntity',
+            `Policy ${p.PolicyArn} does not exist or is not attachable.`,
+          )
         return queryAnswer(IAM_NS, action, {
           Policy: {
             PolicyName: pol.name,
@@ -1170,14 +1318,26 @@ export class MockCluster {
       case 'GetPolicyVersion': {
         const pol = this.managedPolicy(p.PolicyArn as string)
         if (!pol || p.VersionId !== pol.defaultVersionId) {
-          return errorAnswer('iam', 404, 'NoSuchEntity', `Policy ${p.PolicyArn} version ${p.VersionId} does not exist.`)
+          return errorAnswer(
+            'iam',
+            404,
+            'NoSuchEntity',
+            `Policy ${p.PolicyArn} version ${p.VersionId} does not exist.`,
+          )
         }
         return queryAnswer(IAM_NS, action, {
-          PolicyVersion: { Document: iamEncode(pol.document), VersionId: pol.defaultVersionId, IsDefaultVersion: true, CreateDate: iso },
+          PolicyVersion: {
+            Document: iamEncode(pol.document),
+            VersionId: pol.defaultVersionId,
+            IsDefaultVersion: true,
+            CreateDate: iso,
+          },
         })
       }
       case 'ListOpenIDConnectProviders':
-        return queryAnswer(IAM_NS, action, { OpenIDConnectProviderList: s.oidcProviders.map((Arn) => ({ Arn })) })
+        return queryAnswer(IAM_NS, action, {
+          OpenIDConnectProviderList: s.oidcProviders.map((Arn) => ({ Arn })),
+        })
       case 'ListRoles': {
         const prefix = p.PathPrefix ?? '/'
         const roles = Object.values(s.roles).filter((r) => r.path.startsWith(prefix))
@@ -1210,7 +1370,11 @@ export class MockCluster {
     if (known) return known
     // AWS-managed policies exist without being listed: serve an empty document for them.
     if (arn.startsWith('arn:aws:iam::aws:policy/')) {
-      return { name: arn.slice(arn.lastIndexOf('/') + 1), defaultVersionId: 'v1', document: { Version: '2012-10-17', Statement: [] } }
+      return {
+        name: arn.slice(arn.lastIndexOf('/') + 1),
+        defaultVersionId: 'v1',
+        document: { Version: '2012-10-17', Statement: [] },
+      }
     }
     return undefined
   }
@@ -1221,7 +1385,9 @@ export class MockCluster {
     const role = this.state.roles[source.slice(source.lastIndexOf('/') + 1)]
     if (!role) return errorAnswer('iam', 404, 'NoSuchEntity', `The role ${source} cannot be found.`)
     const docs = [
-      ...role.attached.map((a) => this.managedPolicy(a)?.document).filter((d): d is PolicyDocument => Boolean(d)),
+      ...role.attached
+        .map((a) => this.managedPolicy(a)?.document)
+        .filter((d): d is PolicyDocument => Boolean(d)),
       ...Object.values(role.inline),
     ]
     const context: Record<string, string> = {}
@@ -1237,7 +1403,10 @@ export class MockCluster {
           EvalActionName: action,
           EvalResourceName: resource,
           EvalDecision: r.decision,
-          MatchedStatements: r.matchedStatements.map((m) => ({ SourcePolicyId: m, SourcePolicyType: 'IAM Policy' })),
+          MatchedStatements: r.matchedStatements.map((m) => ({
+            SourcePolicyId: m,
+            SourcePolicyType: 'IAM Policy',
+          })),
           MissingContextValues: [],
         })
       }
@@ -1248,12 +1417,19 @@ export class MockCluster {
   private ec2(call: Call): Answer {
     const p = call.params as Record<string, string>
     const action = call.op.slice(4)
-    const tagSet = (tags: Record<string, string>) => Object.entries(tags).map(([key, value]) => ({ key, value }))
+    const tagSet = (tags: Record<string, string>) =>
+      Object.entries(tags).map(([key, value]) => ({ key, value }))
     if (action === 'DescribeSubnets') {
       const ids = members(p, 'SubnetId')
       const filters = ec2Filters(p)
       const missing = ids.filter((id) => !this.state.subnets.some((s) => s.id === id))
-      if (missing.length) return errorAnswer('ec2', 400, 'InvalidSubnetID.NotFound', `The subnet ID '${missing[0]}' does not exist`)
+      if (missing.length)
+        return errorAnswer(
+          'ec2',
+          400,
+          'InvalidSubnetID.NotFound',
+          `The subnet ID '${missing[0]}' does not exist`,
+        )
       const found = this.state.subnets.filter(
         (s) =>
           (ids.length === 0 || ids.includes(s.id)) &&
@@ -1278,11 +1454,19 @@ export class MockCluster {
       const ids = members(p, 'GroupId')
       const filters = ec2Filters(p)
       const missing = ids.filter((id) => !this.state.securityGroups.some((g) => g.id === id))
-      if (missing.length) return errorAnswer('ec2', 400, 'InvalidGroup.NotFound', `The security group '${missing[0]}' does not exist`)
+      if (missing.length)
+        return errorAnswer(
+          'ec2',
+          400,
+          'InvalidGroup.NotFound',
+          `The security group '${missing[0]}' does not exist`,
+        )
       const found = this.state.securityGroups.filter(
         (g) =>
           (ids.length === 0 || ids.includes(g.id)) &&
-          filters.every((f) => filterMatches(f, g.tags, { 'group-name': g.name, 'vpc-id': g.vpcId, 'group-id': g.id })),
+          filters.every((f) =>
+            filterMatches(f, g.tags, { 'group-name': g.name, 'vpc-id': g.vpcId, 'group-id': g.id }),
+          ),
       )
       return ec2Answer(action, {
         securityGroupInfo: found.map((g) => ({
@@ -1313,8 +1497,16 @@ export class MockCluster {
     const clusterName = p.clusterName ?? p.name
     const cluster = s.cluster && (s.cluster.name === clusterName ? s.cluster : null)
     if (action === 'ListClusters') return jsonAnswer({ clusters: s.clusters })
-    if (!cluster) return errorAnswer('eks', 404, 'ResourceNotFoundException', `No cluster found for name: ${clusterName}.`)
-    const mode = (cluster.accessConfig as { authenticationMode?: string } | undefined)?.authenticationMode ?? 'CONFIG_MAP'
+    if (!cluster)
+      return errorAnswer(
+        'eks',
+        404,
+        'ResourceNotFoundException',
+        `No cluster found for name: ${clusterName}.`,
+      )
+    const mode =
+      (cluster.accessConfig as { authenticationMode?: string } | undefined)?.authenticationMode ??
+      'CONFIG_MAP'
     switch (action) {
       case 'DescribeCluster':
         return jsonAnswer({ cluster })
@@ -1331,9 +1523,16 @@ export class MockCluster {
             "The cluster's authentication mode must be set to one of [API, API_AND_CONFIG_MAP] to perform this operation.",
           )
         }
-        if (action === 'ListAccessEntries') return jsonAnswer({ accessEntries: s.accessEntries.map((e) => e.principalArn) })
+        if (action === 'ListAccessEntries')
+          return jsonAnswer({ accessEntries: s.accessEntries.map((e) => e.principalArn) })
         const e = s.accessEntries.find((x) => x.principalArn === p.principalArn)
-        if (!e) return errorAnswer('eks', 404, 'ResourceNotFoundException', `The specified principalArn could not be found.`)
+        if (!e)
+          return errorAnswer(
+            'eks',
+            404,
+            'ResourceNotFoundException',
+            `The specified principalArn could not be found.`,
+          )
         return jsonAnswer({
           accessEntry: {
             clusterName,
@@ -1376,7 +1575,10 @@ export class MockCluster {
       return jsonAnswer({ QueueUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${p.QueueName}` }, JSON10)
     }
     if (call.op === 'sqs:GetQueueAttributes') {
-      const name = String(p.QueueUrl ?? '').split('/').pop() ?? ''
+      const name =
+        String(p.QueueUrl ?? '')
+          .split('/')
+          .pop() ?? ''
       const attrs = this.state.queues[name]
       if (!attrs) return errorAnswer('sqs', 400, 'QueueDoesNotExist', 'The specified queue does not exist.')
       return jsonAnswer({ Attributes: attrs }, JSON10)
@@ -1388,10 +1590,23 @@ export class MockCluster {
     const p = call.params as Record<string, string>
     const JSON11 = 'application/x-amz-json-1.1'
     const ruleArn = (name: string) => `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name}`
-    const notFound = (name: string) => errorAnswer('eventbridge', 400, 'ResourceNotFoundException', `Rule ${name} does not exist on EventBus default.`)
+    const notFound = (name: string) =>
+      errorAnswer(
+        'eventbridge',
+        400,
+        'ResourceNotFoundException',
+        `Rule ${name} does not exist on EventBus default.`,
+      )
     switch (call.op) {
       case 'eventbridge:ListRuleNamesByTarget':
-        return jsonAnswer({ RuleNames: this.state.rules.filter((r) => r.targets.includes(p.TargetArn as string)).map((r) => r.name) }, JSON11)
+        return jsonAnswer(
+          {
+            RuleNames: this.state.rules
+              .filter((r) => r.targets.includes(p.TargetArn as string))
+              .map((r) => r.name),
+          },
+          JSON11,
+        )
       case 'eventbridge:DescribeRule': {
         const r = this.state.rules.find((x) => x.name === p.Name)
         if (!r) return notFound(p.Name as string)
@@ -1410,7 +1625,10 @@ export class MockCluster {
       case 'eventbridge:ListTargetsByRule': {
         const r = this.state.rules.find((x) => x.name === p.Rule)
         if (!r) return notFound(p.Rule as string)
-        return jsonAnswer({ Targets: r.targets.map((Arn, i) => ({ Id: `KarpenterInterruptionQueueTarget${i || ''}`, Arn })) }, JSON11)
+        return jsonAnswer(
+          { Targets: r.targets.map((Arn, i) => ({ Id: `KarpenterInterruptionQueueTarget${i || ''}`, Arn })) },
+          JSON11,
+        )
       }
       default:
         return this.unknownOp(call)
@@ -1422,8 +1640,10 @@ export class MockCluster {
     const url = new URL(call.path ?? '/', KUBE_SERVER)
     const path = url.pathname
     const selector = url.searchParams.get('labelSelector')
-    const list = (kind: string, items: KubeObject[]) => jsonAnswer({ kind: `${kind}List`, apiVersion: 'v1', metadata: {}, items })
-    const notFound = () => errorAnswer('kube', 404, 'NotFound', `the server could not find the requested resource (get ${path})`)
+    const list = (kind: string, items: KubeObject[]) =>
+      jsonAnswer({ kind: `${kind}List`, apiVersion: 'v1', metadata: {}, items })
+    const notFound = () =>
+      errorAnswer('kube', 404, 'NotFound', `the server could not find the requested resource (get ${path})`)
     const bySelector = (items: KubeObject[]) =>
       items.filter((o) =>
         (selector ?? '')
@@ -1445,7 +1665,8 @@ export class MockCluster {
     if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments$/.exec(path))) {
       return list('Deployment', bySelector(inNs(k.deployments, m[1] as string)))
     }
-    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(path))) return list('Pod', bySelector(inNs(k.pods, m[1] as string)))
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(path)))
+      return list('Pod', bySelector(inNs(k.pods, m[1] as string)))
     if (path === '/api/v1/nodes') return list('Node', k.nodes)
     if (path === '/apis/karpenter.sh/v1/nodepools') return list('NodePool', k.nodePools)
     if (path === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') return list('EC2NodeClass', k.nodeClasses)
@@ -1453,7 +1674,8 @@ export class MockCluster {
       const c = k.crds.find((o) => o.metadata.name === m![1])
       return c ? jsonAnswer(c) : notFound()
     }
-    if (path === '/api/v1/namespaces/kube-system/configmaps/aws-auth') return k.awsAuth ? jsonAnswer(k.awsAuth) : notFound()
+    if (path === '/api/v1/namespaces/kube-system/configmaps/aws-auth')
+      return k.awsAuth ? jsonAnswer(k.awsAuth) : notFound()
     if (path === '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations') {
       return list('ValidatingWebhookConfiguration', k.validatingWebhooks)
     }
@@ -1473,7 +1695,8 @@ export class MockCluster {
     const s = this.state
     const out: Call[] = []
     const q = (service: 'sts' | 'iam' | 'ec2', params: Record<string, string>) => queryCall(service, params)
-    const j = (service: 'sqs' | 'eventbridge', target: string, params: Record<string, unknown>) => jsonCall(service, target, params)
+    const j = (service: 'sqs' | 'eventbridge', target: string, params: Record<string, unknown>) =>
+      jsonCall(service, target, params)
     const kube = (path: string) => out.push(kubeCall(path))
 
     out.push(q('sts', { Action: 'GetCallerIdentity' }))
@@ -1509,19 +1732,32 @@ export class MockCluster {
     kube('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations')
     kube('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations')
     kube('/version')
-    const release = s.kube.helmSecrets.find((x) => x.metadata.labels?.name === 'karpenter' && x.metadata.labels?.status === 'deployed')
+    // The newest revision of the karpenter release that is neither superseded nor uninstalled.
+    const release = s.kube.helmSecrets
+      .filter(
+        (x) =>
+          x.metadata.labels?.name === 'karpenter' &&
+          !['superseded', 'uninstalled'].includes(x.metadata.labels?.status ?? ''),
+      )
+      .sort((a, b) => Number(b.metadata.labels?.version) - Number(a.metadata.labels?.version))[0]
     const ns = release?.metadata.namespace ?? 'kube-system'
     const releaseName = release?.metadata.labels?.name ?? 'karpenter'
     let controllerArn: string | undefined
     if (release) {
-      const sel = encodeURIComponent(`app.kubernetes.io/instance=${releaseName},app.kubernetes.io/name=karpenter`)
-      const sa = s.kube.serviceAccounts.find((x) => x.metadata.namespace === ns) ?? { metadata: { name: releaseName } }
+      const sel = encodeURIComponent(
+        `app.kubernetes.io/instance=${releaseName},app.kubernetes.io/name=karpenter`,
+      )
+      const sa = s.kube.serviceAccounts.find((x) => x.metadata.namespace === ns) ?? {
+        metadata: { name: releaseName },
+      }
       kube(`/api/v1/namespaces/${ns}/serviceaccounts/${sa.metadata.name}`)
       kube(`/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=${sel}`)
       kube(`/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)
       controllerArn = sa.metadata.annotations?.['eks.amazonaws.com/role-arn']
       if (!controllerArn) {
-        controllerArn = s.podIdentityAssociations.find((a) => a.namespace === ns && a.serviceAccount === sa.metadata.name)?.roleArn
+        controllerArn = s.podIdentityAssociations.find(
+          (a) => a.namespace === ns && a.serviceAccount === sa.metadata.name,
+        )?.roleArn
       }
     }
 
@@ -1532,7 +1768,8 @@ export class MockCluster {
       out.push(q('iam', { Action: 'ListRolePolicies', RoleName: name }))
       const r = s.roles[name]
       if (!r) return
-      for (const policy of Object.keys(r.inline)) out.push(q('iam', { Action: 'GetRolePolicy', RoleName: name, PolicyName: policy }))
+      for (const policy of Object.keys(r.inline))
+        out.push(q('iam', { Action: 'GetRolePolicy', RoleName: name, PolicyName: policy }))
       if (!withDocuments) return
       for (const arn of r.attached) {
         out.push(q('iam', { Action: 'GetPolicy', PolicyArn: arn }))
@@ -1563,14 +1800,18 @@ export class MockCluster {
         'ContextEntries.member.1.ContextKeyType': 'string',
         'ContextEntries.member.1.ContextKeyValues.member.1': 'ec2.amazonaws.com',
       }
-      ;[...nodeRoles].forEach((r, i) => (params[`ResourceArns.member.${i + 1}`] = arnRole(r)))
+      ;[...nodeRoles].forEach(
+        (r, i) => (params[`ResourceArns.member.${i + 1}`] = arnRole(r, s.roles[r]?.path)),
+      )
       out.push(q('iam', params))
     }
     if (mode !== 'CONFIG_MAP') {
-      const wanted = new Set([...nodeRoles].map((r) => arnRole(r)))
+      const wanted = new Set([...nodeRoles].map((r) => arnRole(r, s.roles[r]?.path)))
       for (const e of s.accessEntries) {
         if (wanted.has(e.principalArn)) {
-          out.push(eksCall('GET', `/clusters/${CLUSTER}/access-entries/${encodeURIComponent(e.principalArn)}`))
+          out.push(
+            eksCall('GET', `/clusters/${CLUSTER}/access-entries/${encodeURIComponent(e.principalArn)}`),
+          )
         }
       }
     }
@@ -1599,16 +1840,31 @@ export class MockCluster {
       seen.add(c.key)
     }
     for (const nc of s.kube.nodeClasses) {
-      const spec = nc.spec as { subnetSelectorTerms?: Record<string, unknown>[]; securityGroupSelectorTerms?: Record<string, unknown>[] }
-      for (const t of spec.subnetSelectorTerms ?? []) add(ec2Params('DescribeSubnets', 'SubnetId', 'tag:Name', t))
-      for (const t of spec.securityGroupSelectorTerms ?? []) add(ec2Params('DescribeSecurityGroups', 'GroupId', 'group-name', t))
+      const spec = nc.spec as {
+        subnetSelectorTerms?: Record<string, unknown>[]
+        securityGroupSelectorTerms?: Record<string, unknown>[]
+      }
+      for (const t of spec.subnetSelectorTerms ?? [])
+        add(ec2Params('DescribeSubnets', 'SubnetId', 'tag:Name', t))
+      for (const t of spec.securityGroupSelectorTerms ?? [])
+        add(ec2Params('DescribeSecurityGroups', 'GroupId', 'group-name', t))
     }
-    const vpc = s.cluster.resourcesVpcConfig as { clusterSecurityGroupId?: string; vpcId?: string; subnetIds?: string[] }
-    if (vpc.clusterSecurityGroupId) add(q('ec2', { Action: 'DescribeSecurityGroups', 'GroupId.1': vpc.clusterSecurityGroupId }))
-    if (!vpc.vpcId && vpc.subnetIds?.[0]) add(q('ec2', { Action: 'DescribeSubnets', 'SubnetId.1': vpc.subnetIds[0] }))
+    const vpc = s.cluster.resourcesVpcConfig as {
+      clusterSecurityGroupId?: string
+      vpcId?: string
+      subnetIds?: string[]
+    }
+    if (vpc.clusterSecurityGroupId)
+      add(q('ec2', { Action: 'DescribeSecurityGroups', 'GroupId.1': vpc.clusterSecurityGroupId }))
+    if (!vpc.vpcId && vpc.subnetIds?.[0])
+      add(q('ec2', { Action: 'DescribeSubnets', 'SubnetId.1': vpc.subnetIds[0] }))
 
     // Interruption: the queue the release names, and the rules targeting it
-    const values = release ? (decodeReleaseData((release.data as { release: string }).release).config as { settings?: { interruptionQueue?: string } }) : undefined
+    const values = release
+      ? (decodeReleaseData((release.data as { release: string }).release).config as {
+          settings?: { interruptionQueue?: string }
+        })
+      : undefined
     const queue = values?.settings?.interruptionQueue
     if (queue) {
       out.push(j('sqs', 'AmazonSQS.GetQueueUrl', { QueueName: queue }))

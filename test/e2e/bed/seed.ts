@@ -354,17 +354,14 @@ export async function createNetwork(aws: AwsClients, ctx: SeedContext): Promise<
   return net
 }
 
-const fromGroup = (
-  proto: string,
-  from: number,
-  to: number,
-  groupId: string,
-  description: string,
-): IpPermission => ({
+// No Description on the group pairs: moto 5.2.1 only revokes a rule when the
+// revoke repeats its Description (AWS ignores descriptions when matching), so
+// a described rule could not be revoked the way karpctl or a user would.
+const fromGroup = (proto: string, from: number, to: number, groupId: string, _why: string): IpPermission => ({
   IpProtocol: proto,
   FromPort: from,
   ToPort: to,
-  UserIdGroupPairs: [{ GroupId: groupId, Description: description }],
+  UserIdGroupPairs: [{ GroupId: groupId }],
 })
 
 /** Node↔control-plane rules every EKS cluster has (443, 10250, node to node). */
@@ -402,11 +399,10 @@ export async function authorizeWebhookIngress(aws: AwsClients, net: Network): Pr
 
 /** Break: remove the 8443 rule. */
 export async function revokeWebhookIngress(aws: AwsClients, net: Network): Promise<void> {
-  const p = webhookIngressPermission(net)
   await aws.ec2.send(
     new RevokeSecurityGroupIngressCommand({
       GroupId: net.nodeSecurityGroupId,
-      IpPermissions: [{ ...p, UserIdGroupPairs: [{ GroupId: net.clusterSecurityGroupId }] }],
+      IpPermissions: [webhookIngressPermission(net)],
     }),
   )
 }

@@ -1,0 +1,543 @@
+// karpctl doctor against real servers nobody here wrote: moto_server for AWS, a real kube-apiserver +
+// etcd, the real helm binary and the real Karpenter charts. A healthy getting-started install must
+// pass; each founding check is then broken in exactly one way, doctor must fail that check naming
+// the resource and printing a fix, and after the fix's effect is applied doctor must pass again.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateTagsCommand,
+  DeleteTagsCommand,
+  DescribeSecurityGroupsCommand,
+  RevokeSecurityGroupIngressCommand,
+} from '@aws-sdk/client-ec2'
+import {
+  CreatePolicyVersionCommand,
+  DeletePolicyVersionCommand,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
+  ListPolicyVersionsCommand,
+  PutRolePolicyCommand,
+  DeleteRolePolicyCommand,
+  UpdateAssumeRolePolicyCommand,
+} from '@aws-sdk/client-iam'
+import type { Finding } from '../../src/checks/types.js'
+import type { Facts } from '../../src/facts/types.js'
+import {
+  awsClients,
+  CLUSTER_NAME,
+  controllerTrustPolicy,
+  gettingStartedValues,
+  helm,
+  karpenterChartDir,
+  REGION,
+  REPO_ROOT,
+  seedAws,
+  seedKubernetes,
+  startBed,
+  type AwsClients,
+  type Bed,
+  type SeedResult,
+} from './bed/index.js'
+
+interface CheckJson {
+  id: string
+  status: string
+  findings: Finding[]
+}
+interface Report {
+  summary: Record<string, number>
+  checks: CheckJson[]
+}
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+  report: Report
+}
+
+const BIN = join(REPO_ROOT, 'bin', 'run.js')
+
+function karpctl(bed: Bed, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: bed.childEnv({ NO_COLOR: '1' }), timeout: 120_000, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 99) : 0
+        resolve({ code: typeof code === 'number' ? code : 99, stdout, stderr })
+      },
+    )
+  })
+}
+
+async function doctor(bed: Bed, extra: string[] = []): Promise<Run> {
+  const target = ['--cluster', CLUSTER_NAME, '--region', REGION, '--kube-context', bed.kubeContext]
+  const r = await karpctl(bed, ['doctor', ...target, '--json', ...extra])
+  let report: Report
+  try {
+    report = JSON.parse(r.stdout) as Report
+  } catch {
+    throw new Error(`doctor printed no JSON report (exit ${r.code}):\n${r.stdout}\n${r.stderr}`)
+  }
+  return { ...r, report }
+}
+
+const check = (run: Run, id: string): CheckJson => {
+  const c = run.report.checks.find((x) => x.id === id)
+  assert.ok(c, `no result for ${id}`)
+  return c
+}
+const failing = (c: CheckJson) => c.findings.filter((f) => f.status === 'fail')
+const summary = (run: Run) =>
+  run.report.checks
+    .map((c) => `${c.status.padEnd(7)} ${c.id}: ${c.findings.map((f) => f.message).join(' | ')}`)
+    .join('\n')
+
+function assertNoFailure(run: Run) {
+  const failed = run.report.checks.filter((c) => c.status === 'fail')
+  assert.deepEqual(
+    failed.map((c) => c.id),
+    [],
+    `doctor failed checks:\n${summary(run)}`,
+  )
+  assert.equal(run.code, 0, `exit ${run.code}: ${run.stderr}`)
+}
+
+/** The --policy-document JSON of an `aws iam ...` fix command, as the user would paste it. */
+function policyDocumentOf(command: string): string {
+  const m = /--policy-document '(.+)'$/.exec(command)
+  assert.ok(m, `no --policy-document in ${command}`)
+  JSON.parse(m[1]!)
+  return m[1]!
+}
+
+describe(
+  'karpctl doctor on a real apiserver, moto and the real Karpenter chart',
+  { timeout: 40 * 60_000 },
+  () => {
+    let bed: Bed
+    let seed: SeedResult
+    let aws: AwsClients
+
+    before(async () => {
+      bed = await startBed()
+      seed = await seedAws(bed)
+      aws = awsClients(bed)
+      await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+    })
+    after(async () => {
+      await bed?.stop()
+    })
+
+    test('healthy getting-started install (IRSA, aws-auth): no failing check, exit 0', async (t) => {
+      const run = await doctor(bed)
+      t.diagnostic(summary(run))
+      assertNoFailure(run)
+      for (const id of [
+        'discovery-tags',
+        'irsa-trust-policy',
+        'passrole-node-role',
+        'controller-policy',
+        'node-role',
+        'interruption-queue',
+        'interruption-rules',
+        'helm-release',
+        'nodeclass-ready',
+      ]) {
+        assert.equal(check(run, id).status, 'pass', `${id} should pass:\n${summary(run)}`)
+      }
+      assert.equal(check(run, 'sg-webhook-8443').status, 'skipped')
+    })
+
+    test('what moto cannot answer is unknown or said, never a silent pass; the run still succeeds', async () => {
+      const file = join(bed.tmpDir, 'snapshot.json')
+      const run = await doctor(bed, ['--save-snapshot', file])
+      assert.equal(run.code, 0)
+      const facts = JSON.parse(readFileSync(file, 'utf8')) as Facts
+      // moto 5.2.1: EKS access entries, Pod Identity and add-ons answer 404; the policy simulator 500.
+      for (const [name, read] of Object.entries({
+        accessEntries: facts.eks.accessEntries,
+        podIdentityAssociations: facts.eks.podIdentityAssociations,
+        addons: facts.eks.addons,
+      })) {
+        assert.equal(read.ok, false, `${name} should not be readable on moto`)
+        if (!read.ok) assert.equal(read.error.kind, 'unsupported', `${name}: ${JSON.stringify(read.error)}`)
+      }
+      const passRole = Object.values(facts.iam.passRole)[0]
+      assert.ok(passRole?.ok)
+      assert.equal(passRole.value.method, 'local')
+      assert.ok(passRole.value.simulatorUnavailable)
+      const evidence = JSON.stringify(check(run, 'passrole-node-role').findings)
+      assert.match(evidence, /local evaluator/)
+      // The snapshot carries no credential: the bed's kube token never reaches it.
+      assert.ok(!readFileSync(file, 'utf8').includes(bed.kubeToken))
+    })
+
+    test('sts-regional-endpoints as a boolean: the apiserver refuses it, doctor --values/--terraform name it before install, --set-string fixes it', async () => {
+      const chart = karpenterChartDir('1.14.1')
+      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
+      const key = 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints'
+      const broken = await helm(bed, [...base, '--set', `${key}=true`]).then(
+        () => null,
+        (err: Error) => err.message,
+      )
+      // What users see: Helm cannot even build the ServiceAccount, and the release is left as it was.
+      assert.ok(broken, 'helm upgrade with a boolean annotation should fail against a real apiserver')
+      assert.match(
+        broken,
+        /cannot unmarshal bool into Go struct field ObjectMeta\.metadata\.annotations of type string/,
+      )
+
+      // The same mistake in a values file and in Terraform, caught before anything is sent.
+      const dir = join(bed.tmpDir, 'infra')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'values.yaml'),
+        'serviceAccount:\n  annotations:\n    eks.amazonaws.com/sts-regional-endpoints: true\n',
+      )
+      writeFileSync(
+        join(dir, 'main.tf'),
+        [
+          'resource "helm_release" "karpenter" {',
+          '  name       = "karpenter"',
+          '  repository = "oci://public.ecr.aws/karpenter"',
+          '  chart      = "karpenter"',
+          '  set {',
+          '    name  = "serviceAccount.annotations.eks\\\\.amazonaws\\\\.com/sts-regional-endpoints"',
+          '    value = "true"',
+          '  }',
+          '}',
+          '',
+        ].join('\n'),
+      )
+      const lint = await karpctl(bed, [
+        'doctor',
+        '--values',
+        join(dir, 'values.yaml'),
+        '--terraform',
+        dir,
+        '--json',
+      ])
+      assert.equal(lint.code, 1, lint.stderr)
+      const findings = failing(
+        (JSON.parse(lint.stdout) as Report).checks.find((c) => c.id === 'toleration-value-types')!,
+      )
+      assert.ok(
+        findings.some((f) => f.subject?.includes('values.yaml') && /sts-regional-endpoints/.test(f.message)),
+        JSON.stringify(findings),
+      )
+      assert.ok(
+        findings.some(
+          (f) => f.subject?.includes('main.tf') && /type = "string"/.test(`${f.message} ${f.fix?.summary}`),
+        ),
+        JSON.stringify(findings),
+      )
+
+      await helm(bed, [...base, '--set-string', `${key}=true`])
+      const run = await doctor(bed)
+      assert.equal(check(run, 'sts-regional-annotation').status, 'pass', summary(run))
+      const sa = await bed.kube.get('/api/v1/namespaces/kube-system/serviceaccounts/karpenter')
+      assert.equal(sa?.metadata.annotations['eks.amazonaws.com/sts-regional-endpoints'], 'true')
+      assertNoFailure(run)
+    })
+
+    test('the annotation in Helm values but not on the live ServiceAccount (serviceAccount.create=false): doctor fails it', async () => {
+      const chart = karpenterChartDir('1.14.1')
+      await bed.kube.mergePatch('/api/v1/namespaces/kube-system/serviceaccounts/karpenter', {
+        // keep: the platform team owns the ServiceAccount from now on, Helm must not delete it.
+        metadata: {
+          annotations: {
+            'eks.amazonaws.com/sts-regional-endpoints': null,
+            'helm.sh/resource-policy': 'keep',
+          },
+        },
+      })
+      await helm(bed, [
+        'upgrade',
+        'karpenter',
+        chart,
+        '--namespace',
+        'kube-system',
+        '--reuse-values',
+        '--set',
+        'serviceAccount.create=false',
+        '--set',
+        'serviceAccount.name=karpenter',
+      ])
+      const run = await doctor(bed)
+      const sts = check(run, 'sts-regional-annotation')
+      assert.equal(sts.status, 'fail', summary(run))
+      const f = failing(sts)[0]!
+      assert.match(f.message, /kube-system\/karpenter/)
+      const annotate = f.fix!.commands!.find((c) => c.startsWith('kubectl annotate'))
+      assert.ok(annotate, JSON.stringify(f.fix))
+      // The fix's effect: kubectl annotate serviceaccount karpenter -n kube-system eks.amazonaws.com/sts-regional-endpoints=true
+      await bed.kube.mergePatch('/api/v1/namespaces/kube-system/serviceaccounts/karpenter', {
+        metadata: { annotations: { 'eks.amazonaws.com/sts-regional-endpoints': 'true' } },
+      })
+      const again = await doctor(bed)
+      assert.equal(check(again, 'sts-regional-annotation').status, 'pass', summary(again))
+      await helm(bed, [
+        'upgrade',
+        'karpenter',
+        chart,
+        '--namespace',
+        'kube-system',
+        '--reuse-values',
+        '--set',
+        'serviceAccount.create=true',
+      ])
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('a toleration value that is not a string: the apiserver rejects the Deployment, doctor names the path', async () => {
+      const chart = karpenterChartDir('1.14.1')
+      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
+      const toleration =
+        'tolerations[0].key=dedicated,tolerations[0].operator=Equal,tolerations[0].effect=NoSchedule'
+      const broken = await helm(bed, [...base, '--set', `${toleration},tolerations[0].value=true`]).then(
+        () => null,
+        (err: Error) => err.message,
+      )
+      assert.ok(broken, 'helm upgrade with a boolean toleration value should fail against a real apiserver')
+      assert.match(
+        broken,
+        /cannot unmarshal bool into Go struct field Toleration\.spec\.template\.spec\.tolerations\.value of type string/,
+      )
+      const run = await doctor(bed)
+      const tol = check(run, 'toleration-value-types')
+      assert.equal(tol.status, 'fail', summary(run))
+      const f = failing(tol).find((x) => /tolerations\[0\]\.value/.test(x.message))
+      assert.ok(f, JSON.stringify(tol.findings))
+      assert.ok(f.fix?.commands?.some((c) => c.includes('--set-string')))
+
+      await helm(bed, [...base, '--set', toleration, '--set-string', 'tolerations[0].value=true'])
+      const again = await doctor(bed)
+      assert.equal(check(again, 'toleration-value-types').status, 'pass', summary(again))
+      assertNoFailure(again)
+    })
+
+    test('untagged subnets: discovery-tags fails naming the EC2NodeClass, tagging them fixes it', async () => {
+      await aws.ec2.send(
+        new DeleteTagsCommand({ Resources: seed.subnetIds, Tags: [{ Key: 'karpenter.sh/discovery' }] }),
+      )
+      const run = await doctor(bed)
+      const c = check(run, 'discovery-tags')
+      assert.equal(c.status, 'fail', summary(run))
+      const f = failing(c)[0]!
+      assert.equal(f.subject, 'EC2NodeClass/default')
+      const cmd = f.fix!.commands![0]!
+      for (const id of seed.subnetIds) assert.ok(cmd.includes(id), `fix should tag ${id}: ${cmd}`)
+      assert.equal(run.code, 1)
+
+      // The fix: aws ec2 create-tags --resources <the cluster subnets> --tags Key=karpenter.sh/discovery,Value=demo
+      const ids = /--resources ((?:subnet-\S+ ?)+)/.exec(cmd)![1]!.trim().split(' ')
+      await aws.ec2.send(
+        new CreateTagsCommand({
+          Resources: ids,
+          Tags: [{ Key: 'karpenter.sh/discovery', Value: CLUSTER_NAME }],
+        }),
+      )
+      const again = await doctor(bed)
+      assert.equal(check(again, 'discovery-tags').status, 'pass', summary(again))
+      assertNoFailure(again)
+    })
+
+    test('an IRSA trust whose :sub names another namespace: irsa-trust-policy fails, the printed trust fixes it', async () => {
+      const wrong = controllerTrustPolicy(
+        seed.oidcProviderArn,
+        seed.oidcIssuer,
+        'system:serviceaccount:karpenter:karpenter',
+      )
+      await aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyDocument: wrong }),
+      )
+      const run = await doctor(bed)
+      const c = check(run, 'irsa-trust-policy')
+      assert.equal(c.status, 'fail', summary(run))
+      const f = failing(c)[0]!
+      assert.equal(f.subject, seed.controllerRoleArn)
+      assert.match(f.message, /system:serviceaccount:karpenter:karpenter/)
+      assert.match(f.message, /system:serviceaccount:kube-system:karpenter/)
+
+      const doc = policyDocumentOf(f.fix!.commands![0]!)
+      await aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyDocument: doc }),
+      )
+      const again = await doctor(bed)
+      assert.equal(check(again, 'irsa-trust-policy').status, 'pass', summary(again))
+      assertNoFailure(again)
+    })
+
+    test('a controller policy without PassRole on the node role: passrole-node-role fails, the printed policy fixes it', async () => {
+      const arn = seed.controllerPolicyArns[`KarpenterControllerIAMIntegrationPolicy-${CLUSTER_NAME}`]
+      assert.ok(arn, JSON.stringify(seed.controllerPolicyArns))
+      const current = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
+      const version = await aws.iam.send(
+        new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: current.Policy!.DefaultVersionId }),
+      )
+      const doc = JSON.parse(decodeURIComponent(version.PolicyVersion!.Document!)) as {
+        Statement: { Sid?: string }[]
+      }
+      doc.Statement = doc.Statement.filter((s) => s.Sid !== 'AllowPassingInstanceRole')
+      await aws.iam.send(
+        new CreatePolicyVersionCommand({
+          PolicyArn: arn,
+          PolicyDocument: JSON.stringify(doc),
+          SetAsDefault: true,
+        }),
+      )
+
+      const run = await doctor(bed)
+      const c = check(run, 'passrole-node-role')
+      assert.equal(c.status, 'fail', summary(run))
+      const f = failing(c)[0]!
+      assert.match(f.message, new RegExp(seed.nodeRoleName))
+      assert.match(
+        JSON.stringify(f),
+        /local evaluator/,
+        'says the local evaluator decided (moto has no simulator)',
+      )
+      const putPolicy = f.fix!.commands!.find((x) => x.startsWith('aws iam put-role-policy'))!
+      const policyName = /--policy-name (\S+)/.exec(putPolicy)![1]!
+      await aws.iam.send(
+        new PutRolePolicyCommand({
+          RoleName: seed.controllerRoleName,
+          PolicyName: policyName,
+          PolicyDocument: policyDocumentOf(putPolicy),
+        }),
+      )
+      const again = await doctor(bed)
+      assert.equal(check(again, 'passrole-node-role').status, 'pass', summary(again))
+
+      // Restore the reference shape for the scenarios that follow.
+      await aws.iam.send(
+        new DeleteRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyName: policyName }),
+      )
+      const versions = await aws.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }))
+      await aws.iam.send(
+        new CreatePolicyVersionCommand({
+          PolicyArn: arn,
+          PolicyDocument: decodeURIComponent(version.PolicyVersion!.Document!),
+          SetAsDefault: true,
+        }),
+      )
+      for (const v of versions.Versions ?? []) {
+        if (!v.IsDefaultVersion) continue
+        await aws.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: v.VersionId }))
+      }
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('a Pod Identity flavour on moto (no associations API): pod-identity is unknown with the reason, not passed', async () => {
+      const chart = karpenterChartDir('1.14.1')
+      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
+      const roleArnKey = 'serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn'
+      const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
+      delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
+      await helm(bed, ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reset-values', '-f', writeValues(bed, values)])
+      const run = await doctor(bed)
+      const pi = check(run, 'pod-identity')
+      assert.equal(pi.status, 'unknown', summary(run))
+      assert.match(JSON.stringify(pi.findings), /ListPodIdentityAssociations/)
+      assert.match(JSON.stringify(pi.findings), /not (supported|implemented)/)
+      assert.equal(check(run, 'irsa-trust-policy').status, 'skipped')
+      await helm(bed, [...base, '--set-string', `${roleArnKey}=${seed.controllerRoleArn}`])
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('the webhook-era chart (v1.0.14) without the 8443 rule: sg-webhook-8443 fails, authorizing it fixes it', async () => {
+      await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
+      const values = gettingStartedValues(seed)
+      await helm(bed, [
+        'install',
+        'karpenter',
+        karpenterChartDir('1.0.14'),
+        '--namespace',
+        'kube-system',
+        '-f',
+        writeValues(bed, values),
+      ])
+      // Revoke the rule exactly as EC2 describes it (moto matches descriptions too).
+      const sg = await aws.ec2.send(
+        new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }),
+      )
+      const rule = sg.SecurityGroups?.[0]?.IpPermissions?.find((p) => p.FromPort === 8443)
+      if (rule)
+        await aws.ec2.send(
+          new RevokeSecurityGroupIngressCommand({ GroupId: seed.nodeSecurityGroupId, IpPermissions: [rule] }),
+        )
+      const run = await doctor(bed, ['--only', 'sg-webhook-8443,karpenter-version'])
+      const c = check(run, 'sg-webhook-8443')
+      assert.equal(c.status, 'fail', summary(run))
+      const f = failing(c)[0]!
+      assert.equal(f.subject, seed.nodeSecurityGroupId)
+      const cmd = f.fix!.commands![0]!
+      assert.match(
+        cmd,
+        new RegExp(
+          `--group-id ${seed.nodeSecurityGroupId} --protocol tcp --port 8443 --source-group ${seed.clusterSecurityGroupId}`,
+        ),
+      )
+      assert.equal(check(run, 'karpenter-version').status, 'warn')
+
+      // The fix: aws ec2 authorize-security-group-ingress --group-id <node SG> --protocol tcp --port 8443 --source-group <cluster SG>
+      await aws.ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [webhookRule(seed)],
+        }),
+      )
+      const again = await doctor(bed, ['--only', 'sg-webhook-8443'])
+      assert.equal(check(again, 'sg-webhook-8443').status, 'pass', summary(again))
+    })
+
+    test('bad input against the live bed: unknown cluster and unknown kube context are one-line errors, exit 2', async () => {
+      const r1 = await karpctl(bed, [
+        'doctor',
+        '--cluster',
+        'nope',
+        '--region',
+        REGION,
+        '--kube-context',
+        bed.kubeContext,
+      ])
+      assert.equal(r1.code, 2)
+      assert.match(
+        r1.stderr,
+        /EKS cluster "nope" not found in us-west-2: check --cluster and --region \(clusters there: demo\)/,
+      )
+      assert.doesNotMatch(r1.stderr, /\n\s+at /)
+      const r2 = await karpctl(bed, [
+        'doctor',
+        '--cluster',
+        CLUSTER_NAME,
+        '--region',
+        REGION,
+        '--kube-context',
+        'nope',
+      ])
+      assert.equal(r2.code, 2)
+      assert.match(r2.stderr, /kube context "nope" does not exist/)
+    })
+  },
+)
+
+const webhookRule = (seed: SeedResult) => ({
+  IpProtocol: 'tcp',
+  FromPort: 8443,
+  ToPort: 8443,
+  UserIdGroupPairs: [{ GroupId: seed.clusterSecurityGroupId }],
+})
+
+function writeValues(bed: Bed, values: object): string {
+  const file = join(bed.tmpDir, `values-${Date.now()}.json`)
+  // JSON is YAML: helm reads it with every string kept a string.
+  writeFileSync(file, JSON.stringify(values))
+  return file
+}

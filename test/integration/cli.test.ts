@@ -1,0 +1,213 @@
+// The built CLI as a user runs it (`node bin/run.js doctor …`, after `npm run build`), as a subprocess:
+// exit codes, output formats, and one-line errors for bad input. A subprocess is beyond nock's reach,
+// so these cases never touch the network: snapshots and input that fails before any read.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { CONTROLLER_ROLE, healthyFacts, irsaTrust } from '../helpers/facts.js'
+import { repoRoot } from '../helpers/fixtures.js'
+import { kubeconfigYaml } from '../helpers/mock-cluster.js'
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+let dir: string
+let healthy: string
+let broken: string
+
+/** Runs the CLI with a clean environment: a temp HOME, no AWS or kube setup of the host. */
+function karpctl(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'bin', 'run.js'), ...args],
+      {
+        cwd: repoRoot,
+        timeout: 60_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          XDG_CONFIG_HOME: join(dir, '.config'),
+          XDG_CACHE_HOME: join(dir, '.cache'),
+          XDG_DATA_HOME: join(dir, '.local', 'share'),
+          KUBECONFIG: join(dir, 'no-kubeconfig'),
+          AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+          AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+          AWS_EC2_METADATA_DISABLED: 'true',
+          ...env,
+        },
+      },
+      (err, stdout, stderr) => {
+        const code = err && typeof err.code === 'number' ? err.code : err ? null : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** The CLI's own stderr lines (Node's runtime warnings, if any, are not the CLI's output). */
+const errorLines = (r: Result) =>
+  r.stderr
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .filter((l) => !/^\(node:\d+\)|^\(Use `node --trace-warnings/.test(l))
+
+function assertOneLineError(r: Result, pattern: RegExp) {
+  const lines = errorLines(r)
+  assert.equal(r.code, 2, `exit code 2 (stderr: ${r.stderr})`)
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${r.stderr}`)
+  assert.match(lines[0] as string, /^Error: /)
+  assert.match(lines[0] as string, pattern)
+  assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace')
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'karpctl-cli-'))
+  assert.ok(
+    existsSync(join(repoRoot, 'dist', 'cli.js')),
+    'dist/ is missing: run `npm run build` first (npm test builds before the integration tests)',
+  )
+  // The examples the repo ships; when absent, equivalent snapshots made from the test facts.
+  healthy = join(repoRoot, 'examples', 'healthy.json')
+  if (!existsSync(healthy)) {
+    healthy = join(dir, 'healthy.json')
+    writeFileSync(healthy, JSON.stringify(healthyFacts()))
+  }
+  broken = join(repoRoot, 'examples', 'shared-cluster-broken.json')
+  if (!existsSync(broken)) {
+    broken = join(dir, 'broken.json')
+    const facts = healthyFacts((f) => {
+      const role = f.iam.roles[CONTROLLER_ROLE]
+      if (role?.ok && role.value) role.value.role.trust = irsaTrust('karpenter', 'default')
+    })
+    writeFileSync(broken, JSON.stringify(facts))
+  }
+})
+
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+test('doctor --snapshot of a healthy cluster exits 0 with a closing count line', async () => {
+  const r = await karpctl(['doctor', '--snapshot', healthy])
+  assert.equal(r.code, 0, r.stdout + r.stderr)
+  assert.match(r.stdout, /\d+ checks: \d+ passed, 0 failed/)
+})
+
+test('doctor --snapshot of a broken cluster exits 1 and names the failing checks', async () => {
+  const r = await karpctl(['doctor', '--snapshot', broken])
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stdout, /✖/)
+  assert.match(r.stdout, /[1-9]\d* failed/)
+})
+
+test('doctor --json prints one JSON document with every check', async () => {
+  const r = await karpctl(['doctor', '--snapshot', healthy, '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const report = JSON.parse(r.stdout) as { checks: { id: string; status: string }[]; summary: unknown }
+  assert.ok(Array.isArray(report.checks) && report.checks.length > 10)
+  assert.ok(report.checks.every((c) => typeof c.id === 'string' && typeof c.status === 'string'))
+  assert.ok(!report.checks.some((c) => c.status === 'fail'))
+
+  const b = await karpctl(['doctor', '--snapshot', broken, '--json'])
+  assert.equal(b.code, 1)
+  const brokenReport = JSON.parse(b.stdout) as { checks: { status: string }[] }
+  assert.ok(brokenReport.checks.some((c) => c.status === 'fail'))
+})
+
+test('doctor --only nope: exit 2, one line, no stack trace', async () => {
+  const r = await karpctl(['doctor', '--snapshot', healthy, '--only', 'nope'])
+  assertOneLineError(r, /unknown check id: nope/)
+})
+
+test('doctor --snapshot /nonexistent: exit 2, one line', async () => {
+  const r = await karpctl(['doctor', '--snapshot', '/nonexistent/snapshot.json'])
+  assertOneLineError(r, /does not exist/)
+})
+
+test('a corrupt or foreign snapshot: exit 2, one line', async () => {
+  const corrupt = join(dir, 'corrupt.json')
+  writeFileSync(corrupt, '{"schema": "karpctl.facts/v1", "meta": ')
+  assertOneLineError(await karpctl(['doctor', '--snapshot', corrupt]), /not valid JSON/)
+  const foreign = join(dir, 'foreign.json')
+  writeFileSync(foreign, JSON.stringify({ apiVersion: 'v1', kind: 'List' }))
+  assertOneLineError(await karpctl(['doctor', '--snapshot', foreign]), /not a karpctl snapshot/)
+  const incomplete = join(dir, 'incomplete.json')
+  writeFileSync(incomplete, JSON.stringify({ schema: 'karpctl.facts/v1', meta: {} }))
+  assertOneLineError(await karpctl(['doctor', '--snapshot', incomplete]), /incomplete/)
+})
+
+test('--kube-context nope with a kubeconfig that lacks it: exit 2 naming the context and the choices', async () => {
+  const kubeconfig = join(dir, 'kubeconfig')
+  // Port 9 on localhost: nothing is read before the context is resolved, so nothing is ever sent there.
+  writeFileSync(kubeconfig, kubeconfigYaml('https://127.0.0.1:9', 'token'))
+  const r = await karpctl(
+    ['doctor', '--kube-context', 'nope', '--cluster', 'demo', '--region', 'us-west-2'],
+    {
+      KUBECONFIG: kubeconfig,
+      AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    },
+  )
+  assertOneLineError(r, /kube context "nope" does not exist/)
+  assert.match(r.stderr, /one of: demo/)
+})
+
+test('--region nowhere: exit 2, one line', async () => {
+  const r = await karpctl(['doctor', '--cluster', 'demo', '--region', 'nowhere'])
+  assertOneLineError(r, /"nowhere" is not an AWS region/)
+})
+
+test('--output sarif is SARIF 2.1.0 JSON with a result per failing finding', async () => {
+  const r = await karpctl(['doctor', '--snapshot', broken, '--output', 'sarif'])
+  assert.equal(r.code, 1, r.stderr)
+  const sarif = JSON.parse(r.stdout) as {
+    version: string
+    runs: {
+      tool: { driver: { name: string; rules: unknown[] } }
+      results: { ruleId: string; level: string }[]
+    }[]
+  }
+  assert.equal(sarif.version, '2.1.0')
+  const run = sarif.runs[0]
+  assert.ok(run)
+  assert.ok(run.tool.driver.rules.length > 10)
+  assert.ok(
+    run.results.some((x) => x.level === 'error'),
+    'a failing error check is an error result',
+  )
+})
+
+test('--output junit is JUnit XML', async () => {
+  const r = await karpctl(['doctor', '--snapshot', broken, '--output', 'junit'])
+  assert.equal(r.code, 1, r.stderr)
+  assert.ok(r.stdout.startsWith('<?xml'), r.stdout.slice(0, 100))
+  assert.match(r.stdout, /<testsuites[^>]*>/)
+  assert.match(r.stdout, /<failure/)
+  assert.match(r.stdout.trimEnd(), /<\/testsuites>$/)
+})
+
+test('--output markdown is a Markdown report', async () => {
+  const r = await karpctl(['doctor', '--snapshot', healthy, '--output', 'markdown'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /^# /m)
+  assert.match(r.stdout, /^\|.*\|$/m)
+})
+
+test('NO_COLOR wins over FORCE_COLOR: no ANSI escapes (and FORCE_COLOR alone does colour)', async () => {
+  // eslint-disable-next-line no-control-regex
+  const ansi = /\u001b\[/
+  const plain = await karpctl(['doctor', '--snapshot', broken], { NO_COLOR: '1', FORCE_COLOR: '1' })
+  assert.equal(plain.code, 1)
+  assert.doesNotMatch(plain.stdout + plain.stderr, ansi)
+  const forced = await karpctl(['doctor', '--snapshot', broken], { FORCE_COLOR: '1' })
+  assert.match(
+    forced.stdout,
+    ansi,
+    'the control case: FORCE_COLOR does colour, so the NO_COLOR assertion can fail',
+  )
+})

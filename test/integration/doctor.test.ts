@@ -1,0 +1,330 @@
+// doctor end to end against the HTTP-level mock of the healthy `demo` cluster (test/helpers/mock-cluster.ts):
+// the real collector, the real AWS SDK clients and Kubernetes client, the real catalog. Each test breaks
+// one thing on the wire and checks that the checks that need it say so — and that nothing passes on
+// data that was never read.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import type { CheckResult, Status } from '../../src/checks/types.js'
+import { CallLog } from '../../src/context/limiter.js'
+import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
+import { EnvironmentError } from '../../src/errors.js'
+import {
+  CONTROLLER_ROLE,
+  CONTROLLER_ROLE_ARN,
+  NODE_ROLE_ARN,
+  healthyFacts,
+  irsaTrust,
+} from '../helpers/facts.js'
+import {
+  KUBE_TOKEN,
+  startMockCluster,
+  usePodIdentity,
+  type MockCluster,
+  type MockOptions,
+} from '../helpers/mock-cluster.js'
+import { catalog } from '../../src/checks/catalog.js'
+import { runChecks } from '../../src/checks/run.js'
+
+/**
+ * Checks that may be `unknown` on the healthy mock, each with the reason. Empty: everything doctor
+ * needs for `demo` is readable, so an unknown here is a collector or mock regression.
+ */
+const DOCUMENTED_UNKNOWN: Record<string, string> = {}
+
+function mock(t: TestContext, options: MockOptions = {}): MockCluster {
+  const m = startMockCluster(options)
+  t.after(() => m.stop())
+  return m
+}
+
+function result(outcome: DoctorOutcome, id: string): CheckResult {
+  const r = outcome.results.find((x) => x.meta.id === id)
+  assert.ok(r, `check ${id} is in the catalog`)
+  return r
+}
+
+const describe = (r: CheckResult) =>
+  `${r.meta.id}: ${r.status}\n${r.findings.map((f) => `  - ${f.status}: ${f.message}`).join('\n')}`
+
+const summary = (outcome: DoctorOutcome) => outcome.results.map(describe).join('\n')
+
+/** Every finding message of a check, for `includes` assertions with a readable failure. */
+const messages = (r: CheckResult) => r.findings.map((f) => f.message).join('\n')
+
+const live = (m: MockCluster, maxAttempts = 1) => ({ live: m.runOptions({ maxAttempts }) })
+
+test('healthy cluster: no check fails, every check passes or is skipped (or a documented unknown)', async (t) => {
+  const m = mock(t)
+  const outcome = await doctor(live(m))
+
+  const failing = outcome.results.filter((r) => r.status === 'fail' || r.status === 'warn')
+  assert.deepEqual(
+    failing.map(describe),
+    [],
+    `failing checks on the healthy cluster:\n${failing.map(describe).join('\n')}`,
+  )
+  const allowed: Status[] = ['pass', 'skipped']
+  const odd = outcome.results.filter(
+    (r) => !allowed.includes(r.status) && !(r.status === 'unknown' && DOCUMENTED_UNKNOWN[r.meta.id]),
+  )
+  assert.deepEqual(odd.map(describe), [], `checks neither pass nor skipped:\n${summary(outcome)}`)
+  assert.equal(outcome.results.length, catalog.length)
+
+  // The mock is the cluster healthyFacts() describes: the catalog judges both the same way.
+  const fromFacts = runChecks(catalog, healthyFacts())
+  assert.deepEqual(
+    outcome.results.map((r) => [r.meta.id, r.status]),
+    fromFacts.map((r) => [r.meta.id, r.status]),
+  )
+  // The core checks actually proved something on wire data (not skipped for want of it).
+  for (const id of [
+    'irsa-trust-policy',
+    'passrole-node-role',
+    'controller-policy',
+    'discovery-tags',
+    'node-role',
+  ]) {
+    assert.equal(result(outcome, id).status, 'pass', describe(result(outcome, id)))
+  }
+  // IAM's URL-encoded, pretty-printed documents were decoded: the trust names the running ServiceAccount.
+  const role = outcome.facts.iam.roles[CONTROLLER_ROLE]
+  assert.ok(role?.ok && role.value)
+  assert.deepEqual(role.value.role.trust, irsaTrust())
+  assert.equal(outcome.facts.meta.notes.length, 0, outcome.facts.meta.notes.join('\n'))
+  // The simulator answered (not the local fallback).
+  const pass = outcome.facts.iam.passRole[NODE_ROLE_ARN]
+  assert.ok(pass?.ok)
+  assert.equal(pass.value.method, 'simulator')
+})
+
+test('every distinct read happens once, and every read the cluster needs is made', async (t) => {
+  const m = mock(t)
+  const outcome = await doctor(live(m))
+
+  const log = new CallLog()
+  for (const c of outcome.calls ?? []) log.record(c)
+  assert.deepEqual(log.duplicates(), [], 'CallLog: an operation + input was read twice')
+  assert.deepEqual(m.duplicates(), [], 'wire: the same request reached the API twice')
+  assert.deepEqual(m.unexpected(), [], 'wire: reads the mock did not expect')
+  assert.ok(m.isDone(), `expected reads never made:\n${m.pending().join('\n')}`)
+  // The CallLog (what the collector asked for) and the wire (what reached the mock) agree, per service.
+  assert.equal(m.calls().length, outcome.calls?.length)
+  assert.deepEqual(outcome.facts.meta.calls, { ...m.countsByService() })
+  assert.equal(m.count('iam:GetPolicyVersion'), 6, 'one GetPolicyVersion per controller policy')
+  assert.equal(m.count('iam:GetPolicy'), 6)
+  assert.equal(m.count('eks:ListAccessEntries'), 0, 'a CONFIG_MAP cluster has no access entries to list')
+  assert.equal(m.count('kube:GET'), 17)
+})
+
+test('Pod Identity instead of IRSA: the same cluster stays green and the association is found', async (t) => {
+  const m = mock(t, { mutate: usePodIdentity })
+  const outcome = await doctor(live(m))
+  assert.equal(outcome.facts.iam.controllerIdentity, 'pod-identity')
+  assert.equal(outcome.facts.iam.controllerRoleName, CONTROLLER_ROLE)
+  assert.equal(result(outcome, 'pod-identity').status, 'pass', describe(result(outcome, 'pod-identity')))
+  assert.equal(result(outcome, 'irsa-trust-policy').status, 'skipped')
+  const failing = outcome.results.filter((r) => r.status === 'fail')
+  assert.deepEqual(failing.map(describe), [])
+  assert.deepEqual(m.duplicates(), [])
+  assert.ok(m.isDone(), m.pending().join('\n'))
+})
+
+test('IAM throttles GetRole of the controller role (maxAttempts 1): dependent checks are unknown, never pass', async (t) => {
+  const m = mock(t, {
+    faults: [{ op: 'iam:GetRole', match: (c) => c.params.RoleName === CONTROLLER_ROLE, error: 'throttle' }],
+  })
+  const outcome = await doctor(live(m, 1))
+
+  assert.equal(m.count('iam:GetRole'), 2, 'one GetRole per role, the throttled one not retried')
+  for (const id of ['irsa-trust-policy', 'controller-policy']) {
+    const r = result(outcome, id)
+    assert.equal(r.status, 'unknown', describe(r))
+    assert.ok(!r.findings.some((f) => f.status === 'pass'), describe(r))
+    assert.match(messages(r), /throttled/, describe(r))
+    assert.match(messages(r), /Throttling/, describe(r))
+  }
+  // The read failure is data in the facts, with IAM's code.
+  const role = outcome.facts.iam.roles[CONTROLLER_ROLE]
+  assert.ok(role && !role.ok)
+  assert.equal(role.error.kind, 'throttled')
+  assert.equal(role.error.code, 'Throttling')
+  // Node role reads were not affected.
+  assert.equal(result(outcome, 'node-role').status, 'pass', describe(result(outcome, 'node-role')))
+})
+
+test('one IAM Throttling with the SDK default retries: retried once on the wire, read once by the collector', async (t) => {
+  const m = mock(t, {
+    faults: [
+      { op: 'iam:GetRole', match: (c) => c.params.RoleName === CONTROLLER_ROLE, error: 'throttle', times: 1 },
+    ],
+  })
+  const outcome = await doctor({ live: m.runOptions() })
+  const key = `iam:GetRole:${JSON.stringify({ RoleName: CONTROLLER_ROLE })}`
+  assert.equal(outcome.calls?.filter((c) => c === key).length, 1)
+  assert.equal(m.calls().filter((c) => c.op === 'iam:GetRole' && c.key.includes(CONTROLLER_ROLE)).length, 2)
+  assert.equal(
+    result(outcome, 'irsa-trust-policy').status,
+    'pass',
+    describe(result(outcome, 'irsa-trust-policy')),
+  )
+  assert.ok(m.isDone(), m.pending().join('\n'))
+})
+
+test('AccessDenied on ec2:DescribeSubnets: discovery-tags is unknown and says permission denied', async (t) => {
+  const m = mock(t, { faults: [{ op: 'ec2:DescribeSubnets', error: 'denied', times: Infinity }] })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'discovery-tags')
+  assert.equal(r.status, 'unknown', describe(r))
+  assert.match(messages(r), /permission denied/, describe(r))
+  assert.match(messages(r), /UnauthorizedOperation/, describe(r))
+  assert.ok(!r.findings.some((f) => f.status === 'pass'), describe(r))
+  const subnets = outcome.facts.ec2.subnetsByNodeClass.default
+  assert.ok(subnets && !subnets.ok)
+  assert.equal(subnets.error.kind, 'denied')
+})
+
+test('SimulatePrincipalPolicy answers 500: passrole falls back to the local evaluator and says so', async (t) => {
+  const m = mock(t, { faults: [{ op: 'iam:SimulatePrincipalPolicy', error: 'server', times: Infinity }] })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'passrole-node-role')
+  assert.equal(r.status, 'pass', describe(r))
+  assert.match(messages(r), /local evaluator/, describe(r))
+  assert.match(messages(r), /simulator unavailable: ServiceFailure/, describe(r))
+  const e = outcome.facts.iam.passRole[NODE_ROLE_ARN]
+  assert.ok(e?.ok)
+  assert.equal(e.value.method, 'local')
+  assert.equal(e.value.decision, 'allowed')
+  assert.equal(m.count('iam:SimulatePrincipalPolicy'), 1)
+})
+
+test('the local evaluator still catches a missing PassRole when the simulator is down', async (t) => {
+  const m = mock(t, {
+    faults: [{ op: 'iam:SimulatePrincipalPolicy', error: 'server', times: Infinity }],
+    mutate: (s) => {
+      for (const p of Object.values(s.managedPolicies)) {
+        p.document = {
+          ...p.document,
+          Statement: p.document.Statement.filter((st) => ![st.Action].flat().includes('iam:PassRole')),
+        }
+      }
+    },
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'passrole-node-role')
+  assert.equal(r.status, 'fail', describe(r))
+  assert.match(messages(r), /local evaluator/, describe(r))
+})
+
+test('IRSA trust names another service account (:sub): irsa-trust-policy fails with the expected subject', async (t) => {
+  const m = mock(t, {
+    mutate: (s) => {
+      const role = s.roles[CONTROLLER_ROLE]
+      assert.ok(role)
+      role.trust = irsaTrust('karpenter', 'karpenter')
+    },
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'irsa-trust-policy')
+  assert.equal(r.status, 'fail', describe(r))
+  assert.match(messages(r), /system:serviceaccount:karpenter:karpenter/, describe(r))
+  assert.match(messages(r), /system:serviceaccount:kube-system:karpenter/, describe(r))
+  const fix = r.findings.find((f) => f.status === 'fail')?.fix
+  assert.ok(fix?.commands?.some((c) => c.includes(`--role-name ${CONTROLLER_ROLE}`)))
+})
+
+test('cluster not found: EnvironmentError CLUSTER_NOT_FOUND listing the clusters in the region', async (t) => {
+  const m = mock(t, {
+    mutate: (s) => {
+      s.cluster = null
+      s.clusters = ['prod', 'staging']
+    },
+  })
+  await assert.rejects(doctor(live(m)), (err: unknown) => {
+    assert.ok(err instanceof EnvironmentError, String(err))
+    assert.equal(err.code, 'CLUSTER_NOT_FOUND')
+    assert.match(err.message, /"demo" not found in us-west-2/)
+    assert.match(err.message, /prod, staging/)
+    return true
+  })
+  assert.equal(m.count('eks:ListClusters'), 1)
+})
+
+test('no credentials anywhere: EnvironmentError NO_CREDENTIALS, nothing sent', async (t) => {
+  const m = mock(t)
+  // The mock's AWS config and credentials files exist and are empty; no env credentials, no profile, no IMDS.
+  assert.equal(readFileSync(join(m.dir, 'aws-config'), 'utf8'), '')
+  assert.equal(readFileSync(join(m.dir, 'aws-credentials'), 'utf8'), '')
+  m.isolateEnv({
+    AWS_ACCESS_KEY_ID: undefined,
+    AWS_SECRET_ACCESS_KEY: undefined,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_CONFIG_FILE: join(m.dir, 'aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(m.dir, 'aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  })
+  await assert.rejects(doctor(live(m)), (err: unknown) => {
+    assert.ok(err instanceof EnvironmentError, String(err))
+    assert.equal(err.code, 'NO_CREDENTIALS')
+    assert.match(err.message, /no AWS credentials found/)
+    return true
+  })
+  const aws = m.calls().filter((c) => !c.op.startsWith('kube:'))
+  assert.deepEqual(aws, [], 'no AWS request can be signed without credentials')
+})
+
+test('expired credentials (STS says ExpiredToken): EnvironmentError EXPIRED_CREDENTIALS', async (t) => {
+  const m = mock(t, { faults: [{ op: '*', error: 'expired', times: Infinity }] })
+  await assert.rejects(doctor(live(m)), (err: unknown) => {
+    assert.ok(err instanceof EnvironmentError, String(err))
+    assert.equal(err.code, 'EXPIRED_CREDENTIALS')
+    assert.match(err.message, /expired/)
+    return true
+  })
+  assert.equal(m.count('sts:GetCallerIdentity'), 1)
+})
+
+test('credentials expiring mid-run (only IAM says ExpiredToken): one clean rejection, no unhandled rejection', async (t) => {
+  const unhandled: unknown[] = []
+  const onUnhandled = (err: unknown) => unhandled.push(err)
+  process.on('unhandledRejection', onUnhandled)
+  t.after(() => process.off('unhandledRejection', onUnhandled))
+  const m = mock(t, { faults: [{ op: 'iam:ListOpenIDConnectProviders', error: 'expired' }], latencyMs: 5 })
+  await assert.rejects(doctor(live(m)), (err: unknown) => {
+    assert.ok(err instanceof EnvironmentError, String(err))
+    assert.equal(err.code, 'EXPIRED_CREDENTIALS')
+    return true
+  })
+  // Let any stray rejection surface before judging.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.deepEqual(unhandled.map(String), [])
+})
+
+test('a saved snapshot carries no secret and judges exactly like the live run', async (t) => {
+  const m = mock(t)
+  const path = join(m.dir, 'snapshot.json')
+  const liveOutcome = await doctor({ ...live(m), saveSnapshot: path })
+  const text = readFileSync(path, 'utf8')
+  assert.ok(!text.includes(KUBE_TOKEN), 'the kube token is not in the snapshot')
+  assert.ok(
+    !text.includes(process.env.AWS_SECRET_ACCESS_KEY ?? 'never'),
+    'the AWS secret key is not in the snapshot',
+  )
+  assert.ok(
+    !text.includes(process.env.AWS_ACCESS_KEY_ID ?? 'never'),
+    'the AWS access key id is not in the snapshot',
+  )
+  const fromSnapshot = await doctor({ snapshot: path })
+  assert.deepEqual(
+    fromSnapshot.results.map((r) => [r.meta.id, r.status]),
+    liveOutcome.results.map((r) => [r.meta.id, r.status]),
+  )
+  assert.equal(fromSnapshot.facts.iam.controllerRoleName, CONTROLLER_ROLE)
+  assert.equal(
+    fromSnapshot.facts.kube.serviceAccount.ok &&
+      fromSnapshot.facts.kube.serviceAccount.value?.metadata.annotations?.['eks.amazonaws.com/role-arn'],
+    CONTROLLER_ROLE_ARN,
+  )
+})
