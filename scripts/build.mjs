@@ -18,7 +18,9 @@ await build({
   external: ['@aws-sdk/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
   chunkNames: 'chunks/[name]-[hash]',
   // oclif is CommonJS: give the ESM bundle a `require` for its dynamic requires.
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
   sourcemap: 'linked',
   logLevel: 'warning',
 })

@@ -25,19 +25,24 @@ const broken = healthyFacts((f) => {
   // `--set serviceAccount.annotations.eks\.amazonaws\.com/sts-regional-endpoints=true` → a boolean.
   const sa = release.computedValues.serviceAccount as { annotations: Record<string, unknown> }
   sa.annotations['eks.amazonaws.com/sts-regional-endpoints'] = true
-  ;(release.values.serviceAccount as { annotations: Record<string, unknown> }).annotations['eks.amazonaws.com/sts-regional-endpoints'] = true
+  ;(release.values.serviceAccount as { annotations: Record<string, unknown> }).annotations[
+    'eks.amazonaws.com/sts-regional-endpoints'
+  ] = true
   release.renderedServiceAccount!.annotations['eks.amazonaws.com/sts-regional-endpoints'] = true
   // `--set tolerations[0].value=true` → a boolean toleration value.
   const tolerations = [{ key: 'dedicated', operator: 'Equal', value: true, effect: 'NoSchedule' }]
   release.values.tolerations = tolerations
   release.computedValues.tolerations = tolerations
-  if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value) f.kube.serviceAccount.value.metadata.namespace = 'karpenter'
-  if (f.kube.deployment.ok && f.kube.deployment.value) f.kube.deployment.value.metadata.namespace = 'karpenter'
+  if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
+    f.kube.serviceAccount.value.metadata.namespace = 'karpenter'
+  if (f.kube.deployment.ok && f.kube.deployment.value)
+    f.kube.deployment.value.metadata.namespace = 'karpenter'
   // The trust policy still says kube-system, from the tutorial.
   const controller = f.iam.roles['KarpenterControllerRole-demo']
   if (controller?.ok && controller.value) controller.value.role.trust = irsaTrust('kube-system', 'karpenter')
   // No 8443 rule from the cluster security group.
-  for (const read of Object.values(f.ec2.securityGroupsByNodeClass)) if (read.ok) for (const sg of read.value) sg.ingress = []
+  for (const read of Object.values(f.ec2.securityGroupsByNodeClass))
+    if (read.ok) for (const sg of read.value) sg.ingress = []
 
   // Two tenants: their own NodePool, EC2NodeClass and node role.
   const pools = f.kube.nodePools.ok ? f.kube.nodePools.value : []
@@ -53,7 +58,9 @@ const broken = healthyFacts((f) => {
           spec: {
             nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: `tenant-${t}` },
             taints: [{ key: 'karpctl.io/tenant', value: t, effect: 'NoSchedule' }],
-            requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }],
+            requirements: [
+              { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+            ],
           },
         },
         limits: { cpu: '200' },
@@ -85,11 +92,17 @@ const broken = healthyFacts((f) => {
       matchedStatements: t === 'globex' ? [] : ['KarpenterPassTenantRoles'],
     })
     if (f.kube.awsAuth.ok && f.kube.awsAuth.value)
-      f.kube.awsAuth.value.push({ rolearn: roleArn, username: 'system:node:{{EC2PrivateDNSName}}', groups: ['system:bootstrappers', 'system:nodes'] })
+      f.kube.awsAuth.value.push({
+        rolearn: roleArn,
+        username: 'system:node:{{EC2PrivateDNSName}}',
+        groups: ['system:bootstrappers', 'system:nodes'],
+      })
   }
   // globex's subnets were never tagged: its selector (a private-subnet tag) matches nothing.
   const globex = classes.find((c) => c.metadata.name === 'tenant-globex')!
-  globex.spec.subnetSelectorTerms = [{ tags: { 'karpenter.sh/discovery': 'demo', 'network/tier': 'private-globex' } }]
+  globex.spec.subnetSelectorTerms = [
+    { tags: { 'karpenter.sh/discovery': 'demo', 'network/tier': 'private-globex' } },
+  ]
   f.ec2.subnetsByNodeClass['tenant-globex'] = ok([])
   // What a 1.0.14 install looks like: CRDs still serve v1beta1, the cluster on Kubernetes 1.31.
   if (f.kube.crds.ok) for (const c of f.kube.crds.value) c.servedVersions = ['v1', 'v1beta1']

@@ -17,8 +17,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       summary: 'AWS region (default: AWS_REGION, the profile, or an EKS kube context).',
       helpGroup: 'CLUSTER',
     }),
-    profile: Flags.string({ summary: 'AWS profile from ~/.aws/config (default: AWS_PROFILE).', helpGroup: 'CLUSTER' }),
-    'kube-context': Flags.string({ summary: 'Kubeconfig context (default: the current context).', helpGroup: 'CLUSTER' }),
+    profile: Flags.string({
+      summary: 'AWS profile from ~/.aws/config (default: AWS_PROFILE).',
+      helpGroup: 'CLUSTER',
+    }),
+    'kube-context': Flags.string({
+      summary: 'Kubeconfig context (default: the current context).',
+      helpGroup: 'CLUSTER',
+    }),
     debug: Flags.boolean({ summary: 'Print stack traces and every API call.', helpGroup: 'GLOBAL' }),
   }
 
@@ -38,15 +44,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected validateRegion(region: string): string {
     if (!REGION.test(region)) {
-      throw new InputError(`"${region}" is not an AWS region (e.g. us-west-2): fix --region or AWS_REGION`, 'INVALID_REGION')
+      throw new InputError(
+        `"${region}" is not an AWS region (e.g. us-west-2): fix --region or AWS_REGION`,
+        'INVALID_REGION',
+      )
     }
     return region
   }
 
-  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  protected override async catch(
+    err: Error & { exitCode?: number; oclif?: { exit?: number } },
+  ): Promise<unknown> {
     // oclif's own exits (help, --version, parse errors) keep oclif's handling.
     if (!(err instanceof KarpctlError)) {
-      if (err.oclif || (this.argv.includes('--debug') && !(err instanceof KarpctlError))) return super.catch(err)
+      if (err.oclif || (this.argv.includes('--debug') && !(err instanceof KarpctlError)))
+        return super.catch(err)
       const message = err.message.split('\n')[0]
       this.logToStderr(`Error: karpctl could not run: ${message} (run again with --debug for details)`)
       process.exitCode = ExitCode.cannotRun

@@ -6,7 +6,14 @@ const DISCOVERY = 'karpenter.sh/discovery'
 
 const describeTerms = (terms: SelectorTerm[]) =>
   terms
-    .map((t) => (t.id ? `id=${t.id}` : [...Object.entries(t.tags ?? {}).map(([k, v]) => `${k}=${v}`), ...(t.name ? [`name=${t.name}`] : [])].join(',')))
+    .map((t) =>
+      t.id
+        ? `id=${t.id}`
+        : [
+            ...Object.entries(t.tags ?? {}).map(([k, v]) => `${k}=${v}`),
+            ...(t.name ? [`name=${t.name}`] : []),
+          ].join(','),
+    )
     .join(' OR ')
 
 function tagFix(resources: string[], cluster: string, region: string, what: string) {
@@ -61,7 +68,9 @@ export const discoveryTags: Check = {
       }
 
       const subnetsRead = facts.ec2.subnetsByNodeClass[name]
-      const subnets = subnetsRead ? need(subnetsRead) : skip(`subnets of EC2NodeClass ${name} were not collected`)
+      const subnets = subnetsRead
+        ? need(subnetsRead)
+        : skip(`subnets of EC2NodeClass ${name} were not collected`)
       const subnetTerms = describeTerms(nc.spec.subnetSelectorTerms)
       if (subnets.length === 0) {
         findings.push({
@@ -82,7 +91,9 @@ export const discoveryTags: Check = {
             evidence: { outside: outside.map((s) => ({ id: s.id, vpcId: s.vpcId })), vpc },
             fix: {
               summary: 'remove the discovery tag from the foreign subnets (or narrow the selector)',
-              commands: [`aws ec2 delete-tags --region ${region} --resources ${outside.map((s) => s.id).join(' ')} --tags Key=${DISCOVERY}`],
+              commands: [
+                `aws ec2 delete-tags --region ${region} --resources ${outside.map((s) => s.id).join(' ')} --tags Key=${DISCOVERY}`,
+              ],
             },
           })
         }
@@ -92,7 +103,12 @@ export const discoveryTags: Check = {
             subject: `EC2NodeClass/${name}`,
             message: `EC2NodeClass ${name} has subnets in only ${zones.size} availability zone (${[...zones].join(', ')}): one AZ outage stops all provisioning`,
             evidence: { zones: [...zones] },
-            fix: tagFix(clusterSubnets.filter((id) => !subnets.some((s) => s.id === id)), clusterName, region, 'subnets'),
+            fix: tagFix(
+              clusterSubnets.filter((id) => !subnets.some((s) => s.id === id)),
+              clusterName,
+              region,
+              'subnets',
+            ),
           })
         }
         if (outside.length === 0 && zones.size >= 2) {
@@ -112,7 +128,12 @@ export const discoveryTags: Check = {
           subject: `EC2NodeClass/${name}`,
           message: `security-group selector of EC2NodeClass ${name} (${describeTerms(nc.spec.securityGroupSelectorTerms)}) matches no security group`,
           evidence: { selector: nc.spec.securityGroupSelectorTerms },
-          fix: tagFix(cluster?.clusterSecurityGroupId ? [cluster.clusterSecurityGroupId] : [], clusterName, region, 'security-groups'),
+          fix: tagFix(
+            cluster?.clusterSecurityGroupId ? [cluster.clusterSecurityGroupId] : [],
+            clusterName,
+            region,
+            'security-groups',
+          ),
         })
       } else {
         const foreignSgs = vpc ? sgs.filter((g) => g.vpcId !== vpc) : []
@@ -124,11 +145,17 @@ export const discoveryTags: Check = {
             evidence: { foreign: foreignSgs.map((g) => g.id), vpc },
             fix: {
               summary: 'remove the discovery tag from those security groups',
-              commands: [`aws ec2 delete-tags --region ${region} --resources ${foreignSgs.map((g) => g.id).join(' ')} --tags Key=${DISCOVERY}`],
+              commands: [
+                `aws ec2 delete-tags --region ${region} --resources ${foreignSgs.map((g) => g.id).join(' ')} --tags Key=${DISCOVERY}`,
+              ],
             },
           })
         } else {
-          findings.push({ status: 'pass', subject: `EC2NodeClass/${name}`, message: `EC2NodeClass ${name}: security groups ${sgs.map((g) => g.id).join(', ')}` })
+          findings.push({
+            status: 'pass',
+            subject: `EC2NodeClass/${name}`,
+            message: `EC2NodeClass ${name}: security groups ${sgs.map((g) => g.id).join(', ')}`,
+          })
         }
       }
     }

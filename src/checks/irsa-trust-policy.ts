@@ -13,7 +13,8 @@ export const irsaTrustPolicy: Check = {
   },
   run(facts) {
     const release = needRelease(facts)
-    if (facts.iam.controllerIdentity !== 'irsa') skip(`the controller does not use IRSA (identity: ${facts.iam.controllerIdentity})`)
+    if (facts.iam.controllerIdentity !== 'irsa')
+      skip(`the controller does not use IRSA (identity: ${facts.iam.controllerIdentity})`)
     const cluster = need(facts.eks.cluster)
     if (!cluster?.oidcIssuer) skip('the cluster has no OIDC issuer')
     const issuer = cluster.oidcIssuer.replace(/^https:\/\//, '')
@@ -30,7 +31,9 @@ export const irsaTrustPolicy: Check = {
         message: `no IAM OIDC provider is registered for the cluster issuer ${issuer}`,
         fix: {
           summary: 'register the cluster OIDC provider',
-          commands: [`eksctl utils associate-iam-oidc-provider --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --approve`],
+          commands: [
+            `eksctl utils associate-iam-oidc-provider --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --approve`,
+          ],
         },
       })
     }
@@ -57,11 +60,21 @@ export const irsaTrustPolicy: Check = {
         subject: role.role.arn,
         message: `trust of ${roleName} uses ${s.operator} on ${issuer}:sub = ${JSON.stringify(s.sub)}: any matching service account can assume the controller role`,
         evidence: { statement: s.statement },
-        fix: trustFix(roleName, role.role.arn, provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`, issuer, expectedSub),
+        fix: trustFix(
+          roleName,
+          role.role.arn,
+          provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`,
+          issuer,
+          expectedSub,
+        ),
       })
     }
     if (exact.length > 0) {
-      findings.push({ status: 'pass', subject: role.role.arn, message: `${roleName} trusts exactly ${expectedSub} via ${issuer}` })
+      findings.push({
+        status: 'pass',
+        subject: role.role.arn,
+        message: `${roleName} trusts exactly ${expectedSub} via ${issuer}`,
+      })
       return findings
     }
     const subs = statements.map((s) => s.sub).filter(Boolean)
@@ -73,7 +86,13 @@ export const irsaTrustPolicy: Check = {
           ? `trust of ${roleName} allows ${subs.join(', ')}, but the controller runs as ${expectedSub}`
           : `trust of ${roleName} has no sts:AssumeRoleWithWebIdentity statement for ${issuer} with :sub = ${expectedSub} and :aud = sts.amazonaws.com`,
       evidence: { expectedSub, trust: role.role.trust },
-      fix: trustFix(roleName, role.role.arn, provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`, issuer, expectedSub),
+      fix: trustFix(
+        roleName,
+        role.role.arn,
+        provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`,
+        issuer,
+        expectedSub,
+      ),
     })
     return findings
   },

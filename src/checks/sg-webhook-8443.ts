@@ -41,7 +41,11 @@ export const sgWebhook8443: Check = {
     const findings: Finding[] = []
     for (const { sg, nodeClasses } of users.values()) {
       if (allows8443From(sg, clusterSg)) {
-        findings.push({ status: 'pass', subject: sg.id, message: `${sg.id} allows tcp/8443 from ${clusterSg}` })
+        findings.push({
+          status: 'pass',
+          subject: sg.id,
+          message: `${sg.id} allows tcp/8443 from ${clusterSg}`,
+        })
         continue
       }
       findings.push({

@@ -1,7 +1,8 @@
 import type { Facts } from '../facts/types.js'
 
 export type Severity = 'error' | 'warning' | 'info'
-export type Category = 'network' | 'iam' | 'security' | 'helm' | 'interruption' | 'cluster' | 'tenancy' | 'local'
+export type Category =
+  'network' | 'iam' | 'security' | 'helm' | 'interruption' | 'cluster' | 'tenancy' | 'local'
 
 /** The outcome of one check on one subject. */
 export type Status = 'pass' | 'fail' | 'warn' | 'unknown' | 'skipped'

@@ -11,25 +11,73 @@ A read that fails (permission, throttling, an API the endpoint lacks) makes the 
 Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could not run.`
 
   static override examples = [
-    { description: 'Check the cluster of the current EKS kube context', command: '<%= config.bin %> <%= command.id %>' },
-    { description: 'Check a named cluster', command: '<%= config.bin %> <%= command.id %> --cluster demo --region us-west-2' },
-    { description: 'Judge a saved snapshot, no network', command: '<%= config.bin %> <%= command.id %> --snapshot examples/shared-cluster-broken.json' },
-    { description: 'Save a snapshot (secrets redacted) to share', command: '<%= config.bin %> <%= command.id %> --cluster demo --save-snapshot demo.json' },
-    { description: 'Lint values and Terraform before installing', command: '<%= config.bin %> <%= command.id %> --values values.yaml --terraform ./infra' },
-    { description: 'Only two checks, as SARIF', command: '<%= config.bin %> <%= command.id %> --only irsa-trust-policy,passrole-node-role --output sarif' },
+    {
+      description: 'Check the cluster of the current EKS kube context',
+      command: '<%= config.bin %> <%= command.id %>',
+    },
+    {
+      description: 'Check a named cluster',
+      command: '<%= config.bin %> <%= command.id %> --cluster demo --region us-west-2',
+    },
+    {
+      description: 'Judge a saved snapshot, no network',
+      command: '<%= config.bin %> <%= command.id %> --snapshot examples/shared-cluster-broken.json',
+    },
+    {
+      description: 'Save a snapshot (secrets redacted) to share',
+      command: '<%= config.bin %> <%= command.id %> --cluster demo --save-snapshot demo.json',
+    },
+    {
+      description: 'Lint values and Terraform before installing',
+      command: '<%= config.bin %> <%= command.id %> --values values.yaml --terraform ./infra',
+    },
+    {
+      description: 'Only two checks, as SARIF',
+      command:
+        '<%= config.bin %> <%= command.id %> --only irsa-trust-policy,passrole-node-role --output sarif',
+    },
   ]
 
   static override enableJsonFlag = true
 
   static override flags = {
-    snapshot: Flags.string({ summary: 'Judge a saved snapshot instead of a live cluster (no network).', helpGroup: 'INPUT' }),
-    'save-snapshot': Flags.string({ summary: 'Write the collected facts (secrets redacted) to this file.', helpGroup: 'INPUT' }),
-    values: Flags.string({ summary: 'Lint Helm values files before install (no cluster needed).', multiple: true, helpGroup: 'INPUT' }),
-    terraform: Flags.string({ summary: 'Lint helm_release blocks in this Terraform directory (no cluster needed).', helpGroup: 'INPUT' }),
-    only: Flags.string({ summary: 'Run only these check ids (comma-separated or repeated).', multiple: true, delimiter: ',', helpGroup: 'CHECKS' }),
-    skip: Flags.string({ summary: 'Skip these check ids.', multiple: true, delimiter: ',', helpGroup: 'CHECKS' }),
+    snapshot: Flags.string({
+      summary: 'Judge a saved snapshot instead of a live cluster (no network).',
+      helpGroup: 'INPUT',
+    }),
+    'save-snapshot': Flags.string({
+      summary: 'Write the collected facts (secrets redacted) to this file.',
+      helpGroup: 'INPUT',
+    }),
+    values: Flags.string({
+      summary: 'Lint Helm values files before install (no cluster needed).',
+      multiple: true,
+      helpGroup: 'INPUT',
+    }),
+    terraform: Flags.string({
+      summary: 'Lint helm_release blocks in this Terraform directory (no cluster needed).',
+      helpGroup: 'INPUT',
+    }),
+    only: Flags.string({
+      summary: 'Run only these check ids (comma-separated or repeated).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'CHECKS',
+    }),
+    skip: Flags.string({
+      summary: 'Skip these check ids.',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'CHECKS',
+    }),
     list: Flags.boolean({ summary: 'List every check id with its title and exit.', helpGroup: 'CHECKS' }),
-    output: Flags.string({ char: 'o', summary: 'Report format.', options: ['human', 'sarif', 'junit', 'markdown'], default: 'human', helpGroup: 'OUTPUT' }),
+    output: Flags.string({
+      char: 'o',
+      summary: 'Report format.',
+      options: ['human', 'sarif', 'junit', 'markdown'],
+      default: 'human',
+      helpGroup: 'OUTPUT',
+    }),
     verbose: Flags.boolean({ char: 'v', summary: 'Also print each passing finding.', helpGroup: 'OUTPUT' }),
   }
 
@@ -39,7 +87,8 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     if (flags.list) {
       if (this.jsonEnabled()) return catalog.map((c) => c.meta)
       const width = Math.max(...catalog.map((c) => c.meta.id.length))
-      for (const c of catalog) this.log(`${c.meta.id.padEnd(width)}  ${c.meta.severity.padEnd(7)}  ${c.meta.title}`)
+      for (const c of catalog)
+        this.log(`${c.meta.id.padEnd(width)}  ${c.meta.severity.padEnd(7)}  ${c.meta.title}`)
       return
     }
     const { renderHuman } = await import('../report/human.js')
@@ -50,7 +99,8 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     try {
       selectChecks(catalog, flags.only, flags.skip)
     } catch (err) {
-      if (err instanceof UnknownCheckIdError) throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
+      if (err instanceof UnknownCheckIdError)
+        throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
       throw err
     }
     const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot

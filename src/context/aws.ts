@@ -82,7 +82,8 @@ export class Aws {
   }
 
   destroy(): void {
-    for (const entry of this.clients.values()) void entry.then(({ client }) => client.destroy()).catch(() => {})
+    for (const entry of this.clients.values())
+      void entry.then(({ client }) => client.destroy()).catch(() => {})
   }
 }
 
@@ -145,7 +146,8 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
   }
   let kind: ReadFailure['kind'] = 'error'
   if (/AccessDenied|Unauthorized|Forbidden/i.test(code) || status === 403) kind = 'denied'
-  else if (/Throttl|TooManyRequests|RequestLimitExceeded|SlowDown/i.test(code) || status === 429) kind = 'throttled'
+  else if (/Throttl|TooManyRequests|RequestLimitExceeded|SlowDown/i.test(code) || status === 429)
+    kind = 'throttled'
   else if (/NotImplemented|UnknownOperation|InvalidAction/i.test(code) || status === 501) kind = 'unsupported'
   else if (status === 404 && !/NotFound|NoSuchEntity/i.test(code)) kind = 'unsupported'
   else if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|TimeoutError|EAI_AGAIN/i.test(`${code} ${message}`))

@@ -79,11 +79,20 @@ export class KubeClient {
             const status = res.statusCode ?? 0
             if (status >= 200 && status < 300) return resolve(json)
             const st = json as { reason?: string; message?: string } | undefined
-            reject(new KubeApiError(status, st?.reason ?? `HTTP${status}`, st?.message ?? text.slice(0, 200), path))
+            reject(
+              new KubeApiError(
+                status,
+                st?.reason ?? `HTTP${status}`,
+                st?.message ?? text.slice(0, 200),
+                path,
+              ),
+            )
           })
         },
       )
-      req.on('timeout', () => req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })))
+      req.on('timeout', () =>
+        req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      )
       req.on('error', reject)
       if (payload) req.write(payload)
       req.end()

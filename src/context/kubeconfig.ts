@@ -120,8 +120,7 @@ export async function resolveKubeCredentials(contextName?: string): Promise<Kube
     )
   }
   const ctx = config.contexts?.find((c) => c.name === name)?.context as
-    | { cluster: string; user: string; namespace?: string }
-    | undefined
+    { cluster: string; user: string; namespace?: string } | undefined
   if (!ctx) {
     throw new EnvironmentError(
       `kube context "${name}" does not exist: pass --kube-context with one of: ${available.join(', ') || 'none'}`,
@@ -130,20 +129,30 @@ export async function resolveKubeCredentials(contextName?: string): Promise<Kube
   }
   const cluster = config.clusters?.find((c) => c.name === ctx.cluster)?.cluster as RawCluster | undefined
   if (!cluster?.server) {
-    throw new EnvironmentError(`kube context "${name}" names cluster "${ctx.cluster}", which the kubeconfig lacks`, 'BAD_KUBECONFIG')
+    throw new EnvironmentError(
+      `kube context "${name}" names cluster "${ctx.cluster}", which the kubeconfig lacks`,
+      'BAD_KUBECONFIG',
+    )
   }
   const user = (config.users?.find((u) => u.name === ctx.user)?.user ?? {}) as RawUser
-  const rel = (kind: string, n: string, p: string) => (isAbsolute(p) ? p : join(dirs.get(`${kind}/${n}`) ?? '.', p))
+  const rel = (kind: string, n: string, p: string) =>
+    isAbsolute(p) ? p : join(dirs.get(`${kind}/${n}`) ?? '.', p)
 
-  const creds: KubeCredentials = { server: cluster.server.replace(/\/$/, ''), contextName: name, namespace: ctx.namespace }
+  const creds: KubeCredentials = {
+    server: cluster.server.replace(/\/$/, ''),
+    contextName: name,
+    namespace: ctx.namespace,
+  }
   if (cluster['certificate-authority-data']) creds.ca = b64(cluster['certificate-authority-data'])
-  else if (cluster['certificate-authority']) creds.ca = readFileSync(rel('clusters', ctx.cluster, cluster['certificate-authority']))
+  else if (cluster['certificate-authority'])
+    creds.ca = readFileSync(rel('clusters', ctx.cluster, cluster['certificate-authority']))
   creds.insecure = cluster['insecure-skip-tls-verify'] === true
 
   if (user.token) creds.token = user.token
   else if (user.tokenFile) creds.token = readFileSync(rel('users', ctx.user, user.tokenFile), 'utf8').trim()
   if (user['client-certificate-data']) creds.cert = b64(user['client-certificate-data'])
-  else if (user['client-certificate']) creds.cert = readFileSync(rel('users', ctx.user, user['client-certificate']))
+  else if (user['client-certificate'])
+    creds.cert = readFileSync(rel('users', ctx.user, user['client-certificate']))
   if (user['client-key-data']) creds.key = b64(user['client-key-data'])
   else if (user['client-key']) creds.key = readFileSync(rel('users', ctx.user, user['client-key']))
   if (user.exec) creds.token = await execToken(user.exec, name)

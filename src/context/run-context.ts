@@ -28,7 +28,12 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
   const memo = new Memo()
   const log = new CallLog()
   const aws = new Aws(
-    { region: options.region, profile: options.profile, endpoint: options.endpoint, maxAttempts: options.maxAttempts },
+    {
+      region: options.region,
+      profile: options.profile,
+      endpoint: options.endpoint,
+      maxAttempts: options.maxAttempts,
+    },
     limiter,
     memo,
     log,

@@ -27,7 +27,10 @@ export function resolveTarget(
     throw new InputError('which cluster? pass --cluster <name> (or set KARPCTL_CLUSTER)', 'MISSING_CLUSTER')
   }
   if (!/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(clusterName)) {
-    throw new InputError(`"${clusterName}" is not a valid EKS cluster name (letters, digits, - and _, up to 100)`, 'INVALID_CLUSTER')
+    throw new InputError(
+      `"${clusterName}" is not a valid EKS cluster name (letters, digits, - and _, up to 100)`,
+      'INVALID_CLUSTER',
+    )
   }
   if (!region) throw new InputError('which region? pass --region (or set AWS_REGION)', 'MISSING_REGION')
   return { clusterName, region }

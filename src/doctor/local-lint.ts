@@ -28,13 +28,20 @@ export async function lintLocal(valuesFiles: string[], terraformDir?: string): P
     const { lintTerraformDir } = await import('../lint/terraform.js')
     const tf = await lintTerraformDir(terraformDir)
     issues.push(...tf.issues)
-    sources.push(...(tf.releases.length > 0 ? tf.releases : [`${terraformDir} (no Karpenter helm_release found)`]))
+    sources.push(
+      ...(tf.releases.length > 0 ? tf.releases : [`${terraformDir} (no Karpenter helm_release found)`]),
+    )
     notes.push(...tf.notes)
   }
   const findings: Finding[] =
     issues.length > 0
       ? issues.map(toFinding)
-      : [{ status: 'pass', message: `every annotation, label and toleration value in ${sources.join(', ')} is a string` }]
+      : [
+          {
+            status: 'pass',
+            message: `every annotation, label and toleration value in ${sources.join(', ')} is a string`,
+          },
+        ]
   for (const note of notes) findings.push({ status: 'skipped', message: note })
   return [{ meta: tolerationValueTypes.meta, status: worst(findings.map((f) => f.status)), findings }]
 }

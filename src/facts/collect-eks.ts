@@ -34,7 +34,11 @@ export async function listClusters(aws: Aws): Promise<string[]> {
 }
 
 /** Access entries, described only for the principals doctor cares about (node roles). */
-export async function accessEntries(aws: Aws, cluster: string, principals: () => Promise<string[]>): Promise<AccessEntry[]> {
+export async function accessEntries(
+  aws: Aws,
+  cluster: string,
+  principals: () => Promise<string[]>,
+): Promise<AccessEntry[]> {
   const arns: string[] = []
   let nextToken: string | undefined
   do {
@@ -54,21 +58,34 @@ export async function accessEntries(aws: Aws, cluster: string, principals: () =>
         principalArn: arn,
       })
       const e = out.accessEntry
-      return { principalArn: arn, type: e?.type, kubernetesGroups: e?.kubernetesGroups ?? [], username: e?.username }
+      return {
+        principalArn: arn,
+        type: e?.type,
+        kubernetesGroups: e?.kubernetesGroups ?? [],
+        username: e?.username,
+      }
     }),
   )
 }
 
 export async function podIdentityAssociations(aws: Aws, cluster: string): Promise<PodIdentityAssociation[]> {
-  const out = await aws.call<eks.ListPodIdentityAssociationsCommandOutput>('eks', 'ListPodIdentityAssociations', {
-    clusterName: cluster,
-  })
+  const out = await aws.call<eks.ListPodIdentityAssociationsCommandOutput>(
+    'eks',
+    'ListPodIdentityAssociations',
+    {
+      clusterName: cluster,
+    },
+  )
   return Promise.all(
     (out.associations ?? []).map(async (a) => {
-      const d = await aws.call<eks.DescribePodIdentityAssociationCommandOutput>('eks', 'DescribePodIdentityAssociation', {
-        clusterName: cluster,
-        associationId: a.associationId,
-      })
+      const d = await aws.call<eks.DescribePodIdentityAssociationCommandOutput>(
+        'eks',
+        'DescribePodIdentityAssociation',
+        {
+          clusterName: cluster,
+          associationId: a.associationId,
+        },
+      )
       return {
         associationId: a.associationId ?? '',
         namespace: a.namespace ?? '',

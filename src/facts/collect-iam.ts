@@ -41,7 +41,11 @@ async function getRole(aws: Aws, name: string): Promise<IamRole | null> {
 }
 
 /** Reads a managed policy's default version; AWS-managed policies are read by name only unless asked. */
-async function attachedPolicies(aws: Aws, roleName: string, withDocuments: boolean): Promise<AttachedPolicy[]> {
+async function attachedPolicies(
+  aws: Aws,
+  roleName: string,
+  withDocuments: boolean,
+): Promise<AttachedPolicy[]> {
   const policies: iam.AttachedPolicy[] = []
   let marker: string | undefined
   do {
@@ -83,14 +87,21 @@ async function inlinePolicies(aws: Aws, roleName: string): Promise<InlinePolicy[
   } while (marker)
   return Promise.all(
     names.map(async (name) => {
-      const out = await aws.call<iam.GetRolePolicyCommandOutput>('iam', 'GetRolePolicy', { RoleName: roleName, PolicyName: name })
+      const out = await aws.call<iam.GetRolePolicyCommandOutput>('iam', 'GetRolePolicy', {
+        RoleName: roleName,
+        PolicyName: name,
+      })
       return { name, document: decode(out.PolicyDocument) }
     }),
   )
 }
 
 /** A role and its policies; the listings start together with GetRole, so they cost one round trip. */
-export async function roleFacts(aws: Aws, name: string, withDocuments: boolean): Promise<Read<RoleFacts | null>> {
+export async function roleFacts(
+  aws: Aws,
+  name: string,
+  withDocuments: boolean,
+): Promise<Read<RoleFacts | null>> {
   const [role, attached, inline] = await Promise.all([
     read(`iam:GetRole ${name}`, () => getRole(aws, name)),
     read(`iam:ListAttachedRolePolicies ${name}`, () => attachedPolicies(aws, name, withDocuments)),
@@ -112,9 +123,17 @@ export async function oidcProviders(aws: Aws): Promise<OidcProvider[]> {
 
 export async function instanceProfile(aws: Aws, name: string): Promise<InstanceProfile | null> {
   try {
-    const out = await aws.call<iam.GetInstanceProfileCommandOutput>('iam', 'GetInstanceProfile', { InstanceProfileName: name })
+    const out = await aws.call<iam.GetInstanceProfileCommandOutput>('iam', 'GetInstanceProfile', {
+      InstanceProfileName: name,
+    })
     const p = out.InstanceProfile
-    return p ? { name: p.InstanceProfileName ?? name, arn: p.Arn ?? '', roles: (p.Roles ?? []).map((r) => r.RoleName ?? '') } : null
+    return p
+      ? {
+          name: p.InstanceProfileName ?? name,
+          arn: p.Arn ?? '',
+          roles: (p.Roles ?? []).map((r) => r.RoleName ?? ''),
+        }
+      : null
   } catch (err) {
     if (isNotFound(err)) return null
     throw err
@@ -123,7 +142,9 @@ export async function instanceProfile(aws: Aws, name: string): Promise<InstanceP
 
 /** AWS names it AWSServiceRoleForEC2Spot; some emulators differ, so it is found by its path. */
 export async function spotServiceLinkedRole(aws: Aws): Promise<IamRole | null> {
-  const out = await aws.call<iam.ListRolesCommandOutput>('iam', 'ListRoles', { PathPrefix: '/aws-service-role/spot.amazonaws.com/' })
+  const out = await aws.call<iam.ListRolesCommandOutput>('iam', 'ListRoles', {
+    PathPrefix: '/aws-service-role/spot.amazonaws.com/',
+  })
   const role = out.Roles?.[0]
   return role ? toRole(role) : null
 }
@@ -147,7 +168,13 @@ export async function passRoleEvaluations(
       PolicySourceArn: controllerRoleArn,
       ActionNames: ['iam:PassRole'],
       ResourceArns: nodeRoleArns,
-      ContextEntries: [{ ContextKeyName: 'iam:PassedToService', ContextKeyType: 'string', ContextKeyValues: ['ec2.amazonaws.com'] }],
+      ContextEntries: [
+        {
+          ContextKeyName: 'iam:PassedToService',
+          ContextKeyType: 'string',
+          ContextKeyValues: ['ec2.amazonaws.com'],
+        },
+      ],
     })
     for (const r of sim.EvaluationResults ?? []) {
       const resource = r.EvalResourceName ?? ''
@@ -157,7 +184,12 @@ export async function passRoleEvaluations(
           action: 'iam:PassRole',
           resource,
           context,
-          decision: r.EvalDecision === 'allowed' ? 'allowed' : r.EvalDecision === 'explicitDeny' ? 'explicitDeny' : 'implicitDeny',
+          decision:
+            r.EvalDecision === 'allowed'
+              ? 'allowed'
+              : r.EvalDecision === 'explicitDeny'
+                ? 'explicitDeny'
+                : 'implicitDeny',
           method: 'simulator',
           matchedStatements: (r.MatchedStatements ?? []).map((s) => s.SourcePolicyId ?? ''),
         },
@@ -185,14 +217,25 @@ function localPassRole(
 ): Read<PermissionEvaluation> {
   if (!role.ok) return role
   if (!role.value) {
-    return { ok: false, error: { code: 'NoSuchEntity', kind: 'error', message: 'the controller role does not exist', read: 'iam:GetRole' } }
+    return {
+      ok: false,
+      error: {
+        code: 'NoSuchEntity',
+        kind: 'error',
+        message: 'the controller role does not exist',
+        read: 'iam:GetRole',
+      },
+    }
   }
   const { attached, inline } = role.value
   if (!attached.ok) return attached
   if (!inline.ok) return inline
   const unreadable = attached.value.find((p) => !p.document)
   if (unreadable?.documentError) return { ok: false, error: unreadable.documentError }
-  const docs = [...attached.value.map((p) => p.document as PolicyDocument), ...inline.value.map((p) => p.document)]
+  const docs = [
+    ...attached.value.map((p) => p.document as PolicyDocument),
+    ...inline.value.map((p) => p.document),
+  ]
   const result = evaluate(docs, { action: 'iam:PassRole', resource: arn, context })
   return {
     ok: true,

@@ -35,10 +35,14 @@ export async function rulesTargeting(aws: Aws, queueArn: string): Promise<EventR
   const names: string[] = []
   let nextToken: string | undefined
   do {
-    const out = await aws.call<eb.ListRuleNamesByTargetCommandOutput>('eventbridge', 'ListRuleNamesByTarget', {
-      TargetArn: queueArn,
-      ...(nextToken ? { NextToken: nextToken } : {}),
-    })
+    const out = await aws.call<eb.ListRuleNamesByTargetCommandOutput>(
+      'eventbridge',
+      'ListRuleNamesByTarget',
+      {
+        TargetArn: queueArn,
+        ...(nextToken ? { NextToken: nextToken } : {}),
+      },
+    )
     names.push(...(out.RuleNames ?? []))
     nextToken = out.NextToken
   } while (nextToken)

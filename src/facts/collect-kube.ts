@@ -29,8 +29,16 @@ interface RawSecret {
   data?: { release?: string }
 }
 
-const KARPENTER_CRDS = ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws']
-const LEGACY_CRDS = ['provisioners.karpenter.sh', 'awsnodetemplates.karpenter.k8s.aws', 'machines.karpenter.sh']
+const KARPENTER_CRDS = [
+  'nodepools.karpenter.sh',
+  'nodeclaims.karpenter.sh',
+  'ec2nodeclasses.karpenter.k8s.aws',
+]
+const LEGACY_CRDS = [
+  'provisioners.karpenter.sh',
+  'awsnodetemplates.karpenter.k8s.aws',
+  'machines.karpenter.sh',
+]
 
 /** Finds the Karpenter release in any namespace: the newest revision of a release whose chart is `karpenter`. */
 export async function findRelease(kube: KubeClient): Promise<HelmRelease | null> {
@@ -68,7 +76,9 @@ export async function deploymentOf(kube: KubeClient, r: HelmRelease): Promise<De
 }
 
 function toDeployment(d: RawDeployment): Deployment {
-  const controller = d.spec?.template?.spec?.containers?.find((c) => c.name === 'controller') ?? d.spec?.template?.spec?.containers?.[0]
+  const controller =
+    d.spec?.template?.spec?.containers?.find((c) => c.name === 'controller') ??
+    d.spec?.template?.spec?.containers?.[0]
   const env: Record<string, string> = {}
   for (const e of controller?.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value
   return {
@@ -109,24 +119,29 @@ interface RawPod {
   spec?: { nodeName?: string }
   status?: {
     phase?: string
-    containerStatuses?: { name: string; restartCount?: number; ready?: boolean; state?: { waiting?: { reason?: string } } }[]
+    containerStatuses?: {
+      name: string
+      restartCount?: number
+      ready?: boolean
+      state?: { waiting?: { reason?: string } }
+    }[]
   }
 }
 
 export async function podsOf(kube: KubeClient, r: HelmRelease): Promise<Pod[]> {
-  const list = await kube.get<List<RawPod>>(`/api/v1/namespaces/${r.namespace}/pods?labelSelector=${selectorFor(r)}`)
+  const list = await kube.get<List<RawPod>>(
+    `/api/v1/namespaces/${r.namespace}/pods?labelSelector=${selectorFor(r)}`,
+  )
   return (list?.items ?? []).map((p) => ({
     metadata: pickMeta(p.metadata),
     nodeName: p.spec?.nodeName,
     phase: p.status?.phase,
-    containerStatuses: (p.status?.containerStatuses ?? []).map(
-      (c): ContainerStatus => ({
-        name: c.name,
-        restartCount: c.restartCount ?? 0,
-        ready: c.ready ?? false,
-        waitingReason: c.state?.waiting?.reason,
-      }),
-    ),
+    containerStatuses: (p.status?.containerStatuses ?? []).map((c): ContainerStatus => ({
+      name: c.name,
+      restartCount: c.restartCount ?? 0,
+      ready: c.ready ?? false,
+      waitingReason: c.state?.waiting?.reason,
+    })),
   }))
 }
 
@@ -143,7 +158,9 @@ export async function nodes(kube: KubeClient): Promise<KubeNode[]> {
     labels: n.metadata.labels ?? {},
     taints: n.spec?.taints ?? [],
     ready: n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-    karpenter: Boolean(n.metadata.labels?.['karpenter.sh/nodepool'] ?? n.metadata.labels?.['karpenter.sh/provisioner-name']),
+    karpenter: Boolean(
+      n.metadata.labels?.['karpenter.sh/nodepool'] ?? n.metadata.labels?.['karpenter.sh/provisioner-name'],
+    ),
     kubeletVersion: n.status?.nodeInfo?.kubeletVersion,
   }))
 }
@@ -160,12 +177,20 @@ function pickMeta(meta: ObjectMeta): ObjectMeta {
 
 export async function nodePools(kube: KubeClient): Promise<NodePool[]> {
   const list = await kube.get<List<NodePool>>('/apis/karpenter.sh/v1/nodepools')
-  return (list?.items ?? []).map((np) => ({ metadata: pickMeta(np.metadata), spec: np.spec, status: np.status }))
+  return (list?.items ?? []).map((np) => ({
+    metadata: pickMeta(np.metadata),
+    spec: np.spec,
+    status: np.status,
+  }))
 }
 
 export async function nodeClasses(kube: KubeClient): Promise<EC2NodeClass[]> {
   const list = await kube.get<List<EC2NodeClass>>('/apis/karpenter.k8s.aws/v1/ec2nodeclasses')
-  return (list?.items ?? []).map((nc) => ({ metadata: pickMeta(nc.metadata), spec: nc.spec, status: nc.status }))
+  return (list?.items ?? []).map((nc) => ({
+    metadata: pickMeta(nc.metadata),
+    spec: nc.spec,
+    status: nc.status,
+  }))
 }
 
 interface RawCrd {
@@ -188,7 +213,9 @@ export async function crds(kube: KubeClient): Promise<CustomResourceDefinition[]
       storageVersion: c.spec.versions.find((v) => v.storage)?.name,
       labels: c.metadata.labels ?? {},
       annotations: Object.fromEntries(
-        Object.entries(c.metadata.annotations ?? {}).filter(([k]) => k !== 'kubectl.kubernetes.io/last-applied-configuration'),
+        Object.entries(c.metadata.annotations ?? {}).filter(
+          ([k]) => k !== 'kubectl.kubernetes.io/last-applied-configuration',
+        ),
       ),
     }))
 }
@@ -207,16 +234,27 @@ export async function legacyObjects(kube: KubeClient, crdList: CustomResourceDef
 }
 
 export async function awsAuth(kube: KubeClient): Promise<AwsAuthMapping[] | null> {
-  const cm = await kube.get<{ data?: { mapRoles?: string } }>('/api/v1/namespaces/kube-system/configmaps/aws-auth')
+  const cm = await kube.get<{ data?: { mapRoles?: string } }>(
+    '/api/v1/namespaces/kube-system/configmaps/aws-auth',
+  )
   if (!cm) return null
-  const roles = (parse(cm.data?.mapRoles ?? '') ?? []) as { rolearn?: string; username?: string; groups?: string[] }[]
+  const roles = (parse(cm.data?.mapRoles ?? '') ?? []) as {
+    rolearn?: string
+    username?: string
+    groups?: string[]
+  }[]
   return roles
     .filter((r) => typeof r.rolearn === 'string')
     .map((r) => ({ rolearn: r.rolearn as string, username: r.username, groups: r.groups ?? [] }))
 }
 
 export async function webhooks(kube: KubeClient): Promise<ValidatingWebhook[]> {
-  type Raw = { webhooks?: { name: string; clientConfig?: { service?: { namespace?: string; name?: string; port?: number } } }[] }
+  type Raw = {
+    webhooks?: {
+      name: string
+      clientConfig?: { service?: { namespace?: string; name?: string; port?: number } }
+    }[]
+  }
   const [validating, mutating] = await Promise.all([
     kube.get<List<Raw>>('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations'),
     kube.get<List<Raw>>('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations'),
@@ -246,34 +284,50 @@ export async function collectKube(kube: KubeClient): Promise<Facts['kube']> {
     if (!r.ok) return r
     return read(label, async () => (r.value ? fn(r.value) : none))
   }
-  const [release, serviceAccount, deployment, pods, nodeList, pools, classes, crdList, auth, hooks, legacy, version] =
-    await Promise.all([
-      releaseP,
-      dependent(
-        'kubernetes: controller ServiceAccount',
-        async (r) => {
-          const configured = (r.computedValues.serviceAccount as { name?: string } | undefined)?.name
-          const name = r.renderedServiceAccount?.name ?? (configured || r.name)
-          return serviceAccountOf(kube, r.namespace, name)
-        },
-        null,
-      ),
-      // Without a release (installed by manifests, or half removed) the controller may still run: find it by label.
-      releaseP.then((r) =>
-        r.ok
-          ? read('kubernetes: controller Deployment', () => (r.value ? deploymentOf(kube, r.value) : anyKarpenterDeployment(kube)))
-          : r,
-      ),
-      dependent('kubernetes: controller pods', (r) => podsOf(kube, r), [] as Pod[]),
-      read('kubernetes: nodes', () => nodes(kube)),
-      read('kubernetes: NodePools', () => nodePools(kube)),
-      read('kubernetes: EC2NodeClasses', () => nodeClasses(kube)),
-      crdsP,
-      read('kubernetes: kube-system/aws-auth', () => awsAuth(kube)),
-      read('kubernetes: webhook configurations', () => webhooks(kube)),
-      crdsP.then((c) => (c.ok ? read('kubernetes: legacy Provisioners', () => legacyObjects(kube, c.value)) : c)),
-      read('kubernetes: server version', () => serverVersion(kube)),
-    ])
+  const [
+    release,
+    serviceAccount,
+    deployment,
+    pods,
+    nodeList,
+    pools,
+    classes,
+    crdList,
+    auth,
+    hooks,
+    legacy,
+    version,
+  ] = await Promise.all([
+    releaseP,
+    dependent(
+      'kubernetes: controller ServiceAccount',
+      async (r) => {
+        const configured = (r.computedValues.serviceAccount as { name?: string } | undefined)?.name
+        const name = r.renderedServiceAccount?.name ?? (configured || r.name)
+        return serviceAccountOf(kube, r.namespace, name)
+      },
+      null,
+    ),
+    // Without a release (installed by manifests, or half removed) the controller may still run: find it by label.
+    releaseP.then((r) =>
+      r.ok
+        ? read('kubernetes: controller Deployment', () =>
+            r.value ? deploymentOf(kube, r.value) : anyKarpenterDeployment(kube),
+          )
+        : r,
+    ),
+    dependent('kubernetes: controller pods', (r) => podsOf(kube, r), [] as Pod[]),
+    read('kubernetes: nodes', () => nodes(kube)),
+    read('kubernetes: NodePools', () => nodePools(kube)),
+    read('kubernetes: EC2NodeClasses', () => nodeClasses(kube)),
+    crdsP,
+    read('kubernetes: kube-system/aws-auth', () => awsAuth(kube)),
+    read('kubernetes: webhook configurations', () => webhooks(kube)),
+    crdsP.then((c) =>
+      c.ok ? read('kubernetes: legacy Provisioners', () => legacyObjects(kube, c.value)) : c,
+    ),
+    read('kubernetes: server version', () => serverVersion(kube)),
+  ])
   return {
     release,
     serviceAccount,

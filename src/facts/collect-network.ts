@@ -3,7 +3,8 @@ import type * as ec2 from '@aws-sdk/client-ec2'
 import type { Aws } from '../context/aws.js'
 import type { SecurityGroup, SelectorTerm, SgPermission, Subnet } from './types.js'
 
-const tagsOf = (tags: ec2.Tag[] | undefined) => Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']))
+const tagsOf = (tags: ec2.Tag[] | undefined) =>
+  Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']))
 
 /** EC2 filters for one selector term: terms are ORed by Karpenter, the keys within a term ANDed. */
 function filtersFor(term: SelectorTerm, idField: string): { ids?: string[]; filters: ec2.Filter[] } {
@@ -17,7 +18,11 @@ function filtersFor(term: SelectorTerm, idField: string): { ids?: string[]; filt
 
 async function describeSubnets(aws: Aws, term: SelectorTerm): Promise<Subnet[]> {
   const { ids, filters } = filtersFor(term, 'tag:Name')
-  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', ids ? { SubnetIds: ids } : { Filters: filters })
+  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>(
+    'ec2',
+    'DescribeSubnets',
+    ids ? { SubnetIds: ids } : { Filters: filters },
+  )
   return (out.Subnets ?? []).map((s) => ({
     id: s.SubnetId ?? '',
     vpcId: s.VpcId ?? '',
@@ -34,15 +39,13 @@ export function toSecurityGroup(g: ec2.SecurityGroup): SecurityGroup {
     name: g.GroupName ?? '',
     vpcId: g.VpcId ?? '',
     tags: tagsOf(g.Tags),
-    ingress: (g.IpPermissions ?? []).map(
-      (p): SgPermission => ({
-        protocol: p.IpProtocol ?? '-1',
-        fromPort: p.FromPort,
-        toPort: p.ToPort,
-        cidrs: (p.IpRanges ?? []).map((r) => r.CidrIp ?? ''),
-        sourceGroupIds: (p.UserIdGroupPairs ?? []).map((u) => u.GroupId ?? ''),
-      }),
-    ),
+    ingress: (g.IpPermissions ?? []).map((p): SgPermission => ({
+      protocol: p.IpProtocol ?? '-1',
+      fromPort: p.FromPort,
+      toPort: p.ToPort,
+      cidrs: (p.IpRanges ?? []).map((r) => r.CidrIp ?? ''),
+      sourceGroupIds: (p.UserIdGroupPairs ?? []).map((u) => u.GroupId ?? ''),
+    })),
   }
 }
 
@@ -67,13 +70,17 @@ export async function securityGroupsFor(aws: Aws, terms: SelectorTerm[]): Promis
 }
 
 export async function securityGroupById(aws: Aws, id: string): Promise<SecurityGroup | null> {
-  const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', { GroupIds: [id] })
+  const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
+    GroupIds: [id],
+  })
   const g = out.SecurityGroups?.[0]
   return g ? toSecurityGroup(g) : null
 }
 
 /** The cluster's VPC, from the EKS answer or (emulators omit it) from its first subnet. */
 export async function vpcOfSubnet(aws: Aws, subnetId: string): Promise<string | undefined> {
-  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', { SubnetIds: [subnetId] })
+  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', {
+    SubnetIds: [subnetId],
+  })
   return out.Subnets?.[0]?.VpcId
 }

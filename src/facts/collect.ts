@@ -38,7 +38,9 @@ async function requireCluster(ctx: RunContext) {
 function annotatedRoleArn(release: HelmRelease | null, sa: ServiceAccount | null): string | undefined {
   const live = sa?.metadata.annotations?.[ROLE_ARN_ANNOTATION]
   if (live) return live
-  const values = (release?.computedValues.serviceAccount as { annotations?: Record<string, unknown> } | undefined)?.annotations
+  const values = (
+    release?.computedValues.serviceAccount as { annotations?: Record<string, unknown> } | undefined
+  )?.annotations
   const v = values?.[ROLE_ARN_ANNOTATION]
   return typeof v === 'string' && v ? v : undefined
 }
@@ -73,10 +75,14 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   // Reads that need neither the caller identity nor the cluster description start with them: with Pod
   // Identity, the association lookup (list → describe) is on the way to the controller role.
   const oidcP = early(read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws)))
-  const spotP = early(read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws)))
+  const spotP = early(
+    read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws)),
+  )
   const addonsP = early(read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName)))
   const podIdP = early(
-    read(`eks:ListPodIdentityAssociations ${clusterName}`, () => eksReads.podIdentityAssociations(aws, clusterName)),
+    read(`eks:ListPodIdentityAssociations ${clusterName}`, () =>
+      eksReads.podIdentityAssociations(aws, clusterName),
+    ),
   )
   const helmRegistryP = early(read('local: Helm registry config', () => helmRegistryConfig()))
   const [who, cluster] = await Promise.all([whoP, clusterP])
@@ -90,7 +96,10 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   // Node roles: spec.role directly, spec.instanceProfile through the profile's roles.
   const profileNames = unique(nodeClasses.map((nc) => nc.spec.instanceProfile ?? ''))
   const profileReads = Object.fromEntries(
-    profileNames.map((n) => [n, early(read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n)))]),
+    profileNames.map((n) => [
+      n,
+      early(read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n))),
+    ]),
   )
   const nodeRoleNamesP = early(
     Promise.all(Object.values(profileReads)).then((profiles) =>
@@ -130,7 +139,9 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     entries.map(([n, r]) => (r.ok && r.value ? r.value.role.arn : arnOf(n))),
   )
   const passRoleP = controllerArn
-    ? nodeRoleArnsP.then((arns) => iamReads.passRoleEvaluations(aws, controllerArn, arns, () => controllerRoleP))
+    ? nodeRoleArnsP.then((arns) =>
+        iamReads.passRoleEvaluations(aws, controllerArn, arns, () => controllerRoleP),
+      )
     : Promise.resolve({})
   // EKS rejects every access-entry call on a CONFIG_MAP cluster (InvalidRequestException): none can exist.
   const configMapOnly = cluster.ok && cluster.value?.authenticationMode === 'CONFIG_MAP'
@@ -141,49 +152,68 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       )
 
   const perNodeClass = <T>(fn: (nc: EC2NodeClass) => Promise<T>, label: string) =>
-    Promise.all(nodeClasses.map(async (nc) => [nc.metadata.name, await read(`${label} for EC2NodeClass ${nc.metadata.name}`, () => fn(nc))] as const)).then(
-      (entries) => Object.fromEntries(entries),
-    )
-  const subnetsP = perNodeClass((nc) => subnetsFor(aws, nc.spec.subnetSelectorTerms ?? []), 'ec2:DescribeSubnets')
-  const sgsP = perNodeClass((nc) => securityGroupsFor(aws, nc.spec.securityGroupSelectorTerms ?? []), 'ec2:DescribeSecurityGroups')
+    Promise.all(
+      nodeClasses.map(
+        async (nc) =>
+          [
+            nc.metadata.name,
+            await read(`${label} for EC2NodeClass ${nc.metadata.name}`, () => fn(nc)),
+          ] as const,
+      ),
+    ).then((entries) => Object.fromEntries(entries))
+  const subnetsP = perNodeClass(
+    (nc) => subnetsFor(aws, nc.spec.subnetSelectorTerms ?? []),
+    'ec2:DescribeSubnets',
+  )
+  const sgsP = perNodeClass(
+    (nc) => securityGroupsFor(aws, nc.spec.securityGroupSelectorTerms ?? []),
+    'ec2:DescribeSecurityGroups',
+  )
 
   const clusterValue = cluster.ok ? cluster.value : null
   const clusterSgId = clusterValue?.clusterSecurityGroupId ?? clusterValue?.securityGroupIds[0]
   const clusterSgP = clusterSgId
     ? read(`ec2:DescribeSecurityGroups ${clusterSgId}`, () => securityGroupById(aws, clusterSgId))
-    : Promise.resolve(
-        cluster.ok ? okRead(null) : (cluster as Read<null>),
-      )
+    : Promise.resolve(cluster.ok ? okRead(null) : (cluster as Read<null>))
   const vpcP =
     clusterValue && !clusterValue.vpcId && clusterValue.subnetIds[0]
       ? vpcOfSubnet(aws, clusterValue.subnetIds[0]).catch(() => undefined)
       : Promise.resolve(clusterValue?.vpcId)
 
   const qName = queueName(release)
-  const queueArn = qName ? `arn:${who.partition}:sqs:${ctx.options.region}:${who.accountId}:${qName}` : undefined
-  const queueP = qName ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName)) : Promise.resolve(okRead(null))
+  const queueArn = qName
+    ? `arn:${who.partition}:sqs:${ctx.options.region}:${who.accountId}:${qName}`
+    : undefined
+  const queueP = qName
+    ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName))
+    : Promise.resolve(okRead(null))
   const rulesP = queueArn
     ? read(`events:ListRuleNamesByTarget ${queueArn}`, () => rulesTargeting(aws, queueArn))
     : Promise.resolve(okRead([]))
 
-  const [controllerRole, nodeRoles, passRole, access, subnets, sgs, clusterSg, vpcId, q, rules, profiles] = await Promise.all([
-    controllerRoleP,
-    nodeRolesP,
-    passRoleP,
-    accessP,
-    subnetsP,
-    sgsP,
-    clusterSgP,
-    vpcP,
-    queueP,
-    rulesP,
-    Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
-  ])
+  const [controllerRole, nodeRoles, passRole, access, subnets, sgs, clusterSg, vpcId, q, rules, profiles] =
+    await Promise.all([
+      controllerRoleP,
+      nodeRolesP,
+      passRoleP,
+      accessP,
+      subnetsP,
+      sgsP,
+      clusterSgP,
+      vpcP,
+      queueP,
+      rulesP,
+      Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
+    ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
 
   const notes: string[] = []
-  if (clusterValue?.endpoint && ctx.kube.server.replace(/\/$/, '').toLowerCase() !== clusterValue.endpoint.replace(/\/$/, '').toLowerCase()) {
+  if (
+    clusterValue?.endpoint &&
+    ctx.kube.server.replace(/\/$/, '').toLowerCase() !==
+      clusterValue.endpoint.replace(/\/$/, '').toLowerCase()
+  ) {
     notes.push(
       `kube context "${ctx.kube.creds.contextName}" points at ${ctx.kube.server}, not at EKS cluster ${clusterName} (${clusterValue.endpoint}): Kubernetes facts may be of another cluster; pass --kube-context`,
     )

@@ -9,14 +9,18 @@ interface RawRelease {
   namespace: string
   version: number
   info?: { status?: string }
-  chart?: { metadata?: { name?: string; version?: string; appVersion?: string }; values?: Record<string, unknown> }
+  chart?: {
+    metadata?: { name?: string; version?: string; appVersion?: string }
+    values?: Record<string, unknown>
+  }
   config?: Record<string, unknown> | null
   manifest?: string
 }
 
 export function decodeReleaseData(data: string): RawRelease {
   const inner = Buffer.from(Buffer.from(data, 'base64').toString('utf8'), 'base64')
-  const json = inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner).toString('utf8') : inner.toString('utf8')
+  const json =
+    inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner).toString('utf8') : inner.toString('utf8')
   return JSON.parse(json) as RawRelease
 }
 
@@ -25,10 +29,14 @@ export function encodeReleaseData(release: object): string {
   return Buffer.from(gzipSync(Buffer.from(JSON.stringify(release))).toString('base64')).toString('base64')
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** Helm's coalescing: user values override chart defaults key by key; null deletes a default. */
-export function mergeValues(defaults: Record<string, unknown>, user: Record<string, unknown>): Record<string, unknown> {
+export function mergeValues(
+  defaults: Record<string, unknown>,
+  user: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...defaults }
   for (const [k, v] of Object.entries(user)) {
     if (v === null) delete out[k]
@@ -59,7 +67,10 @@ export function toHelmRelease(raw: RawRelease): HelmRelease {
 /** The ServiceAccount as the chart rendered it: its annotations keep the YAML types Helm wrote. */
 function renderedServiceAccount(manifest: string): HelmRelease['renderedServiceAccount'] {
   for (const doc of parseAllDocuments(manifest)) {
-    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; annotations?: Record<string, unknown> } } | null
+    const obj = doc.toJS() as {
+      kind?: string
+      metadata?: { name?: string; annotations?: Record<string, unknown> }
+    } | null
     if (obj?.kind === 'ServiceAccount' && obj.metadata?.name) {
       return { name: obj.metadata.name, annotations: obj.metadata.annotations ?? {} }
     }

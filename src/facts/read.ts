@@ -15,7 +15,8 @@ export async function read<T>(label: string, fn: () => Promise<T>): Promise<Read
 
 export function failureOf(err: unknown, label: string): ReadFailure {
   if (err instanceof KubeApiError) {
-    const kind = err.status === 403 || err.status === 401 ? 'denied' : err.status === 429 ? 'throttled' : 'error'
+    const kind =
+      err.status === 403 || err.status === 401 ? 'denied' : err.status === 429 ? 'throttled' : 'error'
     return { code: err.reason, kind, message: err.message, read: label }
   }
   return toReadFailure(err, label)

@@ -25,7 +25,10 @@ function walk(value: unknown, key: string): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, ''))
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, secretKey.test(k) && v && typeof v === 'object' ? redactAll(v) : walk(v, k)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        secretKey.test(k) && v && typeof v === 'object' ? redactAll(v) : walk(v, k),
+      ]),
     )
   }
   return value
@@ -34,6 +37,7 @@ function walk(value: unknown, key: string): unknown {
 /** Everything below a secret-named key goes, keeping only the shape. */
 function redactAll(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactAll)
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactAll(v)]))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactAll(v)]))
   return REDACTED
 }

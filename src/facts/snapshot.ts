@@ -17,7 +17,9 @@ export async function loadSnapshot(path: string): Promise<Facts> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     throw new InputError(
-      code === 'ENOENT' ? `snapshot ${path} does not exist: check the path` : `cannot read snapshot ${path}: ${code ?? String(err)}`,
+      code === 'ENOENT'
+        ? `snapshot ${path} does not exist: check the path`
+        : `cannot read snapshot ${path}: ${code ?? String(err)}`,
       'SNAPSHOT_UNREADABLE',
     )
   }
@@ -43,7 +45,10 @@ export function parseSnapshot(text: string, path: string): Facts {
   }
   const missing = SECTIONS.filter((s) => !facts[s] || typeof facts[s] !== 'object')
   if (missing.length > 0) {
-    throw new InputError(`snapshot ${path} is incomplete (missing ${missing.join(', ')}): save a new one`, 'SNAPSHOT_CORRUPT')
+    throw new InputError(
+      `snapshot ${path} is incomplete (missing ${missing.join(', ')}): save a new one`,
+      'SNAPSHOT_CORRUPT',
+    )
   }
   return facts as Facts
 }

@@ -35,7 +35,11 @@ export function renderHuman(results: CheckResult[], facts: Facts | null, options
   const out: string[] = []
   if (facts) {
     const m = facts.meta
-    out.push(s.bold(`karpctl doctor — cluster ${m.clusterName} (${m.region}${m.accountId ? `, account ${m.accountId}` : ''})`))
+    out.push(
+      s.bold(
+        `karpctl doctor — cluster ${m.clusterName} (${m.region}${m.accountId ? `, account ${m.accountId}` : ''})`,
+      ),
+    )
     for (const n of m.notes) out.push(s.yellow(`! ${n}`))
     out.push('')
   }

@@ -20,7 +20,13 @@ export function jsonReport(results: CheckResult[], facts: Facts | null) {
 }
 
 const sarifLevel = (r: CheckResult, f: Finding) =>
-  f.status === 'fail' ? (r.meta.severity === 'error' ? 'error' : 'warning') : f.status === 'warn' ? 'warning' : 'note'
+  f.status === 'fail'
+    ? r.meta.severity === 'error'
+      ? 'error'
+      : 'warning'
+    : f.status === 'warn'
+      ? 'warning'
+      : 'note'
 
 export function sarifReport(results: CheckResult[], catalog: Check[], version: string): string {
   const sarif = {
@@ -61,7 +67,12 @@ export function sarifReport(results: CheckResult[], catalog: Check[], version: s
 }
 
 const xml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
 
 export function junitReport(results: CheckResult[], facts: Facts | null): string {
   const c = countResults(results)
@@ -76,7 +87,9 @@ export function junitReport(results: CheckResult[], facts: Facts | null): string
       return `${open}\n      <failure message="${xml(r.findings.find((f) => f.status === 'fail')?.message ?? '')}">${xml(body)}</failure>\n    </testcase>`
     if (r.status === 'skipped' || r.status === 'unknown')
       return `${open}\n      <skipped message="${xml(`${r.status}: ${r.findings[0]?.message ?? ''}`)}"/>\n    </testcase>`
-    return body ? `${open}\n      <system-out>${xml(body)}</system-out>\n    </testcase>` : `${open}</testcase>`
+    return body
+      ? `${open}\n      <system-out>${xml(body)}</system-out>\n    </testcase>`
+      : `${open}</testcase>`
   })
   const failures = results.filter((r) => r.status === 'fail' && r.meta.severity === 'error').length
   return [
@@ -96,15 +109,20 @@ export function markdownReport(results: CheckResult[], facts: Facts | null): str
   lines.push('| | check | status | finding |', '|---|---|---|---|')
   for (const r of results) {
     const first = r.findings.find((f) => f.status === r.status) ?? r.findings[0]
-    lines.push(`| ${mdSymbol[r.status]} | \`${r.meta.id}\` | ${r.status} | ${(first?.message ?? '').replace(/\|/g, '\\|')} |`)
+    lines.push(
+      `| ${mdSymbol[r.status]} | \`${r.meta.id}\` | ${r.status} | ${(first?.message ?? '').replace(/\|/g, '\\|')} |`,
+    )
   }
-  const fixes = results.flatMap((r) => r.findings.filter((f) => f.fix && (f.status === 'fail' || f.status === 'warn')).map((f) => ({ r, f })))
+  const fixes = results.flatMap((r) =>
+    r.findings.filter((f) => f.fix && (f.status === 'fail' || f.status === 'warn')).map((f) => ({ r, f })),
+  )
   if (fixes.length > 0) {
     lines.push('', '## Fixes', '')
     for (const { r, f } of fixes) {
       lines.push(`### \`${r.meta.id}\`: ${f.fix!.summary}`, '', f.message, '')
       if (f.fix!.commands?.length) lines.push('```sh', ...f.fix!.commands, '```', '')
-      if (f.fix!.snippet) lines.push(`\`\`\`${f.fix!.snippet.language}`, f.fix!.snippet.text.trimEnd(), '```', '')
+      if (f.fix!.snippet)
+        lines.push(`\`\`\`${f.fix!.snippet.language}`, f.fix!.snippet.text.trimEnd(), '```', '')
     }
   }
   lines.push('', `_${countLine(results)}_`)

@@ -8,7 +8,10 @@ export interface Style {
   cyan(s: string): string
 }
 
-export function useColor(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+export function useColor(
+  stream: { isTTY?: boolean } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0'
   if (env.TERM === 'dumb') return false
@@ -16,7 +19,8 @@ export function useColor(stream: { isTTY?: boolean } = process.stdout, env: Node
 }
 
 export function style(color: boolean): Style {
-  const wrap = (open: number, close: number) => (s: string) => (color ? `\u001b[${open}m${s}\u001b[${close}m` : s)
+  const wrap = (open: number, close: number) => (s: string) =>
+    color ? `\u001b[${open}m${s}\u001b[${close}m` : s
   return {
     red: wrap(31, 39),
     green: wrap(32, 39),

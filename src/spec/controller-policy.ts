@@ -27,9 +27,14 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
     [`aws:RequestTag/kubernetes.io/cluster/${p.clusterName}`]: 'owned',
     'aws:RequestTag/eks:eks-cluster-name': p.clusterName,
   }
-  const taggedResources = ['fleet', 'instance', 'volume', 'network-interface', 'launch-template', 'spot-instances-request'].map(
-    (t) => ec2(t),
-  )
+  const taggedResources = [
+    'fleet',
+    'instance',
+    'volume',
+    'network-interface',
+    'launch-template',
+    'spot-instances-request',
+  ].map((t) => ec2(t))
   const instanceProfiles = `arn:${p.partition}:iam::${p.accountId}:instance-profile/*`
   const clusterArn = `arn:${p.partition}:eks:${p.region}:${p.accountId}:cluster/${p.clusterName}`
   const regionTag = { 'aws:ResourceTag/topology.kubernetes.io/region': p.region }
@@ -68,7 +73,10 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
       Resource: taggedResources,
       Action: 'ec2:CreateTags',
       Condition: {
-        StringEquals: { ...requestOwned, 'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'] },
+        StringEquals: {
+          ...requestOwned,
+          'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'],
+        },
         StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
       },
     },
@@ -81,7 +89,9 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
         StringEquals: clusterOwned,
         StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
         StringEqualsIfExists: { 'aws:RequestTag/eks:eks-cluster-name': p.clusterName },
-        'ForAllValues:StringEquals': { 'aws:TagKeys': ['eks:eks-cluster-name', 'karpenter.sh/nodeclaim', 'Name'] },
+        'ForAllValues:StringEquals': {
+          'aws:TagKeys': ['eks:eks-cluster-name', 'karpenter.sh/nodeclaim', 'Name'],
+        },
       },
     },
     {
@@ -133,7 +143,11 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
       Sid: 'AllowScopedInstanceProfileActions',
       Effect: 'Allow',
       Resource: instanceProfiles,
-      Action: ['iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile'],
+      Action: [
+        'iam:AddRoleToInstanceProfile',
+        'iam:RemoveRoleFromInstanceProfile',
+        'iam:DeleteInstanceProfile',
+      ],
       Condition: {
         StringEquals: { ...clusterOwned, ...regionTag },
         StringLike: { 'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': '*' },
@@ -142,7 +156,12 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
   ]
 
   const eksIntegration: PolicyStatement[] = [
-    { Sid: 'AllowAPIServerEndpointDiscovery', Effect: 'Allow', Resource: clusterArn, Action: 'eks:DescribeCluster' },
+    {
+      Sid: 'AllowAPIServerEndpointDiscovery',
+      Effect: 'Allow',
+      Resource: clusterArn,
+      Action: 'eks:DescribeCluster',
+    },
   ]
 
   const interruption: PolicyStatement[] = [
@@ -191,25 +210,58 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
       Action: 'ssm:GetParameter',
     },
     { Sid: 'AllowPricingReadActions', Effect: 'Allow', Resource: '*', Action: 'pricing:GetProducts' },
-    { Sid: 'AllowUnscopedInstanceProfileListAction', Effect: 'Allow', Resource: '*', Action: 'iam:ListInstanceProfiles' },
-    { Sid: 'AllowInstanceProfileReadActions', Effect: 'Allow', Resource: instanceProfiles, Action: 'iam:GetInstanceProfile' },
+    {
+      Sid: 'AllowUnscopedInstanceProfileListAction',
+      Effect: 'Allow',
+      Resource: '*',
+      Action: 'iam:ListInstanceProfiles',
+    },
+    {
+      Sid: 'AllowInstanceProfileReadActions',
+      Effect: 'Allow',
+      Resource: instanceProfiles,
+      Action: 'iam:GetInstanceProfile',
+    },
   ]
 
   const doc = (Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
   const c = p.clusterName
   return [
-    { key: 'NodeLifecyclePolicy', name: `KarpenterControllerNodeLifecyclePolicy-${c}`, document: doc(nodeLifecycle) },
-    { key: 'IAMIntegrationPolicy', name: `KarpenterControllerIAMIntegrationPolicy-${c}`, document: doc(iamIntegration) },
-    { key: 'EKSIntegrationPolicy', name: `KarpenterControllerEKSIntegrationPolicy-${c}`, document: doc(eksIntegration) },
-    { key: 'InterruptionPolicy', name: `KarpenterControllerInterruptionPolicy-${c}`, document: doc(interruption) },
+    {
+      key: 'NodeLifecyclePolicy',
+      name: `KarpenterControllerNodeLifecyclePolicy-${c}`,
+      document: doc(nodeLifecycle),
+    },
+    {
+      key: 'IAMIntegrationPolicy',
+      name: `KarpenterControllerIAMIntegrationPolicy-${c}`,
+      document: doc(iamIntegration),
+    },
+    {
+      key: 'EKSIntegrationPolicy',
+      name: `KarpenterControllerEKSIntegrationPolicy-${c}`,
+      document: doc(eksIntegration),
+    },
+    {
+      key: 'InterruptionPolicy',
+      name: `KarpenterControllerInterruptionPolicy-${c}`,
+      document: doc(interruption),
+    },
     { key: 'ZonalShiftPolicy', name: `KarpenterControllerZonalShiftPolicy-${c}`, document: doc(zonalShift) },
-    { key: 'ResourceDiscoveryPolicy', name: `KarpenterControllerResourceDiscoveryPolicy-${c}`, document: doc(resourceDiscovery) },
+    {
+      key: 'ResourceDiscoveryPolicy',
+      name: `KarpenterControllerResourceDiscoveryPolicy-${c}`,
+      document: doc(resourceDiscovery),
+    },
   ]
 }
 
 /** Karpenter's node role managed policies; SSM core is advice (needed for Session Manager, not to join). */
 export const NODE_MANAGED_POLICIES = ['AmazonEKS_CNI_Policy', 'AmazonEKSWorkerNodePolicy'] as const
-export const NODE_ECR_POLICIES = ['AmazonEC2ContainerRegistryPullOnly', 'AmazonEC2ContainerRegistryReadOnly'] as const
+export const NODE_ECR_POLICIES = [
+  'AmazonEC2ContainerRegistryPullOnly',
+  'AmazonEC2ContainerRegistryReadOnly',
+] as const
 export const NODE_ADVISED_POLICIES = ['AmazonSSMManagedInstanceCore'] as const
 
 /** The five EventBridge rules the interruption queue needs: source + detail-type. */

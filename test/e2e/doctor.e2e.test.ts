@@ -440,7 +440,16 @@ describe(
       const roleArnKey = 'serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn'
       const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
       delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
-      await helm(bed, ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reset-values', '-f', writeValues(bed, values)])
+      await helm(bed, [
+        'upgrade',
+        'karpenter',
+        chart,
+        '--namespace',
+        'kube-system',
+        '--reset-values',
+        '-f',
+        writeValues(bed, values),
+      ])
       const run = await doctor(bed)
       const pi = check(run, 'pod-identity')
       assert.equal(pi.status, 'unknown', summary(run))

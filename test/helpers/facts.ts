@@ -18,7 +18,11 @@ export const NODE_SG = 'sg-0a0de0a0de0a0de0a'
 export const VPC = 'vpc-0f00d0f00d0f00d00'
 
 export const ok = <T>(value: T): Read<T> => ({ ok: true, value })
-export const failed = <T>(read: string, code = 'AccessDenied', kind: 'denied' | 'throttled' | 'unsupported' = 'denied'): Read<T> => ({
+export const failed = <T>(
+  read: string,
+  code = 'AccessDenied',
+  kind: 'denied' | 'throttled' | 'unsupported' = 'denied',
+): Read<T> => ({
   ok: false,
   error: { code, kind, message: `${code} for ${read}`, read },
 })
@@ -31,13 +35,22 @@ export function irsaTrust(ns = 'kube-system', sa = 'karpenter'): PolicyDocument 
         Effect: 'Allow',
         Principal: { Federated: OIDC_ARN },
         Action: 'sts:AssumeRoleWithWebIdentity',
-        Condition: { StringEquals: { [`${ISSUER}:sub`]: `system:serviceaccount:${ns}:${sa}`, [`${ISSUER}:aud`]: 'sts.amazonaws.com' } },
+        Condition: {
+          StringEquals: {
+            [`${ISSUER}:sub`]: `system:serviceaccount:${ns}:${sa}`,
+            [`${ISSUER}:aud`]: 'sts.amazonaws.com',
+          },
+        },
       },
     ],
   }
 }
 
-const managed = (name: string) => ({ arn: `arn:aws:iam::aws:policy/${name}`, name, document: { Version: '2012-10-17', Statement: [] } })
+const managed = (name: string) => ({
+  arn: `arn:aws:iam::aws:policy/${name}`,
+  name,
+  document: { Version: '2012-10-17', Statement: [] },
+})
 
 export function nodeRole(name = NODE_ROLE): RoleFacts {
   return {
@@ -45,7 +58,12 @@ export function nodeRole(name = NODE_ROLE): RoleFacts {
       name,
       arn: `arn:aws:iam::${ACCOUNT}:role/${name}`,
       path: '/',
-      trust: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }] },
+      trust: {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      },
       tags: {},
     },
     attached: ok([
@@ -148,7 +166,11 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
     },
     ec2: {
       subnetsByNodeClass: {
-        default: ok([subnet('subnet-0a', 'us-west-2a'), subnet('subnet-0b', 'us-west-2b'), subnet('subnet-0c', 'us-west-2c')]),
+        default: ok([
+          subnet('subnet-0a', 'us-west-2a'),
+          subnet('subnet-0b', 'us-west-2b'),
+          subnet('subnet-0c', 'us-west-2c'),
+        ]),
       },
       securityGroupsByNodeClass: {
         default: ok([
@@ -157,11 +179,19 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
             name: 'demo-node',
             vpcId: VPC,
             tags: { 'karpenter.sh/discovery': CLUSTER },
-            ingress: [{ protocol: 'tcp', fromPort: 8443, toPort: 8443, cidrs: [], sourceGroupIds: [CLUSTER_SG] }],
+            ingress: [
+              { protocol: 'tcp', fromPort: 8443, toPort: 8443, cidrs: [], sourceGroupIds: [CLUSTER_SG] },
+            ],
           },
         ]),
       },
-      clusterSecurityGroup: ok({ id: CLUSTER_SG, name: 'eks-cluster-sg-demo', vpcId: VPC, tags: {}, ingress: [] }),
+      clusterSecurityGroup: ok({
+        id: CLUSTER_SG,
+        name: 'eks-cluster-sg-demo',
+        vpcId: VPC,
+        tags: {},
+        ingress: [],
+      }),
     },
     sqs: {
       queue: ok({
@@ -173,7 +203,12 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         policy: {
           Id: 'EC2InterruptionPolicy',
           Statement: [
-            { Effect: 'Allow', Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] }, Action: 'sqs:SendMessage', Resource: QUEUE_ARN },
+            {
+              Effect: 'Allow',
+              Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] },
+              Action: 'sqs:SendMessage',
+              Resource: QUEUE_ARN,
+            },
           ],
         },
       }),
@@ -185,7 +220,11 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
           ['SpotInterruptionRule', 'aws.ec2', 'EC2 Spot Instance Interruption Warning'],
           ['RebalanceRule', 'aws.ec2', 'EC2 Instance Rebalance Recommendation'],
           ['InstanceStateChangeRule', 'aws.ec2', 'EC2 Instance State-change Notification'],
-          ['CapacityReservationInterruptionRule', 'aws.ec2', 'EC2 Capacity Reservation Instance Interruption Warning'],
+          [
+            'CapacityReservationInterruptionRule',
+            'aws.ec2',
+            'EC2 Capacity Reservation Instance Interruption Warning',
+          ],
         ].map(([name, source, detail]) => ({
           name: `Karpenter-demo-${name}`,
           arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/Karpenter-demo-${name}`,
@@ -212,13 +251,24 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
           replicas: 2,
           webhook: { enabled: false, port: 8443 },
           settings: { clusterName: CLUSTER, interruptionQueue: CLUSTER },
-          serviceAccount: { create: true, name: '', annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN } },
+          serviceAccount: {
+            create: true,
+            name: '',
+            annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN },
+          },
           tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }],
         },
-        renderedServiceAccount: { name: 'karpenter', annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN } },
+        renderedServiceAccount: {
+          name: 'karpenter',
+          annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN },
+        },
       }),
       serviceAccount: ok({
-        metadata: { name: 'karpenter', namespace: 'kube-system', annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN } },
+        metadata: {
+          name: 'karpenter',
+          namespace: 'kube-system',
+          annotations: { 'eks.amazonaws.com/role-arn': CONTROLLER_ROLE_ARN },
+        },
       }),
       deployment: ok({
         metadata: { name: 'karpenter', namespace: 'kube-system' },
@@ -231,12 +281,36 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         image: 'public.ecr.aws/karpenter/controller:1.14.1',
       }),
       pods: ok([
-        { metadata: { name: 'karpenter-abc', namespace: 'kube-system' }, nodeName: 'ip-10-0-1-1', phase: 'Running', containerStatuses: [{ name: 'controller', restartCount: 0, ready: true }] },
-        { metadata: { name: 'karpenter-def', namespace: 'kube-system' }, nodeName: 'ip-10-0-2-1', phase: 'Running', containerStatuses: [{ name: 'controller', restartCount: 0, ready: true }] },
+        {
+          metadata: { name: 'karpenter-abc', namespace: 'kube-system' },
+          nodeName: 'ip-10-0-1-1',
+          phase: 'Running',
+          containerStatuses: [{ name: 'controller', restartCount: 0, ready: true }],
+        },
+        {
+          metadata: { name: 'karpenter-def', namespace: 'kube-system' },
+          nodeName: 'ip-10-0-2-1',
+          phase: 'Running',
+          containerStatuses: [{ name: 'controller', restartCount: 0, ready: true }],
+        },
       ]),
       nodes: ok([
-        { name: 'ip-10-0-1-1', labels: { 'eks.amazonaws.com/nodegroup': 'system' }, taints: [], ready: true, karpenter: false, kubeletVersion: 'v1.34.1' },
-        { name: 'ip-10-0-2-1', labels: { 'eks.amazonaws.com/nodegroup': 'system' }, taints: [], ready: true, karpenter: false, kubeletVersion: 'v1.34.1' },
+        {
+          name: 'ip-10-0-1-1',
+          labels: { 'eks.amazonaws.com/nodegroup': 'system' },
+          taints: [],
+          ready: true,
+          karpenter: false,
+          kubeletVersion: 'v1.34.1',
+        },
+        {
+          name: 'ip-10-0-2-1',
+          labels: { 'eks.amazonaws.com/nodegroup': 'system' },
+          taints: [],
+          ready: true,
+          karpenter: false,
+          kubeletVersion: 'v1.34.1',
+        },
       ]),
       nodePools: ok([
         {
@@ -245,7 +319,9 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
             template: {
               spec: {
                 nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-                requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] }],
+                requirements: [
+                  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
+                ],
               },
             },
             limits: { cpu: '1000' },
@@ -266,17 +342,23 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         },
       ]),
       crds: ok(
-        ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map((name) => ({
-          name,
-          group: name.slice(name.indexOf('.') + 1),
-          servedVersions: ['v1'],
-          storageVersion: 'v1',
-          labels: { 'app.kubernetes.io/managed-by': 'Helm' },
-          annotations: { 'meta.helm.sh/release-name': 'karpenter' },
-        })),
+        ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map(
+          (name) => ({
+            name,
+            group: name.slice(name.indexOf('.') + 1),
+            servedVersions: ['v1'],
+            storageVersion: 'v1',
+            labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+            annotations: { 'meta.helm.sh/release-name': 'karpenter' },
+          }),
+        ),
       ),
       awsAuth: ok([
-        { rolearn: NODE_ROLE_ARN, username: 'system:node:{{EC2PrivateDNSName}}', groups: ['system:bootstrappers', 'system:nodes'] },
+        {
+          rolearn: NODE_ROLE_ARN,
+          username: 'system:node:{{EC2PrivateDNSName}}',
+          groups: ['system:bootstrappers', 'system:nodes'],
+        },
       ]),
       webhooks: ok([]),
       legacy: ok({ provisioners: [], awsNodeTemplates: [] }),

@@ -8,6 +8,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export function fixturePath(rel: string): string {
   const base = process.env.KARPCTL_FIXTURES ?? join(repoRoot, '..', 'shared', 'fixtures', 'karpenter')
   const p = join(base, rel)
-  if (!existsSync(p)) throw new Error(`fixture not found: ${p} (set KARPCTL_FIXTURES to ../shared/fixtures/karpenter)`)
+  if (!existsSync(p))
+    throw new Error(`fixture not found: ${p} (set KARPCTL_FIXTURES to ../shared/fixtures/karpenter)`)
   return p
 }

@@ -4,7 +4,10 @@ import { valueAt } from './facts.js'
 const list = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)])
 
 /** The namespace/name the running chart uses for the controller ServiceAccount. */
-export function controllerServiceAccount(facts: Facts, release: HelmRelease): { namespace: string; name: string } {
+export function controllerServiceAccount(
+  facts: Facts,
+  release: HelmRelease,
+): { namespace: string; name: string } {
   const live = facts.kube.serviceAccount.ok ? facts.kube.serviceAccount.value : null
   if (live) return { namespace: live.metadata.namespace ?? release.namespace, name: live.metadata.name }
   const configured = valueAt(release.computedValues, 'serviceAccount.name')
@@ -26,7 +29,8 @@ export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaState
   const out: IrsaStatement[] = []
   for (const s of trust.Statement) {
     if (s.Effect !== 'Allow') continue
-    if (!list(s.Action).some((a) => a === 'sts:AssumeRoleWithWebIdentity' || a === 'sts:*' || a === '*')) continue
+    if (!list(s.Action).some((a) => a === 'sts:AssumeRoleWithWebIdentity' || a === 'sts:*' || a === '*'))
+      continue
     const principal = s.Principal
     const federated = principal === '*' ? ['*'] : list(principal?.Federated)
     if (!federated.some((f) => f === '*' || f.endsWith(`oidc-provider/${issuer}`))) continue
@@ -40,9 +44,17 @@ export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaState
         operator = op
       }
     }
-    const aud = Object.entries(cond).flatMap(([op, kv]) => (op === 'StringEquals' ? list(kv[`${issuer}:aud`]) : []))
+    const aud = Object.entries(cond).flatMap(([op, kv]) =>
+      op === 'StringEquals' ? list(kv[`${issuer}:aud`]) : [],
+    )
     const exact = operator === 'StringEquals' && !/[*?]/.test(sub) && sub !== ''
-    out.push({ statement: s, sub, exact, operator, audOk: aud.length === 0 || aud.includes('sts.amazonaws.com') })
+    out.push({
+      statement: s,
+      sub,
+      exact,
+      operator,
+      audOk: aud.length === 0 || aud.includes('sts.amazonaws.com'),
+    })
   }
   return out
 }

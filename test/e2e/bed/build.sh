@@ -21,9 +21,10 @@
 set -euo pipefail
 
 HELM_VERSION=v3.22.0
+HELM_K8S_MINOR=37 # helm v3.22.0 builds with k8s.io/client-go v0.37.0 (its Makefile's K8S_MODULES_MINOR_VER)
 MOTO_VERSION=5.2.1
 K8S_VERSION=v1.34.4
-BUILD_REV=1 # bump when build flags below change
+BUILD_REV=2 # bump when build flags below change
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 kube_mod="$here/../kube"
@@ -31,7 +32,7 @@ cache="${KARPCTL_E2E_CACHE:-$HOME/.cache/karpctl-e2e}"
 
 log() { printf '[%s] build: %s\n' "$(date '+%H:%M:%S')" "$*" >&2; }
 
-hash="$(cat "$kube_mod/go.mod" "$kube_mod/go.sum" <(echo "helm=$HELM_VERSION rev=$BUILD_REV") | sha256sum | cut -c1-16)"
+hash="$(cat "$kube_mod/go.mod" "$kube_mod/go.sum" <(echo "helm=$HELM_VERSION/$HELM_K8S_MINOR rev=$BUILD_REV") | sha256sum | cut -c1-16)"
 bin="$cache/$hash/bin"
 mkdir -p "$bin" "$cache/tmp"
 
@@ -107,7 +108,15 @@ else
   log "helm: go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION ..."
   t0=$SECONDS
   mkdir -p "$cache/tmp/helm-gobin"
-  GOBIN="$cache/tmp/helm-gobin" go install -trimpath -ldflags="-s -w" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  # Stamp like helm's release Makefile does, so this helm behaves like the
+  # published binary: `helm version` = v3.22.0 and `helm template`/lint default
+  # to the Kubernetes minor of helm's own client-go (v0.37 → 1.37) instead of
+  # the source default 1.20.
+  helm_ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+  for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$HELM_K8S_MINOR"
+  done
+  GOBIN="$cache/tmp/helm-gobin" go install -trimpath -ldflags="$helm_ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
   mv -f "$cache/tmp/helm-gobin/helm" "$bin/helm"
   log "helm: done in $((SECONDS - t0))s"
 fi

@@ -21,14 +21,20 @@ test('an untagged subnet set: the selector matches nothing and the fix tags the 
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.equal(fail.subject, 'EC2NodeClass/default')
   assert.match(fail.message, /matches no subnet/)
-  assert.match(fail.fix!.commands![0]!, /create-tags .*--resources subnet-0a subnet-0b subnet-0c --tags Key=karpenter.sh\/discovery,Value=demo/)
+  assert.match(
+    fail.fix!.commands![0]!,
+    /create-tags .*--resources subnet-0a subnet-0b subnet-0c --tags Key=karpenter.sh\/discovery,Value=demo/,
+  )
 })
 
 test('a selector copied from another cluster fails naming the value', () => {
   const r = runCheck(
     discoveryTags,
     healthyFacts((f) => {
-      if (f.kube.nodeClasses.ok) f.kube.nodeClasses.value[0]!.spec.subnetSelectorTerms = [{ tags: { 'karpenter.sh/discovery': 'my-cluster' } }]
+      if (f.kube.nodeClasses.ok)
+        f.kube.nodeClasses.value[0]!.spec.subnetSelectorTerms = [
+          { tags: { 'karpenter.sh/discovery': 'my-cluster' } },
+        ]
     }),
   )
   assert.equal(r.status, 'fail')
@@ -40,7 +46,12 @@ test('subnets in another VPC fail; a single AZ warns', () => {
     discoveryTags,
     healthyFacts((f) => {
       const s = { id: 'subnet-x', vpcId: 'vpc-other', availabilityZone: 'us-west-2a', tags: {} }
-      const mine = { id: 'subnet-0a', vpcId: 'vpc-0f00d0f00d0f00d00', availabilityZone: 'us-west-2a', tags: {} }
+      const mine = {
+        id: 'subnet-0a',
+        vpcId: 'vpc-0f00d0f00d0f00d00',
+        availabilityZone: 'us-west-2a',
+        tags: {},
+      }
       f.ec2.subnetsByNodeClass.default = ok([s, mine])
     }),
   )

@@ -31,21 +31,32 @@ test('StringLike with a wildcard is a security finding', () => {
   trust.Statement[0]!.Condition = { StringLike: { [`${ISSUER}:sub`]: 'system:serviceaccount:*:*' } }
   const r = runCheck(irsaTrustPolicy, healthyFacts(withTrust(trust)))
   assert.equal(r.status, 'fail')
-  assert.ok(r.findings.some((x) => /StringLike/.test(x.message) && /any matching service account/.test(x.message)))
+  assert.ok(
+    r.findings.some((x) => /StringLike/.test(x.message) && /any matching service account/.test(x.message)),
+  )
 })
 
 test('no OIDC provider for the issuer fails', () => {
-  const r = runCheck(irsaTrustPolicy, healthyFacts((f) => (f.iam.oidcProviders = ok([]))))
+  const r = runCheck(
+    irsaTrustPolicy,
+    healthyFacts((f) => (f.iam.oidcProviders = ok([]))),
+  )
   assert.equal(r.status, 'fail')
   assert.ok(r.findings.some((x) => /no IAM OIDC provider/.test(x.message)))
 })
 
 test('the role unreadable: unknown', () => {
-  const r = runCheck(irsaTrustPolicy, healthyFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = failed('iam:GetRole'))))
+  const r = runCheck(
+    irsaTrustPolicy,
+    healthyFacts((f) => (f.iam.roles[CONTROLLER_ROLE] = failed('iam:GetRole'))),
+  )
   assert.equal(r.status, 'unknown')
 })
 
 test('Pod Identity controller: skipped', () => {
-  const r = runCheck(irsaTrustPolicy, healthyFacts((f) => (f.iam.controllerIdentity = 'pod-identity')))
+  const r = runCheck(
+    irsaTrustPolicy,
+    healthyFacts((f) => (f.iam.controllerIdentity = 'pod-identity')),
+  )
   assert.equal(r.status, 'skipped')
 })

@@ -30,7 +30,8 @@ test('v1.0.14 without the rule fails naming both groups, with the authorize comm
     sgWebhook8443,
     healthyFacts((f) => {
       webhookEra(f)
-      if (f.ec2.securityGroupsByNodeClass.default?.ok) f.ec2.securityGroupsByNodeClass.default.value[0]!.ingress = []
+      if (f.ec2.securityGroupsByNodeClass.default?.ok)
+        f.ec2.securityGroupsByNodeClass.default.value[0]!.ingress = []
     }),
   )
   assert.equal(r.status, 'fail')
@@ -46,7 +47,8 @@ test('v1.0.14 with webhook.enabled=false: skipped', () => {
     sgWebhook8443,
     healthyFacts((f) => {
       webhookEra(f)
-      if (f.kube.release.ok && f.kube.release.value) f.kube.release.value.computedValues.webhook = { enabled: false }
+      if (f.kube.release.ok && f.kube.release.value)
+        f.kube.release.value.computedValues.webhook = { enabled: false }
     }),
   )
   assert.equal(r.status, 'skipped')
@@ -57,7 +59,11 @@ test('security groups unreadable: unknown', () => {
     sgWebhook8443,
     healthyFacts((f) => {
       webhookEra(f)
-      f.ec2.securityGroupsByNodeClass.default = failed('ec2:DescribeSecurityGroups', 'Throttling', 'throttled')
+      f.ec2.securityGroupsByNodeClass.default = failed(
+        'ec2:DescribeSecurityGroups',
+        'Throttling',
+        'throttled',
+      )
     }),
   )
   assert.equal(r.status, 'unknown')
@@ -70,7 +76,13 @@ test('a rule for all traffic from the cluster SG counts', () => {
     healthyFacts((f) => {
       webhookEra(f)
       f.ec2.securityGroupsByNodeClass.default = ok([
-        { id: NODE_SG, name: 'n', vpcId: 'v', tags: {}, ingress: [{ protocol: '-1', cidrs: [], sourceGroupIds: [CLUSTER_SG] }] },
+        {
+          id: NODE_SG,
+          name: 'n',
+          vpcId: 'v',
+          tags: {},
+          ingress: [{ protocol: '-1', cidrs: [], sourceGroupIds: [CLUSTER_SG] }],
+        },
       ])
     }),
   )

@@ -35,7 +35,12 @@ const nodeClassSchema = schemaOf('karpenter.k8s.aws_ec2nodeclasses.yaml')
 const validNodePool = ajv.compile(nodePoolSchema)
 const validNodeClass = ajv.compile(nodeClassSchema)
 
-const asObject = (apiVersion: string, kind: string, o: NodePool | EC2NodeClass) => ({ apiVersion, kind, ...o, status: undefined })
+const asObject = (apiVersion: string, kind: string, o: NodePool | EC2NodeClass) => ({
+  apiVersion,
+  kind,
+  ...o,
+  status: undefined,
+})
 
 function objects(facts: Facts) {
   return {
@@ -46,9 +51,10 @@ function objects(facts: Facts) {
 
 const sources: [string, Facts][] = [
   ['test/helpers/facts.ts', healthyFacts()],
-  ...['healthy.json', 'shared-cluster-broken.json'].map(
-    (f): [string, Facts] => [`examples/${f}`, JSON.parse(readFileSync(`${repoRoot}/examples/${f}`, 'utf8')) as Facts],
-  ),
+  ...['healthy.json', 'shared-cluster-broken.json'].map((f): [string, Facts] => [
+    `examples/${f}`,
+    JSON.parse(readFileSync(`${repoRoot}/examples/${f}`, 'utf8')) as Facts,
+  ]),
 ]
 
 for (const [name, facts] of sources) {
@@ -56,10 +62,16 @@ for (const [name, facts] of sources) {
     const { pools, classes } = objects(facts)
     assert.ok(pools.length > 0 && classes.length > 0)
     for (const p of pools) {
-      assert.ok(validNodePool(asObject('karpenter.sh/v1', 'NodePool', p)), `${p.metadata.name}: ${ajv.errorsText(validNodePool.errors)}`)
+      assert.ok(
+        validNodePool(asObject('karpenter.sh/v1', 'NodePool', p)),
+        `${p.metadata.name}: ${ajv.errorsText(validNodePool.errors)}`,
+      )
     }
     for (const c of classes) {
-      assert.ok(validNodeClass(asObject('karpenter.k8s.aws/v1', 'EC2NodeClass', c)), `${c.metadata.name}: ${ajv.errorsText(validNodeClass.errors)}`)
+      assert.ok(
+        validNodeClass(asObject('karpenter.k8s.aws/v1', 'EC2NodeClass', c)),
+        `${c.metadata.name}: ${ajv.errorsText(validNodeClass.errors)}`,
+      )
     }
   })
 }
@@ -69,7 +81,10 @@ function hasPath(schema: Schema, path: string): boolean {
   for (const part of path.split('.')) {
     if (!cur) return false
     if (part === '[]') cur = cur.items
-    else cur = cur.properties?.[part] ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined)
+    else
+      cur =
+        cur.properties?.[part] ??
+        (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined)
   }
   return cur !== undefined
 }
@@ -107,10 +122,18 @@ test('every field path the checks read exists in the CRD schemas', () => {
   ]
   for (const p of nodePoolPaths) assert.ok(hasPath(nodePoolSchema, p), `NodePool ${p}`)
   for (const p of nodeClassPaths) assert.ok(hasPath(nodeClassSchema, p), `EC2NodeClass ${p}`)
-  assert.ok(!hasPath(nodeClassSchema, 'spec.subnetSelectorTerms.[].alias'), 'the walker can tell a missing path')
+  assert.ok(
+    !hasPath(nodeClassSchema, 'spec.subnetSelectorTerms.[].alias'),
+    'the walker can tell a missing path',
+  )
 })
 
 test('the schema rejects what the checks flag: a NodePool without nodeClassRef', () => {
-  const bad = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'x' }, spec: { template: { spec: { requirements: [] } } } }
+  const bad = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'x' },
+    spec: { template: { spec: { requirements: [] } } },
+  }
   assert.equal(validNodePool(bad), false)
 })

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { decodeReleaseData, encodeReleaseData, mergeValues, toHelmRelease } from '../../../src/facts/helm-release.js'
+import {
+  decodeReleaseData,
+  encodeReleaseData,
+  mergeValues,
+  toHelmRelease,
+} from '../../../src/facts/helm-release.js'
 
 const raw = {
   name: 'karpenter',
@@ -9,9 +14,16 @@ const raw = {
   info: { status: 'deployed' },
   chart: {
     metadata: { name: 'karpenter', version: '1.14.1', appVersion: '1.14.1' },
-    values: { replicas: 2, settings: { clusterName: '', batchMaxDuration: '10s' }, serviceAccount: { create: true, annotations: {} } },
+    values: {
+      replicas: 2,
+      settings: { clusterName: '', batchMaxDuration: '10s' },
+      serviceAccount: { create: true, annotations: {} },
+    },
   },
-  config: { settings: { clusterName: 'demo' }, serviceAccount: { annotations: { 'eks.amazonaws.com/sts-regional-endpoints': true } } },
+  config: {
+    settings: { clusterName: 'demo' },
+    serviceAccount: { annotations: { 'eks.amazonaws.com/sts-regional-endpoints': true } },
+  },
   manifest:
     '---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: karpenter\n  annotations:\n    eks.amazonaws.com/sts-regional-endpoints: true\n---\nkind: Deployment\nmetadata:\n  name: karpenter\n',
 }
@@ -27,5 +39,8 @@ test('decodes a Helm release secret (base64 of base64 of gzip of JSON) and keeps
 })
 
 test('Helm coalescing: null in user values deletes a default', () => {
-  assert.deepEqual(mergeValues({ a: 1, b: { c: 2, d: 3 } }, { b: { d: null, e: 4 } }), { a: 1, b: { c: 2, e: 4 } })
+  assert.deepEqual(mergeValues({ a: 1, b: { c: 2, d: 3 } }, { b: { d: null, e: 4 } }), {
+    a: 1,
+    b: { c: 2, e: 4 },
+  })
 })

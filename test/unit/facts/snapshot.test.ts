@@ -19,7 +19,10 @@ test('save then load round-trips the facts, redacted', async () => {
 })
 
 test('corrupt and foreign files are one-line input errors', async () => {
-  assert.throws(() => parseSnapshot('{"schema":', 'x.json'), (e: unknown) => e instanceof KarpctlError && /not valid JSON/.test(e.message))
+  assert.throws(
+    () => parseSnapshot('{"schema":', 'x.json'),
+    (e: unknown) => e instanceof KarpctlError && /not valid JSON/.test(e.message),
+  )
   assert.throws(() => parseSnapshot('{"a":1}', 'x.json'), /not a karpctl snapshot/)
   assert.throws(() => parseSnapshot('{"schema":"karpctl.facts/v1","meta":{}}', 'x.json'), /incomplete/)
   await assert.rejects(loadSnapshot('/nonexistent/x.json'), /does not exist/)
