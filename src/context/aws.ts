@@ -51,6 +51,9 @@ export class Aws {
   private load(service: AwsService) {
     let entry = this.clients.get(service)
     if (!entry) {
+      // karpctl pins its SDK versions (package-lock.json): the SDK's notice about its own future
+      // Node.js support is for karpctl's maintainers, not a warning for its users' terminals.
+      process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
       entry = loaders[service]().then((mod) => {
         const Client = mod[clientClass[service]] as new (config: object) => SdkClient
         const config: Record<string, unknown> = { region: this.options.region }
