@@ -54,19 +54,16 @@ export const irsaTrustPolicy: Check = {
     const statements = irsaStatements(role.role.trust, issuer)
     const exact = statements.filter((s) => s.exact && s.sub === expectedSub && s.audOk)
     const loose = statements.filter((s) => !s.exact)
+    const providerArn =
+      provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`
+    const fix = trustFix(roleName, providerArn, issuer, expectedSub)
     for (const s of loose) {
       findings.push({
         status: 'fail',
         subject: role.role.arn,
         message: `trust of ${roleName} uses ${s.operator} on ${issuer}:sub = ${JSON.stringify(s.sub)}: any matching service account can assume the controller role`,
         evidence: { statement: s.statement },
-        fix: trustFix(
-          roleName,
-          role.role.arn,
-          provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`,
-          issuer,
-          expectedSub,
-        ),
+        fix,
       })
     }
     if (exact.length > 0) {
@@ -86,19 +83,13 @@ export const irsaTrustPolicy: Check = {
           ? `trust of ${roleName} allows ${subs.join(', ')}, but the controller runs as ${expectedSub}`
           : `trust of ${roleName} has no sts:AssumeRoleWithWebIdentity statement for ${issuer} with :sub = ${expectedSub} and :aud = sts.amazonaws.com`,
       evidence: { expectedSub, trust: role.role.trust },
-      fix: trustFix(
-        roleName,
-        role.role.arn,
-        provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`,
-        issuer,
-        expectedSub,
-      ),
+      fix,
     })
     return findings
   },
 }
 
-function trustFix(roleName: string, _roleArn: string, providerArn: string, issuer: string, sub: string) {
+function trustFix(roleName: string, providerArn: string, issuer: string, sub: string) {
   const statement: PolicyStatement = {
     Effect: 'Allow',
     Principal: { Federated: providerArn },

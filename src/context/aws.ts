@@ -84,6 +84,24 @@ export class Aws {
     )
   }
 
+  /** Every page of a list operation (each page one memoized call); `page` names the items and the next token. */
+  async all<O, T>(
+    service: AwsService,
+    op: string,
+    input: object,
+    tokenField: string,
+    page: (out: O) => { items?: T[]; next?: string },
+  ): Promise<T[]> {
+    const items: T[] = []
+    let token: string | undefined
+    do {
+      const p = page(await this.call<O>(service, op, token ? { ...input, [tokenField]: token } : input))
+      items.push(...(p.items ?? []))
+      token = p.next
+    } while (token)
+    return items
+  }
+
   destroy(): void {
     for (const entry of this.clients.values())
       void entry.then(({ client }) => client.destroy()).catch(() => {})

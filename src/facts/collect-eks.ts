@@ -39,16 +39,13 @@ export async function accessEntries(
   cluster: string,
   principals: () => Promise<string[]>,
 ): Promise<AccessEntry[]> {
-  const arns: string[] = []
-  let nextToken: string | undefined
-  do {
-    const out = await aws.call<eks.ListAccessEntriesCommandOutput>('eks', 'ListAccessEntries', {
-      clusterName: cluster,
-      ...(nextToken ? { nextToken } : {}),
-    })
-    arns.push(...(out.accessEntries ?? []))
-    nextToken = out.nextToken
-  } while (nextToken)
+  const arns = await aws.all<eks.ListAccessEntriesCommandOutput, string>(
+    'eks',
+    'ListAccessEntries',
+    { clusterName: cluster },
+    'nextToken',
+    (out) => ({ items: out.accessEntries, next: out.nextToken }),
+  )
   const wanted = new Set(await principals())
   return Promise.all(
     arns.map(async (arn): Promise<AccessEntry> => {

@@ -46,16 +46,13 @@ async function attachedPolicies(
   roleName: string,
   withDocuments: boolean,
 ): Promise<AttachedPolicy[]> {
-  const policies: iam.AttachedPolicy[] = []
-  let marker: string | undefined
-  do {
-    const out = await aws.call<iam.ListAttachedRolePoliciesCommandOutput>('iam', 'ListAttachedRolePolicies', {
-      RoleName: roleName,
-      ...(marker ? { Marker: marker } : {}),
-    })
-    policies.push(...(out.AttachedPolicies ?? []))
-    marker = out.IsTruncated ? out.Marker : undefined
-  } while (marker)
+  const policies = await aws.all<iam.ListAttachedRolePoliciesCommandOutput, iam.AttachedPolicy>(
+    'iam',
+    'ListAttachedRolePolicies',
+    { RoleName: roleName },
+    'Marker',
+    (out) => ({ items: out.AttachedPolicies, next: out.IsTruncated ? out.Marker : undefined }),
+  )
   return Promise.all(
     policies.map(async (p): Promise<AttachedPolicy> => {
       const base = { arn: p.PolicyArn ?? '', name: p.PolicyName ?? '' }
@@ -75,16 +72,13 @@ async function attachedPolicies(
 }
 
 async function inlinePolicies(aws: Aws, roleName: string): Promise<InlinePolicy[]> {
-  const names: string[] = []
-  let marker: string | undefined
-  do {
-    const out = await aws.call<iam.ListRolePoliciesCommandOutput>('iam', 'ListRolePolicies', {
-      RoleName: roleName,
-      ...(marker ? { Marker: marker } : {}),
-    })
-    names.push(...(out.PolicyNames ?? []))
-    marker = out.IsTruncated ? out.Marker : undefined
-  } while (marker)
+  const names = await aws.all<iam.ListRolePoliciesCommandOutput, string>(
+    'iam',
+    'ListRolePolicies',
+    { RoleName: roleName },
+    'Marker',
+    (out) => ({ items: out.PolicyNames, next: out.IsTruncated ? out.Marker : undefined }),
+  )
   return Promise.all(
     names.map(async (name) => {
       const out = await aws.call<iam.GetRolePolicyCommandOutput>('iam', 'GetRolePolicy', {

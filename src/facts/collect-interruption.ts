@@ -32,20 +32,13 @@ export async function queue(aws: Aws, name: string): Promise<QueueFacts | null> 
 
 /** Rules that target the queue (ListRuleNamesByTarget), each with its pattern, state and targets. */
 export async function rulesTargeting(aws: Aws, queueArn: string): Promise<EventRule[]> {
-  const names: string[] = []
-  let nextToken: string | undefined
-  do {
-    const out = await aws.call<eb.ListRuleNamesByTargetCommandOutput>(
-      'eventbridge',
-      'ListRuleNamesByTarget',
-      {
-        TargetArn: queueArn,
-        ...(nextToken ? { NextToken: nextToken } : {}),
-      },
-    )
-    names.push(...(out.RuleNames ?? []))
-    nextToken = out.NextToken
-  } while (nextToken)
+  const names = await aws.all<eb.ListRuleNamesByTargetCommandOutput, string>(
+    'eventbridge',
+    'ListRuleNamesByTarget',
+    { TargetArn: queueArn },
+    'NextToken',
+    (out) => ({ items: out.RuleNames, next: out.NextToken }),
+  )
   return Promise.all(
     names.map(async (name) => {
       const [rule, targets] = await Promise.all([

@@ -1,6 +1,6 @@
 // A healthy, getting-started-style Karpenter 1.14.1 install on cluster `demo` (IRSA, aws-auth),
 // as facts. Tests break one thing at a time with `healthyFacts((f) => { ... })`.
-import type { Facts, PolicyDocument, Read, RoleFacts } from '../../src/facts/types.js'
+import type { EC2NodeClass, Facts, NodePool, PolicyDocument, Read, RoleFacts } from '../../src/facts/types.js'
 import { controllerPolicyDocuments } from '../../src/spec/controller-policy.js'
 
 export const ACCOUNT = '123456789012'
@@ -106,6 +106,39 @@ const subnet = (id: string, az: string) => ({
   availableIps: 8000,
   tags: { 'karpenter.sh/discovery': CLUSTER },
 })
+
+/** The getting-started NodePool `default` (on-demand and spot), Ready. */
+export function healthyNodePool(): NodePool {
+  return {
+    metadata: { name: 'default' },
+    spec: {
+      template: {
+        spec: {
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+          requirements: [
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
+          ],
+        },
+      },
+      limits: { cpu: '1000' },
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  }
+}
+
+/** The getting-started EC2NodeClass `default`: node role and discovery-tag selectors, Ready. */
+export function healthyNodeClass(): EC2NodeClass {
+  return {
+    metadata: { name: 'default' },
+    spec: {
+      role: NODE_ROLE,
+      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
+      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  }
+}
 
 export function healthyFacts(mutate?: (f: Facts) => void): Facts {
   const f: Facts = {
@@ -312,35 +345,8 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
           kubeletVersion: 'v1.34.1',
         },
       ]),
-      nodePools: ok([
-        {
-          metadata: { name: 'default' },
-          spec: {
-            template: {
-              spec: {
-                nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-                requirements: [
-                  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
-                ],
-              },
-            },
-            limits: { cpu: '1000' },
-          },
-          status: { conditions: [{ type: 'Ready', status: 'True' }] },
-        },
-      ]),
-      nodeClasses: ok([
-        {
-          metadata: { name: 'default' },
-          spec: {
-            role: NODE_ROLE,
-            subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
-            securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
-            amiSelectorTerms: [{ alias: 'al2023@latest' }],
-          },
-          status: { conditions: [{ type: 'Ready', status: 'True' }] },
-        },
-      ]),
+      nodePools: ok([healthyNodePool()]),
+      nodeClasses: ok([healthyNodeClass()]),
       crds: ok(
         ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map(
           (name) => ({

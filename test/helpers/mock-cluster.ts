@@ -40,6 +40,8 @@ import {
   QUEUE_ARN,
   REGION,
   VPC,
+  healthyNodeClass,
+  healthyNodePool,
   irsaTrust,
 } from './facts.js'
 import { fixturePath } from './fixtures.js'
@@ -543,39 +545,8 @@ export function healthyState(): MockState {
       ],
       pods: [pod('karpenter-abc', 'ip-10-0-1-1'), pod('karpenter-def', 'ip-10-0-2-1')],
       nodes: [node('ip-10-0-1-1', 'us-west-2a'), node('ip-10-0-2-1', 'us-west-2b')],
-      nodePools: [
-        {
-          apiVersion: 'karpenter.sh/v1',
-          kind: 'NodePool',
-          metadata: { name: 'default' },
-          spec: {
-            template: {
-              spec: {
-                nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-                requirements: [
-                  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
-                ],
-              },
-            },
-            limits: { cpu: '1000' },
-          },
-          status: { conditions: [{ type: 'Ready', status: 'True' }] },
-        },
-      ],
-      nodeClasses: [
-        {
-          apiVersion: 'karpenter.k8s.aws/v1',
-          kind: 'EC2NodeClass',
-          metadata: { name: 'default' },
-          spec: {
-            role: NODE_ROLE,
-            subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
-            securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER } }],
-            amiSelectorTerms: [{ alias: 'al2023@latest' }],
-          },
-          status: { conditions: [{ type: 'Ready', status: 'True' }] },
-        },
-      ],
+      nodePools: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', ...healthyNodePool() }],
+      nodeClasses: [{ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', ...healthyNodeClass() }],
       crds: ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map(
         crd,
       ),
