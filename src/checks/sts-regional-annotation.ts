@@ -5,8 +5,9 @@
 // v1.0.x use aws-sdk-go v1, which defaults to the global endpoint (sts.amazonaws.com, a us-east-1
 // dependency): there the annotation is advisable, but still not required.
 // So absence passes; what fails is the classic breakage: `--set ...=true` makes the value a boolean,
-// and the API server rejects the ServiceAccount ("cannot unmarshal bool into Go struct field
-// ObjectMeta.metadata.annotations of type string") or the annotation never lands.
+// and Helm cannot build the ServiceAccount ("unable to decode: json: cannot unmarshal bool into Go
+// struct field ObjectMeta.metadata.annotations of type string", seen with helm 3.22 against a real
+// kube-apiserver in test/e2e), so the upgrade fails and the annotation never lands.
 import type { Facts, HelmRelease } from '../facts/types.js'
 import { helmUpgradeCommand } from './lib/install.js'
 import { describeFailure, needRelease, releaseVersion, skip, valueAt } from './lib/facts.js'
@@ -178,7 +179,7 @@ function typeFailure(facts: Facts, release: HelmRelease, occ: Occurrence, subjec
   return {
     status: 'fail',
     subject,
-    message: `${STS_ANNOTATION} is the ${type} ${JSON.stringify(occ.value)} in ${occ.where}, not the string "true": the API server rejects the ServiceAccount ("cannot unmarshal ${goType} into Go struct field ObjectMeta.metadata.annotations of type string") or the annotation is lost`,
+    message: `${STS_ANNOTATION} is the ${type} ${JSON.stringify(occ.value)} in ${occ.where}, not the string "true": Helm cannot build the ServiceAccount ("cannot unmarshal ${goType} into Go struct field ObjectMeta.metadata.annotations of type string"), so the upgrade fails and the annotation never lands`,
     evidence: {
       where: occ.where,
       path: occ.keyPath ? helmPath(occ.keyPath) : undefined,
