@@ -10,7 +10,7 @@ await build({
   outdir: 'dist',
   bundle: true,
   splitting: true,
-  minify: true,
+  minify: process.env.KARPCTL_NO_MINIFY !== '1',
   format: 'esm',
   platform: 'node',
   target: 'node20',
