@@ -135,6 +135,10 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
 
     if (hasErrorFailure(results)) process.exitCode = ExitCode.findings
+    // Without the Kubernetes API nearly every check is unknown: that run is not "clean", it did not run.
+    if (facts && !facts.kube.release.ok && facts.kube.release.error.kind === 'network') {
+      process.exitCode = ExitCode.cannotRun
+    }
     if (this.jsonEnabled()) {
       const { jsonReport } = await import('../report/machine.js')
       return jsonReport(results, facts)

@@ -152,7 +152,8 @@ function fatalOrSelf(err: unknown, options: AwsOptions): unknown {
 /** Classifies an AWS SDK (or network) error into the reason a check reports as `unknown`. */
 export function toReadFailure(err: unknown, read: string): ReadFailure {
   const e = err as SdkError & { cause?: { code?: string } }
-  const code = e.name ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
+  // Node's network errors are named plain `Error`; their code (ECONNREFUSED…) says more.
+  const code = (e.name && e.name !== 'Error' ? e.name : undefined) ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
   const status = e.$metadata?.httpStatusCode
   const message = (e.message ?? String(err)).split('\n')[0]?.slice(0, 300) ?? ''
   // An answer that is not an AWS error document (an emulator's HTML 404/500 page) means the

@@ -6,13 +6,16 @@ export class Limiter {
   constructor(private readonly max: number) {}
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    // A finishing task hands its slot straight to the first waiter (`active` is not decremented), so a
+    // run() that arrives before the woken waiter resumes cannot take the same slot.
     if (this.active >= this.max) await new Promise<void>((resolve) => this.queue.push(resolve))
-    this.active++
+    else this.active++
     try {
       return await fn()
     } finally {
-      this.active--
-      this.queue.shift()?.()
+      const next = this.queue.shift()
+      if (next) next()
+      else this.active--
     }
   }
 }

@@ -3,20 +3,32 @@
 // (longest chain of dependent calls) round trips, not the sum of them.
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
-import { EnvironmentError } from '../errors.js'
+import { EnvironmentError, KarpctlError } from '../errors.js'
 import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
 import { queue, rulesTargeting } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
-import { okRead, read } from './read.js'
+import { failureOf, okRead, read } from './read.js'
 import type { EC2NodeClass, Facts, HelmRelease, Read, RoleFacts, ServiceAccount } from './types.js'
 
 const ROLE_ARN_ANNOTATION = 'eks.amazonaws.com/role-arn'
 
+/** Who we are; it needs no permission, so any failure here means AWS cannot be used at all. */
 async function identity(ctx: RunContext) {
-  const out = await ctx.aws.call<sts.GetCallerIdentityCommandOutput>('sts', 'GetCallerIdentity')
+  let out: sts.GetCallerIdentityCommandOutput
+  try {
+    out = await ctx.aws.call<sts.GetCallerIdentityCommandOutput>('sts', 'GetCallerIdentity')
+  } catch (err) {
+    if (err instanceof KarpctlError) throw err
+    const f = failureOf(err, 'sts:GetCallerIdentity')
+    const where = process.env.AWS_ENDPOINT_URL ?? ctx.options.endpoint ?? `AWS STS in ${ctx.options.region}`
+    throw new EnvironmentError(
+      `cannot reach ${where} (${f.code}: ${f.message}): check the network, --region and AWS_ENDPOINT_URL`,
+      'AWS_UNREACHABLE',
+    )
+  }
   const arn = out.Arn ?? ''
   return { accountId: out.Account ?? '', partition: arn.split(':')[1] || 'aws' }
 }
@@ -209,6 +221,11 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
 
   const notes: string[] = []
+  if (!kube.release.ok && kube.release.error.kind === 'network') {
+    notes.push(
+      `the Kubernetes API at ${ctx.kube.server} did not answer (${kube.release.error.code}): every check that needs Kubernetes is unknown; check the kube context and your network`,
+    )
+  }
   if (
     clusterValue?.endpoint &&
     ctx.kube.server.replace(/\/$/, '').toLowerCase() !==

@@ -1,0 +1,303 @@
+// AWS access without the network: error classification, pagination, memoization, and credential
+// errors that end the run, with a fake SDK client put where Aws keeps its lazily loaded clients.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { Aws, isNotFound, toReadFailure, type AwsOptions, type AwsService } from '../../../src/context/aws.js'
+import { CallLog, Limiter, Memo } from '../../../src/context/limiter.js'
+import { EnvironmentError } from '../../../src/errors.js'
+
+const sdkError = (name: string, status?: number, message = `${name} happened`) =>
+  Object.assign(new Error(message), { name, ...(status ? { $metadata: { httpStatusCode: status } } : {}) })
+
+test('toReadFailure: AccessDenied, UnauthorizedOperation and any 403 are denied', () => {
+  assert.deepEqual(toReadFailure(sdkError('AccessDenied', 403, 'User: x is not authorized'), 'iam:GetRole'), {
+    code: 'AccessDenied',
+    kind: 'denied',
+    message: 'User: x is not authorized',
+    read: 'iam:GetRole',
+  })
+  assert.equal(toReadFailure(sdkError('AccessDeniedException', 400), 'r').kind, 'denied')
+  assert.equal(toReadFailure(sdkError('UnauthorizedOperation'), 'r').kind, 'denied')
+  assert.equal(toReadFailure(sdkError('SomethingElse', 403), 'r').kind, 'denied')
+  // A plain object in the old SDK shape (Code) is classified the same way.
+  assert.deepEqual(toReadFailure({ Code: 'AccessDenied', message: 'no' }, 'r'), {
+    code: 'AccessDenied',
+    kind: 'denied',
+    message: 'no',
+    read: 'r',
+  })
+})
+
+test('toReadFailure: Throttling and any 429 are throttled', () => {
+  assert.equal(toReadFailure(sdkError('Throttling', 400), 'r').kind, 'throttled')
+  assert.equal(toReadFailure(sdkError('ThrottlingException'), 'r').kind, 'throttled')
+  assert.equal(toReadFailure(sdkError('RequestLimitExceeded'), 'r').kind, 'throttled')
+  assert.equal(toReadFailure(sdkError('SomethingElse', 429), 'r').kind, 'throttled')
+})
+
+test('toReadFailure: a 404 without a NotFound code, a 501 and NotImplemented are unsupported', () => {
+  assert.deepEqual(toReadFailure(sdkError('UnknownError', 404, 'Not Found'), 'eks:ListAccessEntries'), {
+    code: 'UnknownError',
+    kind: 'unsupported',
+    message: 'Not Found',
+    read: 'eks:ListAccessEntries',
+  })
+  assert.equal(toReadFailure(sdkError('UnknownError', 501), 'r').kind, 'unsupported')
+  assert.equal(toReadFailure(sdkError('NotImplemented', 400), 'r').kind, 'unsupported')
+  // A real not-found 404 is an error of the read, not a missing operation.
+  assert.equal(toReadFailure(sdkError('NoSuchEntity', 404), 'r').kind, 'error')
+  assert.equal(toReadFailure(sdkError('ResourceNotFoundException', 404), 'r').kind, 'error')
+})
+
+test('toReadFailure: an unparseable (non-AWS) error document is unsupported, without the parser noise', () => {
+  const err = sdkError('Error', 500, 'XML parse error: unexpected token at line 1\n<html>Internal</html>')
+  assert.deepEqual(toReadFailure(err, 'iam:SimulatePrincipalPolicy'), {
+    code: 'HTTP500',
+    kind: 'unsupported',
+    message: 'the endpoint answered HTTP 500 without an AWS error: the operation is not implemented there',
+    read: 'iam:SimulatePrincipalPolicy',
+  })
+  const noStatus = toReadFailure(sdkError('SyntaxError', undefined, 'Unexpected token < in JSON'), 'r')
+  assert.equal(noStatus.kind, 'unsupported')
+  assert.equal(noStatus.code, 'SyntaxError')
+  assert.equal(
+    noStatus.message,
+    'the endpoint answered without an AWS error: the operation is not implemented there',
+  )
+})
+
+test('toReadFailure: connection errors are network', () => {
+  assert.deepEqual(toReadFailure({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:4566' }, 'r'), {
+    code: 'ECONNREFUSED',
+    kind: 'network',
+    message: 'connect ECONNREFUSED 127.0.0.1:4566',
+    read: 'r',
+  })
+  // As Node throws it: an Error whose message carries the code.
+  const node = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4566'), { code: 'ECONNREFUSED' })
+  assert.equal(toReadFailure(node, 'r').kind, 'network')
+  assert.equal(toReadFailure(new Error('getaddrinfo ENOTFOUND sts.example'), 'r').kind, 'network')
+  assert.equal(toReadFailure(sdkError('TimeoutError', undefined, 'socket timed out'), 'r').kind, 'network')
+})
+
+test('toReadFailure: anything else is error, with a one-line message of at most 300 characters', () => {
+  const f = toReadFailure(sdkError('ValidationException', 400, `${'x'.repeat(400)}\nsecond line`), 'r')
+  assert.equal(f.kind, 'error')
+  assert.equal(f.code, 'ValidationException')
+  assert.equal(f.message, 'x'.repeat(300))
+  assert.deepEqual(toReadFailure('a string', 'r'), { code: 'Error', kind: 'error', message: 'a string', read: 'r' })
+})
+
+test('isNotFound recognises the not-found codes of IAM, EKS and SQS only', () => {
+  for (const name of [
+    'NoSuchEntity',
+    'NoSuchEntityException',
+    'ResourceNotFoundException',
+    'AWS.SimpleQueueService.NonExistentQueue',
+    'QueueDoesNotExist',
+    'NotFoundException',
+  ])
+    assert.equal(isNotFound(sdkError(name)), true, name)
+  assert.equal(isNotFound({ Code: 'NoSuchEntity' }), true)
+  for (const name of ['AccessDenied', 'ValidationException', 'Error', 'Throttling'])
+    assert.equal(isNotFound(sdkError(name)), false, name)
+  assert.equal(isNotFound({}), false)
+})
+
+// ---- Aws with a fake client ----
+
+interface Sent {
+  command: string
+  input: object
+}
+
+/** A fake SDK module: `<Op>Command` classes that keep their input, as the real ones do. */
+function fakeModule(...ops: string[]): Record<string, unknown> {
+  const mod: Record<string, unknown> = {}
+  for (const op of ops) {
+    mod[`${op}Command`] = class {
+      readonly op = op
+      constructor(readonly input: object) {}
+    }
+  }
+  return mod
+}
+
+function fakeAws(
+  service: AwsService,
+  mod: Record<string, unknown>,
+  send: (command: { op: string; input: object }) => Promise<unknown>,
+  options: AwsOptions = { region: 'us-west-2' },
+) {
+  const log = new CallLog()
+  const aws = new Aws(options, new Limiter(4), new Memo(), log)
+  const sent: Sent[] = []
+  let destroyed = 0
+  const client = {
+    send: (command: unknown) => {
+      const c = command as { op: string; input: object }
+      sent.push({ command: c.op, input: c.input })
+      return send(c)
+    },
+    destroy: () => {
+      destroyed++
+    },
+  }
+  const internals = aws as unknown as { clients: Map<AwsService, Promise<unknown>> }
+  assert.ok(internals.clients instanceof Map, 'Aws keeps its clients in a Map named `clients`')
+  internals.clients.set(service, Promise.resolve({ mod, client }))
+  return { aws, log, sent, destroyed: () => destroyed }
+}
+
+test('Aws.call sends the command with its input and memoizes by operation and input', async () => {
+  let n = 0
+  const { aws, log, sent } = fakeAws('iam', fakeModule('GetRole'), async ({ input }) => ({ n: ++n, input }))
+
+  const a1 = await aws.call<{ n: number }>('iam', 'GetRole', { RoleName: 'a' })
+  const a2 = await aws.call<{ n: number }>('iam', 'GetRole', { RoleName: 'a' })
+  const b = await aws.call<{ n: number }>('iam', 'GetRole', { RoleName: 'b' })
+  assert.equal(a1, a2)
+  assert.deepEqual(a1, { n: 1, input: { RoleName: 'a' } })
+  assert.deepEqual(b, { n: 2, input: { RoleName: 'b' } })
+  assert.deepEqual(sent, [
+    { command: 'GetRole', input: { RoleName: 'a' } },
+    { command: 'GetRole', input: { RoleName: 'b' } },
+  ])
+  assert.deepEqual(log.calls, ['iam:GetRole:{"RoleName":"a"}', 'iam:GetRole:{"RoleName":"b"}'])
+  assert.deepEqual(log.duplicates(), [])
+})
+
+test('Aws.call shares one in-flight call between concurrent callers', async () => {
+  let release!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const { aws, sent } = fakeAws('eks', fakeModule('DescribeCluster'), async () => {
+    await gate
+    return { cluster: { name: 'demo' } }
+  })
+  const p1 = aws.call('eks', 'DescribeCluster', { name: 'demo' })
+  const p2 = aws.call('eks', 'DescribeCluster', { name: 'demo' })
+  release()
+  assert.deepEqual(await Promise.all([p1, p2]), [{ cluster: { name: 'demo' } }, { cluster: { name: 'demo' } }])
+  assert.equal(sent.length, 1)
+})
+
+test('Aws.call passes an ordinary AWS error through unchanged', async () => {
+  const denied = sdkError('AccessDenied', 403)
+  const { aws } = fakeAws('iam', fakeModule('GetRole'), async () => {
+    throw denied
+  })
+  await assert.rejects(aws.call('iam', 'GetRole', { RoleName: 'a' }), (err) => err === denied)
+})
+
+const credentialCases: [string, Error, string, RegExp][] = [
+  [
+    'CredentialsProviderError',
+    sdkError('CredentialsProviderError', undefined, 'Could not load credentials from any providers'),
+    'NO_CREDENTIALS',
+    /^no AWS credentials found: run `aws configure`/,
+  ],
+  [
+    'a "Could not load credentials" message',
+    new Error('Could not load credentials from any providers'),
+    'NO_CREDENTIALS',
+    /^no AWS credentials found/,
+  ],
+  [
+    'ExpiredToken',
+    sdkError('ExpiredToken', 400),
+    'EXPIRED_CREDENTIALS',
+    /^AWS credentials have expired: refresh them/,
+  ],
+  ['ExpiredTokenException', sdkError('ExpiredTokenException', 403), 'EXPIRED_CREDENTIALS', /have expired/],
+  [
+    'InvalidClientTokenId',
+    sdkError('InvalidClientTokenId', 403),
+    'INVALID_CREDENTIALS',
+    /^AWS rejected the credentials \(InvalidClientTokenId\)/,
+  ],
+  ['SignatureDoesNotMatch', sdkError('SignatureDoesNotMatch', 403), 'INVALID_CREDENTIALS', /rejected/],
+]
+
+for (const [what, thrown, code, message] of credentialCases) {
+  test(`Aws.call turns ${what} into EnvironmentError ${code}`, async () => {
+    const { aws } = fakeAws('sts', fakeModule('GetCallerIdentity'), async () => {
+      throw thrown
+    })
+    await assert.rejects(aws.call('sts', 'GetCallerIdentity'), (err) => {
+      assert.ok(err instanceof EnvironmentError, `got ${String(err)}`)
+      assert.equal(err.code, code)
+      assert.match(err.message, message)
+      assert.ok(!err.message.includes('\n'))
+      return true
+    })
+  })
+}
+
+test('credential errors name the profile in use', async () => {
+  const { aws } = fakeAws(
+    'sts',
+    fakeModule('GetCallerIdentity'),
+    async () => {
+      throw sdkError('ExpiredToken', 400)
+    },
+    { region: 'us-west-2', profile: 'team-admin' },
+  )
+  await assert.rejects(aws.call('sts', 'GetCallerIdentity'), {
+    code: 'EXPIRED_CREDENTIALS',
+    message: 'AWS credentials (profile team-admin) have expired: refresh them (e.g. `aws sso login`) and run again',
+  })
+})
+
+test('Aws.all follows the token through every page and concatenates the items', async () => {
+  const pages: Record<string, { Items?: string[]; Next?: string }> = {
+    '': { Items: ['a', 'b'], Next: 't1' },
+    t1: { Items: [], Next: 't2' },
+    t2: { Items: ['c'] },
+  }
+  const { aws, sent } = fakeAws('iam', fakeModule('ListRoles'), async ({ input }) => {
+    const marker = (input as { Marker?: string }).Marker ?? ''
+    const page = pages[marker]
+    assert.ok(page, `unexpected marker ${marker}`)
+    return page
+  })
+  const page = (out: { Items?: string[]; Next?: string }) => ({ items: out.Items, next: out.Next })
+
+  const items = await aws.all('iam', 'ListRoles', { PathPrefix: '/' }, 'Marker', page)
+  assert.deepEqual(items, ['a', 'b', 'c'])
+  assert.deepEqual(
+    sent.map((s) => s.input),
+    [{ PathPrefix: '/' }, { PathPrefix: '/', Marker: 't1' }, { PathPrefix: '/', Marker: 't2' }],
+  )
+
+  // Every page is a memoized call: listing again reaches no API.
+  assert.deepEqual(await aws.all('iam', 'ListRoles', { PathPrefix: '/' }, 'Marker', page), ['a', 'b', 'c'])
+  assert.equal(sent.length, 3)
+})
+
+test('Aws.all with `call` stubbed: one call per page, a page without items adds none', async () => {
+  const aws = new Aws({ region: 'us-west-2' }, new Limiter(1), new Memo(), new CallLog())
+  const pages = [{ list: [1, 2], token: 'x' }, { token: 'y' }, { list: [3] }]
+  const inputs: object[] = []
+  let i = 0
+  aws.call = (async (_service: AwsService, _op: string, input: object = {}) => {
+    inputs.push(input)
+    return pages[i++]
+  }) as Aws['call']
+  const out = await aws.all<{ list?: number[]; token?: string }, number>(
+    'ec2',
+    'DescribeSubnets',
+    { Filters: [] },
+    'NextToken',
+    (o) => ({ items: o.list, next: o.token }),
+  )
+  assert.deepEqual(out, [1, 2, 3])
+  assert.deepEqual(inputs, [{ Filters: [] }, { Filters: [], NextToken: 'x' }, { Filters: [], NextToken: 'y' }])
+})
+
+test('Aws.destroy destroys every client it created', async () => {
+  const { aws, destroyed } = fakeAws('sts', fakeModule('GetCallerIdentity'), async () => ({}))
+  aws.destroy()
+  await Promise.resolve()
+  await Promise.resolve()
+  assert.equal(destroyed(), 1)
+})
