@@ -153,7 +153,8 @@ function fatalOrSelf(err: unknown, options: AwsOptions): unknown {
 export function toReadFailure(err: unknown, read: string): ReadFailure {
   const e = err as SdkError & { cause?: { code?: string } }
   // Node's network errors are named plain `Error`; their code (ECONNREFUSED…) says more.
-  const code = (e.name && e.name !== 'Error' ? e.name : undefined) ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
+  const code =
+    (e.name && e.name !== 'Error' ? e.name : undefined) ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
   const status = e.$metadata?.httpStatusCode
   const message = (e.message ?? String(err)).split('\n')[0]?.slice(0, 300) ?? ''
   // An answer that is not an AWS error document (an emulator's HTML 404/500 page) means the
@@ -172,7 +173,12 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
     kind = 'throttled'
   else if (/NotImplemented|UnknownOperation|InvalidAction/i.test(code) || status === 501) kind = 'unsupported'
   else if (status === 404 && !/NotFound|NoSuchEntity/i.test(code)) kind = 'unsupported'
-  else if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|TimeoutError|EAI_AGAIN/i.test(`${code} ${message}`))
+  // Case-sensitive: with /i, ENOTFOUND would match ResourceNotFoundException.
+  else if (
+    /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|ENETUNREACH|EHOSTUNREACH|TimeoutError|EAI_AGAIN/.test(
+      `${code} ${message}`,
+    )
+  )
     kind = 'network'
   return { code, kind, message, read }
 }

@@ -3,9 +3,10 @@
 // one thing on the wire and checks that the checks that need it say so — and that nothing passes on
 // data that was never read.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
+import nock from 'nock'
 import type { CheckResult, Status } from '../../src/checks/types.js'
 import { CallLog } from '../../src/context/limiter.js'
 import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
@@ -19,6 +20,7 @@ import {
 } from '../helpers/facts.js'
 import {
   KUBE_TOKEN,
+  kubeconfigYaml,
   startMockCluster,
   usePodIdentity,
   type MockCluster,
@@ -327,4 +329,24 @@ test('a saved snapshot carries no secret and judges exactly like the live run', 
       fromSnapshot.facts.kube.serviceAccount.value?.metadata.annotations?.['eks.amazonaws.com/role-arn'],
     CONTROLLER_ROLE_ARN,
   )
+})
+
+test('the Kubernetes API does not answer: a note says so, every check that needs it is unknown, none passes', async (t) => {
+  const m = mock(t, { expectations: false })
+  const down = 'https://kube-down.test'
+  writeFileSync(m.kubeconfig, kubeconfigYaml(down, KUBE_TOKEN))
+  nock(down)
+    .persist()
+    .get(/.*/)
+    .replyWithError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:443'), { code: 'ECONNREFUSED' }))
+  const outcome = await doctor(live(m))
+  assert.ok(
+    outcome.facts.meta.notes.some((n) =>
+      n.includes(`the Kubernetes API at ${down} did not answer (ECONNREFUSED)`),
+    ),
+    outcome.facts.meta.notes.join('\n'),
+  )
+  const kubeDependent = outcome.results.filter((r) => r.meta.id !== 'helm-registry-auth')
+  for (const r of kubeDependent) assert.equal(r.status, 'unknown', describe(r))
+  assert.match(messages(result(outcome, 'irsa-trust-policy')), /network error: ECONNREFUSED/)
 })

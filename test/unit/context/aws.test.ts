@@ -49,6 +49,16 @@ test('toReadFailure: a 404 without a NotFound code, a 501 and NotImplemented are
   assert.equal(toReadFailure(sdkError('ResourceNotFoundException', 404), 'r').kind, 'error')
 })
 
+test('toReadFailure: ResourceNotFoundException is not a network error (ENOTFOUND is matched case-sensitively)', () => {
+  assert.deepEqual(toReadFailure(sdkError('ResourceNotFoundException', 400, 'Rule not found'), 'events:r'), {
+    code: 'ResourceNotFoundException',
+    kind: 'error',
+    message: 'Rule not found',
+    read: 'events:r',
+  })
+  assert.equal(toReadFailure(sdkError('ResourceNotFoundException'), 'r').kind, 'error')
+})
+
 test('toReadFailure: an unparseable (non-AWS) error document is unsupported, without the parser noise', () => {
   const err = sdkError('Error', 500, 'XML parse error: unexpected token at line 1\n<html>Internal</html>')
   assert.deepEqual(toReadFailure(err, 'iam:SimulatePrincipalPolicy'), {
@@ -67,12 +77,15 @@ test('toReadFailure: an unparseable (non-AWS) error document is unsupported, wit
 })
 
 test('toReadFailure: connection errors are network', () => {
-  assert.deepEqual(toReadFailure({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:4566' }, 'r'), {
-    code: 'ECONNREFUSED',
-    kind: 'network',
-    message: 'connect ECONNREFUSED 127.0.0.1:4566',
-    read: 'r',
-  })
+  assert.deepEqual(
+    toReadFailure({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:4566' }, 'r'),
+    {
+      code: 'ECONNREFUSED',
+      kind: 'network',
+      message: 'connect ECONNREFUSED 127.0.0.1:4566',
+      read: 'r',
+    },
+  )
   // As Node throws it: an Error whose message carries the code.
   const node = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4566'), { code: 'ECONNREFUSED' })
   assert.equal(toReadFailure(node, 'r').kind, 'network')
@@ -85,7 +98,12 @@ test('toReadFailure: anything else is error, with a one-line message of at most 
   assert.equal(f.kind, 'error')
   assert.equal(f.code, 'ValidationException')
   assert.equal(f.message, 'x'.repeat(300))
-  assert.deepEqual(toReadFailure('a string', 'r'), { code: 'Error', kind: 'error', message: 'a string', read: 'r' })
+  assert.deepEqual(toReadFailure('a string', 'r'), {
+    code: 'Error',
+    kind: 'error',
+    message: 'a string',
+    read: 'r',
+  })
 })
 
 test('isNotFound recognises the not-found codes of IAM, EKS and SQS only', () => {
@@ -177,7 +195,10 @@ test('Aws.call shares one in-flight call between concurrent callers', async () =
   const p1 = aws.call('eks', 'DescribeCluster', { name: 'demo' })
   const p2 = aws.call('eks', 'DescribeCluster', { name: 'demo' })
   release()
-  assert.deepEqual(await Promise.all([p1, p2]), [{ cluster: { name: 'demo' } }, { cluster: { name: 'demo' } }])
+  assert.deepEqual(await Promise.all([p1, p2]), [
+    { cluster: { name: 'demo' } },
+    { cluster: { name: 'demo' } },
+  ])
   assert.equal(sent.length, 1)
 })
 
@@ -244,7 +265,8 @@ test('credential errors name the profile in use', async () => {
   )
   await assert.rejects(aws.call('sts', 'GetCallerIdentity'), {
     code: 'EXPIRED_CREDENTIALS',
-    message: 'AWS credentials (profile team-admin) have expired: refresh them (e.g. `aws sso login`) and run again',
+    message:
+      'AWS credentials (profile team-admin) have expired: refresh them (e.g. `aws sso login`) and run again',
   })
 })
 
@@ -291,7 +313,11 @@ test('Aws.all with `call` stubbed: one call per page, a page without items adds 
     (o) => ({ items: o.list, next: o.token }),
   )
   assert.deepEqual(out, [1, 2, 3])
-  assert.deepEqual(inputs, [{ Filters: [] }, { Filters: [], NextToken: 'x' }, { Filters: [], NextToken: 'y' }])
+  assert.deepEqual(inputs, [
+    { Filters: [] },
+    { Filters: [], NextToken: 'x' },
+    { Filters: [], NextToken: 'y' },
+  ])
 })
 
 test('Aws.destroy destroys every client it created', async () => {

@@ -64,7 +64,10 @@ test('the environment region wins over the region of an EKS-ARN context', () => 
 })
 
 test('an EKS-ARN --kube-context supplies cluster and region', () => {
-  assert.deepEqual(resolveTarget({ 'kube-context': PROD_ARN }, {}), { clusterName: 'prod', region: 'eu-west-1' })
+  assert.deepEqual(resolveTarget({ 'kube-context': PROD_ARN }, {}), {
+    clusterName: 'prod',
+    region: 'eu-west-1',
+  })
 })
 
 test('an EKS ARN in another partition works too', () => {
