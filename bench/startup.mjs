@@ -24,6 +24,11 @@ const help = median(process.execPath, [bin, 'doctor', '--help'])
 const list = median(process.execPath, [bin, 'doctor', '--list'])
 const fmt = (ms) => `${ms.toFixed(1)} ms (${(ms / node).toFixed(2)}x)`
 console.log(`runs: ${runs} (median)`)
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  // Loading extra CA certificates costs every node process tens of ms before any script runs:
+  // it inflates the baseline and flatters the ratio. Compare with `env -u NODE_EXTRA_CA_CERTS`.
+  console.log(`note: NODE_EXTRA_CA_CERTS is set (${process.env.NODE_EXTRA_CA_CERTS}): ratios are flattered`)
+}
 console.log(`node -e 0             ${node.toFixed(1)} ms`)
 console.log(`karpctl --version     ${fmt(version)}   aim <= 1.6x`)
 console.log(`karpctl doctor --help ${fmt(help)}`)
