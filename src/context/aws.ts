@@ -158,12 +158,12 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
   const status = e.$metadata?.httpStatusCode
   const message = (e.message ?? String(err)).split('\n')[0]?.slice(0, 300) ?? ''
   // An answer that is not an AWS error document (an emulator's HTML 404/500 page) means the
-  // operation is not implemented there; say so rather than quote a parser error.
+  // endpoint does not offer the operation; say so rather than quote a parser error.
   if (/XML parse error|Unexpected token|not valid JSON|Deserialization error/i.test(message)) {
     return {
       code: status ? `HTTP${status}` : code,
       kind: 'unsupported',
-      message: `the endpoint answered${status ? ` HTTP ${status}` : ''} without an AWS error: the operation is not implemented there`,
+      message: `the endpoint answered${status ? ` HTTP ${status}` : ''} without an AWS error: this endpoint does not offer the operation`,
       read,
     }
   }

@@ -64,7 +64,7 @@ test('toReadFailure: an unparseable (non-AWS) error document is unsupported, wit
   assert.deepEqual(toReadFailure(err, 'iam:SimulatePrincipalPolicy'), {
     code: 'HTTP500',
     kind: 'unsupported',
-    message: 'the endpoint answered HTTP 500 without an AWS error: the operation is not implemented there',
+    message: 'the endpoint answered HTTP 500 without an AWS error: this endpoint does not offer the operation',
     read: 'iam:SimulatePrincipalPolicy',
   })
   const noStatus = toReadFailure(sdkError('SyntaxError', undefined, 'Unexpected token < in JSON'), 'r')
@@ -72,7 +72,7 @@ test('toReadFailure: an unparseable (non-AWS) error document is unsupported, wit
   assert.equal(noStatus.code, 'SyntaxError')
   assert.equal(
     noStatus.message,
-    'the endpoint answered without an AWS error: the operation is not implemented there',
+    'the endpoint answered without an AWS error: this endpoint does not offer the operation',
   )
 })
 
