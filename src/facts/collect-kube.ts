@@ -40,9 +40,15 @@ const LEGACY_CRDS = [
   'machines.karpenter.sh',
 ]
 
+export const RELEASE_SELECTOR = 'owner=helm,status notin (superseded,uninstalled)'
+
 /** Finds the Karpenter release in any namespace: the newest revision of a release whose chart is `karpenter`. */
 export async function findRelease(kube: KubeClient): Promise<HelmRelease | null> {
-  const list = await kube.get<List<RawSecret>>('/api/v1/secrets?labelSelector=owner%3Dhelm')
+  // Superseded revisions are most of a busy cluster's Helm history (and each carries the whole chart):
+  // ask the API server to leave them out.
+  const list = await kube.get<List<RawSecret>>(
+    `/api/v1/secrets?labelSelector=${encodeURIComponent(RELEASE_SELECTOR)}`,
+  )
   const candidates: HelmRelease[] = []
   for (const s of list?.items ?? []) {
     const status = s.metadata.labels?.status

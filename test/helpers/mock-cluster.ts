@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks'
 import nock from 'nock'
 import { parse as parseYaml, stringify as toYaml } from 'yaml'
 import type { RunOptions } from '../../src/context/run-context.js'
+import { RELEASE_SELECTOR } from '../../src/facts/collect-kube.js'
 import { decodeReleaseData, encodeReleaseData } from '../../src/facts/helm-release.js'
 import type { PolicyDocument } from '../../src/facts/types.js'
 import { evaluate } from '../../src/iam/evaluate.js'
@@ -1685,7 +1686,7 @@ export class MockCluster {
     out.push(q('iam', { Action: 'ListRoles', PathPrefix: '/aws-service-role/spot.amazonaws.com/' }))
 
     // Kubernetes
-    kube('/api/v1/secrets?labelSelector=owner%3Dhelm')
+    kube(`/api/v1/secrets?labelSelector=${encodeURIComponent(RELEASE_SELECTOR)}`)
     for (const name of [
       'nodepools.karpenter.sh',
       'nodeclaims.karpenter.sh',
