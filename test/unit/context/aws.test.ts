@@ -64,7 +64,8 @@ test('toReadFailure: an unparseable (non-AWS) error document is unsupported, wit
   assert.deepEqual(toReadFailure(err, 'iam:SimulatePrincipalPolicy'), {
     code: 'HTTP500',
     kind: 'unsupported',
-    message: 'the endpoint answered HTTP 500 without an AWS error: this endpoint does not offer the operation',
+    message:
+      'the endpoint answered HTTP 500 without an AWS error: this endpoint does not offer the operation',
     read: 'iam:SimulatePrincipalPolicy',
   })
   const noStatus = toReadFailure(sdkError('SyntaxError', undefined, 'Unexpected token < in JSON'), 'r')
