@@ -2,7 +2,7 @@
 import { catalog } from '../checks/catalog.js'
 import { runChecks, selectChecks } from '../checks/run.js'
 import type { CheckResult } from '../checks/types.js'
-import { createRunContext, type RunOptions } from '../context/run-context.js'
+import { createRunContext, type RunContext, type RunOptions } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
 import { loadSnapshot, saveSnapshot } from '../facts/snapshot.js'
 import type { Facts } from '../facts/types.js'
@@ -13,6 +13,8 @@ export interface DoctorRequest {
   only?: string[]
   skip?: string[]
   live?: RunOptions
+  /** A prepared run context (tests swap clients, clock or limits here); else one is made from `live`. */
+  context?: RunContext
   onProgress?: (calls: number) => void
 }
 
@@ -29,8 +31,8 @@ export async function doctor(req: DoctorRequest): Promise<DoctorOutcome> {
   let calls: string[] | undefined
   if (req.snapshot) {
     facts = await loadSnapshot(req.snapshot)
-  } else if (req.live) {
-    const ctx = await createRunContext(req.live)
+  } else if (req.context || req.live) {
+    const ctx = req.context ?? (await createRunContext(req.live as RunOptions))
     const timer = req.onProgress ? setInterval(() => req.onProgress?.(ctx.log.calls.length), 100) : undefined
     try {
       facts = await collect(ctx)

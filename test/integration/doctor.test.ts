@@ -9,6 +9,7 @@ import { test, type TestContext } from 'node:test'
 import nock from 'nock'
 import type { CheckResult, Status } from '../../src/checks/types.js'
 import { CallLog } from '../../src/context/limiter.js'
+import { createRunContext } from '../../src/context/run-context.js'
 import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
 import { EnvironmentError } from '../../src/errors.js'
 import {
@@ -349,4 +350,14 @@ test('the Kubernetes API does not answer: a note says so, every check that needs
   const kubeDependent = outcome.results.filter((r) => r.meta.id !== 'helm-registry-auth')
   for (const r of kubeDependent) assert.equal(r.status, 'unknown', describe(r))
   assert.match(messages(result(outcome, 'irsa-trust-policy')), /network error: ECONNREFUSED/)
+})
+
+test('a prepared run context is used as given: its clock stamps the snapshot', async (t) => {
+  const m = mock(t)
+  const context = await createRunContext(m.runOptions({ maxAttempts: 1 }))
+  context.clock = () => new Date('2030-01-02T03:04:05.000Z')
+  const outcome = await doctor({ context })
+  assert.equal(outcome.facts.meta.collectedAt, '2030-01-02T03:04:05.000Z')
+  assert.deepEqual(context.log.duplicates(), [])
+  assert.equal(outcome.calls?.length, context.log.calls.length)
 })
