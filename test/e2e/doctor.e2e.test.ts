@@ -179,10 +179,8 @@ describe(
     })
 
     test('sts-regional-endpoints as a boolean: the apiserver refuses it, doctor --values/--terraform name it before install, --set-string fixes it', async () => {
-      const chart = karpenterChartDir('1.14.1')
-      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
       const key = 'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints'
-      const broken = await helm(bed, [...base, '--set', `${key}=true`]).then(
+      const broken = await upgrade(bed, '--set', `${key}=true`).then(
         () => null,
         (err: Error) => err.message,
       )
@@ -238,7 +236,7 @@ describe(
         JSON.stringify(findings),
       )
 
-      await helm(bed, [...base, '--set-string', `${key}=true`])
+      await upgrade(bed, '--set-string', `${key}=true`)
       const run = await doctor(bed)
       assert.equal(check(run, 'sts-regional-annotation').status, 'pass', summary(run))
       const sa = await bed.kube.get('/api/v1/namespaces/kube-system/serviceaccounts/karpenter')
@@ -247,7 +245,6 @@ describe(
     })
 
     test('the annotation in Helm values but not on the live ServiceAccount (serviceAccount.create=false): doctor fails it', async () => {
-      const chart = karpenterChartDir('1.14.1')
       await bed.kube.mergePatch('/api/v1/namespaces/kube-system/serviceaccounts/karpenter', {
         // keep: the platform team owns the ServiceAccount from now on, Helm must not delete it.
         metadata: {
@@ -257,18 +254,7 @@ describe(
           },
         },
       })
-      await helm(bed, [
-        'upgrade',
-        'karpenter',
-        chart,
-        '--namespace',
-        'kube-system',
-        '--reuse-values',
-        '--set',
-        'serviceAccount.create=false',
-        '--set',
-        'serviceAccount.name=karpenter',
-      ])
+      await upgrade(bed, '--set', 'serviceAccount.create=false', '--set', 'serviceAccount.name=karpenter')
       const run = await doctor(bed)
       const sts = check(run, 'sts-regional-annotation')
       assert.equal(sts.status, 'fail', summary(run))
@@ -282,25 +268,14 @@ describe(
       })
       const again = await doctor(bed)
       assert.equal(check(again, 'sts-regional-annotation').status, 'pass', summary(again))
-      await helm(bed, [
-        'upgrade',
-        'karpenter',
-        chart,
-        '--namespace',
-        'kube-system',
-        '--reuse-values',
-        '--set',
-        'serviceAccount.create=true',
-      ])
+      await upgrade(bed, '--set', 'serviceAccount.create=true')
       assertNoFailure(await doctor(bed))
     })
 
     test('a toleration value that is not a string: the apiserver rejects the Deployment, doctor names the path', async () => {
-      const chart = karpenterChartDir('1.14.1')
-      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
       const toleration =
         'tolerations[0].key=dedicated,tolerations[0].operator=Equal,tolerations[0].effect=NoSchedule'
-      const broken = await helm(bed, [...base, '--set', `${toleration},tolerations[0].value=true`]).then(
+      const broken = await upgrade(bed, '--set', `${toleration},tolerations[0].value=true`).then(
         () => null,
         (err: Error) => err.message,
       )
@@ -316,7 +291,7 @@ describe(
       assert.ok(f, JSON.stringify(tol.findings))
       assert.ok(f.fix?.commands?.some((c) => c.includes('--set-string')))
 
-      await helm(bed, [...base, '--set', toleration, '--set-string', 'tolerations[0].value=true'])
+      await upgrade(bed, '--set', toleration, '--set-string', 'tolerations[0].value=true')
       const again = await doctor(bed)
       assert.equal(check(again, 'toleration-value-types').status, 'pass', summary(again))
       assertNoFailure(again)
@@ -435,15 +410,13 @@ describe(
     })
 
     test('a Pod Identity flavour on moto (no associations API): pod-identity is unknown with the reason, not passed', async () => {
-      const chart = karpenterChartDir('1.14.1')
-      const base = ['upgrade', 'karpenter', chart, '--namespace', 'kube-system', '--reuse-values']
       const roleArnKey = 'serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn'
       const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
       delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
       await helm(bed, [
         'upgrade',
         'karpenter',
-        chart,
+        karpenterChartDir('1.14.1'),
         '--namespace',
         'kube-system',
         '--reset-values',
@@ -456,7 +429,7 @@ describe(
       assert.match(JSON.stringify(pi.findings), /ListPodIdentityAssociations/)
       assert.match(JSON.stringify(pi.findings), /not (supported|implemented)/)
       assert.equal(check(run, 'irsa-trust-policy').status, 'skipped')
-      await helm(bed, [...base, '--set-string', `${roleArnKey}=${seed.controllerRoleArn}`])
+      await upgrade(bed, '--set-string', `${roleArnKey}=${seed.controllerRoleArn}`)
       assertNoFailure(await doctor(bed))
     })
 
@@ -536,6 +509,18 @@ describe(
     })
   },
 )
+
+/** `helm upgrade karpenter <the 1.14.1 chart> -n kube-system --reuse-values <extra>` with the real helm. */
+const upgrade = (bed: Bed, ...extra: string[]) =>
+  helm(bed, [
+    'upgrade',
+    'karpenter',
+    karpenterChartDir('1.14.1'),
+    '--namespace',
+    'kube-system',
+    '--reuse-values',
+    ...extra,
+  ])
 
 const webhookRule = (seed: SeedResult) => ({
   IpProtocol: 'tcp',

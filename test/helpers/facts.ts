@@ -1,7 +1,7 @@
 // A healthy, getting-started-style Karpenter 1.14.1 install on cluster `demo` (IRSA, aws-auth),
 // as facts. Tests break one thing at a time with `healthyFacts((f) => { ... })`.
 import type { EC2NodeClass, Facts, NodePool, PolicyDocument, Read, RoleFacts } from '../../src/facts/types.js'
-import { controllerPolicyDocuments } from '../../src/spec/controller-policy.js'
+import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
 
 export const ACCOUNT = '123456789012'
 export const REGION = 'us-west-2'
@@ -248,17 +248,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
     },
     events: {
       rules: ok(
-        [
-          ['ScheduledChangeRule', 'aws.health', 'AWS Health Event'],
-          ['SpotInterruptionRule', 'aws.ec2', 'EC2 Spot Instance Interruption Warning'],
-          ['RebalanceRule', 'aws.ec2', 'EC2 Instance Rebalance Recommendation'],
-          ['InstanceStateChangeRule', 'aws.ec2', 'EC2 Instance State-change Notification'],
-          [
-            'CapacityReservationInterruptionRule',
-            'aws.ec2',
-            'EC2 Capacity Reservation Instance Interruption Warning',
-          ],
-        ].map(([name, source, detail]) => ({
+        INTERRUPTION_RULES.map(({ key: name, source, detailType: detail }) => ({
           name: `Karpenter-demo-${name}`,
           arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/Karpenter-demo-${name}`,
           state: 'ENABLED',

@@ -26,7 +26,7 @@ import { RELEASE_SELECTOR } from '../../src/facts/collect-kube.js'
 import { decodeReleaseData, encodeReleaseData } from '../../src/facts/helm-release.js'
 import type { PolicyDocument } from '../../src/facts/types.js'
 import { evaluate } from '../../src/iam/evaluate.js'
-import { controllerPolicyDocuments } from '../../src/spec/controller-policy.js'
+import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
 import {
   ACCOUNT,
   CLUSTER,
@@ -280,18 +280,6 @@ function otherReleaseSecret(): KubeObject {
   }
 }
 
-const RULES: [string, string, string][] = [
-  ['ScheduledChangeRule', 'aws.health', 'AWS Health Event'],
-  ['SpotInterruptionRule', 'aws.ec2', 'EC2 Spot Instance Interruption Warning'],
-  ['RebalanceRule', 'aws.ec2', 'EC2 Instance Rebalance Recommendation'],
-  ['InstanceStateChangeRule', 'aws.ec2', 'EC2 Instance State-change Notification'],
-  [
-    'CapacityReservationInterruptionRule',
-    'aws.ec2',
-    'EC2 Capacity Reservation Instance Interruption Warning',
-  ],
-]
-
 const karpenterLabels = { 'app.kubernetes.io/name': 'karpenter', 'app.kubernetes.io/instance': 'karpenter' }
 
 function crd(name: string): KubeObject {
@@ -492,7 +480,7 @@ export function healthyState(): MockState {
         Policy: JSON.stringify(queuePolicy),
       },
     },
-    rules: RULES.map(([key, source, detail]) => ({
+    rules: INTERRUPTION_RULES.map(({ key, source, detailType: detail }) => ({
       name: `Karpenter-${CLUSTER}-${key}`,
       state: 'ENABLED',
       eventPattern: { source: [source], 'detail-type': [detail] },
