@@ -2,8 +2,10 @@
 // healthy.json — a getting-started install of Karpenter 1.14.1 on `demo`.
 // shared-cluster-broken.json — `demo` as one cluster shared by two customers (acme, globex) on the
 // webhook-era chart 1.0.14, with the mistakes the tutorials produce: no 8443 rule, an IRSA trust
-// naming the wrong namespace, no PassRole for a tenant node role, an STS annotation Helm made a
-// boolean, a toleration value that is not a string, and a tenant subnet selector that finds nothing.
+// naming the wrong namespace, no PassRole for a tenant node role, the STS annotation in the values but
+// not on the ServiceAccount the platform team manages, a last upgrade that failed because a
+// toleration value was a boolean (`--set tolerations[0].value=true`: the API server rejects the
+// Deployment, Helm records the revision as failed), and a tenant subnet selector that finds nothing.
 import { writeFileSync } from 'node:fs'
 import type { Facts, NodePool, EC2NodeClass } from '../src/facts/types.js'
 import { ACCOUNT, healthyFacts, irsaTrust, nodeRole, ok, REGION } from '../test/helpers/facts.js'
@@ -22,14 +24,21 @@ const broken = healthyFacts((f) => {
   release.appVersion = '1.0.14'
   release.namespace = 'karpenter'
   release.computedValues.webhook = { enabled: true, port: 8443 }
-  // `--set serviceAccount.annotations.eks\.amazonaws\.com/sts-regional-endpoints=true` → a boolean.
-  const sa = release.computedValues.serviceAccount as { annotations: Record<string, unknown> }
-  sa.annotations['eks.amazonaws.com/sts-regional-endpoints'] = true
-  ;(release.values.serviceAccount as { annotations: Record<string, unknown> }).annotations[
-    'eks.amazonaws.com/sts-regional-endpoints'
-  ] = true
-  release.renderedServiceAccount!.annotations['eks.amazonaws.com/sts-regional-endpoints'] = true
-  // `--set tolerations[0].value=true` → a boolean toleration value.
+  // The ServiceAccount is the platform team's (serviceAccount.create=false); the values ask for the
+  // regional STS annotation, which the live ServiceAccount never got.
+  const sa = release.computedValues.serviceAccount as {
+    create?: boolean
+    name?: string
+    annotations: Record<string, unknown>
+  }
+  sa.create = false
+  sa.name = 'karpenter'
+  sa.annotations['eks.amazonaws.com/sts-regional-endpoints'] = 'true'
+  release.values.serviceAccount = { create: false, name: 'karpenter', annotations: { ...sa.annotations } }
+  delete release.renderedServiceAccount
+  // The latest upgrade, `--set tolerations[0].value=true`, failed: the API server refused the Deployment.
+  release.revision = 3
+  release.status = 'failed'
   const tolerations = [{ key: 'dedicated', operator: 'Equal', value: true, effect: 'NoSchedule' }]
   release.values.tolerations = tolerations
   release.computedValues.tolerations = tolerations

@@ -122,7 +122,7 @@ test('broken example: each failing check shows ✖ findings with fix: and $ comm
   assert.doesNotMatch(out, ANSI)
   const lines = out.split('\n')
   const failing = results.filter((r) => r.status === 'fail' || r.status === 'warn')
-  assert.equal(results.filter((r) => r.status === 'fail').length, 6)
+  assert.equal(results.filter((r) => r.status === 'fail').length, 7)
   for (const r of failing) {
     const i = lines.indexOf(headLine(r))
     assert.ok(i >= 0, `head line of ${r.meta.id}`)
@@ -144,7 +144,7 @@ test('broken example: each failing check shows ✖ findings with fix: and $ comm
   assert.ok(lines.includes('        $ kubectl rollout restart deployment/karpenter -n karpenter'))
   assert.equal(lines.filter((l) => /^ {4}✖ /.test(l)).length, 7)
   assert.equal(lines.filter((l) => /^ {6}fix: /.test(l)).length, 8)
-  assert.equal(lines.at(-1), '18 checks: 10 passed, 6 failed, 1 warnings, 0 unknown, 1 skipped')
+  assert.equal(lines.at(-1), '18 checks: 9 passed, 7 failed, 1 warnings, 0 unknown, 1 skipped')
   assert.equal(lines.at(-1), expectedCountLine(results))
 })
 
@@ -199,7 +199,7 @@ test('color on: ANSI codes that strip to exactly the plain report', () => {
   assert.ok(colored.includes('\u001b[33m!\u001b[39m'), 'warn symbol in yellow')
   assert.ok(colored.includes('\u001b[32m✔\u001b[39m'), 'pass symbol in green')
   assert.ok(
-    colored.endsWith('\u001b[1m18 checks: 10 passed, 6 failed, 1 warnings, 0 unknown, 1 skipped\u001b[22m'),
+    colored.endsWith('\u001b[1m18 checks: 9 passed, 7 failed, 1 warnings, 0 unknown, 1 skipped\u001b[22m'),
     'bold count line',
   )
 })
