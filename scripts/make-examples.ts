@@ -8,7 +8,15 @@
 // Deployment, Helm records the revision as failed), and a tenant subnet selector that finds nothing.
 import { writeFileSync } from 'node:fs'
 import type { Facts, NodePool, EC2NodeClass } from '../src/facts/types.js'
-import { ACCOUNT, healthyFacts, irsaTrust, nodeRole, ok, REGION } from '../test/helpers/facts.js'
+import {
+  ACCOUNT,
+  healthyFacts,
+  irsaTrust,
+  nodeRole,
+  ok,
+  passRoleEvaluation,
+  REGION,
+} from '../test/helpers/facts.js'
 
 const stable = (f: Facts) => JSON.stringify(f, null, 2) + '\n'
 
@@ -92,14 +100,13 @@ const broken = healthyFacts((f) => {
     f.iam.roles[role] = ok(nodeRole(role))
     f.ec2.subnetsByNodeClass[`tenant-${t}`] = f.ec2.subnetsByNodeClass.default!
     f.ec2.securityGroupsByNodeClass[`tenant-${t}`] = f.ec2.securityGroupsByNodeClass.default!
-    f.iam.passRole[roleArn] = ok({
-      action: 'iam:PassRole',
-      resource: roleArn,
-      context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
-      decision: t === 'globex' ? 'implicitDeny' : 'allowed',
-      method: 'simulator',
-      matchedStatements: t === 'globex' ? [] : ['KarpenterPassTenantRoles'],
-    })
+    f.iam.passRole[roleArn] = ok(
+      passRoleEvaluation({
+        resource: roleArn,
+        decision: t === 'globex' ? 'implicitDeny' : 'allowed',
+        matchedStatements: t === 'globex' ? [] : ['KarpenterPassTenantRoles'],
+      }),
+    )
     if (f.kube.awsAuth.ok && f.kube.awsAuth.value)
       f.kube.awsAuth.value.push({
         rolearn: roleArn,

@@ -1,6 +1,14 @@
 // A healthy, getting-started-style Karpenter 1.14.1 install on cluster `demo` (IRSA, aws-auth),
 // as facts. Tests break one thing at a time with `healthyFacts((f) => { ... })`.
-import type { EC2NodeClass, Facts, NodePool, PolicyDocument, Read, RoleFacts } from '../../src/facts/types.js'
+import type {
+  EC2NodeClass,
+  Facts,
+  NodePool,
+  PermissionEvaluation,
+  PolicyDocument,
+  Read,
+  RoleFacts,
+} from '../../src/facts/types.js'
 import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
 
 export const ACCOUNT = '123456789012'
@@ -140,6 +148,35 @@ export function healthyNodeClass(): EC2NodeClass {
   }
 }
 
+/** The interruption queue policy of the getting-started template (without its DenyHTTP statement). */
+export function queuePolicy(): PolicyDocument {
+  return {
+    Version: '2012-10-17',
+    Id: 'EC2InterruptionPolicy',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] },
+        Action: 'sqs:SendMessage',
+        Resource: QUEUE_ARN,
+      },
+    ],
+  }
+}
+
+/** What IAM's simulator answers for `iam:PassRole` of a node role to EC2 (allowed by default). */
+export function passRoleEvaluation(over: Partial<PermissionEvaluation> = {}): PermissionEvaluation {
+  return {
+    action: 'iam:PassRole',
+    resource: NODE_ROLE_ARN,
+    context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    decision: 'allowed',
+    method: 'simulator',
+    matchedStatements: ['AllowPassingInstanceRole'],
+    ...over,
+  }
+}
+
 export function healthyFacts(mutate?: (f: Facts) => void): Facts {
   const f: Facts = {
     schema: 'karpctl.facts/v1',
@@ -187,14 +224,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         tags: {},
       }),
       passRole: {
-        [NODE_ROLE_ARN]: ok({
-          action: 'iam:PassRole',
-          resource: NODE_ROLE_ARN,
-          context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
-          decision: 'allowed',
-          method: 'simulator',
-          matchedStatements: ['AllowPassingInstanceRole'],
-        }),
+        [NODE_ROLE_ARN]: ok(passRoleEvaluation()),
       },
     },
     ec2: {
@@ -233,17 +263,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         arn: QUEUE_ARN,
         messageRetentionSeconds: 300,
         sseEnabled: true,
-        policy: {
-          Id: 'EC2InterruptionPolicy',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] },
-              Action: 'sqs:SendMessage',
-              Resource: QUEUE_ARN,
-            },
-          ],
-        },
+        policy: queuePolicy(),
       }),
     },
     events: {

@@ -42,6 +42,7 @@ import {
   REGION,
   VPC,
   healthyNodeClass,
+  queuePolicy as healthyQueuePolicy,
   healthyNodePool,
   irsaTrust,
 } from './facts.js'
@@ -369,18 +370,7 @@ export function healthyState(): MockState {
     availableIps: 8000,
     tags: { 'karpenter.sh/discovery': CLUSTER, Name: `demo-private-${az}` },
   })
-  const queuePolicy = {
-    Version: '2012-10-17',
-    Id: 'EC2InterruptionPolicy',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Principal: { Service: ['events.amazonaws.com', 'sqs.amazonaws.com'] },
-        Action: 'sqs:SendMessage',
-        Resource: QUEUE_ARN,
-      },
-    ],
-  }
+  const queuePolicy = healthyQueuePolicy()
   return {
     callerArn: CALLER_ARN,
     cluster: {

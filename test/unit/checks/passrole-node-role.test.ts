@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { passroleNodeRole } from '../../../src/checks/passrole-node-role.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Facts, PermissionEvaluation } from '../../../src/facts/types.js'
+import type { Facts } from '../../../src/facts/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -11,18 +11,11 @@ import {
   NODE_ROLE,
   NODE_ROLE_ARN,
   ok,
+  passRoleEvaluation,
 } from '../../helpers/facts.js'
 
 const run = (f: Facts) => runCheck(passroleNodeRole, f)
-const evaluation = (over: Partial<PermissionEvaluation> = {}): PermissionEvaluation => ({
-  action: 'iam:PassRole',
-  resource: NODE_ROLE_ARN,
-  context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
-  decision: 'allowed',
-  method: 'simulator',
-  matchedStatements: ['AllowPassingInstanceRole'],
-  ...over,
-})
+const evaluation = passRoleEvaluation
 
 test('healthy: the simulator allows passing the node role → pass, and says the simulator decided', () => {
   const r = run(healthyFacts())
