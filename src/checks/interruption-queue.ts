@@ -8,6 +8,7 @@ import {
   referenceQueueStatements,
 } from './lib/interruption.js'
 import { allowsService } from './lib/policy.js'
+import { QUEUE_ATTRIBUTES, queuePolicy } from '../spec/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
 
 function helmSetFix(release: HelmRelease, name: string): string {
@@ -16,17 +17,10 @@ function helmSetFix(release: HelmRelease, name: string): string {
 
 function createQueueCommands(facts: Facts, name: string): string[] {
   const { region } = facts.meta
-  const policy: PolicyDocument = {
-    Id: 'EC2InterruptionPolicy',
-    Statement: referenceQueueStatements(queueArnFor(facts, name)),
-  }
+  const attributes = { ...QUEUE_ATTRIBUTES, Policy: JSON.stringify(queuePolicy(queueArnFor(facts, name))) }
   return [
     `aws sqs create-queue --queue-name ${shellQuote(name)} --region ${region} --attributes ${shellQuote(
-      JSON.stringify({
-        MessageRetentionPeriod: '300',
-        SqsManagedSseEnabled: 'true',
-        Policy: JSON.stringify(policy),
-      }),
+      JSON.stringify(attributes),
     )}`,
   ]
 }

@@ -12,6 +12,8 @@ export interface AwsOptions {
   /** Overrides every service endpoint (a local emulator); the SDK also honours AWS_ENDPOINT_URL. */
   endpoint?: string
   maxAttempts?: number
+  /** 'adaptive' for commands that write: the SDK then also slows itself down when AWS throttles. */
+  retryMode?: 'standard' | 'adaptive'
 }
 
 type SdkModule = Record<string, unknown>
@@ -60,6 +62,7 @@ export class Aws {
         if (this.options.profile) config.profile = this.options.profile
         if (this.options.endpoint) config.endpoint = this.options.endpoint
         if (this.options.maxAttempts) config.maxAttempts = this.options.maxAttempts
+        if (this.options.retryMode) config.retryMode = this.options.retryMode
         return { mod, client: new Client(config) }
       })
       this.clients.set(service, entry)
@@ -69,19 +72,33 @@ export class Aws {
 
   /** One API call, made at most once per run for the same operation and input. */
   call<O>(service: AwsService, op: string, input: object = {}): Promise<O> {
-    const key = `${service}:${op}:${JSON.stringify(input)}`
-    return this.memo.get(key, () =>
-      this.limiter.run(async () => {
-        const { mod, client } = await this.load(service)
-        const Command = mod[`${op}Command`] as new (input: object) => unknown
-        this.log.record(`${service}:${op}:${JSON.stringify(input)}`)
-        try {
-          return (await client.send(new Command(input))) as O
-        } catch (err) {
-          throw fatalOrSelf(err, this.options)
-        }
-      }),
-    )
+    return this.memo.get(`${service}:${op}:${JSON.stringify(input)}`, () => this.send<O>(service, op, input))
+  }
+
+  /**
+   * A call that changes something: never memoized (the same write may be needed twice, e.g. a retry
+   * after AWS's eventual consistency), and logged as a write so a run can prove it made none.
+   */
+  write<O>(service: AwsService, op: string, input: object = {}): Promise<O> {
+    return this.send<O>(service, op, input, true)
+  }
+
+  /** A read made again, bypassing the memo (to see the effect of a write in the same run). */
+  fresh<O>(service: AwsService, op: string, input: object = {}): Promise<O> {
+    return this.send<O>(service, op, input)
+  }
+
+  private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
+    return this.limiter.run(async () => {
+      const { mod, client } = await this.load(service)
+      const Command = mod[`${op}Command`] as new (input: object) => unknown
+      this.log.record(`${service}:${op}:${JSON.stringify(input)}`, write)
+      try {
+        return (await client.send(new Command(input))) as O
+      } catch (err) {
+        throw fatalOrSelf(err, this.options)
+      }
+    })
   }
 
   /** Every page of a list operation (each page one memoized call); `page` names the items and the next token. */

@@ -46,6 +46,38 @@ export class KubeClient {
     )
   }
 
+  /** GET again, bypassing the memo: to watch an object change (a wait) or see a write's effect. */
+  async fresh<T>(path: string): Promise<T | null> {
+    return this.limiter.run(async () => {
+      this.log.record(`kube:GET:${path}`)
+      try {
+        return (await this.request('GET', path)) as T
+      } catch (err) {
+        if (err instanceof KubeApiError && err.status === 404) return null
+        throw err
+      }
+    })
+  }
+
+  /** A call that changes something: never memoized, logged as a write. */
+  write<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType?: string) {
+    return this.limiter.run(async () => {
+      this.log.record(`kube:${method}:${path}`, true)
+      return (await this.request(method, path, body, contentType)) as T
+    })
+  }
+
+  /** Server-side apply as field manager `karpctl`: creates or updates exactly the fields karpctl sets. */
+  apply<T>(path: string, object: unknown): Promise<T> {
+    const sep = path.includes('?') ? '&' : '?'
+    return this.write<T>(
+      'PATCH',
+      `${path}${sep}fieldManager=karpctl&force=true`,
+      object,
+      'application/apply-patch+yaml',
+    )
+  }
+
   request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
     const url = new URL(this.creds.server + path)
     const headers: Record<string, string> = { Accept: 'application/json' }

@@ -37,9 +37,12 @@ export class Memo {
 /** Counts the calls that actually reached an API, per operation. */
 export class CallLog {
   readonly calls: string[] = []
+  /** The calls that changed something (a no-op re-run must have none). */
+  readonly writes: string[] = []
 
-  record(op: string): void {
+  record(op: string, write = false): void {
     this.calls.push(op)
+    if (write) this.writes.push(op)
   }
 
   byService(): Record<string, number> {

@@ -13,6 +13,8 @@ export interface RunOptions {
   karpctlVersion: string
   concurrency?: number
   maxAttempts?: number
+  /** 'adaptive' for commands that write (install): the SDK slows down when AWS throttles. */
+  retryMode?: 'standard' | 'adaptive'
 }
 
 export interface RunContext {
@@ -33,6 +35,7 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
       profile: options.profile,
       endpoint: options.endpoint,
       maxAttempts: options.maxAttempts,
+      retryMode: options.retryMode,
     },
     limiter,
     memo,

@@ -349,3 +349,23 @@ export async function collectKube(kube: KubeClient): Promise<Facts['kube']> {
     serverVersion: version,
   }
 }
+
+/** The newest live revision of the Helm release `name` in `namespace` (any chart), with its Secret's labels. */
+export async function releaseNamed(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<{ release: HelmRelease; labels: Record<string, string> } | null> {
+  const selector = encodeURIComponent(`${RELEASE_SELECTOR},name=${name}`)
+  const list = await kube.get<List<RawSecret>>(
+    `/api/v1/namespaces/${namespace}/secrets?labelSelector=${selector}`,
+  )
+  const found = (list?.items ?? [])
+    .filter((s) => s.data?.release)
+    .map((s) => ({
+      release: toHelmRelease(decodeReleaseData(s.data?.release ?? '')),
+      labels: s.metadata.labels ?? {},
+    }))
+    .sort((a, b) => b.release.revision - a.release.revision)
+  return found[0] ?? null
+}

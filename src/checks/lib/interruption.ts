@@ -1,10 +1,9 @@
 // The interruption queue as the chart configures it and as the getting-started template builds it;
 // shared by interruption-queue, interruption-rules and controller-policy.
-import type { Facts, HelmRelease, PolicyStatement } from '../../facts/types.js'
+import type { Facts, HelmRelease } from '../../facts/types.js'
 import { partitionOf, setting } from './facts.js'
 
-/** The services the getting-started queue policy lets send to the interruption queue. */
-export const QUEUE_SENDERS = ['events.amazonaws.com', 'sqs.amazonaws.com']
+export { QUEUE_SENDERS, referenceQueueStatements } from '../../spec/interruption.js'
 
 /** settings.interruptionQueue, or the controller's INTERRUPTION_QUEUE when set outside the chart values. */
 export function interruptionQueueSetting(facts: Facts, release: HelmRelease): string | undefined {
@@ -17,23 +16,3 @@ export function interruptionQueueSetting(facts: Facts, release: HelmRelease): st
 
 export const queueArnFor = (facts: Facts, name: string) =>
   `arn:${partitionOf(facts)}:sqs:${facts.meta.region}:${facts.meta.accountId ?? '<account-id>'}:${name}`
-
-/** The queue policy of the getting-started template: EventBridge and SQS may send; plain HTTP is denied. */
-export function referenceQueueStatements(queueArn: string): PolicyStatement[] {
-  return [
-    {
-      Effect: 'Allow',
-      Principal: { Service: [...QUEUE_SENDERS] },
-      Action: 'sqs:SendMessage',
-      Resource: queueArn,
-    },
-    {
-      Sid: 'DenyHTTP',
-      Effect: 'Deny',
-      Action: 'sqs:*',
-      Resource: queueArn,
-      Condition: { Bool: { 'aws:SecureTransport': false } },
-      Principal: '*',
-    },
-  ]
-}

@@ -1,0 +1,264 @@
+import { Flags, ux } from '@oclif/core'
+import { BaseCommand } from '../base-command.js'
+import { ExitCode, InputError } from '../errors.js'
+
+export default class Install extends BaseCommand<typeof Install> {
+  static override summary =
+    'Install Karpenter on an EKS cluster: IAM, identity, interruption queue, tags, access, Helm, a default NodePool.'
+  static override description = `Asks for what the flags do not give, plans every resource against what exists (create / update / unchanged), checks with IAM's policy simulator that you may make each change, applies the plan in dependency order (independent steps concurrently, with retries where AWS is eventually consistent), then waits for the controller and runs doctor on the result.
+
+Re-running is safe: an installed cluster shows everything unchanged and makes no write call; an install that stopped half-way (Ctrl-C, a crash, throttling) is finished by running the same command again. Resources karpctl creates carry the tags karpctl.io/managed-by=karpctl and karpctl.io/cluster=<cluster>; changes to resources it does not own (discovery tags, aws-auth entries, the 8443 rule, a scaled-down cluster-autoscaler) are recorded on those resources, so teardown undoes exactly them.
+
+Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a failing check after install, 2 karpctl could not plan or apply (the message says what to fix; re-run to resume).`
+
+  static override examples = [
+    {
+      description: 'Interactive wizard on the cluster of the current EKS kube context',
+      command: '<%= config.bin %> <%= command.id %>',
+    },
+    {
+      description: 'Show the plan only',
+      command:
+        '<%= config.bin %> <%= command.id %> --cluster demo --region us-west-2 --dry-run --show-policies',
+    },
+    {
+      description: 'Non-interactive, with IRSA and aws-auth',
+      command:
+        '<%= config.bin %> <%= command.id %> --cluster demo --identity irsa --node-access aws-auth --yes',
+    },
+    {
+      description: 'A spot-only default NodePool on Graviton',
+      command:
+        '<%= config.bin %> <%= command.id %> --cluster demo --capacity-types spot --architectures arm64 --yes',
+    },
+  ]
+
+  static override enableJsonFlag = true
+
+  static override flags = {
+    'karpenter-version': Flags.string({
+      summary: 'Karpenter chart version (1.0.x – 1.14.x).',
+      helpGroup: 'KARPENTER',
+    }),
+    namespace: Flags.string({
+      char: 'n',
+      summary: 'Namespace of the controller (default kube-system).',
+      helpGroup: 'KARPENTER',
+    }),
+    identity: Flags.string({
+      summary: 'Controller identity (default: pod-identity when its agent add-on runs, else irsa).',
+      options: ['pod-identity', 'irsa'],
+      helpGroup: 'KARPENTER',
+    }),
+    'node-role': Flags.string({
+      summary:
+        '"create" (KarpenterNodeRole-<cluster>, default) or an existing role name/ARN that already joins nodes.',
+      helpGroup: 'NODES',
+    }),
+    'node-access': Flags.string({
+      summary:
+        'How new nodes join (default: access-entry when the authentication mode allows, else aws-auth).',
+      options: ['access-entry', 'aws-auth'],
+      helpGroup: 'NODES',
+    }),
+    interruption: Flags.boolean({
+      summary: 'Interruption handling: SQS queue + EventBridge rules (default on; --no-interruption).',
+      allowNo: true,
+      helpGroup: 'KARPENTER',
+    }),
+    'capacity-types': Flags.string({
+      summary: 'Default NodePool capacity types (default on-demand,spot).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODES',
+    }),
+    'instance-categories': Flags.string({
+      summary: 'Default NodePool instance categories (default c,m,r).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODES',
+    }),
+    architectures: Flags.string({
+      summary: 'Default NodePool architectures (default amd64).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODES',
+    }),
+    'cpu-limit': Flags.integer({
+      summary: 'Default NodePool CPU limit in cores (default 1000).',
+      helpGroup: 'NODES',
+    }),
+    values: Flags.string({
+      summary: "An extra Helm values file, merged over karpctl's.",
+      helpGroup: 'KARPENTER',
+    }),
+    'chart-dir': Flags.string({
+      summary:
+        'A folder holding karpenter-crd/ and karpenter/ charts, instead of oci://public.ecr.aws/karpenter.',
+      helpGroup: 'KARPENTER',
+    }),
+    'subnet-ids': Flags.string({
+      summary: "Subnets to tag for discovery (default: the cluster's private subnets).",
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODES',
+    }),
+    'security-group-ids': Flags.string({
+      summary: 'Security groups to tag for discovery (default: the cluster security group).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODES',
+    }),
+    'scale-down-cluster-autoscaler': Flags.boolean({
+      summary: 'Scale a running cluster-autoscaler to 0 (its replicas are recorded for teardown).',
+      allowNo: true,
+      helpGroup: 'KARPENTER',
+    }),
+    adopt: Flags.boolean({
+      summary: 'Take over same-named resources karpctl did not create (never without this flag).',
+      helpGroup: 'APPLY',
+    }),
+    yes: Flags.boolean({
+      char: 'y',
+      summary: 'Take the defaults for every question and apply without asking.',
+      helpGroup: 'APPLY',
+    }),
+    'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'show-policies': Flags.boolean({
+      summary: 'Print the IAM documents and Helm values of the plan.',
+      helpGroup: 'APPLY',
+    }),
+    timeout: Flags.integer({
+      summary: 'Seconds to wait for the controller and the EC2NodeClass to become ready (default 300).',
+      default: 300,
+      helpGroup: 'APPLY',
+    }),
+  }
+
+  async run(): Promise<unknown> {
+    const { flags } = this
+    const { useColor } = await import('../report/style.js')
+    const { resolveInstallTarget } = await import('../install/target.js')
+    const { createRunContext } = await import('../context/run-context.js')
+    const { discover } = await import('../install/discover.js')
+    const { installChoices } = await import('../install/wizard.js')
+    const { applyEnv, loadExtraValues, planInstall, requireTools, specOf } =
+      await import('../install/install.js')
+    const { renderPlan, planJson } = await import('../plan/render.js')
+    const { assertNotBlocked, planCounts } = await import('../plan/plan.js')
+    const { changing } = await import('../plan/types.js')
+
+    const json = this.jsonEnabled()
+    const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
+    const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
+    const color = useColor(process.stdout)
+    const say = (s: string) => (json ? this.logToStderr(s) : this.log(s))
+
+    const target = await resolveInstallTarget(this.flags, prompter)
+    const ctx = await createRunContext({
+      clusterName: target.clusterName,
+      region: this.validateRegion(target.region),
+      profile: flags.profile ?? process.env.AWS_PROFILE,
+      kubeContext: flags['kube-context'],
+      karpctlVersion: this.config.version,
+      retryMode: 'adaptive',
+    })
+    try {
+      const spin = !json && process.stderr.isTTY
+      if (spin) ux.action.start(`Reading cluster ${target.clusterName}`, undefined, { stdout: false })
+      const d = await discover(ctx)
+      if (spin) ux.action.stop()
+      if (d.clusterAutoscalers.length && flags['scale-down-cluster-autoscaler'] === undefined && !prompter)
+        say(
+          `note: cluster-autoscaler runs (${d.clusterAutoscalers.map((a) => `${a.namespace}/${a.name}`).join(', ')}); pass --scale-down-cluster-autoscaler to scale it to 0 so it does not fight Karpenter`,
+        )
+      const choices = await installChoices({ ...flags, values: flags.values }, d, { prompter })
+      const spec = specOf(choices, ctx, d)
+      const extraValues = await loadExtraValues(spec.extraValuesFile)
+      const env = applyEnv(ctx, spec)
+      if (spin) ux.action.start('Planning', undefined, { stdout: false })
+      const plan = await planInstall(spec, extraValues, env, d)
+      if (spin) ux.action.stop()
+      if (!json) this.log(renderPlan(plan, { color, showDocuments: flags['show-policies'] }))
+      assertNotBlocked(plan)
+      const counts = planCounts(plan)
+      const report: Record<string, unknown> = { plan: planJson(plan) }
+      if (flags['dry-run']) return json ? report : undefined
+
+      if (plan.steps.some(changing)) {
+        if (!flags.yes) {
+          if (!prompter)
+            throw new InputError(
+              'the plan changes the cluster: pass --yes to apply it without a terminal (or --dry-run to only plan)',
+              'CONFIRMATION_REQUIRED',
+            )
+          if (
+            !(await prompter.confirm({
+              message: `Apply ${counts.create + counts.update} change(s) to cluster ${spec.clusterName}?`,
+              default: false,
+            }))
+          ) {
+            this.log('Nothing changed.')
+            return undefined
+          }
+        }
+        await requireTools(plan, env)
+        const { preflight } = await import('../install/preflight.js')
+        const pf = await preflight(ctx.aws, plan, d.callerArn)
+        if (pf.status === 'denied') {
+          const { PreflightError } = await import('../install/errors.js')
+          throw new PreflightError(d.callerArn, pf.denied)
+        }
+        say(
+          pf.status === 'unavailable'
+            ? `preflight: IAM's policy simulator is unavailable (${pf.reason}); permissions could not be checked before applying`
+            : `preflight: ${pf.checked} permission(s) checked with IAM's policy simulator, all allowed`,
+        )
+        const { applyPlan } = await import('../plan/apply.js')
+        const { progressLine } = await import('../report/progress.js')
+        const result = await applyPlan(plan, env, {
+          onEvent: (e) => {
+            const line = progressLine(e, useColor(process.stderr))
+            if (line) this.logToStderr(line)
+          },
+        })
+        report.apply = result
+        if (result.failed.length) {
+          const { ApplyError } = await import('../plan/apply.js')
+          throw new ApplyError(
+            `${result.failed.length} step(s) failed (${result.failed.map((f) => `${f.address}: ${f.message}`).join('; ')}); ${result.applied.length} applied${result.skipped.length ? `, ${result.skipped.length} not started` : ''}: fix the cause and run the same command again to finish`,
+            result,
+          )
+        }
+        say(`Applied ${result.applied.length} change(s).`)
+      } else {
+        say('Nothing to change: Karpenter is installed as planned.')
+      }
+
+      const { installWaits, waitFor } = await import('../install/verify.js')
+      const pending = await waitFor(ctx.kube, installWaits(spec.namespace, 'default'), {
+        timeoutMs: flags.timeout * 1000,
+        sleep: env.sleep,
+        onReady: (label, ms) =>
+          this.logToStderr(`✔ ${label}${ms > 0 ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`),
+      })
+      for (const p of pending) this.logToStderr(`! ${p}: not yet after ${flags.timeout} s (doctor says why)`)
+      const { doctor } = await import('../doctor/doctor.js')
+      const outcome = await doctor({ live: { ...ctx.options, retryMode: undefined } })
+      const { hasErrorFailure } = await import('../checks/run.js')
+      if (hasErrorFailure(outcome.results)) process.exitCode = ExitCode.findings
+      if (json) {
+        const { jsonReport } = await import('../report/machine.js')
+        report.doctor = jsonReport(outcome.results, outcome.facts)
+        report.calls = { total: ctx.log.calls.length, writes: ctx.log.writes.length }
+        return report
+      }
+      const { renderHuman } = await import('../report/human.js')
+      this.log('')
+      this.log(renderHuman(outcome.results, outcome.facts, { color }))
+      return undefined
+    } finally {
+      ctx.aws.destroy()
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// The user's `helm` (>= 3.8: OCI charts without the experimental flag), run as a child process. Install
+// writes charts through it, as a user would; doctor never needs it (it reads release Secrets).
+import { execFile } from 'node:child_process'
+import { EnvironmentError, KarpctlError } from '../errors.js'
+
+export interface HelmUpgrade {
+  release: string
+  chart: string
+  version?: string
+  namespace: string
+  valuesFiles: string[]
+  labels: Record<string, string>
+  timeoutSeconds?: number
+}
+
+export class HelmError extends KarpctlError {
+  constructor(message: string) {
+    super(message, 'HELM_FAILED')
+  }
+}
+
+export interface Helm {
+  bin: string
+  version: string
+  upgradeInstall(u: HelmUpgrade): Promise<void>
+}
+
+interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+  notFound?: boolean
+}
+
+function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null
+      resolve({
+        code: e ? (typeof e.code === 'number' ? e.code : 1) : 0,
+        stdout,
+        stderr,
+        notFound: e?.code === 'ENOENT',
+      })
+    })
+  })
+}
+
+/** Helm's own words for a failure: its last `Error:` line, which names the object and the reason. */
+export function helmMessage(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+  const err = [...lines].reverse().find((l) => l.startsWith('Error:'))
+  return (err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '').slice(0, 500)
+}
+
+export function parseHelmVersion(text: string): [number, number, number] | null {
+  const m = /v?(\d+)\.(\d+)\.(\d+)/.exec(text)
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null
+}
+
+export async function findHelm(opts: { bin?: string; kubeContext?: string }): Promise<Helm> {
+  const bin = opts.bin ?? process.env.KARPCTL_HELM ?? 'helm'
+  const v = await run(bin, ['version', '--template', '{{.Version}}'], 30_000)
+  if (v.notFound)
+    throw new EnvironmentError(
+      `helm not found (${bin}): install Helm 3.8 or newer (https://helm.sh/docs/intro/install/) or set KARPCTL_HELM`,
+      'HELM_MISSING',
+    )
+  const parsed = parseHelmVersion(v.stdout)
+  if (v.code !== 0 || !parsed)
+    throw new EnvironmentError(`\`${bin} version\` failed: ${helmMessage(v.stderr)}`, 'HELM_MISSING')
+  const [major, minor] = parsed
+  if (major !== 3 || minor < 8)
+    throw new EnvironmentError(
+      `helm ${v.stdout.trim()} is not supported: karpctl needs Helm 3.8 or newer (3.x) for OCI charts`,
+      'HELM_VERSION',
+    )
+  const context = opts.kubeContext ? ['--kube-context', opts.kubeContext] : []
+  return {
+    bin,
+    version: v.stdout.trim(),
+    async upgradeInstall(u) {
+      const args = [
+        'upgrade',
+        '--install',
+        u.release,
+        u.chart,
+        ...(u.version ? ['--version', u.version] : []),
+        '--namespace',
+        u.namespace,
+        '--create-namespace',
+        ...u.valuesFiles.flatMap((f) => ['--values', f]),
+        '--labels',
+        Object.entries(u.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(','),
+        ...context,
+      ]
+      const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000)
+      if (r.code !== 0)
+        throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
+    },
+  }
+}

@@ -1,0 +1,132 @@
+// What install needs to know about the cluster before it asks anything: who we are, the cluster
+// (active? OIDC issuer, authentication mode, subnets, security groups), the Pod Identity agent, the
+// managed node groups' roles, and a cluster-autoscaler that would fight Karpenter.
+import type * as ec2 from '@aws-sdk/client-ec2'
+import type * as eks from '@aws-sdk/client-eks'
+import type * as sts from '@aws-sdk/client-sts'
+import type { RunContext } from '../context/run-context.js'
+import { EnvironmentError, KarpctlError } from '../errors.js'
+import { addons, describeCluster, listClusters } from '../facts/collect-eks.js'
+import { failureOf } from '../facts/read.js'
+import type { EksCluster } from '../facts/types.js'
+import { findClusterAutoscalers, type AutoscalerDeployment } from '../plan/resources/cluster-autoscaler.js'
+
+export interface Discovery {
+  accountId: string
+  partition: string
+  callerArn: string
+  cluster: EksCluster
+  podIdentityAgent: boolean | 'unknown'
+  accessEntriesAllowed: boolean
+  privateSubnetIds: string[]
+  /** Roles of the managed node groups (they already join the cluster). */
+  nodegroupRoles: { nodegroup: string; roleArn: string }[]
+  clusterAutoscalers: AutoscalerDeployment[]
+}
+
+async function identity(ctx: RunContext) {
+  try {
+    const out = await ctx.aws.call<sts.GetCallerIdentityCommandOutput>('sts', 'GetCallerIdentity')
+    return {
+      accountId: out.Account ?? '',
+      partition: (out.Arn ?? '').split(':')[1] || 'aws',
+      arn: out.Arn ?? '',
+    }
+  } catch (err) {
+    if (err instanceof KarpctlError) throw err
+    const f = failureOf(err, 'sts:GetCallerIdentity')
+    throw new EnvironmentError(
+      `cannot reach AWS STS in ${ctx.options.region} (${f.code}: ${f.message}): check the network, --region and AWS_ENDPOINT_URL`,
+      'AWS_UNREACHABLE',
+    )
+  }
+}
+
+export async function requireActiveCluster(ctx: RunContext): Promise<EksCluster> {
+  const name = ctx.options.clusterName
+  const cluster = await describeCluster(ctx.aws, name)
+  if (!cluster) {
+    const others = await listClusters(ctx.aws).catch(() => [] as string[])
+    throw new EnvironmentError(
+      `EKS cluster "${name}" not found in ${ctx.options.region}: check --cluster and --region` +
+        (others.length ? ` (clusters there: ${others.join(', ')})` : ' (no clusters there)'),
+      'CLUSTER_NOT_FOUND',
+    )
+  }
+  if (cluster.status && cluster.status !== 'ACTIVE')
+    throw new EnvironmentError(
+      `EKS cluster "${name}" is ${cluster.status}, not ACTIVE: wait until \`aws eks describe-cluster --name ${name}\` says ACTIVE, then run again`,
+      'CLUSTER_NOT_ACTIVE',
+    )
+  return cluster
+}
+
+async function privateSubnets(ctx: RunContext, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  const out = await ctx.aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', {
+    SubnetIds: ids,
+  })
+  // Private: tagged for internal load balancers, or giving no public IP on launch.
+  return (out.Subnets ?? [])
+    .filter(
+      (s) =>
+        (s.Tags ?? []).some((t) => t.Key === 'kubernetes.io/role/internal-elb') ||
+        s.MapPublicIpOnLaunch !== true,
+    )
+    .map((s) => s.SubnetId ?? '')
+    .filter(Boolean)
+}
+
+async function nodegroupRoles(ctx: RunContext, cluster: string) {
+  try {
+    const list = await ctx.aws.call<eks.ListNodegroupsCommandOutput>('eks', 'ListNodegroups', {
+      clusterName: cluster,
+    })
+    const groups = await Promise.all(
+      (list.nodegroups ?? []).map((ng) =>
+        ctx.aws.call<eks.DescribeNodegroupCommandOutput>('eks', 'DescribeNodegroup', {
+          clusterName: cluster,
+          nodegroupName: ng,
+        }),
+      ),
+    )
+    return groups
+      .map((g) => ({ nodegroup: g.nodegroup?.nodegroupName ?? '', roleArn: g.nodegroup?.nodeRole ?? '' }))
+      .filter((g) => g.roleArn)
+  } catch (err) {
+    if (err instanceof KarpctlError) throw err
+    return []
+  }
+}
+
+export async function discover(ctx: RunContext): Promise<Discovery> {
+  const name = ctx.options.clusterName
+  const [who, cluster] = await Promise.all([identity(ctx), requireActiveCluster(ctx)])
+  const [addonList, subnets, roles, autoscalers] = await Promise.all([
+    addons(ctx.aws, name).then(
+      (a) => a,
+      (err) => {
+        if (err instanceof KarpctlError) throw err
+        return null
+      },
+    ),
+    privateSubnets(ctx, cluster.subnetIds),
+    nodegroupRoles(ctx, name),
+    findClusterAutoscalers(ctx.kube).catch((err: unknown) => {
+      if (err instanceof KarpctlError) throw err
+      return [] as AutoscalerDeployment[]
+    }),
+  ])
+  const mode = cluster.authenticationMode
+  return {
+    accountId: who.accountId,
+    partition: who.partition,
+    callerArn: who.arn,
+    cluster,
+    podIdentityAgent: addonList === null ? 'unknown' : addonList.includes('eks-pod-identity-agent'),
+    accessEntriesAllowed: mode === 'API' || mode === 'API_AND_CONFIG_MAP',
+    privateSubnetIds: subnets,
+    nodegroupRoles: roles,
+    clusterAutoscalers: autoscalers.filter((a) => a.replicas > 0),
+  }
+}

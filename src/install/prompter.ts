@@ -1,0 +1,25 @@
+// The questions install asks go through this interface: the terminal implementation is
+// @inquirer/prompts (loaded only when a question is asked); tests script the answers.
+export interface Choice<T> {
+  name: string
+  value: T
+  description?: string
+}
+
+export interface Prompter {
+  select<T>(q: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>
+  checkbox<T>(q: { message: string; choices: (Choice<T> & { checked?: boolean })[] }): Promise<T[]>
+  input(q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string>
+  confirm(q: { message: string; default?: boolean }): Promise<boolean>
+}
+
+export async function terminalPrompter(): Promise<Prompter> {
+  const p = await import('@inquirer/prompts')
+  return {
+    select: (q) => p.select(q),
+    checkbox: (q) =>
+      p.checkbox({ ...q, required: true, validate: (v) => (v.length > 0 ? true : 'choose at least one') }),
+    input: (q) => p.input(q),
+    confirm: (q) => p.confirm(q),
+  }
+}

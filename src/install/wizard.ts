@@ -1,0 +1,323 @@
+// install's questions: each answers one choice of the spec, has a flag, and a default drawn from the
+// cluster (Pod Identity when its agent runs, access entries when the authentication mode allows).
+import { InputError } from '../errors.js'
+import { DEFAULT_KARPENTER_VERSION } from '../checks/lib/compat.js'
+import { DEFAULT_NODEPOOL, type InstallSpec, type NodePoolChoice } from '../spec/install.js'
+import type { Discovery } from './discover.js'
+import type { Prompter } from './prompter.js'
+
+export interface InstallFlags {
+  'karpenter-version'?: string
+  namespace?: string
+  identity?: string
+  'node-role'?: string
+  'node-access'?: string
+  interruption?: boolean
+  'capacity-types'?: string[]
+  'instance-categories'?: string[]
+  architectures?: string[]
+  'cpu-limit'?: number
+  values?: string
+  'chart-dir'?: string
+  'subnet-ids'?: string[]
+  'security-group-ids'?: string[]
+  'scale-down-cluster-autoscaler'?: boolean
+  adopt?: boolean
+}
+
+/** Who answers: a terminal, or nobody (`--yes`, or no TTY: defaults, and an error for what has none). */
+export interface Asker {
+  prompter: Prompter | null
+}
+
+const VERSION = /^\d+\.\d+\.\d+$/
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
+const CAPACITY = ['on-demand', 'spot', 'reserved']
+const ARCHES = ['amd64', 'arm64']
+
+function validateVersion(v: string): string {
+  const bare = v.replace(/^v/, '')
+  if (!VERSION.test(bare))
+    throw new InputError(
+      `"${v}" is not a Karpenter version (e.g. 1.14.1): fix --karpenter-version`,
+      'INVALID_VERSION',
+    )
+  const [major, minor] = bare.split('.').map(Number)
+  if (major !== 1)
+    throw new InputError(
+      `karpctl installs Karpenter v1 (1.0 – 1.14); "${v}" is not: fix --karpenter-version`,
+      'INVALID_VERSION',
+    )
+  if ((minor ?? 0) > 14)
+    throw new InputError(
+      `Karpenter ${v} is newer than karpctl knows (1.14): pick 1.14.1 or older`,
+      'INVALID_VERSION',
+    )
+  return bare
+}
+
+function validateNamespace(ns: string): string {
+  if (!NAMESPACE.test(ns))
+    throw new InputError(
+      `"${ns}" is not a Kubernetes namespace name (lower-case letters, digits, -): fix --namespace`,
+      'INVALID_NAMESPACE',
+    )
+  return ns
+}
+
+function oneOf<T extends string>(v: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(v))
+    throw new InputError(`--${flag} must be one of ${allowed.join(', ')} (got "${v}")`, 'INVALID_INPUT')
+  return v as T
+}
+
+function listOf(vs: string[], allowed: string[] | null, flag: string): string[] {
+  const out = vs.map((v) => v.trim()).filter(Boolean)
+  if (out.length === 0) throw new InputError(`--${flag} needs at least one value`, 'INVALID_INPUT')
+  if (allowed) for (const v of out) oneOf(v, allowed, flag)
+  return [...new Set(out)]
+}
+
+async function ask<T>(
+  a: Asker,
+  given: T | undefined,
+  fallback: T,
+  q: (p: Prompter) => Promise<T>,
+): Promise<T> {
+  if (given !== undefined) return given
+  if (!a.prompter) return fallback
+  return q(a.prompter)
+}
+
+const ROLE_ARN = /^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/
+const ROLE_NAME = /^[\w+=,.@-]{1,64}$/
+
+function nodeRoleChoice(v: string, d: Discovery): InstallSpec['nodeRole'] {
+  if (v === 'create') return { create: true }
+  if (ROLE_ARN.test(v)) return { create: false, arn: v }
+  if (ROLE_NAME.test(v)) return { create: false, arn: `arn:${d.partition}:iam::${d.accountId}:role/${v}` }
+  throw new InputError(
+    `--node-role must be "create", a role name or a role ARN (got "${v}")`,
+    'INVALID_INPUT',
+  )
+}
+
+export type InstallChoices = Omit<InstallSpec, 'clusterName' | 'region' | 'accountId' | 'partition'>
+
+export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker): Promise<InstallChoices> {
+  const version = validateVersion(
+    await ask(a, flags['karpenter-version'], DEFAULT_KARPENTER_VERSION, (p) =>
+      p.input({
+        message: 'Karpenter version',
+        default: DEFAULT_KARPENTER_VERSION,
+        validate: (v) => tryValidate(() => validateVersion(v)),
+      }),
+    ),
+  )
+  const namespace = validateNamespace(
+    await ask(a, flags.namespace, 'kube-system', (p) =>
+      p.input({
+        message: 'Namespace for the controller',
+        default: 'kube-system',
+        validate: (v) => tryValidate(() => validateNamespace(v)),
+      }),
+    ),
+  )
+  const identityDefault = d.podIdentityAgent === true ? 'pod-identity' : 'irsa'
+  const identity = oneOf(
+    await ask(a, flags.identity, identityDefault, (p) =>
+      p.select({
+        message: 'Controller identity',
+        default: identityDefault,
+        choices: [
+          {
+            name: 'EKS Pod Identity',
+            value: 'pod-identity',
+            description:
+              d.podIdentityAgent === true
+                ? 'the eks-pod-identity-agent add-on is installed'
+                : 'needs the eks-pod-identity-agent add-on (not found)',
+          },
+          {
+            name: 'IRSA (OIDC provider + service account annotation)',
+            value: 'irsa',
+            description: d.cluster.oidcIssuer
+              ? `issuer ${d.cluster.oidcIssuer}`
+              : 'the cluster has no OIDC issuer',
+          },
+        ],
+      }),
+    ),
+    ['pod-identity', 'irsa'] as const,
+    'identity',
+  )
+  if (identity === 'irsa' && !d.cluster.oidcIssuer)
+    throw new InputError(
+      `cluster ${d.cluster.name} has no OIDC issuer, which IRSA needs: use --identity pod-identity`,
+      'NO_OIDC_ISSUER',
+    )
+
+  const roleChoices = [
+    { name: `Create KarpenterNodeRole-${d.cluster.name}`, value: 'create' },
+    ...d.nodegroupRoles.map((g) => ({
+      name: `Reuse ${g.roleArn.split('/').pop()} (node group ${g.nodegroup}, already joins the cluster)`,
+      value: g.roleArn,
+    })),
+  ]
+  const nodeRole = nodeRoleChoice(
+    await ask(a, flags['node-role'], 'create', (p) =>
+      roleChoices.length > 1
+        ? p.select({ message: 'Node IAM role', choices: roleChoices, default: 'create' })
+        : Promise.resolve('create'),
+    ),
+    d,
+  )
+  const accessDefault = d.accessEntriesAllowed ? 'access-entry' : 'aws-auth'
+  const access = nodeRole.create
+    ? oneOf(
+        await ask(a, flags['node-access'], accessDefault, (p) =>
+          p.select({
+            message: 'How nodes get cluster access',
+            default: accessDefault,
+            choices: [
+              {
+                name: 'EKS access entry (EC2_LINUX)',
+                value: 'access-entry',
+                description: d.accessEntriesAllowed
+                  ? `authentication mode ${d.cluster.authenticationMode}`
+                  : `authentication mode ${d.cluster.authenticationMode ?? 'CONFIG_MAP'} does not allow it`,
+              },
+              { name: 'aws-auth ConfigMap', value: 'aws-auth' },
+            ],
+          }),
+        ),
+        ['access-entry', 'aws-auth'] as const,
+        'node-access',
+      )
+    : 'aws-auth'
+  if (nodeRole.create && access === 'access-entry' && !d.accessEntriesAllowed)
+    throw new InputError(
+      `cluster ${d.cluster.name}'s authentication mode is ${d.cluster.authenticationMode ?? 'CONFIG_MAP'}: access entries need API or API_AND_CONFIG_MAP; use --node-access aws-auth`,
+      'ACCESS_MODE',
+    )
+  const interruption = await ask(a, flags.interruption, true, (p) =>
+    p.confirm({
+      message: 'Handle spot interruptions and health events (SQS queue + 5 EventBridge rules)?',
+      default: true,
+    }),
+  )
+  const nodePool: NodePoolChoice = {
+    capacityTypes: listOf(
+      await ask(a, flags['capacity-types'], DEFAULT_NODEPOOL.capacityTypes, (p) =>
+        p.checkbox({
+          message: 'Default NodePool: capacity types',
+          choices: CAPACITY.map((c) => ({
+            name: c,
+            value: c,
+            checked: DEFAULT_NODEPOOL.capacityTypes.includes(c),
+          })),
+        }),
+      ),
+      CAPACITY,
+      'capacity-types',
+    ),
+    instanceCategories: listOf(
+      await ask(a, flags['instance-categories'], DEFAULT_NODEPOOL.instanceCategories, async (p) =>
+        (
+          await p.input({
+            message: 'Default NodePool: instance categories (comma-separated)',
+            default: DEFAULT_NODEPOOL.instanceCategories.join(','),
+          })
+        ).split(','),
+      ),
+      null,
+      'instance-categories',
+    ),
+    architectures: listOf(
+      await ask(a, flags.architectures, DEFAULT_NODEPOOL.architectures, (p) =>
+        p.checkbox({
+          message: 'Default NodePool: architectures',
+          choices: ARCHES.map((c) => ({
+            name: c,
+            value: c,
+            checked: DEFAULT_NODEPOOL.architectures.includes(c),
+          })),
+        }),
+      ),
+      ARCHES,
+      'architectures',
+    ),
+    cpuLimit: await ask(a, flags['cpu-limit'], DEFAULT_NODEPOOL.cpuLimit, async (p) =>
+      Number(
+        await p.input({
+          message: 'Default NodePool: CPU limit (cores)',
+          default: String(DEFAULT_NODEPOOL.cpuLimit),
+          validate: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? true : 'a positive whole number'),
+        }),
+      ),
+    ),
+  }
+  if (!Number.isInteger(nodePool.cpuLimit) || nodePool.cpuLimit <= 0)
+    throw new InputError('--cpu-limit must be a positive whole number of cores', 'INVALID_INPUT')
+  for (const c of nodePool.instanceCategories)
+    if (!/^[a-z]{1,3}$/.test(c))
+      throw new InputError(
+        `"${c}" is not an EC2 instance category (e.g. c, m, r): fix --instance-categories`,
+        'INVALID_INPUT',
+      )
+  const extraValuesFile = await ask(a, flags.values, '', (p) =>
+    p.input({ message: 'Extra Helm values file (empty for none)', default: '' }),
+  )
+
+  const autoscaler = d.clusterAutoscalers[0]
+  let scaleDown = flags['scale-down-cluster-autoscaler']
+  if (autoscaler && scaleDown === undefined && a.prompter)
+    scaleDown = await a.prompter.confirm({
+      message: `cluster-autoscaler runs (${autoscaler.namespace}/${autoscaler.name}, ${autoscaler.replicas} replicas): scale it to 0 so it does not fight Karpenter? (teardown gives it back)`,
+      default: true,
+    })
+
+  const securityGroupIds =
+    flags['security-group-ids'] ??
+    [d.cluster.clusterSecurityGroupId ?? d.cluster.securityGroupIds[0] ?? ''].filter(Boolean)
+  const subnetIds = flags['subnet-ids'] ?? d.privateSubnetIds
+  if (subnetIds.length === 0)
+    throw new InputError(
+      `cluster ${d.cluster.name} has no private subnets to launch nodes in: pass --subnet-ids`,
+      'NO_SUBNETS',
+    )
+  if (securityGroupIds.length === 0)
+    throw new InputError(
+      `cluster ${d.cluster.name} reports no security group for nodes: pass --security-group-ids`,
+      'NO_SECURITY_GROUP',
+    )
+
+  return {
+    karpenterVersion: version,
+    namespace,
+    serviceAccount: 'karpenter',
+    identity,
+    nodeRole,
+    access,
+    interruption,
+    nodePool,
+    oidcIssuer: d.cluster.oidcIssuer,
+    subnetIds,
+    securityGroupIds,
+    clusterSecurityGroupId: d.cluster.clusterSecurityGroupId ?? d.cluster.securityGroupIds[0],
+    extraValuesFile: extraValuesFile || undefined,
+    chartDir: flags['chart-dir'],
+    scaleDownClusterAutoscaler:
+      scaleDown && autoscaler ? { namespace: autoscaler.namespace, name: autoscaler.name } : undefined,
+    adopt: flags.adopt ?? false,
+  }
+}
+
+function tryValidate(fn: () => unknown): true | string {
+  try {
+    fn()
+    return true
+  } catch (err) {
+    return (err as Error).message
+  }
+}

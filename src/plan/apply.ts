@@ -1,0 +1,102 @@
+// The one executor: steps run in dependency order, independent ones concurrently (bounded), each
+// retried where AWS is eventually consistent, each reported as it starts and ends. A failure stops
+// only what depends on it; what was applied is listed, and the same command applies the rest.
+import { KarpctlError } from '../errors.js'
+import { failureOf } from '../facts/read.js'
+import { Limiter } from '../context/limiter.js'
+import { backoff, DEFAULT_RETRY, retryable, type RetryPolicy } from './retry.js'
+import { changing, type ApplyEnv, type Plan, type Step } from './types.js'
+
+export type StepStatus = 'start' | 'retry' | 'done' | 'failed' | 'skipped'
+
+export interface StepEvent {
+  step: Step
+  status: StepStatus
+  attempt?: number
+  message?: string
+  ms?: number
+}
+
+export interface ApplyOptions {
+  concurrency?: number
+  retry?: RetryPolicy
+  onEvent?: (e: StepEvent) => void
+  now?: () => number
+}
+
+export interface ApplyResult {
+  applied: string[]
+  failed: { address: string; message: string }[]
+  skipped: string[]
+}
+
+export class ApplyError extends KarpctlError {
+  constructor(
+    message: string,
+    readonly result: ApplyResult,
+  ) {
+    super(message, 'APPLY_FAILED')
+  }
+}
+
+/** One line on why a step failed: AWS's own words (they name the denied action and resource). */
+export function describeStepError(err: unknown, step: Step): string {
+  if (err instanceof KarpctlError) return err.message
+  const f = failureOf(err, step.resource.address)
+  const msg = f.message.replace(/\s+/g, ' ').trim()
+  return f.code && !msg.startsWith(f.code) ? `${f.code}: ${msg}` : msg
+}
+
+export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const policy = opts.retry ?? DEFAULT_RETRY
+  const now = opts.now ?? Date.now
+  const limiter = new Limiter(opts.concurrency ?? 8)
+  const emit = (e: StepEvent) => opts.onEvent?.(e)
+  const todo = plan.steps.filter(changing)
+  const byAddress = new Map(todo.map((s) => [s.resource.address, s]))
+  const result: ApplyResult = { applied: [], failed: [], skipped: [] }
+  const outcome = new Map<string, Promise<boolean>>()
+
+  const run = (step: Step): Promise<boolean> => {
+    const key = step.resource.address
+    let p = outcome.get(key)
+    if (p) return p
+    p = (async () => {
+      // Unchanged dependencies are not in `todo`: they are already as wanted.
+      const deps = step.resource.dependsOn.map((d) => byAddress.get(d)).filter((d): d is Step => !!d)
+      const ok = await Promise.all(deps.map(run))
+      if (ok.includes(false)) {
+        result.skipped.push(key)
+        emit({ step, status: 'skipped', message: 'a step it depends on failed' })
+        return false
+      }
+      return limiter.run(async () => {
+        const t0 = now()
+        emit({ step, status: 'start' })
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await step.resource.apply(env, step.current)
+            result.applied.push(key)
+            emit({ step, status: 'done', ms: now() - t0 })
+            return true
+          } catch (err) {
+            const message = describeStepError(err, step)
+            if (attempt < policy.attempts && !(err instanceof KarpctlError) && retryable(err)) {
+              emit({ step, status: 'retry', attempt, message })
+              await env.sleep(backoff(policy, attempt))
+              continue
+            }
+            result.failed.push({ address: key, message })
+            emit({ step, status: 'failed', message, ms: now() - t0 })
+            return false
+          }
+        }
+      })
+    })()
+    outcome.set(key, p)
+    return p
+  }
+
+  await Promise.all(todo.map(run))
+  return result
+}

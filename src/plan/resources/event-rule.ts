@@ -1,0 +1,97 @@
+// One EventBridge rule that sends an interruption event type to the queue.
+import type * as eb from '@aws-sdk/client-eventbridge'
+import { isNotFound } from '../../context/aws.js'
+import { isOwned, missingTags, sameDocument } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
+
+export interface RuleState {
+  arn: string
+  state: string
+  pattern: unknown
+  targets: { Id: string; Arn: string }[]
+  tags: Record<string, string>
+}
+
+export function eventRule(w: {
+  key: string
+  name: string
+  arn: string
+  eventPattern: Record<string, unknown>
+  queueArn: string
+  targetId: string
+  tags: Record<string, string>
+  ownership: Record<string, string>
+  adopt: boolean
+}): Resource<RuleState> {
+  const changesOf = (cur: RuleState | null): FieldChange[] => {
+    const c: FieldChange[] = []
+    if (!cur || !sameDocument(cur.pattern, w.eventPattern))
+      c.push({ field: 'event pattern', to: w.eventPattern })
+    if (cur && cur.state !== 'ENABLED') c.push({ field: 'state', from: cur.state, to: 'ENABLED' })
+    if (!cur?.targets.some((t) => t.Arn === w.queueArn)) c.push({ field: 'target', to: w.queueArn })
+    if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
+    return c
+  }
+  return {
+    address: `events-rule.${w.key}`,
+    kind: 'EventBridge rule',
+    name: w.name,
+    group: 'Interruption handling',
+    dependsOn: ['sqs-queue.interruption'],
+    desired: { name: w.name, eventPattern: w.eventPattern, target: w.queueArn, tags: w.tags },
+    permissions: ['PutRule', 'PutTargets', 'TagResource'].map((a) => ({
+      action: `events:${a}`,
+      resource: w.arn,
+    })),
+    async observe({ aws }) {
+      let rule: eb.DescribeRuleCommandOutput
+      try {
+        rule = await aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: w.name })
+      } catch (err) {
+        if (isNotFound(err)) return null
+        throw err
+      }
+      const [targets, tags] = await Promise.all([
+        aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', { Rule: w.name }),
+        aws.call<eb.ListTagsForResourceCommandOutput>('eventbridge', 'ListTagsForResource', {
+          ResourceARN: rule.Arn,
+        }),
+      ])
+      return {
+        arn: rule.Arn ?? w.arn,
+        state: rule.State ?? 'UNKNOWN',
+        pattern: rule.EventPattern ? JSON.parse(rule.EventPattern) : null,
+        targets: (targets.Targets ?? []).map((t) => ({ Id: t.Id ?? '', Arn: t.Arn ?? '' })),
+        tags: Object.fromEntries((tags.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+      }
+    },
+    verdict(cur) {
+      if (cur && !isOwned(cur.tags, w.ownership) && !w.adopt)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: 'exists and was not made by karpctl: pass --adopt to take it over',
+        }
+      const changes = changesOf(cur)
+      return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
+    },
+    async apply({ aws }, cur) {
+      const tags = Object.entries(w.tags).map(([Key, Value]) => ({ Key, Value }))
+      if (!cur || !sameDocument(cur.pattern, w.eventPattern) || cur.state !== 'ENABLED')
+        await aws.write('eventbridge', 'PutRule', {
+          Name: w.name,
+          EventPattern: JSON.stringify(w.eventPattern),
+          State: 'ENABLED',
+          Description: 'Karpenter interruption handling (karpctl)',
+          ...(cur ? {} : { Tags: tags }),
+        })
+      if (!cur?.targets.some((t) => t.Arn === w.queueArn))
+        await aws.write('eventbridge', 'PutTargets', {
+          Rule: w.name,
+          Targets: [{ Id: w.targetId, Arn: w.queueArn }],
+        })
+      if (cur && missingTags(cur.tags, w.tags).length)
+        await aws.write('eventbridge', 'TagResource', { ResourceARN: cur.arn, Tags: tags })
+    },
+  }
+}

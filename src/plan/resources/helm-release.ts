@@ -1,0 +1,114 @@
+// A Helm release karpctl installs with the user's helm: `upgrade --install` with a generated values
+// file (every annotation, label and toleration value a string). The release Secret carries karpctl's
+// label, so a re-run (or teardown) knows the release is karpctl's.
+import { randomBytes } from 'node:crypto'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
+import type { HelmRelease } from '../../facts/types.js'
+import { isOwned, sameDocument } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
+
+export interface ReleaseState {
+  release: HelmRelease
+  labels: Record<string, string>
+  /** Another Karpenter release elsewhere in the cluster (a second controller would fight this one). */
+  other?: HelmRelease
+}
+
+export interface ReleaseWant {
+  address: string
+  release: string
+  namespace: string
+  chart: string
+  chartName: string
+  /** Passed to helm as --version (not for a chart folder, whose Chart.yaml says it). */
+  version?: string
+  expectedVersion: string
+  values: Record<string, unknown>
+  labels: Record<string, string>
+  adopt: boolean
+  dependsOn: string[]
+  /** Look for another release of this chart anywhere (the controller chart). */
+  unique?: boolean
+}
+
+/** Chart version of a chart folder, from its Chart.yaml. */
+export function chartDirVersion(dir: string): string {
+  const m = /^version:\s*["']?([^"'\s]+)/m.exec(readFileSync(join(dir, 'Chart.yaml'), 'utf8'))
+  if (!m?.[1]) throw new Error(`${dir}/Chart.yaml has no version`)
+  return m[1]
+}
+
+export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
+  const changesOf = (cur: ReleaseState | null): FieldChange[] => {
+    const r = cur?.release
+    const c: FieldChange[] = []
+    if (r?.chartVersion !== w.expectedVersion)
+      c.push({
+        field: 'chart',
+        from: r && `${r.chartName}-${r.chartVersion}`,
+        to: `${w.chartName}-${w.expectedVersion}`,
+      })
+    if (r && r.status !== 'deployed') c.push({ field: 'status', from: r.status, to: 'deployed' })
+    if (!r || !sameDocument(r.values, w.values))
+      c.push({ field: 'values', from: r ? 'differ' : undefined, to: w.values })
+    return c
+  }
+  return {
+    address: w.address,
+    kind: 'Helm release',
+    name: `${w.namespace}/${w.release}`,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: { chart: w.chart, version: w.expectedVersion, namespace: w.namespace, values: w.values },
+    documents: { values: w.values },
+    permissions: [],
+    async observe({ kube }) {
+      const [mine, any] = await Promise.all([
+        releaseNamed(kube, w.namespace, w.release),
+        w.unique ? findRelease(kube) : Promise.resolve(null),
+      ])
+      const other = any && (any.name !== w.release || any.namespace !== w.namespace) ? any : undefined
+      if (!mine) return other ? ({ other } as ReleaseState) : null
+      return { ...mine, other }
+    },
+    verdict(cur) {
+      if (cur?.other)
+        return {
+          action: cur.release ? 'update' : 'create',
+          changes: [],
+          blocked: `Karpenter is already installed as release ${cur.other.namespace}/${cur.other.name} (chart ${cur.other.chartVersion}): a second controller would fight it; run \`karpctl doctor\` on that install, or remove it first`,
+        }
+      if (cur && !isOwned(cur.labels, w.labels) && !w.adopt)
+        return {
+          action: 'update',
+          changes: [],
+          blocked:
+            'installed without karpctl: pass --adopt to let karpctl upgrade it, or leave it to the tool that made it',
+        }
+      const changes = changesOf(cur)
+      return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
+    },
+    async apply({ helm }) {
+      const h = await helm()
+      // The values may hold the role ARN: a private file, removed whatever happens.
+      const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
+      writeFileSync(file, stringify(w.values), { mode: 0o600 })
+      try {
+        await h.upgradeInstall({
+          release: w.release,
+          chart: w.chart,
+          version: w.version,
+          namespace: w.namespace,
+          valuesFiles: [file],
+          labels: w.labels,
+        })
+      } finally {
+        rmSync(file, { force: true })
+      }
+    },
+  }
+}

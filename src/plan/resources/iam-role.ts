@@ -1,0 +1,158 @@
+// An IAM role karpctl owns: its trust, the AWS managed policies attached to it, its inline policies
+// and karpctl's ownership tags. A same-named role that karpctl did not tag is never taken over silently.
+import type { Aws } from '../../context/aws.js'
+import { isNotFound } from '../../context/aws.js'
+import { roleFacts } from '../../facts/collect-iam.js'
+import type { IamRole, PolicyDocument } from '../../facts/types.js'
+import { isOwned, missingTags, sameDocument } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
+
+export interface ManagedPolicyWant {
+  arn: string
+  /** Attached instead when `arn` does not exist in this partition (e.g. ECR PullOnly → ReadOnly). */
+  orElse?: string
+}
+
+export interface RoleWant {
+  address: string
+  name: string
+  arn: string
+  description: string
+  trust: PolicyDocument
+  managed: ManagedPolicyWant[]
+  inline: { name: string; document: PolicyDocument }[]
+  tags: Record<string, string>
+  ownership: Record<string, string>
+  adopt: boolean
+  dependsOn?: string[]
+  /** Said when the role exists but is not karpctl's. */
+  notOursHint: string
+}
+
+export interface RoleState {
+  role: IamRole
+  attached: string[]
+  inline: Record<string, PolicyDocument>
+}
+
+async function observeRole(aws: Aws, name: string): Promise<RoleState | null> {
+  const r = await roleFacts(aws, name, false)
+  if (!r.ok) throw Object.assign(new Error(r.error.message), { name: r.error.code })
+  if (!r.value) return null
+  const { attached, inline } = r.value
+  if (!attached.ok) throw Object.assign(new Error(attached.error.message), { name: attached.error.code })
+  if (!inline.ok) throw Object.assign(new Error(inline.error.message), { name: inline.error.code })
+  return {
+    role: r.value.role,
+    attached: attached.value.map((p) => p.arn),
+    inline: Object.fromEntries(inline.value.map((p) => [p.name, p.document])),
+  }
+}
+
+function roleChanges(w: RoleWant, cur: RoleState | null): FieldChange[] {
+  const changes: FieldChange[] = []
+  if (!cur || !sameDocument(cur.role.trust, w.trust))
+    changes.push({ field: 'trust', from: cur ? 'differs' : undefined, to: principalsOf(w.trust) })
+  const attached = new Set(cur?.attached ?? [])
+  for (const p of w.managed)
+    if (!attached.has(p.arn) && !(p.orElse && attached.has(p.orElse)))
+      changes.push({ field: 'attach policy', to: p.arn.slice(p.arn.lastIndexOf('/') + 1) })
+  for (const p of w.inline) {
+    const have = cur?.inline[p.name]
+    if (!have || !sameDocument(have, p.document))
+      changes.push({ field: 'inline policy', from: have ? 'differs' : undefined, to: p.name })
+  }
+  const tags = missingTags(cur?.role.tags ?? {}, w.tags)
+  if (cur && tags.length) changes.push({ field: 'tags', to: Object.fromEntries(tags) })
+  return changes
+}
+
+function principalsOf(doc: PolicyDocument): string {
+  return doc.Statement.flatMap((s) =>
+    s.Principal && s.Principal !== '*' ? Object.values(s.Principal).flat() : ['*'],
+  ).join(', ')
+}
+
+export function iamRole(w: RoleWant): Resource<RoleState> {
+  return {
+    address: w.address,
+    kind: 'IAM role',
+    name: w.name,
+    group: 'IAM',
+    dependsOn: w.dependsOn ?? [],
+    desired: {
+      name: w.name,
+      trustedBy: principalsOf(w.trust),
+      managedPolicies: w.managed.map((p) => p.arn),
+      inlinePolicies: w.inline.map((p) => p.name),
+      tags: w.tags,
+    },
+    documents: {
+      trust: w.trust,
+      ...Object.fromEntries(w.inline.map((p) => [`inline ${p.name}`, p.document])),
+    },
+    permissions: ['CreateRole', 'TagRole', 'UpdateAssumeRolePolicy', 'AttachRolePolicy', 'PutRolePolicy'].map(
+      (a) => ({ action: `iam:${a}`, resource: w.arn }),
+    ),
+    observe: ({ aws }) => observeRole(aws, w.name),
+    verdict(cur) {
+      if (cur && !isOwned(cur.role.tags, w.ownership) && !w.adopt)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
+        }
+      const changes = roleChanges(w, cur)
+      if (!cur) return { action: 'create', changes }
+      const adopted = !isOwned(cur.role.tags, w.ownership)
+      return {
+        action: changes.length ? 'update' : 'unchanged',
+        changes,
+        note: adopted ? 'adopted on request (--adopt): karpctl tags it and will manage it' : undefined,
+      }
+    },
+    async apply({ aws }, cur) {
+      const tagList = Object.entries(w.tags).map(([Key, Value]) => ({ Key, Value }))
+      if (!cur) {
+        await aws.write('iam', 'CreateRole', {
+          RoleName: w.name,
+          Path: '/',
+          Description: w.description,
+          AssumeRolePolicyDocument: JSON.stringify(w.trust),
+          Tags: tagList,
+        })
+      } else {
+        if (!sameDocument(cur.role.trust, w.trust))
+          await aws.write('iam', 'UpdateAssumeRolePolicy', {
+            RoleName: w.name,
+            PolicyDocument: JSON.stringify(w.trust),
+          })
+        const tags = missingTags(cur.role.tags, w.tags)
+        if (tags.length)
+          await aws.write('iam', 'TagRole', {
+            RoleName: w.name,
+            Tags: tags.map(([Key, Value]) => ({ Key, Value })),
+          })
+      }
+      const attached = new Set(cur?.attached ?? [])
+      for (const p of w.managed) {
+        if (attached.has(p.arn) || (p.orElse && attached.has(p.orElse))) continue
+        try {
+          await aws.write('iam', 'AttachRolePolicy', { RoleName: w.name, PolicyArn: p.arn })
+        } catch (err) {
+          if (!p.orElse || !isNotFound(err)) throw err
+          await aws.write('iam', 'AttachRolePolicy', { RoleName: w.name, PolicyArn: p.orElse })
+        }
+      }
+      for (const p of w.inline) {
+        const have = cur?.inline[p.name]
+        if (have && sameDocument(have, p.document)) continue
+        await aws.write('iam', 'PutRolePolicy', {
+          RoleName: w.name,
+          PolicyName: p.name,
+          PolicyDocument: JSON.stringify(p.document),
+        })
+      }
+    },
+  }
+}

@@ -1,0 +1,57 @@
+// A Kubernetes object karpctl owns (EC2NodeClass, NodePool), written with server-side apply as field
+// manager `karpctl`: a re-run sets the same fields, and fields other managers own are left alone.
+import { changedFields } from '../compare.js'
+import type { Resource } from '../types.js'
+
+export interface KubeObject {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> }
+  spec?: Record<string, unknown>
+}
+
+export function objectPath(o: KubeObject): string {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion]
+  const plural = `${o.kind.toLowerCase()}${o.kind.endsWith('s') ? 'es' : 's'}`
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`
+  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''
+  return `${base}${ns}/${plural}/${o.metadata.name}`
+}
+
+export function kubeObject(w: {
+  address: string
+  object: KubeObject
+  ownerLabel: [string, string]
+  adopt: boolean
+  dependsOn: string[]
+}): Resource<KubeObject> {
+  const path = objectPath(w.object)
+  return {
+    address: w.address,
+    kind: w.object.kind,
+    name: w.object.metadata.name,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: w.object as unknown as Record<string, unknown>,
+    permissions: [],
+    observe: ({ kube }) => kube.get<KubeObject>(path),
+    verdict(cur) {
+      if (!cur) return { action: 'create', changes: [] }
+      const [k, v] = w.ownerLabel
+      if (cur.metadata.labels?.[k] !== v && !w.adopt)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to let karpctl manage it`,
+        }
+      const fields = changedFields(cur, {
+        metadata: { labels: w.object.metadata.labels ?? {} },
+        spec: w.object.spec ?? {},
+      })
+      return { action: fields.length ? 'update' : 'unchanged', changes: fields.map((field) => ({ field })) }
+    },
+    async apply({ kube }) {
+      await kube.apply(path, w.object)
+    },
+  }
+}

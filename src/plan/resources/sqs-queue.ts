@@ -1,0 +1,80 @@
+// The interruption queue: the template's attributes and policy, karpctl's tags.
+import type * as sqs from '@aws-sdk/client-sqs'
+import { queue } from '../../facts/collect-interruption.js'
+import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
+import { isOwned, missingTags, sameDocument } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
+
+export interface QueueState {
+  queue: QueueFacts
+  tags: Record<string, string>
+}
+
+export function sqsQueue(w: {
+  name: string
+  arn: string
+  attributes: Record<string, string>
+  policy: PolicyDocument
+  tags: Record<string, string>
+  ownership: Record<string, string>
+  adopt: boolean
+}): Resource<QueueState> {
+  const changesOf = (cur: QueueState | null): FieldChange[] => {
+    const c: FieldChange[] = []
+    const q = cur?.queue
+    if (q?.messageRetentionSeconds !== Number(w.attributes.MessageRetentionPeriod))
+      c.push({
+        field: 'MessageRetentionPeriod',
+        from: q?.messageRetentionSeconds,
+        to: w.attributes.MessageRetentionPeriod,
+      })
+    if (!q?.sseEnabled) c.push({ field: 'SqsManagedSseEnabled', from: q ? 'false' : undefined, to: 'true' })
+    if (!q?.policy || !sameDocument(q.policy, w.policy))
+      c.push({
+        field: 'Policy',
+        from: q ? (q.policy ? 'differs' : '(none)') : undefined,
+        to: 'EventBridge + SQS may send; DenyHTTP',
+      })
+    if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
+    return c
+  }
+  const attributes = () => ({ ...w.attributes, Policy: JSON.stringify(w.policy) })
+  return {
+    address: 'sqs-queue.interruption',
+    kind: 'SQS queue',
+    name: w.name,
+    group: 'Interruption handling',
+    dependsOn: [],
+    desired: { name: w.name, attributes: w.attributes, tags: w.tags },
+    documents: { policy: w.policy },
+    permissions: ['CreateQueue', 'SetQueueAttributes', 'TagQueue'].map((a) => ({
+      action: `sqs:${a}`,
+      resource: w.arn,
+    })),
+    async observe({ aws }) {
+      const q = await queue(aws, w.name)
+      if (!q) return null
+      const t = await aws.call<sqs.ListQueueTagsCommandOutput>('sqs', 'ListQueueTags', { QueueUrl: q.url })
+      return { queue: q, tags: t.Tags ?? {} }
+    },
+    verdict(cur) {
+      if (cur && !isOwned(cur.tags, w.ownership) && !w.adopt)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: `exists and was not made by karpctl (another tool's interruption queue?): remove it with the tool that made it, or pass --adopt`,
+        }
+      const changes = changesOf(cur)
+      return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
+    },
+    async apply({ aws }, cur) {
+      if (!cur) {
+        await aws.write('sqs', 'CreateQueue', { QueueName: w.name, Attributes: attributes(), tags: w.tags })
+        return
+      }
+      await aws.write('sqs', 'SetQueueAttributes', { QueueUrl: cur.queue.url, Attributes: attributes() })
+      if (missingTags(cur.tags, w.tags).length)
+        await aws.write('sqs', 'TagQueue', { QueueUrl: cur.queue.url, Tags: w.tags })
+    },
+  }
+}

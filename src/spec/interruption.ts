@@ -1,0 +1,52 @@
+// The interruption queue and its EventBridge rules as the getting-started template builds them:
+// what install creates and what doctor's checks compare against.
+import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import { INTERRUPTION_RULES } from './controller-policy.js'
+import { shortenName } from './names.js'
+
+/** The services the getting-started queue policy lets send to the interruption queue. */
+export const QUEUE_SENDERS = ['events.amazonaws.com', 'sqs.amazonaws.com']
+
+/** SQS attributes of the template's queue (SQS takes every attribute as a string). */
+export const QUEUE_ATTRIBUTES = { MessageRetentionPeriod: '300', SqsManagedSseEnabled: 'true' } as const
+
+/** The queue policy of the getting-started template: EventBridge and SQS may send; plain HTTP is denied. */
+export function referenceQueueStatements(queueArn: string): PolicyStatement[] {
+  return [
+    {
+      Effect: 'Allow',
+      Principal: { Service: [...QUEUE_SENDERS] },
+      Action: 'sqs:SendMessage',
+      Resource: queueArn,
+    },
+    {
+      Sid: 'DenyHTTP',
+      Effect: 'Deny',
+      Action: 'sqs:*',
+      Resource: queueArn,
+      Condition: { Bool: { 'aws:SecureTransport': false } },
+      Principal: '*',
+    },
+  ]
+}
+
+export function queuePolicy(queueArn: string): PolicyDocument {
+  return { Version: '2012-10-17', Id: 'EC2InterruptionPolicy', Statement: referenceQueueStatements(queueArn) }
+}
+
+export const RULE_TARGET_ID = 'KarpenterInterruptionQueueTarget'
+
+export interface RuleSpec {
+  key: string
+  name: string
+  eventPattern: { source: string[]; 'detail-type': string[] }
+}
+
+/** The five rules, named `Karpenter-<cluster>-<key>` (shortened within EventBridge's 64 characters). */
+export function interruptionRules(clusterName: string): RuleSpec[] {
+  return INTERRUPTION_RULES.map((r) => ({
+    key: r.key,
+    name: shortenName(`Karpenter-${clusterName}-${r.key.replace(/Rule$/, '')}`, 64),
+    eventPattern: { source: [r.source], 'detail-type': [r.detailType] },
+  }))
+}

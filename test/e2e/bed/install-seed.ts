@@ -1,0 +1,190 @@
+// An EKS cluster as it is before Karpenter: VPC, private subnets without discovery tags, cluster
+// security group, the cluster itself, and a managed node group (its role in aws-auth, its nodes Ready).
+// Plus the part of Karpenter's controller no binary plays here: reporting its objects Ready.
+import {
+  CreateRoleCommand,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
+  ListRoleTagsCommand,
+  ListRolesCommand,
+  ListOpenIDConnectProvidersCommand,
+} from '@aws-sdk/client-iam'
+import { DeleteTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand } from '@aws-sdk/client-ec2'
+import { ListQueuesCommand, GetQueueAttributesCommand, ListQueueTagsCommand } from '@aws-sdk/client-sqs'
+import { ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
+import type { Bed } from './bed.js'
+import type { KubeObject } from './kube-client.js'
+import { ACCOUNT_ID, CLUSTER_NAME, DISCOVERY_TAG, REGION } from './constants.js'
+import {
+  awsAuthConfigMap,
+  createNodegroupNodes,
+  markDeploymentAvailable,
+  markNodeClassReady,
+  markNodePoolReady,
+} from './kube-seed.js'
+import { awsClients, createEksCluster, createNetwork, revokeWebhookIngress, type Network } from './seed.js'
+
+export interface BareCluster {
+  net: Network
+  oidcIssuer: string
+  nodegroupRoleArn: string
+}
+
+export async function seedBareCluster(bed: Bed): Promise<BareCluster> {
+  const aws = awsClients(bed)
+  const ctx = { clusterName: CLUSTER_NAME, region: REGION, accountId: ACCOUNT_ID, partition: 'aws' as const }
+  const net = await createNetwork(aws, ctx)
+  // Before Karpenter: nobody has tagged anything for discovery, nor opened 8443.
+  await aws.ec2.send(
+    new DeleteTagsCommand({
+      Resources: [...net.subnetIds, net.nodeSecurityGroupId],
+      Tags: [{ Key: DISCOVERY_TAG }],
+    }),
+  )
+  await revokeWebhookIngress(aws, net)
+  const cluster = await createEksCluster(aws, ctx, net)
+  const ng = await aws.iam.send(
+    new CreateRoleCommand({
+      RoleName: `eksctl-${CLUSTER_NAME}-nodegroup-ng-NodeInstanceRole`,
+      AssumeRolePolicyDocument: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      }),
+    }),
+  )
+  const nodegroupRoleArn = ng.Role!.Arn!
+  await bed.kube.apply(awsAuthConfigMap([nodegroupRoleArn]))
+  await createNodegroupNodes(bed.kube, { count: 2 })
+  return { net, oidcIssuer: cluster.oidcIssuer, nodegroupRoleArn }
+}
+
+/**
+ * Plays the Karpenter controller's part until stopped: the Deployment becomes available and the
+ * default EC2NodeClass and NodePool report Ready, as soon as each appears.
+ */
+export function playController(bed: Bed, net: Network, namespace = 'kube-system'): () => Promise<void> {
+  let stopped = false
+  const done = new Set<string>()
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        if (
+          !done.has('deploy') &&
+          (await bed.kube.get(`/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`))
+        ) {
+          await markDeploymentAvailable(bed.kube, namespace, 'karpenter')
+          done.add('deploy')
+        }
+        if (
+          !done.has('nc') &&
+          (await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default').catch(() => undefined))
+        ) {
+          await markNodeClassReady(bed.kube, 'default', {
+            subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
+            securityGroups: [{ id: net.clusterSecurityGroupId }],
+          })
+          done.add('nc')
+        }
+        if (
+          !done.has('np') &&
+          (await bed.kube.get('/apis/karpenter.sh/v1/nodepools/default').catch(() => undefined))
+        ) {
+          await markNodePoolReady(bed.kube, 'default')
+          done.add('np')
+        }
+      } catch {
+        // an object mid-creation: next round
+      }
+      await new Promise((r) => setTimeout(r, 250))
+    }
+  })()
+  return async () => {
+    stopped = true
+    await loop
+  }
+}
+
+/** What exists in moto and the apiserver, normalised, to compare two end states. */
+export async function inventory(bed: Bed, net: Network): Promise<Record<string, unknown>> {
+  const aws = awsClients(bed)
+  const roles = (await aws.iam.send(new ListRolesCommand({ MaxItems: 1000 }))).Roles ?? []
+  const roleInfo: Record<string, unknown> = {}
+  for (const r of roles.filter((x) => !x.Path?.startsWith('/aws-service-role/'))) {
+    const n = r.RoleName!
+    const [att, inl, tags] = await Promise.all([
+      aws.iam.send(new ListAttachedRolePoliciesCommand({ RoleName: n })),
+      aws.iam.send(new ListRolePoliciesCommand({ RoleName: n })),
+      aws.iam.send(new ListRoleTagsCommand({ RoleName: n })),
+    ])
+    roleInfo[n] = {
+      trust: decodeURIComponent(r.AssumeRolePolicyDocument ?? ''),
+      attached: (att.AttachedPolicies ?? []).map((p) => p.PolicyArn).sort(),
+      inline: (inl.PolicyNames ?? []).sort(),
+      tags: (tags.Tags ?? []).map((t) => `${t.Key}=${t.Value}`).sort(),
+    }
+  }
+  const queues = (await aws.sqs.send(new ListQueuesCommand({}))).QueueUrls ?? []
+  const queueInfo: Record<string, unknown> = {}
+  for (const q of queues) {
+    const [a, t] = await Promise.all([
+      aws.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: q,
+          AttributeNames: ['MessageRetentionPeriod', 'SqsManagedSseEnabled', 'Policy'],
+        }),
+      ),
+      aws.sqs.send(new ListQueueTagsCommand({ QueueUrl: q })),
+    ])
+    queueInfo[q.split('/').pop()!] = { ...a.Attributes, tags: t.Tags }
+  }
+  const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
+  const ruleInfo: Record<string, unknown> = {}
+  for (const r of rules) {
+    const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
+    ruleInfo[r.Name!] = {
+      pattern: r.EventPattern,
+      state: r.State,
+      targets: (t.Targets ?? []).map((x) => `${x.Id}=${x.Arn}`),
+    }
+  }
+  const subnets = (await aws.ec2.send(new DescribeSubnetsCommand({ SubnetIds: net.subnetIds }))).Subnets ?? []
+  const sgs =
+    (
+      await aws.ec2.send(
+        new DescribeSecurityGroupsCommand({
+          GroupIds: [net.clusterSecurityGroupId, net.nodeSecurityGroupId],
+        }),
+      )
+    ).SecurityGroups ?? []
+  const tagList = (t?: { Key?: string; Value?: string }[]) =>
+    (t ?? []).map((x) => `${x.Key}=${x.Value}`).sort()
+  const oidc = (await aws.iam.send(new ListOpenIDConnectProvidersCommand({}))).OpenIDConnectProviderList ?? []
+  const kube = bed.kube
+  const secrets = await kube.list('/api/v1/secrets', 'owner=helm')
+  const pick = (o: KubeObject | undefined) =>
+    o ? { labels: o.metadata?.labels, spec: o.spec } : null
+  const awsAuth = await kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth')
+  return {
+    roles: roleInfo,
+    queues: queueInfo,
+    rules: ruleInfo,
+    oidcProviders: oidc.map((p) => p.Arn).sort(),
+    subnetTags: Object.fromEntries(subnets.map((s) => [s.SubnetId, tagList(s.Tags)])),
+    sgTags: Object.fromEntries(
+      sgs.map((g) => [g.GroupId, { tags: tagList(g.Tags), ingress: g.IpPermissions?.length }]),
+    ),
+    helm: secrets
+      .map(
+        (s) =>
+          `${s.metadata.namespace}/${s.metadata.labels?.name} ${s.metadata.labels?.status} managed-by=${s.metadata.labels?.['karpctl.io/managed-by']}`,
+      )
+      .sort(),
+    nodePool: pick(await kube.get('/apis/karpenter.sh/v1/nodepools/default').catch(() => undefined)),
+    nodeClass: pick(
+      await kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default').catch(() => undefined),
+    ),
+    awsAuth: { data: awsAuth?.data, annotations: awsAuth?.metadata?.annotations },
+  }
+}
