@@ -2,7 +2,16 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/*.tmp.ts', 'scratch/**', 'oclif.manifest.json', 'test/e2e/kube/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '**/*.tmp.ts',
+      'scratch/**',
+      'oclif.manifest.json',
+      'test/e2e/kube/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

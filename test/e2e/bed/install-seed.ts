@@ -163,8 +163,7 @@ export async function inventory(bed: Bed, net: Network): Promise<Record<string, 
   const oidc = (await aws.iam.send(new ListOpenIDConnectProvidersCommand({}))).OpenIDConnectProviderList ?? []
   const kube = bed.kube
   const secrets = await kube.list('/api/v1/secrets', 'owner=helm')
-  const pick = (o: KubeObject | undefined) =>
-    o ? { labels: o.metadata?.labels, spec: o.spec } : null
+  const pick = (o: KubeObject | undefined) => (o ? { labels: o.metadata?.labels, spec: o.spec } : null)
   const awsAuth = await kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth')
   return {
     roles: roleInfo,

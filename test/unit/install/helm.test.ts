@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { findHelm, helmMessage, parseHelmVersion } from '../../../src/context/helm.js'
+
+function fakeHelm(version: string, upgrade = 'exit 0'): { bin: string; argsFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'karpctl-helm-'))
+  const bin = join(dir, 'helm')
+  const argsFile = join(dir, 'args')
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nif [ "$1" = version ]; then echo '${version}'; exit 0; fi\necho "$@" > ${argsFile}\n${upgrade}\n`,
+  )
+  chmodSync(bin, 0o755)
+  return { bin, argsFile }
+}
+
+test('helm version and error parsing', () => {
+  assert.deepEqual(parseHelmVersion('v3.22.0'), [3, 22, 0])
+  assert.equal(parseHelmVersion('garbage'), null)
+  assert.equal(
+    helmMessage('walk.go:75: found symbolic link\nError: INSTALLATION FAILED: cannot patch "x": boom\n'),
+    'INSTALLATION FAILED: cannot patch "x": boom',
+  )
+})
+
+test('a missing or old helm is one clear error before anything is changed', async () => {
+  await assert.rejects(
+    findHelm({ bin: '/nonexistent/helm' }),
+    /helm not found \(\/nonexistent\/helm\): install Helm 3.8 or newer/,
+  )
+  await assert.rejects(
+    findHelm({ bin: fakeHelm('v3.7.2').bin }),
+    /helm v3.7.2 is not supported: karpctl needs Helm 3.8 or newer/,
+  )
+  await assert.rejects(findHelm({ bin: fakeHelm('v4.0.0').bin }), /not supported/)
+})
+
+test("upgrade --install passes chart, version, namespace, values, karpctl labels and the kube context; failure shows helm's words", async () => {
+  const ok = fakeHelm('v3.22.0')
+  const h = await findHelm({ bin: ok.bin, kubeContext: 'ctx' })
+  await h.upgradeInstall({
+    release: 'karpenter',
+    chart: 'oci://public.ecr.aws/karpenter/karpenter',
+    version: '1.14.1',
+    namespace: 'kube-system',
+    valuesFiles: ['/tmp/v.yaml'],
+    labels: { 'karpctl.io/managed-by': 'karpctl' },
+  })
+  assert.equal(
+    readFileSync(ok.argsFile, 'utf8').trim(),
+    'upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1 --namespace kube-system --create-namespace --values /tmp/v.yaml --labels karpctl.io/managed-by=karpctl --kube-context ctx',
+  )
+  const bad = await findHelm({
+    bin: fakeHelm('v3.22.0', 'echo "Error: UPGRADE FAILED: timed out" >&2; exit 1').bin,
+  })
+  await assert.rejects(
+    bad.upgradeInstall({ release: 'k', chart: 'c', namespace: 'n', valuesFiles: [], labels: {} }),
+    /helm upgrade --install k failed: UPGRADE FAILED: timed out/,
+  )
+})
