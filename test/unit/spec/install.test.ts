@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import Ajv from 'ajv'
+import { Ajv } from 'ajv'
 import { parse, parseAllDocuments } from 'yaml'
 import { installResources } from '../../../src/install/resources.js'
 import { DEFAULT_NODEPOOL, hasWebhooks, installNames, type InstallSpec } from '../../../src/spec/install.js'
