@@ -4,6 +4,7 @@
 import { KarpctlError } from '../errors.js'
 import { failureOf } from '../facts/read.js'
 import { Limiter } from '../context/limiter.js'
+import { assertNotBlocked } from './plan.js'
 import { backoff, DEFAULT_RETRY, retryable, type RetryPolicy } from './retry.js'
 import { changing, type ApplyEnv, type Plan, type Step } from './types.js'
 
@@ -48,6 +49,8 @@ export function describeStepError(err: unknown, step: Step): string {
 }
 
 export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  // A blocked plan is never applied, in part or whole: the caller shows it and stops.
+  assertNotBlocked(plan)
   const policy = opts.retry ?? DEFAULT_RETRY
   const now = opts.now ?? Date.now
   const limiter = new Limiter(opts.concurrency ?? 8)

@@ -1,0 +1,252 @@
+// install's EKS paths moto does not offer — the node role's access entry (EC2_LINUX) and the
+// controller's Pod Identity association — on the EKS REST wire (nock), through the real SDK client,
+// the plan engine and the executor: throttling and a 5xx are retried, an AccessDenied half-way stops
+// only its step, and the same command run again finishes the job, then makes no write at all.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import nock from 'nock'
+import { Aws } from '../../src/context/aws.js'
+import type { KubeClient } from '../../src/context/kube.js'
+import { CallLog, Limiter, Memo } from '../../src/context/limiter.js'
+import { applyPlan } from '../../src/plan/apply.js'
+import { buildPlan, planCounts } from '../../src/plan/plan.js'
+import { accessEntry, podIdentityAssociation } from '../../src/plan/resources/eks-access.js'
+import type { ApplyEnv } from '../../src/plan/types.js'
+import { ownershipTags } from '../../src/spec/install.js'
+
+const EKS = 'https://eks.us-west-2.amazonaws.com'
+const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'
+const CONTROLLER_ROLE = 'arn:aws:iam::123456789012:role/KarpenterControllerRole-demo'
+const CLUSTER_ARN = 'arn:aws:eks:us-west-2:123456789012:cluster/demo'
+
+interface FakeEks {
+  entries: Map<string, { type: string; tags: Record<string, string> }>
+  associations: Map<
+    string,
+    { namespace: string; serviceAccount: string; roleArn: string; tags: Record<string, string> }
+  >
+  /** Error answers to give, in order, per operation, before answering normally. */
+  faults: Record<string, { status: number; type: string; message: string }[]>
+  writes: string[]
+}
+
+const error = (status: number, type: string, message: string) =>
+  [status, { message }, { 'x-amzn-errortype': type, 'content-type': 'application/json' }] as const
+
+function fakeEks(t: TestContext): FakeEks {
+  const f: FakeEks = { entries: new Map(), associations: new Map(), faults: {}, writes: [] }
+  const fault = (op: string) => f.faults[op]?.shift()
+  const scope = nock(EKS).persist()
+  scope.get(/^\/clusters\/demo\/access-entries\/.+/).reply((uri) => {
+    const arn = decodeURIComponent(uri.split('/').pop() ?? '')
+    const e = f.entries.get(arn)
+    if (!e)
+      return error(404, 'ResourceNotFoundException', `The specified access entry resource is not found.`)
+    return [200, { accessEntry: { clusterName: 'demo', principalArn: arn, type: e.type, tags: e.tags } }]
+  })
+  scope.post('/clusters/demo/access-entries').reply((_uri, body) => {
+    const b = body as { principalArn: string; type: string; tags: Record<string, string> }
+    const x = fault('CreateAccessEntry')
+    if (x) return error(x.status, x.type, x.message)
+    f.writes.push(`CreateAccessEntry ${b.principalArn} ${b.type}`)
+    if (f.entries.has(b.principalArn))
+      return error(
+        409,
+        'ResourceInUseException',
+        'The specified access entry resource is already in use on this cluster.',
+      )
+    f.entries.set(b.principalArn, { type: b.type, tags: b.tags })
+    return [200, { accessEntry: { principalArn: b.principalArn, type: b.type } }]
+  })
+  scope.get(/^\/clusters\/demo\/pod-identity-associations(\?.*)?$/).reply((uri) => {
+    const q = new URL(uri, EKS).searchParams
+    const list = [...f.associations].filter(
+      ([, a]) => a.namespace === q.get('namespace') && a.serviceAccount === q.get('serviceAccount'),
+    )
+    return [
+      200,
+      {
+        associations: list.map(([id, a]) => ({
+          associationId: id,
+          namespace: a.namespace,
+          serviceAccount: a.serviceAccount,
+          clusterName: 'demo',
+        })),
+      },
+    ]
+  })
+  scope.get(/^\/clusters\/demo\/pod-identity-associations\/[^/?]+$/).reply((uri) => {
+    const id = uri.split('/').pop() ?? ''
+    const a = f.associations.get(id)
+    if (!a) return error(404, 'ResourceNotFoundException', 'not found')
+    return [200, { association: { associationId: id, ...a } }]
+  })
+  scope.post('/clusters/demo/pod-identity-associations').reply((_uri, body) => {
+    const b = body as {
+      namespace: string
+      serviceAccount: string
+      roleArn: string
+      tags: Record<string, string>
+    }
+    const x = fault('CreatePodIdentityAssociation')
+    if (x) return error(x.status, x.type, x.message)
+    f.writes.push(`CreatePodIdentityAssociation ${b.namespace}/${b.serviceAccount} ${b.roleArn}`)
+    const id = `a-${f.associations.size + 1}`
+    f.associations.set(id, {
+      namespace: b.namespace,
+      serviceAccount: b.serviceAccount,
+      roleArn: b.roleArn,
+      tags: b.tags,
+    })
+    return [200, { association: { associationId: id, ...b } }]
+  })
+  scope.post(/^\/clusters\/demo\/pod-identity-associations\/[^/]+$/).reply((uri, body) => {
+    const id = uri.split('/').pop() ?? ''
+    const a = f.associations.get(id)
+    if (!a) return error(404, 'ResourceNotFoundException', 'not found')
+    a.roleArn = (body as { roleArn: string }).roleArn
+    f.writes.push(`UpdatePodIdentityAssociation ${id} ${a.roleArn}`)
+    return [200, { association: { associationId: id, ...a } }]
+  })
+  nock.disableNetConnect()
+  const saved = { ...process.env }
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    AWS_EC2_METADATA_DISABLED: 'true',
+  })
+  delete process.env.AWS_ENDPOINT_URL
+  delete process.env.AWS_PROFILE
+  t.after(() => {
+    nock.cleanAll()
+    nock.enableNetConnect()
+    process.env = saved
+  })
+  return f
+}
+
+/** One run of the command's engine: a fresh context (memo, call log), plan, apply. */
+async function run(opts: { adopt?: boolean; roleArn?: string } = {}) {
+  const log = new CallLog()
+  // maxAttempts 1: the SDK does not retry, so the executor's own retries are what is tested.
+  const aws = new Aws({ region: 'us-west-2', maxAttempts: 1 }, new Limiter(8), new Memo(), log)
+  const tags = ownershipTags('demo')
+  const env: ApplyEnv = {
+    aws,
+    kube: {} as KubeClient,
+    helm: () => Promise.reject(new Error('no helm')),
+    ownershipTags: tags,
+    sleep: async () => {},
+  }
+  const resources = [
+    accessEntry({
+      clusterName: 'demo',
+      principalArn: NODE_ROLE,
+      clusterArn: CLUSTER_ARN,
+      tags,
+      dependsOn: [],
+    }),
+    podIdentityAssociation({
+      clusterName: 'demo',
+      clusterArn: CLUSTER_ARN,
+      namespace: 'kube-system',
+      serviceAccount: 'karpenter',
+      roleArn: opts.roleArn ?? CONTROLLER_ROLE,
+      tags,
+      ownership: tags,
+      adopt: opts.adopt ?? false,
+      dependsOn: [],
+    }),
+  ]
+  const plan = await buildPlan('t', resources, env)
+  try {
+    const result = await applyPlan(plan, env)
+    return { plan, result, log }
+  } catch (err) {
+    return { plan, error: err as Error, log }
+  } finally {
+    aws.destroy()
+  }
+}
+
+test('access entry and Pod Identity association are created with karpctl tags, through a throttle and a 500', async (t) => {
+  const f = fakeEks(t)
+  f.faults.CreateAccessEntry = [{ status: 429, type: 'ThrottlingException', message: 'Rate exceeded' }]
+  f.faults.CreatePodIdentityAssociation = [
+    { status: 500, type: 'ServerException', message: 'internal error' },
+  ]
+  const { plan, result } = await run()
+  assert.ok(result)
+  assert.deepEqual(planCounts(plan), { create: 2, update: 0, unchanged: 0, delete: 0 })
+  assert.deepEqual(result.failed, [])
+  assert.deepEqual(f.entries.get(NODE_ROLE), { type: 'EC2_LINUX', tags: ownershipTags('demo') })
+  const [assoc] = [...f.associations.values()]
+  assert.deepEqual(assoc, {
+    namespace: 'kube-system',
+    serviceAccount: 'karpenter',
+    roleArn: CONTROLLER_ROLE,
+    tags: ownershipTags('demo'),
+  })
+  assert.equal(f.writes.length, 2, 'each created once, the faults retried')
+})
+
+test('AccessDenied half-way stops only that step; the same run again finishes; a third run writes nothing', async (t) => {
+  const f = fakeEks(t)
+  f.faults.CreatePodIdentityAssociation = [
+    {
+      status: 403,
+      type: 'AccessDeniedException',
+      message:
+        'User: arn:aws:iam::123456789012:user/ci is not authorized to perform: eks:CreatePodIdentityAssociation on resource: ' +
+        CLUSTER_ARN,
+    },
+  ]
+  const first = await run()
+  assert.deepEqual(first.result!.applied, ['eks-access-entry.node'])
+  assert.equal(first.result!.failed.length, 1)
+  assert.match(
+    first.result!.failed[0]!.message,
+    /^AccessDeniedException: .*not authorized to perform: eks:CreatePodIdentityAssociation on resource: arn:aws:eks/,
+  )
+
+  const second = await run()
+  assert.deepEqual(
+    second.plan.steps.map((s) => [s.resource.address, s.verdict.action]),
+    [
+      ['eks-access-entry.node', 'unchanged'],
+      ['eks-pod-identity.controller', 'create'],
+    ],
+  )
+  assert.deepEqual(second.result!.failed, [])
+
+  const third = await run()
+  assert.deepEqual(planCounts(third.plan), { create: 0, update: 0, unchanged: 2, delete: 0 })
+  assert.deepEqual(third.log.writes, [])
+  assert.equal(f.writes.length, 2, 'no duplicate after the re-runs')
+})
+
+test('an association karpctl did not make, granting another role, blocks the plan unless --adopt', async (t) => {
+  const f = fakeEks(t)
+  f.associations.set('a-9', {
+    namespace: 'kube-system',
+    serviceAccount: 'karpenter',
+    roleArn: 'arn:aws:iam::123456789012:role/Other',
+    tags: {},
+  })
+  f.entries.set(NODE_ROLE, { type: 'STANDARD', tags: {} })
+  const r = await run()
+  assert.match(r.error?.message ?? '', /2 resources block the plan/)
+  assert.equal(f.writes.length, 0, 'a blocked plan writes nothing')
+  const blocked = r.plan.steps.map((s) => s.verdict.blocked ?? '')
+  assert.match(blocked[0]!, /an access entry of type STANDARD exists for it: nodes need EC2_LINUX/)
+  assert.match(
+    blocked[1]!,
+    /it grants arn:aws:iam::123456789012:role\/Other, and karpctl did not make it: pass --adopt/,
+  )
+
+  f.entries.delete(NODE_ROLE)
+  const adopted = await run({ adopt: true })
+  assert.deepEqual(adopted.result!.failed, [])
+  assert.equal(f.associations.get('a-9')?.roleArn, CONTROLLER_ROLE)
+  assert.ok(f.writes.includes(`UpdatePodIdentityAssociation a-9 ${CONTROLLER_ROLE}`))
+})
