@@ -152,7 +152,9 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
     const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
     const color = useColor(process.stdout)
-    const say = (s: string) => (json ? this.logToStderr(s) : this.log(s))
+    // Progress goes to stderr even with --json (oclif mutes its own log helpers then): stdout stays data.
+    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const target = await resolveInstallTarget(this.flags, prompter)
     const ctx = await createRunContext({
@@ -219,7 +221,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
         const result = await applyPlan(plan, env, {
           onEvent: (e) => {
             const line = progressLine(e, useColor(process.stderr))
-            if (line) this.logToStderr(line)
+            if (line) progress(line)
           },
         })
         report.apply = result
@@ -239,10 +241,9 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       const pending = await waitFor(ctx.kube, installWaits(spec.namespace, 'default'), {
         timeoutMs: flags.timeout * 1000,
         sleep: env.sleep,
-        onReady: (label, ms) =>
-          this.logToStderr(`✔ ${label}${ms > 0 ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`),
+        onReady: (label, ms) => progress(`✔ ${label}${ms > 0 ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`),
       })
-      for (const p of pending) this.logToStderr(`! ${p}: not yet after ${flags.timeout} s (doctor says why)`)
+      for (const p of pending) progress(`! ${p}: not yet after ${flags.timeout} s (doctor says why)`)
       const { doctor } = await import('../doctor/doctor.js')
       const outcome = await doctor({ live: { ...ctx.options, retryMode: undefined } })
       const { hasErrorFailure } = await import('../checks/run.js')

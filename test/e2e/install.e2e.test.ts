@@ -1,0 +1,300 @@
+// karpctl install against real servers nobody here wrote: moto for AWS, a real kube-apiserver + etcd,
+// the real helm binary and the real Karpenter 1.14.1 charts. An EKS cluster as it is before Karpenter
+// (untagged subnets, a managed node group in aws-auth) gets a full install; doctor must then be clean.
+// The bed plays the controller's part (Deployment available, EC2NodeClass/NodePool Ready): no
+// Karpenter binary runs here.
+import assert from 'node:assert/strict'
+import { spawn, execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { CreateRoleCommand } from '@aws-sdk/client-iam'
+import {
+  awsClients,
+  CLUSTER_NAME,
+  fixturesDir,
+  inventory,
+  playController,
+  REGION,
+  REPO_ROOT,
+  runKarpctl,
+  seedBareCluster,
+  startBed,
+  type BareCluster,
+  type Bed,
+} from './bed/index.js'
+
+const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+const BIN = join(REPO_ROOT, 'bin', 'run.js')
+
+interface Fresh {
+  bed: Bed
+  seed: BareCluster
+  stopController: () => Promise<void>
+}
+
+async function freshCluster(): Promise<Fresh> {
+  const bed = await startBed()
+  const seed = await seedBareCluster(bed)
+  return { bed, seed, stopController: playController(bed, seed.net) }
+}
+
+const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
+const target = (bed: Bed) => [
+  '--cluster',
+  CLUSTER_NAME,
+  '--region',
+  REGION,
+  '--kube-context',
+  bed.kubeContext,
+]
+
+function install(bed: Bed, extra: string[] = []) {
+  return runKarpctl(bed, ['install', ...target(bed), '--chart-dir', CHARTS(), '--timeout', '60', ...extra], {
+    env: envOf(bed),
+    timeoutMs: 300_000,
+  })
+}
+
+interface InstallJson {
+  plan: { summary: Record<string, number>; steps: { address: string; action: string }[] }
+  apply?: { applied: string[]; failed: unknown[] }
+  doctor: {
+    summary: Record<'pass' | 'fail' | 'warn' | 'unknown' | 'skipped', number>
+    checks: { id: string; status: string }[]
+  }
+  calls: { total: number; writes: number }
+}
+
+/** IDs moto and the bed pick at random, replaced so two installs on two beds compare equal. */
+function normalise(inv: unknown, f: Fresh): string {
+  // Sorted keys: moto lists roles and rules in creation order, which a resumed install changes.
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v
+  let s = JSON.stringify(inv)
+  const ids = [
+    ...f.seed.net.subnetIds,
+    f.seed.net.clusterSecurityGroupId,
+    f.seed.net.nodeSecurityGroupId,
+    f.seed.oidcIssuer.replace(/^https:\/\//, ''),
+  ]
+  ids.forEach((id, i) => (s = s.split(id).join(`<id${i}>`)))
+  return JSON.stringify(sorted(JSON.parse(s)))
+}
+
+describe(
+  'karpctl install on moto, a real apiserver, real helm and the real Karpenter chart',
+  { timeout: 30 * 60_000 },
+  () => {
+    let clean: { inv: string; first: InstallJson }
+
+    test('install from nothing → doctor clean; again → all unchanged, zero write calls', async (t) => {
+      const f = await freshCluster()
+      t.after(async () => {
+        await f.stopController()
+        await f.bed.stop()
+      })
+      const dry = await install(f.bed, ['--dry-run', '--json'])
+      assert.equal(dry.code, 0, dry.stderr)
+      const dryPlan = JSON.parse(dry.stdout) as InstallJson
+      assert.equal(dryPlan.plan.summary.unchanged, 0)
+      assert.ok(!('apply' in dryPlan), 'dry run applies nothing')
+
+      const r = await install(f.bed, ['--yes', '--json'])
+      t.diagnostic(r.stderr)
+      assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}\n${r.stdout.slice(0, 4000)}`)
+      const first = JSON.parse(r.stdout) as InstallJson
+      assert.deepEqual(first.apply?.failed, [])
+      assert.equal(first.doctor.summary.fail, 0, JSON.stringify(first.doctor.checks))
+      for (const id of [
+        'irsa-trust-policy',
+        'passrole-node-role',
+        'controller-policy',
+        'node-role',
+        'interruption-queue',
+        'interruption-rules',
+        'discovery-tags',
+        'helm-release',
+        'nodeclass-ready',
+        'sts-regional-annotation',
+        'toleration-value-types',
+      ])
+        assert.equal(first.doctor.checks.find((c) => c.id === id)?.status, 'pass', id)
+      assert.match(r.stderr, /✔ created IAM role KarpenterControllerRole-demo/)
+
+      const again = await install(f.bed, ['--yes', '--json'])
+      assert.equal(again.code, 0, again.stderr)
+      const second = JSON.parse(again.stdout) as InstallJson
+      assert.deepEqual(second.plan.summary, {
+        create: 0,
+        update: 0,
+        unchanged: first.plan.steps.length,
+        delete: 0,
+      })
+      assert.equal(second.calls.writes, 0)
+      t.diagnostic(`no-op re-run: ${second.calls.total} API calls (AWS + Kubernetes), 0 writes`)
+      clean = { inv: normalise(await inventory(f.bed, f.seed.net), f), first }
+
+      // The human plan of the re-run, as a user sees it.
+      const human = await install(f.bed, ['--yes'])
+      assert.match(human.stdout, /= unchanged IAM role KarpenterControllerRole-demo/)
+      assert.match(human.stdout, /Plan: 0 to create, 0 to update, 16 unchanged\./)
+      assert.match(human.stdout, /Nothing to change/)
+      assert.match(human.stdout, /18 checks: \d+ passed, 0 failed/)
+    })
+
+    test('killed half-way (SIGKILL after the 6th finished step) → the same command again → the end state of a clean install', async (t) => {
+      assert.ok(clean, 'needs the clean install of the previous test')
+      const f = await freshCluster()
+      t.after(async () => {
+        await f.stopController()
+        await f.bed.stop()
+      })
+      const killed = await new Promise<{ done: number; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
+          {
+            env: f.bed.childEnv(envOf(f.bed)),
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        )
+        let stderr = ''
+        let done = 0
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString()
+          done = (stderr.match(/^✔ /gm) ?? []).length
+          if (done >= 6) child.kill('SIGKILL')
+        })
+        child.on('close', () => resolve({ done, stderr }))
+      })
+      t.diagnostic(killed.stderr)
+      assert.ok(killed.done >= 6 && !/Applied/.test(killed.stderr), 'killed mid-apply')
+
+      const resumed = await install(f.bed, ['--yes', '--json'])
+      assert.equal(resumed.code, 0, resumed.stderr)
+      const r = JSON.parse(resumed.stdout) as InstallJson
+      assert.ok((r.plan.summary.unchanged ?? 0) >= 1, 'what the killed run made is kept')
+      assert.ok((r.apply?.applied.length ?? 0) < clean.first.plan.steps.length, 'only the rest is applied')
+      assert.equal(
+        normalise(await inventory(f.bed, f.seed.net), f),
+        clean.inv,
+        'same end state as a clean install',
+      )
+    })
+
+    test('a KarpenterNodeRole-demo that karpctl did not make stops the install before any change (exit 2), --node-role reuses it', async (t) => {
+      const f = await freshCluster()
+      t.after(async () => {
+        await f.stopController()
+        await f.bed.stop()
+      })
+      await awsClients(f.bed).iam.send(
+        new CreateRoleCommand({
+          RoleName: 'KarpenterNodeRole-demo',
+          AssumeRolePolicyDocument: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+            ],
+          }),
+        }),
+      )
+      const before = normalise(await inventory(f.bed, f.seed.net), f)
+      const r = await install(f.bed, ['--yes'])
+      assert.equal(r.code, 2)
+      assert.match(
+        r.stderr,
+        /^Error: IAM role KarpenterNodeRole-demo: exists and was not made by karpctl \(no karpctl.io\/managed-by tag\): pass --node-role KarpenterNodeRole-demo to reuse it as it is, or --adopt to take it over\n$/,
+      )
+      assert.equal(normalise(await inventory(f.bed, f.seed.net), f), before, 'nothing changed')
+
+      const noTty = await install(f.bed, ['--node-role', 'KarpenterNodeRole-demo'])
+      assert.equal(noTty.code, 2)
+      assert.match(noTty.stderr, /the plan changes the cluster: pass --yes to apply it without a terminal/)
+    })
+
+    test('the wizard in a real terminal (tmux): every question answered with Enter, the plan confirmed, doctor clean', async (t) => {
+      const f = await freshCluster()
+      const session = `karpctl-e2e-${process.pid}`
+      t.after(async () => {
+        try {
+          execFileSync('tmux', ['kill-session', '-t', session], { stdio: 'ignore' })
+        } catch {
+          // already gone
+        }
+        await f.stopController()
+        await f.bed.stop()
+      })
+      const env = f.bed.childEnv(envOf(f.bed))
+      const exports = [
+        'AWS_ENDPOINT_URL',
+        'AWS_ACCESS_KEY_ID',
+        'AWS_SECRET_ACCESS_KEY',
+        'AWS_REGION',
+        'AWS_CONFIG_FILE',
+        'AWS_SHARED_CREDENTIALS_FILE',
+        'KUBECONFIG',
+        'PATH',
+        'NO_COLOR',
+        'HOME',
+        'HELM_CACHE_HOME',
+        'HELM_CONFIG_HOME',
+        'HELM_DATA_HOME',
+      ]
+        .filter((k) => env[k] !== undefined)
+        .map((k) => `${k}=${JSON.stringify(env[k])}`)
+        .join(' ')
+      // No --cluster/--region: they come from the EKS-style kube context, as after `aws eks update-kubeconfig`.
+      const cmd = `env ${exports} ${process.execPath} ${BIN} install --chart-dir ${CHARTS()} --timeout 60; echo "EXIT=$?"; sleep 600`
+      execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '180', '-y', '60', cmd])
+      const screen = () =>
+        execFileSync('tmux', ['capture-pane', '-p', '-t', session, '-S', '-2000'], { encoding: 'utf8' })
+      const waitFor = async (re: RegExp, ms = 60_000) => {
+        const t0 = Date.now()
+        for (;;) {
+          const s = screen()
+          if (re.test(s)) return s
+          if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${re} on screen:\n${s}`)
+          await new Promise((r) => setTimeout(r, 200))
+        }
+      }
+      const keys = (...k: string[]) => execFileSync('tmux', ['send-keys', '-t', session, ...k])
+      for (const q of [
+        /Karpenter version/,
+        /Namespace for the controller/,
+        /Controller identity/,
+        /How nodes get cluster access/,
+        /Handle spot interruptions/,
+        /capacity types/,
+        /instance categories/,
+        /architectures/,
+        /CPU limit/,
+        /Extra Helm values file/,
+      ]) {
+        const before = screen()
+        await waitFor(q)
+        assert.ok(before !== undefined)
+        keys('Enter')
+        await waitFor(new RegExp(`${q.source}.*\\S+\\s*$`, 'm')).catch(() => undefined)
+      }
+      await waitFor(/Apply \d+ change\(s\) to cluster demo\?/)
+      const plan = screen()
+      assert.match(plan, /\+ create {4}IAM role KarpenterControllerRole-demo/)
+      assert.match(plan, /Plan: 14 to create, 2 to update, 0 unchanged\./)
+      keys('y', 'Enter')
+      const end = await waitFor(/EXIT=\d+/, 240_000)
+      t.diagnostic(end)
+      assert.match(end, /✔ created Helm release kube-system\/karpenter/)
+      assert.match(end, /18 checks: \d+ passed, 0 failed/)
+      assert.match(end, /EXIT=0/)
+    })
+  },
+)
