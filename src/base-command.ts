@@ -52,6 +52,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return region
   }
 
+  /** Cluster, region, profile and kube context of a live run, from the flags and the environment. */
+  protected async liveOptions() {
+    const { resolveTarget } = await import('./context/target.js')
+    const target = resolveTarget({ ...this.flags, region: this.flags.region ?? undefined })
+    return {
+      clusterName: target.clusterName,
+      region: this.validateRegion(target.region),
+      profile: this.flags.profile ?? process.env.AWS_PROFILE,
+      kubeContext: this.flags['kube-context'],
+      karpctlVersion: this.config.version,
+    }
+  }
+
   protected override async catch(
     err: Error & { exitCode?: number; oclif?: { exit?: number } },
   ): Promise<unknown> {

@@ -159,16 +159,4 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
     return undefined
   }
-
-  private async liveOptions() {
-    const { resolveTarget } = await import('../context/target.js')
-    const target = resolveTarget({ ...this.flags, region: this.flags.region ?? undefined })
-    return {
-      clusterName: target.clusterName,
-      region: this.validateRegion(target.region),
-      profile: this.flags.profile ?? process.env.AWS_PROFILE,
-      kubeContext: this.flags['kube-context'],
-      karpctlVersion: this.config.version,
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
-import { ExitCode, InputError } from '../errors.js'
+import { ExitCode } from '../errors.js'
 
 export default class Install extends BaseCommand<typeof Install> {
   static override summary =
@@ -145,8 +145,6 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const { applyEnv, loadExtraValues, planInstall, requireTools, specOf } =
       await import('../install/install.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
-    const { assertNotBlocked, planCounts } = await import('../plan/plan.js')
-    const { changing } = await import('../plan/types.js')
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
@@ -182,60 +180,35 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       const plan = await planInstall(spec, extraValues, env, d)
       if (spin) ux.action.stop()
       if (!json) this.log(renderPlan(plan, { color, showDocuments: flags['show-policies'] }))
-      assertNotBlocked(plan)
-      const counts = planCounts(plan)
       const report: Record<string, unknown> = { plan: planJson(plan) }
-      if (flags['dry-run']) return json ? report : undefined
-
-      if (plan.steps.some(changing)) {
-        if (!flags.yes) {
-          if (!prompter)
-            throw new InputError(
-              'the plan changes the cluster: pass --yes to apply it without a terminal (or --dry-run to only plan)',
-              'CONFIRMATION_REQUIRED',
-            )
-          if (
-            !(await prompter.confirm({
-              message: `Apply ${counts.create + counts.update} change(s) to cluster ${spec.clusterName}?`,
-              default: false,
-            }))
-          ) {
-            this.log('Nothing changed.')
-            return undefined
-          }
-        }
-        await requireTools(plan, env)
-        const { preflight } = await import('../install/preflight.js')
-        const pf = await preflight(ctx.aws, plan, d.callerArn)
-        if (pf.status === 'denied') {
-          const { PreflightError } = await import('../install/errors.js')
-          throw new PreflightError(d.callerArn, pf.denied)
-        }
-        say(
-          pf.status === 'unavailable'
-            ? `preflight: IAM's policy simulator is unavailable (${pf.reason}); permissions could not be checked before applying`
-            : `preflight: ${pf.checked} permission(s) checked with IAM's policy simulator, all allowed`,
-        )
-        const { applyPlan } = await import('../plan/apply.js')
-        const { progressLine } = await import('../report/progress.js')
-        const result = await applyPlan(plan, env, {
-          onEvent: (e) => {
-            const line = progressLine(e, useColor(process.stderr))
-            if (line) progress(line)
-          },
-        })
-        report.apply = result
-        if (result.failed.length) {
-          const { ApplyError } = await import('../plan/apply.js')
-          throw new ApplyError(
-            `${result.failed.length} step(s) failed (${result.failed.map((f) => `${f.address}: ${f.message}`).join('; ')}); ${result.applied.length} applied${result.skipped.length ? `, ${result.skipped.length} not started` : ''}: fix the cause and run the same command again to finish`,
-            result,
-          )
-        }
-        say(`Applied ${result.applied.length} change(s).`)
-      } else {
-        say('Nothing to change: Karpenter is installed as planned.')
+      const { runPlan } = await import('../plan/session.js')
+      const applied = await runPlan(
+        plan,
+        env,
+        {
+          prompter,
+          yes: flags.yes,
+          dryRun: flags['dry-run'],
+          color: useColor(process.stderr),
+          say,
+          progress,
+        },
+        {
+          aws: ctx.aws,
+          callerArn: d.callerArn,
+          question: (n) => `Apply ${n} change(s) to cluster ${spec.clusterName}?`,
+          beforeApply: () => requireTools(plan, env),
+        },
+      )
+      if (applied.kind === 'dry-run') return json ? report : undefined
+      if (applied.kind === 'declined') {
+        say('Nothing changed.')
+        return undefined
       }
+      if (applied.kind === 'applied') {
+        report.apply = applied.result
+        say(`Applied ${applied.result.applied.length} change(s).`)
+      } else say('Nothing to change: Karpenter is installed as planned.')
 
       const { installWaits, waitFor } = await import('../install/verify.js')
       const pending = await waitFor(ctx.kube, installWaits(spec.namespace, 'default'), {

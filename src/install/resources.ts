@@ -19,7 +19,7 @@ import { discoveryTags } from '../plan/resources/discovery-tags.js'
 import { accessEntry, podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { eventRule } from '../plan/resources/event-rule.js'
 import { chartDirVersion, helmRelease } from '../plan/resources/helm-release.js'
-import { iamRole } from '../plan/resources/iam-role.js'
+import { iamRole, type ManagedPolicyWant } from '../plan/resources/iam-role.js'
 import { kubeObject } from '../plan/resources/kube-object.js'
 import { oidcProvider } from '../plan/resources/oidc-provider.js'
 import { spotRole } from '../plan/resources/spot-role.js'
@@ -28,6 +28,18 @@ import { webhookIngress } from '../plan/resources/webhook-ingress.js'
 import type { Resource } from '../plan/types.js'
 
 const managedArn = (partition: string, name: string) => `arn:${partition}:iam::aws:policy/${name}`
+
+/** The AWS managed policies every node role karpctl makes carries (ECR PullOnly, or ReadOnly where absent). */
+export function nodeRolePolicies(partition: string): ManagedPolicyWant[] {
+  return [
+    ...NODE_MANAGED_POLICIES.map((p) => ({ arn: managedArn(partition, p) })),
+    {
+      arn: managedArn(partition, 'AmazonEC2ContainerRegistryPullOnly'),
+      orElse: managedArn(partition, 'AmazonEC2ContainerRegistryReadOnly'),
+    },
+    ...NODE_ADVISED_POLICIES.map((p) => ({ arn: managedArn(partition, p) })),
+  ]
+}
 
 export function installResources(s: InstallSpec, extraValues: Record<string, unknown> = {}): Resource[] {
   const n = installNames(s)
@@ -91,14 +103,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
         arn: n.nodeRoleArn,
         description: `Nodes Karpenter launches for EKS cluster ${s.clusterName} (karpctl)`,
         trust: nodeTrust(s.partition),
-        managed: [
-          ...NODE_MANAGED_POLICIES.map((p) => ({ arn: managedArn(s.partition, p) })),
-          {
-            arn: managedArn(s.partition, 'AmazonEC2ContainerRegistryPullOnly'),
-            orElse: managedArn(s.partition, 'AmazonEC2ContainerRegistryReadOnly'),
-          },
-          ...NODE_ADVISED_POLICIES.map((p) => ({ arn: managedArn(s.partition, p) })),
-        ],
+        managed: nodeRolePolicies(s.partition),
         inline: [],
         tags,
         ownership,

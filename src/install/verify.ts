@@ -15,6 +15,12 @@ export interface WaitTarget {
   ready: (o: Status) => boolean
 }
 
+export const nodeClassReady = (name: string): WaitTarget => ({
+  label: `EC2NodeClass ${name} Ready`,
+  path: `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${name}`,
+  ready: (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+})
+
 export function installWaits(namespace: string, nodeClass: string): WaitTarget[] {
   return [
     {
@@ -24,11 +30,7 @@ export function installWaits(namespace: string, nodeClass: string): WaitTarget[]
         (o.status?.availableReplicas ?? 0) > 0 ||
         (o.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True'),
     },
-    {
-      label: `EC2NodeClass ${nodeClass} Ready`,
-      path: `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${nodeClass}`,
-      ready: (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-    },
+    nodeClassReady(nodeClass),
   ]
 }
 

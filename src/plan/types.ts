@@ -30,6 +30,8 @@ export interface ApplyEnv {
   /** Tags every AWS resource karpctl creates carries. */
   ownershipTags: Record<string, string>
   sleep: (ms: number) => Promise<void>
+  /** A line about a step that waits (nodes draining). */
+  progress?: (message: string) => void
 }
 
 /** An IAM action the caller needs on a resource to apply a step (checked by the preflight). */

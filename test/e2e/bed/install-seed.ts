@@ -77,22 +77,19 @@ export function playController(bed: Bed, net: Network, namespace = 'kube-system'
           await markDeploymentAvailable(bed.kube, namespace, 'karpenter')
           done.add('deploy')
         }
-        if (
-          !done.has('nc') &&
-          (await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default').catch(() => undefined))
-        ) {
-          await markNodeClassReady(bed.kube, 'default', {
+        // Every EC2NodeClass and NodePool (the install's and each tenant's) reports Ready once.
+        const classes = await bed.kube.list('/apis/karpenter.k8s.aws/v1/ec2nodeclasses').catch(() => [])
+        for (const nc of classes.filter((o) => !done.has(`nc/${o.metadata.name}`))) {
+          await markNodeClassReady(bed.kube, nc.metadata.name, {
             subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
             securityGroups: [{ id: net.clusterSecurityGroupId }],
           })
-          done.add('nc')
+          done.add(`nc/${nc.metadata.name}`)
         }
-        if (
-          !done.has('np') &&
-          (await bed.kube.get('/apis/karpenter.sh/v1/nodepools/default').catch(() => undefined))
-        ) {
-          await markNodePoolReady(bed.kube, 'default')
-          done.add('np')
+        const pools = await bed.kube.list('/apis/karpenter.sh/v1/nodepools').catch(() => [])
+        for (const np of pools.filter((o) => !done.has(`np/${o.metadata.name}`))) {
+          await markNodePoolReady(bed.kube, np.metadata.name)
+          done.add(`np/${np.metadata.name}`)
         }
       } catch {
         // an object mid-creation: next round

@@ -1,0 +1,253 @@
+import { Args, Flags } from '@oclif/core'
+import { BaseCommand } from '../../base-command.js'
+import { ExitCode, InputError } from '../../errors.js'
+
+const CAPACITY = ['on-demand', 'spot', 'reserved']
+
+export default class TenantAdd extends BaseCommand<typeof TenantAdd> {
+  static override summary =
+    'Give one customer of the cluster its own capacity: node role, EC2NodeClass, tainted NodePool.'
+  static override description = `Creates (or updates to match the flags) the tenant's node IAM role KarpenterNodeRole-<cluster>-<tenant> with the node policies and the tenant's own policies, its cluster access (as the install does it: access entry or aws-auth), an iam:PassRole grant for it on the controller role, an EC2NodeClass <tenant> tagged for cost allocation, and a NodePool <tenant> that taints its nodes karpctl.io/tenant=<tenant>:NoSchedule and labels them. Then prints what the tenant's workloads need and runs doctor's tenant checks.
+
+Running it again with the same flags changes nothing; with other flags it shows and applies the update.`
+
+  static override examples = [
+    {
+      description: 'A tenant with its own S3 policy, spot only, 64 cores',
+      command:
+        '<%= config.bin %> <%= command.id %> acme --policy-arn arn:aws:iam::123456789012:policy/acme-s3 --capacity-types spot --cpu-limit 64 --yes',
+    },
+    {
+      description: 'Cost allocation tags and a tenant-specific subnet tag',
+      command:
+        '<%= config.bin %> <%= command.id %> globex --tag cost-center=4711 --subnet-tag network/tier=private-globex --dry-run',
+    },
+  ]
+
+  static override args = {
+    name: Args.string({ description: 'tenant name (DNS label, at most 40 characters)', required: true }),
+  }
+  static override enableJsonFlag = true
+
+  static override flags = {
+    'policy-arn': Flags.string({
+      summary: 'An IAM policy of the tenant for its nodes (repeatable).',
+      multiple: true,
+      helpGroup: 'TENANT',
+    }),
+    tag: Flags.string({
+      summary: "A cost-allocation tag k=v on the tenant's instances and role (repeatable).",
+      multiple: true,
+      helpGroup: 'TENANT',
+    }),
+    'subnet-tag': Flags.string({
+      summary: 'Launch only in subnets that also carry this tag k=v.',
+      helpGroup: 'TENANT',
+    }),
+    'capacity-types': Flags.string({
+      summary: 'Capacity types (default on-demand,spot).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODEPOOL',
+    }),
+    'instance-categories': Flags.string({
+      summary: 'Instance categories, e.g. c,m,r (default c,m,r).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODEPOOL',
+    }),
+    'instance-families': Flags.string({
+      summary: 'Instance families, e.g. m7g,c7g.',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODEPOOL',
+    }),
+    architectures: Flags.string({
+      summary: 'Architectures (default amd64).',
+      multiple: true,
+      delimiter: ',',
+      options: ['amd64', 'arm64'],
+      helpGroup: 'NODEPOOL',
+    }),
+    zones: Flags.string({
+      summary: 'Availability zones.',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'NODEPOOL',
+    }),
+    'cpu-limit': Flags.integer({ summary: 'CPU limit in cores (default 100).', helpGroup: 'NODEPOOL' }),
+    'memory-limit': Flags.string({ summary: 'Memory limit, e.g. 400Gi.', helpGroup: 'NODEPOOL' }),
+    'consolidation-policy': Flags.string({
+      summary: 'Disruption: WhenEmptyOrUnderutilized (default) or WhenEmpty.',
+      options: ['WhenEmptyOrUnderutilized', 'WhenEmpty'],
+      helpGroup: 'NODEPOOL',
+    }),
+    'consolidate-after': Flags.string({
+      summary: 'Disruption: wait this long before consolidating (default 1m).',
+      helpGroup: 'NODEPOOL',
+    }),
+    weight: Flags.integer({ summary: 'NodePool weight (1-100).', helpGroup: 'NODEPOOL' }),
+    yes: Flags.boolean({ char: 'y', summary: 'Apply without asking.', helpGroup: 'APPLY' }),
+    'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    timeout: Flags.integer({
+      summary: "Seconds to wait for the tenant's EC2NodeClass to become Ready (default 120).",
+      default: 120,
+      helpGroup: 'APPLY',
+    }),
+  }
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(TenantAdd)
+    const { validateTenantName, workloadSnippet } = await import('../../spec/tenant.js')
+    const tenant = validateTenantName(args.name)
+    const kv = (v: string, flag: string) => {
+      const m = /^([^=]+)=(.*)$/.exec(v)
+      if (!m?.[1]) throw new InputError(`--${flag} takes key=value (got "${v}")`, 'INVALID_INPUT')
+      return [m[1].trim(), m[2] ?? ''] as const
+    }
+    for (const arn of flags['policy-arn'] ?? [])
+      if (!/^arn:aws[\w-]*:iam::(\d{12}|aws):policy\/.+$/.test(arn))
+        throw new InputError(
+          `--policy-arn "${arn}" is not an IAM policy ARN (arn:aws:iam::<account>:policy/<name>)`,
+          'INVALID_INPUT',
+        )
+    for (const c of flags['capacity-types'] ?? [])
+      if (!CAPACITY.includes(c))
+        throw new InputError(
+          `--capacity-types must be one of ${CAPACITY.join(', ')} (got "${c}")`,
+          'INVALID_INPUT',
+        )
+    if (flags.weight !== undefined && (flags.weight < 1 || flags.weight > 100))
+      throw new InputError('--weight must be between 1 and 100', 'INVALID_INPUT')
+    if (flags['cpu-limit'] !== undefined && flags['cpu-limit'] <= 0)
+      throw new InputError('--cpu-limit must be a positive whole number of cores', 'INVALID_INPUT')
+    const subnetTag = flags['subnet-tag'] ? kv(flags['subnet-tag'], 'subnet-tag') : undefined
+
+    const json = this.jsonEnabled()
+    const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
+    const prompter = interactive ? await (await import('../../install/prompter.js')).terminalPrompter() : null
+    const ask = async <T>(given: T | undefined, fallback: T, q: () => Promise<T>) =>
+      given !== undefined ? given : prompter ? q() : fallback
+    const capacityTypes = await ask(flags['capacity-types'], ['on-demand', 'spot'], () =>
+      prompter!.checkbox({
+        message: `${tenant}: capacity types`,
+        choices: CAPACITY.map((c) => ({ name: c, value: c, checked: c !== 'reserved' })),
+      }),
+    )
+    const cpuLimit = await ask(flags['cpu-limit'], 100, async () =>
+      Number(
+        await prompter!.input({
+          message: `${tenant}: CPU limit (cores)`,
+          default: '100',
+          validate: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? true : 'a positive whole number'),
+        }),
+      ),
+    )
+
+    const { useColor } = await import('../../report/style.js')
+    const { tenantContext } = await import('../../tenant/command.js')
+    const { tenantAddResources, tenantChecks } = await import('../../tenant/tenant.js')
+    const { buildPlan } = await import('../../plan/plan.js')
+    const { renderPlan, planJson } = await import('../../plan/render.js')
+    const { runPlan } = await import('../../plan/session.js')
+    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const say = (s: string) => (json ? progress(s) : this.log(s))
+    const color = useColor(process.stdout)
+
+    const t = await tenantContext(await this.liveOptions())
+    try {
+      const spec = {
+        clusterName: t.install.clusterName,
+        region: t.ctx.options.region,
+        accountId: t.install.accountId,
+        partition: t.install.partition,
+        tenant,
+        policyArns: flags['policy-arn'] ?? [],
+        subnetTag: subnetTag ? { key: subnetTag[0], value: subnetTag[1] } : undefined,
+        tags: Object.fromEntries((flags.tag ?? []).map((v) => kv(v, 'tag'))),
+        nodePool: {
+          capacityTypes,
+          instanceCategories:
+            flags['instance-categories'] ?? (flags['instance-families'] ? undefined : ['c', 'm', 'r']),
+          instanceFamilies: flags['instance-families'],
+          architectures: flags.architectures ?? ['amd64'],
+          zones: flags.zones,
+          cpuLimit,
+          memoryLimit: flags['memory-limit'],
+          consolidationPolicy: (flags['consolidation-policy'] ?? 'WhenEmptyOrUnderutilized') as
+            'WhenEmptyOrUnderutilized' | 'WhenEmpty',
+          consolidateAfter: flags['consolidate-after'] ?? '1m',
+          weight: flags.weight,
+        },
+        access: t.install.access,
+        controllerRoleName: t.install.controllerRoleName,
+        base: t.install.base,
+      }
+      const env = {
+        aws: t.ctx.aws,
+        kube: t.ctx.kube,
+        helm: () => Promise.reject(new Error('tenant add runs no helm')),
+        ownershipTags: {},
+        sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+      }
+      const plan = await buildPlan(
+        `karpctl tenant add ${tenant} — cluster ${spec.clusterName} (account ${spec.accountId}), nodes via ${spec.access}`,
+        tenantAddResources(spec),
+        env,
+      )
+      if (!json) this.log(renderPlan(plan, { color }))
+      const out = await runPlan(
+        plan,
+        env,
+        {
+          prompter,
+          yes: flags.yes,
+          dryRun: flags['dry-run'],
+          color: useColor(process.stderr),
+          say,
+          progress,
+        },
+        {
+          aws: t.ctx.aws,
+          callerArn: t.callerArn,
+          question: (n) => `Apply ${n} change(s) for tenant ${tenant}?`,
+        },
+      )
+      const report: Record<string, unknown> = { tenant, plan: planJson(plan) }
+      if (out.kind === 'dry-run' || out.kind === 'declined') return json ? report : undefined
+      if (out.kind === 'applied') report.apply = out.result
+      say(
+        out.kind === 'applied'
+          ? `Applied ${out.result.applied.length} change(s).`
+          : `Nothing to change: tenant ${tenant} is as planned.`,
+      )
+
+      // Karpenter resolves the new EC2NodeClass (subnets, security groups, AMIs) and marks it Ready.
+      const { nodeClassReady, waitFor } = await import('../../install/verify.js')
+      const pending = await waitFor(t.ctx.kube, [nodeClassReady(tenant)], {
+        timeoutMs: flags.timeout * 1000,
+        sleep: env.sleep,
+        onReady: (label, ms) => progress(`✔ ${label}${ms > 0 ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`),
+      })
+      for (const p of pending) progress(`! ${p}: not yet after ${flags.timeout} s (the checks below say why)`)
+      // Judge the result with a fresh read of the cluster.
+      const after = await tenantContext(await this.liveOptions())
+      after.ctx.aws.destroy()
+      const results = tenantChecks(after.facts)
+      const { hasErrorFailure } = await import('../../checks/run.js')
+      if (hasErrorFailure(results)) process.exitCode = ExitCode.findings
+      if (json) {
+        const { jsonReport } = await import('../../report/machine.js')
+        return { ...report, workloads: workloadSnippet(tenant), doctor: jsonReport(results, after.facts) }
+      }
+      this.log(
+        `\nWorkloads of ${tenant} run on its nodes (and only there) with, in their pod spec:\n\n${workloadSnippet(tenant).replace(/^/gm, '  ')}\n`,
+      )
+      const { renderHuman } = await import('../../report/human.js')
+      this.log(renderHuman(results, after.facts, { color }))
+      return undefined
+    } finally {
+      t.ctx.aws.destroy()
+    }
+  }
+}

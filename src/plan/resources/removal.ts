@@ -1,0 +1,225 @@
+// Resources whose desired state is "gone": deleted only when karpctl's ownership marks prove karpctl made
+// them (tags, labels, its record in aws-auth); anything else is kept and the plan says why.
+import type * as eks from '@aws-sdk/client-eks'
+import type * as iam from '@aws-sdk/client-iam'
+import { parse, stringify } from 'yaml'
+import { isNotFound } from '../../context/aws.js'
+import { KubeApiError } from '../../context/kube.js'
+import { roleFacts } from '../../facts/collect-iam.js'
+import { isOwned } from '../compare.js'
+import type { Resource } from '../types.js'
+import { ADDED_MAP_ROLES } from './aws-auth.js'
+
+const ignoreMissing = async (p: Promise<unknown>) => {
+  try {
+    await p
+  } catch (err) {
+    if (!isNotFound(err) && !(err instanceof KubeApiError && err.status === 404)) throw err
+  }
+}
+
+interface RoleState {
+  tags: Record<string, string>
+  attached: string[]
+  inline: string[]
+  profiles: string[]
+}
+
+export function iamRoleAbsent(w: {
+  address: string
+  name: string
+  ownership: Record<string, string>
+  dependsOn: string[]
+}): Resource<RoleState> {
+  return {
+    address: w.address,
+    kind: 'IAM role',
+    name: w.name,
+    group: 'IAM',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      const r = await roleFacts(aws, w.name, false)
+      if (!r.ok) throw Object.assign(new Error(r.error.message), { name: r.error.code })
+      if (!r.value) return null
+      const profiles = await aws.call<iam.ListInstanceProfilesForRoleCommandOutput>(
+        'iam',
+        'ListInstanceProfilesForRole',
+        { RoleName: w.name },
+      )
+      return {
+        tags: r.value.role.tags,
+        attached: r.value.attached.ok ? r.value.attached.value.map((p) => p.arn) : [],
+        inline: r.value.inline.ok ? r.value.inline.value.map((p) => p.name) : [],
+        profiles: (profiles.InstanceProfiles ?? []).map((p) => p.InstanceProfileName ?? ''),
+      }
+    },
+    verdict(cur) {
+      if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
+      if (!isOwned(cur.tags, w.ownership))
+        return { action: 'unchanged', changes: [], note: 'kept: karpctl did not make it (no ownership tags)' }
+      return {
+        action: 'delete',
+        changes: [
+          ...cur.profiles.map((p) => ({ field: 'remove from instance profile', to: p })),
+          ...cur.attached.map((p) => ({ field: 'detach', to: p.slice(p.lastIndexOf('/') + 1) })),
+          ...cur.inline.map((p) => ({ field: 'delete inline policy', to: p })),
+        ],
+      }
+    },
+    async apply({ aws }, cur) {
+      if (!cur) return
+      for (const p of cur.profiles)
+        await ignoreMissing(
+          aws.write('iam', 'RemoveRoleFromInstanceProfile', { InstanceProfileName: p, RoleName: w.name }),
+        )
+      for (const arn of cur.attached)
+        await ignoreMissing(aws.write('iam', 'DetachRolePolicy', { RoleName: w.name, PolicyArn: arn }))
+      for (const name of cur.inline)
+        await ignoreMissing(aws.write('iam', 'DeleteRolePolicy', { RoleName: w.name, PolicyName: name }))
+      await ignoreMissing(aws.write('iam', 'DeleteRole', { RoleName: w.name }))
+    },
+  }
+}
+
+export function accessEntryAbsent(w: {
+  clusterName: string
+  principalArn: string
+  ownership: Record<string, string>
+  dependsOn: string[]
+}): Resource<{ tags: Record<string, string> }> {
+  return {
+    address: 'eks-access-entry.remove',
+    kind: 'EKS access entry',
+    name: w.principalArn,
+    group: 'Cluster access',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      try {
+        const out = await aws.call<eks.DescribeAccessEntryCommandOutput>('eks', 'DescribeAccessEntry', {
+          clusterName: w.clusterName,
+          principalArn: w.principalArn,
+        })
+        return { tags: out.accessEntry?.tags ?? {} }
+      } catch (err) {
+        if (isNotFound(err)) return null
+        throw err
+      }
+    },
+    verdict(cur) {
+      if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
+      if (!isOwned(cur.tags, w.ownership))
+        return { action: 'unchanged', changes: [], note: 'kept: karpctl did not make it' }
+      return { action: 'delete', changes: [] }
+    },
+    async apply({ aws }) {
+      await ignoreMissing(
+        aws.write('eks', 'DeleteAccessEntry', { clusterName: w.clusterName, principalArn: w.principalArn }),
+      )
+    },
+  }
+}
+
+const AWS_AUTH = '/api/v1/namespaces/kube-system/configmaps/aws-auth'
+interface ConfigMap {
+  metadata: { annotations?: Record<string, string> }
+  data?: Record<string, string>
+}
+const added = (cm: ConfigMap | null) =>
+  JSON.parse(cm?.metadata.annotations?.[ADDED_MAP_ROLES] ?? '[]') as string[]
+const mapped = (cm: ConfigMap | null) =>
+  (parse(cm?.data?.mapRoles ?? '') as { rolearn?: string }[] | null) ?? []
+
+export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }): Resource<ConfigMap> {
+  return {
+    address: 'aws-auth.remove',
+    kind: 'aws-auth mapping',
+    name: w.roleArn,
+    group: 'Cluster access',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    observe: ({ kube }) => kube.get<ConfigMap>(AWS_AUTH),
+    verdict(cm) {
+      if (!mapped(cm).some((r) => r.rolearn === w.roleArn))
+        return { action: 'unchanged', changes: [], note: 'already gone' }
+      if (!added(cm).includes(w.roleArn))
+        return {
+          action: 'unchanged',
+          changes: [],
+          note: `kept: not in ${ADDED_MAP_ROLES}, so karpctl did not add it`,
+        }
+      return { action: 'delete', changes: [] }
+    },
+    async apply({ kube }) {
+      // Read-modify-write on the live object; a concurrent writer's 409 is retried by the executor.
+      const cm = await kube.fresh<ConfigMap & { metadata: Record<string, unknown> }>(AWS_AUTH)
+      if (!cm || !added(cm).includes(w.roleArn)) return
+      const rest = added(cm).filter((a) => a !== w.roleArn)
+      await kube.write('PUT', AWS_AUTH, {
+        ...cm,
+        metadata: {
+          ...cm.metadata,
+          annotations: { ...cm.metadata.annotations, [ADDED_MAP_ROLES]: JSON.stringify(rest) },
+        },
+        data: { ...cm.data, mapRoles: stringify(mapped(cm).filter((r) => r.rolearn !== w.roleArn)) },
+      })
+    },
+  }
+}
+
+interface Labelled {
+  metadata: { labels?: Record<string, string>; deletionTimestamp?: string }
+}
+
+/** A Kubernetes object karpctl labelled as its own; `waitGone` lists what must disappear after it (nodes). */
+export function kubeObjectAbsent(w: {
+  address: string
+  kind: string
+  name: string
+  path: string
+  labels: Record<string, string>
+  dependsOn: string[]
+  waitGone?: { paths: string[]; timeoutMs: number; what: string }
+}): Resource<Labelled> {
+  return {
+    address: w.address,
+    kind: w.kind,
+    name: w.name,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    observe: ({ kube }) => kube.get<Labelled>(w.path),
+    verdict(cur) {
+      if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
+      if (!isOwned(cur.metadata.labels ?? {}, w.labels))
+        return { action: 'unchanged', changes: [], note: "kept: not labelled as karpctl's" }
+      return {
+        action: 'delete',
+        changes: [],
+        note: w.waitGone ? `waits for its ${w.waitGone.what} to go` : undefined,
+      }
+    },
+    async apply({ kube, sleep, progress }, cur) {
+      if (cur && !cur.metadata.deletionTimestamp) await ignoreMissing(kube.write('DELETE', w.path))
+      if (!w.waitGone) return
+      const t0 = Date.now()
+      for (;;) {
+        const left = (
+          await Promise.all(w.waitGone.paths.map((p) => kube.fresh<{ items?: unknown[] }>(p)))
+        ).reduce((n, l) => n + (l?.items?.length ?? 0), 0)
+        if (left === 0) return
+        if (Date.now() - t0 > w.waitGone.timeoutMs)
+          throw new Error(
+            `${left} ${w.waitGone.what} of ${w.kind} ${w.name} still draining after ${Math.round(w.waitGone.timeoutMs / 1000)} s: run the same command again to keep waiting`,
+          )
+        progress?.(`${w.kind} ${w.name}: waiting for ${left} ${w.waitGone.what} to go`)
+        await sleep(2000)
+      }
+    },
+  }
+}

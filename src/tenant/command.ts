@@ -1,0 +1,26 @@
+// What the three tenant commands share: a live run context, the install's facts (doctor's collectors),
+// and the session that applies a plan.
+import { createRunContext, type RunContext, type RunOptions } from '../context/run-context.js'
+import { collect } from '../facts/collect.js'
+import type { Facts } from '../facts/types.js'
+import { installOf, type InstallFacts } from './tenant.js'
+
+export interface TenantContext {
+  ctx: RunContext
+  facts: Facts
+  install: InstallFacts
+  callerArn: string
+}
+
+export async function tenantContext(options: RunOptions): Promise<TenantContext> {
+  const ctx = await createRunContext({ ...options, retryMode: 'adaptive' })
+  try {
+    const facts = await collect(ctx)
+    // Memoized: collect already asked, so this costs no call.
+    const who = await ctx.aws.call<{ Arn?: string }>('sts', 'GetCallerIdentity')
+    return { ctx, facts, install: installOf(facts), callerArn: who.Arn ?? '' }
+  } catch (err) {
+    ctx.aws.destroy()
+    throw err
+  }
+}

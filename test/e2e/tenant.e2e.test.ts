@@ -1,0 +1,178 @@
+// karpctl tenant add / list / remove on the real bed, after a karpctl install: each tenant gets its own
+// node role, PassRole grant, aws-auth mapping, EC2NodeClass and tainted NodePool; removing one waits for
+// its nodes to drain and leaves every other tenant's resources exactly as they were.
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { GetRoleCommand, GetRolePolicyCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam'
+import {
+  awsClients,
+  CLUSTER_NAME,
+  fixturesDir,
+  playController,
+  REGION,
+  runKarpctl,
+  seedBareCluster,
+  startBed,
+  type Bed,
+  type KubeObject,
+} from './bed/index.js'
+
+const target = (bed: Bed) => [
+  '--cluster',
+  CLUSTER_NAME,
+  '--region',
+  REGION,
+  '--kube-context',
+  bed.kubeContext,
+]
+const opts = (bed: Bed) => ({
+  env: { NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` },
+  timeoutMs: 300_000,
+})
+const karpctl = (bed: Bed, args: string[]) => runKarpctl(bed, [...args, ...target(bed)], opts(bed))
+
+async function globexState(bed: Bed) {
+  const iam = awsClients(bed).iam
+  const role = await iam.send(new GetRoleCommand({ RoleName: 'KarpenterNodeRole-demo-globex' }))
+  const pass = await iam.send(
+    new GetRolePolicyCommand({
+      RoleName: 'KarpenterControllerRole-demo',
+      PolicyName: 'KarpctlTenantPassRole-globex',
+    }),
+  )
+  const pick = (o: KubeObject | undefined) => ({ labels: o?.metadata?.labels, spec: o?.spec })
+  return {
+    role: [role.Role?.Arn, role.Role?.Tags],
+    pass: pass.PolicyDocument,
+    nodePool: pick(await bed.kube.get('/apis/karpenter.sh/v1/nodepools/globex')),
+    nodeClass: pick(await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/globex')),
+    awsAuth: String(
+      (await bed.kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth'))?.data?.mapRoles,
+    ).includes('KarpenterNodeRole-demo-globex'),
+  }
+}
+
+describe(
+  'karpctl tenant on moto, a real apiserver and the real Karpenter chart',
+  { timeout: 20 * 60_000 },
+  () => {
+    test('add two tenants, re-add unchanged, list, remove one (waiting for its node), the other untouched', async (t) => {
+      const bed = await startBed()
+      const seed = await seedBareCluster(bed)
+      const stopController = playController(bed, seed.net)
+      t.after(async () => {
+        await stopController()
+        await bed.stop()
+      })
+      const inst = await karpctl(bed, [
+        'install',
+        '--chart-dir',
+        join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts'),
+        '--yes',
+        '--timeout',
+        '60',
+      ])
+      assert.equal(inst.code, 0, inst.stderr)
+
+      const acme = await karpctl(bed, [
+        'tenant',
+        'add',
+        'acme',
+        '--yes',
+        '--capacity-types',
+        'spot',
+        '--tag',
+        'cost-center=42',
+        '--cpu-limit',
+        '64',
+        '--policy-arn',
+        'arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess',
+      ])
+      assert.equal(acme.code, 0, `${acme.stdout}\n${acme.stderr}`)
+      assert.match(acme.stdout, /\+ create {4}IAM role KarpenterNodeRole-demo-acme/)
+      assert.match(acme.stdout, /nodeSelector:\n {4}karpctl.io\/tenant: acme\n {2}tolerations:/)
+      assert.match(acme.stdout, /✔ tenant-isolation/)
+      const np = await bed.kube.get('/apis/karpenter.sh/v1/nodepools/acme')
+      assert.deepEqual(np?.spec?.template?.spec?.taints, [
+        { key: 'karpctl.io/tenant', value: 'acme', effect: 'NoSchedule' },
+      ])
+      assert.deepEqual(np?.spec?.limits, { cpu: '64' })
+      const nc = await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/acme')
+      assert.equal(nc?.spec?.role, 'KarpenterNodeRole-demo-acme')
+      assert.equal(nc?.spec?.tags?.['cost-center'], '42')
+
+      const globex = await karpctl(bed, ['tenant', 'add', 'globex', '--yes', '--json'])
+      assert.equal(globex.code, 0, globex.stderr)
+      const again = await karpctl(bed, ['tenant', 'add', 'globex', '--yes', '--json'])
+      assert.equal(again.code, 0, again.stderr)
+      const plan = JSON.parse(again.stdout) as { plan: { summary: Record<string, number> }; apply?: unknown }
+      assert.deepEqual(plan.plan.summary, { create: 0, update: 0, unchanged: 5, delete: 0 })
+      assert.equal(plan.apply, undefined, 'nothing applied')
+      const changed = await karpctl(bed, ['tenant', 'add', 'globex', '--dry-run', '--cpu-limit', '8'])
+      assert.match(changed.stdout, /~ update {4}NodePool globex\n {8}spec.limits.cpu/)
+
+      const list = await karpctl(bed, ['tenant', 'list', '--json'])
+      const rows = (
+        JSON.parse(list.stdout) as {
+          tenants: {
+            tenant: string
+            capacityTypes: string[]
+            limits: Record<string, string>
+            role: string
+            checks: string
+          }[]
+        }
+      ).tenants
+      assert.deepEqual(
+        rows.map((r) => [r.tenant, r.capacityTypes, r.limits.cpu, r.role, r.checks]),
+        [
+          ['acme', ['spot'], '64', 'KarpenterNodeRole-demo-acme', 'pass'],
+          ['globex', ['on-demand', 'spot'], '100', 'KarpenterNodeRole-demo-globex', 'pass'],
+        ],
+      )
+
+      const before = await globexState(bed)
+      const noTty = await karpctl(bed, ['tenant', 'remove', 'acme'])
+      assert.equal(noTty.code, 2)
+      assert.match(noTty.stderr, /pass --confirm acme to apply it without a terminal/)
+      const wrong = await karpctl(bed, ['tenant', 'remove', 'acme', '--confirm', 'globex'])
+      assert.equal(wrong.code, 2)
+      assert.match(wrong.stderr, /--confirm globex does not match tenant acme: nothing was removed/)
+
+      // A node of acme's NodePool: Karpenter would drain and terminate it; here the test does, 4 s later.
+      await bed.kube.apply({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'acme-node-1', labels: { 'karpenter.sh/nodepool': 'acme' } },
+      })
+      const drained = setTimeout(
+        () => void bed.kube.delete('/api/v1/nodes/acme-node-1').catch(() => undefined),
+        4000,
+      )
+      t.after(() => clearTimeout(drained))
+      const rm = await karpctl(bed, ['tenant', 'remove', 'acme', '--confirm', 'acme'])
+      assert.equal(rm.code, 0, rm.stderr)
+      assert.match(rm.stderr, /NodePool acme: waiting for 1 NodeClaims and nodes to go/)
+      assert.ok(rm.durationMs >= 4000, 'waited for the node')
+      assert.match(rm.stdout, /Tenant acme removed \(5 step\(s\)\)/)
+      await assert.rejects(
+        awsClients(bed).iam.send(new GetRoleCommand({ RoleName: 'KarpenterNodeRole-demo-acme' })),
+        /NoSuchEntity|cannot be found/,
+      )
+      const left = await awsClients(bed).iam.send(
+        new ListRolePoliciesCommand({ RoleName: 'KarpenterControllerRole-demo' }),
+      )
+      assert.ok(!left.PolicyNames?.includes('KarpctlTenantPassRole-acme'))
+      assert.ok(left.PolicyNames?.includes('KarpctlTenantPassRole-globex'))
+      assert.deepEqual(await globexState(bed), before, "globex's resources are exactly as they were")
+
+      const rerun = await karpctl(bed, ['tenant', 'remove', 'acme', '--confirm', 'acme'])
+      assert.equal(rerun.code, 0)
+      assert.match(rerun.stdout, /Nothing left of tenant acme/)
+      const bad = await karpctl(bed, ['tenant', 'add', 'Acme_Corp', '--yes'])
+      assert.equal(bad.code, 2)
+      assert.match(bad.stderr, /^Error: "Acme_Corp" is not a valid tenant name: lower-case letters/)
+    })
+  },
+)
