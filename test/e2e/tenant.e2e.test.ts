@@ -132,6 +132,12 @@ describe(
         ],
       )
 
+      // The whole catalog on the install plus both tenants: clean.
+      const doc = await karpctl(bed, ['doctor', '--json'])
+      assert.equal(doc.code, 0, doc.stdout.slice(0, 3000))
+      const summary = (JSON.parse(doc.stdout) as { summary: Record<string, number> }).summary
+      assert.equal(summary.fail, 0)
+
       const before = await globexState(bed)
       const noTty = await karpctl(bed, ['tenant', 'remove', 'acme'])
       assert.equal(noTty.code, 2)
@@ -166,6 +172,11 @@ describe(
       assert.ok(!left.PolicyNames?.includes('KarpctlTenantPassRole-acme'))
       assert.ok(left.PolicyNames?.includes('KarpctlTenantPassRole-globex'))
       assert.deepEqual(await globexState(bed), before, "globex's resources are exactly as they were")
+      assert.equal(await bed.kube.get('/apis/karpenter.sh/v1/nodepools/acme'), undefined)
+      assert.equal(await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/acme'), undefined)
+      const auth = await bed.kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth')
+      assert.ok(!String(auth?.data?.mapRoles).includes('demo-acme'), 'no acme mapping left')
+      assert.ok(!String(auth?.metadata?.annotations?.['karpctl.io/added-map-roles']).includes('demo-acme'))
 
       const rerun = await karpctl(bed, ['tenant', 'remove', 'acme', '--confirm', 'acme'])
       assert.equal(rerun.code, 0)
