@@ -1,0 +1,97 @@
+// install's wall time on the real bed with an injected per-call AWS latency, against the sum of its
+// AWS calls (what a one-call-at-a-time install would wait): the gain from concurrency. Also counts the
+// AWS calls of a no-op re-run. A proxy on 127.0.0.1 in front of moto holds each request `latency` ms.
+//   node --import tsx bench/install-latency.ts [latencyMs=50]
+// Needs the e2e bed (KARPCTL_E2E_BIN / KARPCTL_E2E_VENV, or it runs test/e2e/bed/build.sh) and `npm run build`.
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import {
+  CLUSTER_NAME,
+  fixturesDir,
+  playController,
+  REGION,
+  runKarpctl,
+  seedBareCluster,
+  startBed,
+} from '../test/e2e/bed/index.js'
+
+const latency = Number(process.argv[2] ?? 50)
+
+interface Calls {
+  count: number
+  totalMs: number
+}
+
+function latencyProxy(target: string, ms: number) {
+  const calls: Calls = { count: 0, totalMs: 0 }
+  const to = new URL(target)
+  const server = createServer((req, res) => {
+    const t0 = performance.now()
+    calls.count++
+    setTimeout(() => {
+      const up = request(
+        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers)
+          r.pipe(res)
+          r.on('end', () => (calls.totalMs += performance.now() - t0))
+        },
+      )
+      up.on('error', () => res.destroy())
+      req.pipe(up)
+    }, ms)
+  })
+  return new Promise<{ url: string; calls: Calls; close: () => void }>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        calls,
+        close: () => server.close(),
+      }),
+    ),
+  )
+}
+
+const bed = await startBed()
+try {
+  const seed = await seedBareCluster(bed)
+  const stop = playController(bed, seed.net)
+  const proxy = await latencyProxy(bed.awsEndpoint, latency)
+  const args = ['install', '--cluster', CLUSTER_NAME, '--region', REGION, '--kube-context', bed.kubeContext]
+  const run = () =>
+    runKarpctl(
+      bed,
+      [
+        ...args,
+        '--chart-dir',
+        join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts'),
+        '--yes',
+        '--json',
+        '--timeout',
+        '60',
+      ],
+      {
+        env: { NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}`, AWS_ENDPOINT_URL: proxy.url },
+        timeoutMs: 600_000,
+      },
+    )
+  const first = await run()
+  if (first.code !== 0) throw new Error(`install failed (${first.code}): ${first.stderr}`)
+  const firstCalls = { ...proxy.calls }
+  proxy.calls.count = 0
+  proxy.calls.totalMs = 0
+  const again = await run()
+  const report = JSON.parse(again.stdout) as { calls: { total: number; writes: number } }
+  console.log(`karpctl install on the bed, ${latency} ms injected per AWS call`)
+  console.log(
+    `  fresh install: wall ${(first.durationMs / 1000).toFixed(2)} s, ${firstCalls.count} AWS calls (incl. doctor's verification), sum of their durations ${(firstCalls.totalMs / 1000).toFixed(2)} s -> ${(firstCalls.totalMs / first.durationMs).toFixed(1)}x overlap`,
+  )
+  console.log(
+    `  no-op re-run:  wall ${(again.durationMs / 1000).toFixed(2)} s, ${proxy.calls.count} AWS calls (incl. doctor's verification), ${report.calls.total} calls before the verification, ${report.calls.writes} writes`,
+  )
+  proxy.close()
+  await stop()
+} finally {
+  await bed.stop()
+}
