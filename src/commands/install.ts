@@ -224,7 +224,11 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       if (json) {
         const { jsonReport } = await import('../report/machine.js')
         report.doctor = jsonReport(outcome.results, outcome.facts)
-        report.calls = { total: ctx.log.calls.length, writes: ctx.log.writes.length, byService: ctx.log.byService() }
+        report.calls = {
+          total: ctx.log.calls.length,
+          writes: ctx.log.writes.length,
+          byService: ctx.log.byService(),
+        }
         return report
       }
       const { renderHuman } = await import('../report/human.js')

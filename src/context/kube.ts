@@ -1,5 +1,6 @@
 // A small Kubernetes REST client on node:https (so tests can mock it at the HTTP layer), with
-// every GET memoized: the same object is never read twice in a run.
+// every GET memoized: the same object is never read twice in a run. Authentication and TLS come
+// from @kubernetes/client-node's KubeConfig (see kubeconfig.ts), asked before each request.
 // Default imports, looked up per request: an ESM named import of a builtin is bound once, so HTTP-layer
 // mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
 import http from 'node:http'
@@ -78,50 +79,39 @@ export class KubeClient {
     )
   }
 
-  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<unknown> {
     const url = new URL(this.creds.server + path)
-    const headers: Record<string, string> = { Accept: 'application/json' }
-    if (this.creds.token) headers.Authorization = `Bearer ${this.creds.token}`
+    // CA, client certificate, Authorization (refreshed when an exec plugin's token expires), insecure, proxy
+    const { headers: authHeaders, ...tls } = await this.creds.requestOptions()
+    const headers: Record<string, string> = { ...authHeaders, Accept: 'application/json' }
     const payload = body === undefined ? undefined : JSON.stringify(body)
     if (payload) headers['Content-Type'] = contentType
     const request = url.protocol === 'http:' ? http.request : https.request
     return new Promise((resolve, reject) => {
-      const req = request(
-        url,
-        {
-          method,
-          headers,
-          ca: this.creds.ca,
-          cert: this.creds.cert,
-          key: this.creds.key,
-          rejectUnauthorized: !this.creds.insecure,
-          timeout: this.timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (c: Buffer) => chunks.push(c))
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8')
-            let json: unknown = undefined
-            try {
-              json = text ? JSON.parse(text) : undefined
-            } catch {
-              json = undefined
-            }
-            const status = res.statusCode ?? 0
-            if (status >= 200 && status < 300) return resolve(json)
-            const st = json as { reason?: string; message?: string } | undefined
-            reject(
-              new KubeApiError(
-                status,
-                st?.reason ?? `HTTP${status}`,
-                st?.message ?? text.slice(0, 200),
-                path,
-              ),
-            )
-          })
-        },
-      )
+      const req = request(url, { ...tls, method, headers, timeout: this.timeoutMs }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let json: unknown = undefined
+          try {
+            json = text ? JSON.parse(text) : undefined
+          } catch {
+            json = undefined
+          }
+          const status = res.statusCode ?? 0
+          if (status >= 200 && status < 300) return resolve(json)
+          const st = json as { reason?: string; message?: string } | undefined
+          reject(
+            new KubeApiError(status, st?.reason ?? `HTTP${status}`, st?.message ?? text.slice(0, 200), path),
+          )
+        })
+      })
       req.on('timeout', () =>
         req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
       )

@@ -1,55 +1,57 @@
-// The user's kubeconfig: KUBECONFIG (colon-separated, first wins per name) or ~/.kube/config.
-// Supports token, client certificate and exec (e.g. `aws eks get-token`) credentials.
-import { execFile } from 'node:child_process'
+// The user's kubeconfig: KUBECONFIG (colon-separated, first wins per name, as kubectl merges) or
+// ~/.kube/config, read into @kubernetes/client-node's KubeConfig, which supplies every credential kind:
+// token, tokenFile, client certificates, exec plugins (e.g. `aws eks get-token`, re-run when their
+// token expires), insecure-skip-tls-verify, tls-server-name and proxy-url.
+// client-node is loaded only here, lazily: `karpctl --version` and `--help` never load it.
+import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import type http from 'node:http'
+import type https from 'node:https'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
-import { promisify } from 'node:util'
 import { parse } from 'yaml'
 import { EnvironmentError } from '../errors.js'
 
 export interface KubeCredentials {
   server: string
-  ca?: Buffer
-  insecure?: boolean
-  token?: string
-  cert?: Buffer
-  key?: Buffer
   contextName: string
   namespace?: string
+  /** The merged kubeconfig, its current context set to `contextName`. */
+  config: KubeConfig
+  /**
+   * TLS and auth options for the next request, from `config`: CA, client certificate and key,
+   * Authorization (static, token file or exec plugin), `rejectUnauthorized`, `servername`, and an
+   * agent only when the cluster has a proxy-url (otherwise Node's default agent keeps connections alive).
+   * Computed at most every few seconds; concurrent callers share one computation. A credential that
+   * cannot be obtained rejects with an EnvironmentError (KUBE_CREDENTIALS, BAD_KUBECONFIG).
+   */
+  requestOptions(): Promise<KubeRequestOptions>
 }
 
-interface Named<T> {
-  name: string
-  [k: string]: unknown
-  value?: T
+export interface KubeRequestOptions {
+  headers: Record<string, string>
+  ca?: string | Buffer
+  cert?: string | Buffer
+  key?: string | Buffer
+  rejectUnauthorized: boolean
+  servername?: string
+  /** user:password, for a kubeconfig user with username/password */
+  auth?: string
+  agent?: http.Agent
 }
-interface RawConfig {
-  'current-context'?: string
-  contexts?: Named<unknown>[]
-  clusters?: Named<unknown>[]
-  users?: Named<unknown>[]
+
+export interface ResolveOptions {
+  /** How long an exec credential plugin may run before it is killed (default 30 s). */
+  execTimeoutMs?: number
 }
-interface RawCluster {
-  server: string
-  'certificate-authority-data'?: string
-  'certificate-authority'?: string
-  'insecure-skip-tls-verify'?: boolean
-}
-interface RawExec {
-  command: string
-  args?: string[]
-  env?: { name: string; value: string }[]
-}
-interface RawUser {
-  token?: string
-  tokenFile?: string
-  'client-certificate-data'?: string
-  'client-key-data'?: string
-  'client-certificate'?: string
-  'client-key'?: string
-  exec?: RawExec
-}
+
+/**
+ * Request options are reused this long. client-node re-runs an exec plugin only once the token it
+ * returned has expired (`aws eks get-token` says 14 minutes for a token valid 15); one that gives no
+ * expiry would otherwise run for every request.
+ */
+const OPTIONS_REUSE_MS = 10_000
 
 function configPaths(): string[] {
   const env = process.env.KUBECONFIG
@@ -57,16 +59,20 @@ function configPaths(): string[] {
   return [join(homedir(), '.kube', 'config')]
 }
 
-interface Loaded {
-  config: RawConfig
-  dirs: Map<string, string>
+interface RawDoc {
+  'current-context'?: unknown
+  users?: unknown
 }
 
-function load(): Loaded {
-  const merged: RawConfig = { contexts: [], clusters: [], users: [] }
-  const dirs = new Map<string, string>()
+interface RawFile {
+  path: string
+  doc: RawDoc
+}
+
+/** Reads every kubeconfig that exists, in order; one YAML parser for the sync and the async readers. */
+function readFiles(): RawFile[] {
   const paths = configPaths()
-  let readAny = false
+  const files: RawFile[] = []
   for (const path of paths) {
     let text: string
     try {
@@ -74,105 +80,257 @@ function load(): Loaded {
     } catch {
       continue
     }
-    readAny = true
-    let doc: RawConfig
+    let doc: unknown
     try {
-      doc = (parse(text) ?? {}) as RawConfig
+      doc = parse(text)
     } catch (err) {
       throw new EnvironmentError(
         `kubeconfig ${path} is not valid YAML (${(err as Error).message.split('\n')[0]}): fix or regenerate it with \`aws eks update-kubeconfig\``,
         'BAD_KUBECONFIG',
       )
     }
-    merged['current-context'] ??= doc['current-context']
-    for (const kind of ['contexts', 'clusters', 'users'] as const) {
-      for (const item of doc[kind] ?? []) {
-        if (!merged[kind]!.some((x) => x.name === item.name)) {
-          merged[kind]!.push(item)
-          dirs.set(`${kind}/${item.name}`, dirname(path))
-        }
-      }
-    }
+    files.push({ path, doc: doc && typeof doc === 'object' ? (doc as RawDoc) : {} })
   }
-  if (!readAny) {
+  if (files.length === 0) {
     throw new EnvironmentError(
       `no kubeconfig found at ${paths.join(', ')}: run \`aws eks update-kubeconfig --name <cluster> --region <region>\` or set KUBECONFIG`,
       'NO_KUBECONFIG',
     )
   }
-  return { config: merged, dirs }
+  return files
 }
 
-const b64 = (s: string) => Buffer.from(s, 'base64')
+const currentOf = (files: RawFile[]): string | undefined => {
+  for (const f of files) {
+    const c = f.doc['current-context']
+    if (typeof c === 'string' && c) return c
+  }
+  return undefined
+}
 
+/** The kubeconfig's current context (first file that sets one); sync, without loading client-node. */
 export function currentContextName(): string | undefined {
-  return load().config['current-context']
+  return currentOf(readFiles())
 }
 
-export async function resolveKubeCredentials(contextName?: string): Promise<KubeCredentials> {
-  const { config, dirs } = load()
-  const name = contextName ?? config['current-context']
-  const available = (config.contexts ?? []).map((c) => c.name)
+/** Reads a user's `tokenFile` (see adjustUser), trimmed, each time the request options are computed. */
+const TOKEN_FILE = 'karpctl-token-file'
+const tokenFileAuth: Parameters<KubeConfig['addAuthenticator']>[0] = {
+  isAuthProvider: (user) => (user.authProvider as { name?: string } | undefined)?.name === TOKEN_FILE,
+  async applyAuthentication(user, opts) {
+    const path = (user.authProvider as { config: { path: string } }).config.path
+    opts.headers = { ...opts.headers, Authorization: `Bearer ${readFileSync(path, 'utf8').trim()}` }
+  },
+}
+
+export async function resolveKubeCredentials(
+  contextName?: string,
+  options: ResolveOptions = {},
+): Promise<KubeCredentials> {
+  const files = readFiles()
+  const { KubeConfig } = await import('@kubernetes/client-node')
+  const clusters: Cluster[] = []
+  const users: User[] = []
+  const contexts: Context[] = []
+  const add = <T extends { name: string }>(into: T[], items: T[]) => {
+    for (const item of items) if (!into.some((x) => x.name === item.name)) into.push(item)
+  }
+  for (const { path, doc } of files) {
+    const one = new KubeConfig()
+    // The document as JSON (a subset of YAML): client-node turns it into clusters, users and contexts,
+    // dropping malformed entries (a cluster without a server is then simply absent), and makes
+    // certificate paths absolute against this file's directory.
+    one.loadFromString(JSON.stringify(doc), { onInvalidEntry: 'filter' })
+    one.makePathsAbsolute(dirname(path))
+    add(clusters, one.getClusters())
+    add(contexts, one.getContexts())
+    add(
+      users,
+      one.getUsers().map((u) => adjustUser(u, doc, dirname(path))),
+    )
+  }
+
+  const name = contextName ?? currentOf(files)
+  const available = contexts.map((c) => c.name)
   if (!name) {
     throw new EnvironmentError(
       `the kubeconfig has no current context: pass --kube-context (one of: ${available.join(', ') || 'none'})`,
       'NO_KUBE_CONTEXT',
     )
   }
-  const ctx = config.contexts?.find((c) => c.name === name)?.context as
-    { cluster: string; user: string; namespace?: string } | undefined
+  const ctx = contexts.find((c) => c.name === name)
   if (!ctx) {
     throw new EnvironmentError(
       `kube context "${name}" does not exist: pass --kube-context with one of: ${available.join(', ') || 'none'}`,
       'UNKNOWN_KUBE_CONTEXT',
     )
   }
-  const cluster = config.clusters?.find((c) => c.name === ctx.cluster)?.cluster as RawCluster | undefined
-  if (!cluster?.server) {
+  const cluster = clusters.find((c) => c.name === ctx.cluster)
+  if (!cluster) {
     throw new EnvironmentError(
       `kube context "${name}" names cluster "${ctx.cluster}", which the kubeconfig lacks`,
       'BAD_KUBECONFIG',
     )
   }
-  const user = (config.users?.find((u) => u.name === ctx.user)?.user ?? {}) as RawUser
-  const rel = (kind: string, n: string, p: string) =>
-    isAbsolute(p) ? p : join(dirs.get(`${kind}/${n}`) ?? '.', p)
+  // client-node applies no TLS options (CA, insecure) to a context whose user is absent: give it one.
+  const userName = ctx.user ?? `${ctx.name} (no user)`
+  if (!users.some((u) => u.name === userName)) users.push({ name: userName })
+  if (ctx.user === undefined) contexts[contexts.indexOf(ctx)] = { ...ctx, user: userName }
+  const user = users.find((u) => u.name === userName)!
 
-  const creds: KubeCredentials = {
-    server: cluster.server.replace(/\/$/, ''),
-    contextName: name,
-    namespace: ctx.namespace,
+  const config = new KubeConfig()
+  config.loadFromOptions({ clusters, users, contexts, currentContext: name })
+  config.addAuthenticator(tokenFileAuth)
+  const exec = user.exec as { command?: string } | undefined
+  const execTimeoutMs = options.execTimeoutMs ?? 30_000
+  const limit = limitExec(config, execTimeoutMs)
+  const fail = (err: unknown) =>
+    credentialError(err, name, exec, limit.timedOut() ? execTimeoutMs : undefined, secretsOf(user))
+
+  const compute = async (): Promise<KubeRequestOptions> => {
+    const opts: https.RequestOptions = {}
+    try {
+      await limit.race(config.applyToHTTPSOptions(opts))
+    } catch (err) {
+      throw fail(err)
+    }
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v)
+    if (exec && !headers.Authorization && !opts.cert) throw fail(new NoToken())
+    return {
+      headers,
+      ca: opts.ca as string | Buffer | undefined,
+      cert: opts.cert as string | Buffer | undefined,
+      key: opts.key as string | Buffer | undefined,
+      rejectUnauthorized: opts.rejectUnauthorized !== false,
+      servername: opts.servername,
+      auth: opts.auth ?? undefined,
+      agent: cluster.proxyUrl ? (opts.agent as http.Agent) : undefined,
+    }
   }
-  if (cluster['certificate-authority-data']) creds.ca = b64(cluster['certificate-authority-data'])
-  else if (cluster['certificate-authority'])
-    creds.ca = readFileSync(rel('clusters', ctx.cluster, cluster['certificate-authority']))
-  creds.insecure = cluster['insecure-skip-tls-verify'] === true
+  let cached: { at: number; options: Promise<KubeRequestOptions> } | undefined
+  const requestOptions = async () => {
+    if (!cached || Date.now() - cached.at > OPTIONS_REUSE_MS) {
+      const entry = { at: Date.now(), options: compute() }
+      cached = entry
+      entry.options.catch(() => {
+        if (cached === entry) cached = undefined
+      })
+    }
+    const o = await cached.options
+    return { ...o, headers: { ...o.headers } }
+  }
 
-  if (user.token) creds.token = user.token
-  else if (user.tokenFile) creds.token = readFileSync(rel('users', ctx.user, user.tokenFile), 'utf8').trim()
-  if (user['client-certificate-data']) creds.cert = b64(user['client-certificate-data'])
-  else if (user['client-certificate'])
-    creds.cert = readFileSync(rel('users', ctx.user, user['client-certificate']))
-  if (user['client-key-data']) creds.key = b64(user['client-key-data'])
-  else if (user['client-key']) creds.key = readFileSync(rel('users', ctx.user, user['client-key']))
-  if (user.exec) creds.token = await execToken(user.exec, name)
-  return creds
+  // Obtain the credential now (runs an exec plugin once), so a broken one fails before any request.
+  await requestOptions()
+  return { server: cluster.server, contextName: name, namespace: ctx.namespace, config, requestOptions }
 }
 
-/** Runs the kubeconfig's exec credential plugin (e.g. `aws eks get-token`) and returns its bearer token. */
-async function execToken(exec: RawExec, contextName: string): Promise<string> {
-  const env = { ...process.env }
-  for (const e of exec.env ?? []) env[e.name] = e.value
-  try {
-    const { stdout } = await promisify(execFile)(exec.command, exec.args ?? [], { env, timeout: 30_000 })
-    const cred = JSON.parse(stdout) as { status?: { token?: string } }
-    if (!cred.status?.token) throw new Error('the plugin returned no token')
-    return cred.status.token
-  } catch (err) {
-    const msg = (err as Error).message.split('\n')[0]
-    throw new EnvironmentError(
-      `the credential plugin of kube context "${contextName}" (${exec.command}) failed: ${msg}; check that it is installed and your AWS credentials are valid`,
+/**
+ * Two kubeconfig user fields client-node reads differently from kubectl: `tokenFile` (client-node reads only
+ * `token-file`, relative to the cwd, untrimmed) is resolved against the directory of the kubeconfig that
+ * defines it and read by `tokenFileAuth`; and an exec plugin's token overrides a static `token` (client-node
+ * lets the static one win). A static `token` still takes precedence over `tokenFile`, as in kubectl.
+ */
+function adjustUser(user: User, doc: RawDoc, dir: string): User {
+  if (user.exec) return user.token ? { ...user, token: undefined } : user
+  if (user.token || user.authProvider) return user
+  const raw = Array.isArray(doc.users)
+    ? (doc.users as ({ name?: unknown; user?: { tokenFile?: unknown } } | null)[]).find(
+        (u) => u?.name === user.name,
+      )
+    : undefined
+  const file = raw?.user?.tokenFile
+  if (typeof file !== 'string' || !file) return user
+  const path = isAbsolute(file) ? file : join(dir, file)
+  return { ...user, authProvider: { name: TOKEN_FILE, config: { path } } }
+}
+
+const secretsOf = (user: User): string[] =>
+  [user.token, user.password, user.keyData].filter((s): s is string => typeof s === 'string' && s.length > 3)
+
+class NoToken extends Error {
+  constructor() {
+    super('the plugin returned no token')
+  }
+}
+
+interface ExecLimit {
+  race<T>(p: Promise<T>): Promise<T>
+  timedOut(): boolean
+}
+
+/**
+ * client-node spawns exec plugins with no time limit and stdin left open (a plugin that prompts, like
+ * `aws` asking for an MFA code, would hang the run). Its ExecAuth exposes no option for this, so its
+ * spawn function is wrapped: stdin is /dev/null and the plugin is killed after `ms`. Should a later
+ * client-node change that internal, the wait is still bounded by `race`.
+ */
+function limitExec(config: KubeConfig, ms: number): ExecLimit {
+  let killed = false
+  type SpawnLike = (cmd: string, args?: readonly string[], opts?: object) => ReturnType<typeof spawn>
+  const authenticators = (config as unknown as { authenticators?: { execFn?: SpawnLike }[] }).authenticators
+  const execAuth = authenticators?.find((a) => typeof a.execFn === 'function')
+  if (execAuth) {
+    execAuth.execFn = (cmd, args, opts) => {
+      killed = false
+      const child = spawn(cmd, args ?? [], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] })
+      const kill = setTimeout(() => {
+        killed = true
+        child.kill('SIGKILL')
+      }, ms)
+      kill.unref()
+      child.on('exit', () => clearTimeout(kill))
+      child.on('error', () => clearTimeout(kill))
+      return child
+    }
+  }
+  return {
+    timedOut: () => killed,
+    race: <T>(p: Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        // A little later than the kill, so a killed plugin reports through client-node first.
+        const timer = setTimeout(() => {
+          killed = true
+          reject(new Error('timed out'))
+        }, ms + 1_000)
+        timer.unref()
+        p.then(resolve, reject).finally(() => clearTimeout(timer))
+      }),
+  }
+}
+
+/** One line, no secrets: an exec plugin's stderr and stdout may hold tokens, so neither is quoted. */
+function credentialError(
+  err: unknown,
+  contextName: string,
+  exec: { command?: string } | undefined,
+  timedOutAfterMs: number | undefined,
+  secrets: string[],
+): EnvironmentError {
+  if (err instanceof EnvironmentError) return err
+  const e = (err ?? {}) as NodeJS.ErrnoException
+  const syscall = typeof e.syscall === 'string' ? e.syscall : undefined
+  const fileError = syscall !== undefined && !syscall.startsWith('spawn')
+  const firstLine = String(e.message ?? err).split('\n')[0] ?? ''
+  if (exec && !fileError) {
+    let why: string
+    if (timedOutAfterMs !== undefined) why = `it did not finish within ${timedOutAfterMs / 1000} s`
+    else if (!exec.command) why = 'the kubeconfig names no command'
+    // a spawn error (ENOENT: not installed, EACCES) names only the command
+    else if (syscall && e.code) why = firstLine
+    else if (e instanceof SyntaxError) why = 'it printed no ExecCredential JSON'
+    else if (e instanceof NoToken || e instanceof TypeError) why = 'the plugin returned no token'
+    // client-node rejects with the plugin's stderr as the message when it exits non-zero
+    else why = 'it exited with an error'
+    return new EnvironmentError(
+      `the credential plugin of kube context "${contextName}" (${exec.command ?? 'no command'}) failed: ${why}; check that it is installed and your AWS credentials are valid`,
       'KUBE_CREDENTIALS',
     )
   }
+  // A file the kubeconfig names (CA, certificate, key, token file), an auth provider, or a server
+  // client-node refuses (http:// without insecure-skip-tls-verify).
+  let detail = e instanceof SyntaxError ? 'the credential is not valid JSON' : firstLine
+  for (const s of secrets) detail = detail.split(s).join('***')
+  return new EnvironmentError(`kube context "${contextName}" cannot be used: ${detail}`, 'BAD_KUBECONFIG')
 }

@@ -1,12 +1,18 @@
 // The kubeconfig reader against real files in a temp dir: merge order, context selection, every
 // credential kind (inline, files relative to the kubeconfig, exec plugins) and the one-line errors.
+// Credentials are asserted as they reach a request: the options @kubernetes/client-node's KubeConfig
+// gives KubeClient (Authorization header, CA, client certificate and key, rejectUnauthorized).
 import assert from 'node:assert/strict'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { after, afterEach, before, beforeEach, test } from 'node:test'
 import { stringify } from 'yaml'
-import { currentContextName, resolveKubeCredentials } from '../../../src/context/kubeconfig.js'
+import {
+  currentContextName,
+  resolveKubeCredentials,
+  type KubeCredentials,
+} from '../../../src/context/kubeconfig.js'
 import { EnvironmentError } from '../../../src/errors.js'
 
 let root: string
@@ -76,6 +82,20 @@ async function envError(fn: () => Promise<unknown> | unknown): Promise<Environme
 
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 
+/** What the next request is sent with, from the context's credentials. */
+async function wire(creds: KubeCredentials) {
+  const o = await creds.requestOptions()
+  const auth = o.headers.Authorization
+  return {
+    token: auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : auth,
+    ca: o.ca?.toString(),
+    cert: o.cert?.toString(),
+    key: o.key?.toString(),
+    insecure: !o.rejectUnauthorized,
+    options: o,
+  }
+}
+
 /** An executable shell script in this test's dir. */
 function script(name: string, body: string): string {
   const path = join(caseDir, name)
@@ -108,12 +128,22 @@ test('KUBECONFIG with two files: first wins per name, later files add new names'
   assert.equal(currentContextName(), 'dev')
   const dev = await resolveKubeCredentials()
   assert.deepEqual(
-    { server: dev.server, token: dev.token, contextName: dev.contextName, namespace: dev.namespace },
+    {
+      server: dev.server,
+      token: (await wire(dev)).token,
+      contextName: dev.contextName,
+      namespace: dev.namespace,
+    },
     { server: 'https://first.example', token: 'first-token', contextName: 'dev', namespace: undefined },
   )
   const prod = await resolveKubeCredentials('prod')
   assert.deepEqual(
-    { server: prod.server, token: prod.token, contextName: prod.contextName, namespace: prod.namespace },
+    {
+      server: prod.server,
+      token: (await wire(prod)).token,
+      contextName: prod.contextName,
+      namespace: prod.namespace,
+    },
     // the trailing slash of the server is dropped
     { server: 'https://prod.example', token: 'prod-token', contextName: 'prod', namespace: 'karpenter' },
   )
@@ -142,7 +172,7 @@ test('a missing file in KUBECONFIG is skipped', async () => {
   useKubeconfig(join(caseDir, 'absent'), real)
   const creds = await resolveKubeCredentials()
   assert.equal(creds.server, 'https://c.example')
-  assert.equal(creds.token, 't')
+  assert.equal((await wire(creds)).token, 't')
 })
 
 test('--kube-context picks a context other than the current one', async () => {
@@ -157,7 +187,7 @@ test('--kube-context picks a context other than the current one', async () => {
   const creds = await resolveKubeCredentials('b')
   assert.equal(creds.contextName, 'b')
   assert.equal(creds.server, 'https://b.example')
-  assert.equal(creds.token, 'token-b')
+  assert.equal((await wire(creds)).token, 'token-b')
 })
 
 test('an unknown context is UNKNOWN_KUBE_CONTEXT and lists the available contexts', async () => {
@@ -250,12 +280,12 @@ test('token, client certificate data and CA data are decoded; insecure-skip-tls-
       ],
     }),
   )
-  const creds = await resolveKubeCredentials()
-  assert.equal(creds.token, 'inline-token')
-  assert.equal(creds.ca?.toString(), 'CA PEM')
-  assert.equal(creds.cert?.toString(), 'CERT PEM')
-  assert.equal(creds.key?.toString(), 'KEY PEM')
-  assert.equal(creds.insecure, true)
+  const w = await wire(await resolveKubeCredentials())
+  assert.equal(w.token, 'inline-token')
+  assert.equal(w.ca, 'CA PEM')
+  assert.equal(w.cert, 'CERT PEM')
+  assert.equal(w.key, 'KEY PEM')
+  assert.equal(w.insecure, true)
 })
 
 test('insecure is false unless set to true', async () => {
@@ -267,10 +297,11 @@ test('insecure is false unless set to true', async () => {
       users: [user('u', {})],
     }),
   )
-  const creds = await resolveKubeCredentials()
-  assert.equal(creds.insecure, false)
-  assert.equal(creds.token, undefined)
-  assert.equal(creds.ca, undefined)
+  const w = await wire(await resolveKubeCredentials())
+  assert.equal(w.insecure, false)
+  assert.equal(w.token, undefined)
+  assert.equal(w.ca, undefined)
+  assert.equal(w.options.agent, undefined, 'no proxy: the default agent (keep-alive) is used')
 })
 
 test('file references resolve relative to the directory of the kubeconfig that defined them', async () => {
@@ -292,11 +323,11 @@ test('file references resolve relative to the directory of the kubeconfig that d
   writeFileSync(join(caseDir, 'second', 'client.key'), 'KEY FROM FILE')
   useKubeconfig(first, second)
 
-  const creds = await resolveKubeCredentials()
-  assert.equal(creds.ca?.toString(), 'CA FROM FILE')
-  assert.equal(creds.token, 'token-from-file')
-  assert.equal(creds.cert?.toString(), 'CERT FROM FILE')
-  assert.equal(creds.key?.toString(), 'KEY FROM FILE')
+  const w = await wire(await resolveKubeCredentials())
+  assert.equal(w.ca, 'CA FROM FILE')
+  assert.equal(w.token, 'token-from-file')
+  assert.equal(w.cert, 'CERT FROM FILE')
+  assert.equal(w.key, 'KEY FROM FILE')
 })
 
 test('absolute file references are used as they are', async () => {
@@ -310,7 +341,7 @@ test('absolute file references are used as they are', async () => {
       users: [user('u', { token: 't' })],
     }),
   )
-  assert.equal((await resolveKubeCredentials()).ca?.toString(), 'ABSOLUTE CA')
+  assert.equal((await wire(await resolveKubeCredentials())).ca, 'ABSOLUTE CA')
 })
 
 const execCredential = (token: string) =>
@@ -334,7 +365,7 @@ test('an exec plugin supplies the token (and overrides a static one)', async () 
   const plugin = script('get-token', `echo '${execCredential('abc')}'`)
   useKubeconfig(execConfig({ command: plugin }, { token: 'static' }))
   const creds = await resolveKubeCredentials()
-  assert.equal(creds.token, 'abc')
+  assert.equal((await wire(creds)).token, 'abc')
   assert.equal(creds.server, 'https://eks.example')
 })
 
@@ -350,7 +381,7 @@ test('an exec plugin gets its args and env', async () => {
       env: [{ name: 'KARPCTL_TEST_SUFFIX', value: 'from-env' }],
     }),
   )
-  assert.equal((await resolveKubeCredentials()).token, 'from-arg-from-env')
+  assert.equal((await wire(await resolveKubeCredentials())).token, 'from-arg-from-env')
 })
 
 test('a failing exec plugin is KUBE_CREDENTIALS, one line, and leaks no token', async () => {
@@ -392,4 +423,163 @@ test('an exec plugin that is not installed is KUBE_CREDENTIALS', async () => {
   const err = await envError(() => resolveKubeCredentials())
   assert.equal(err.code, 'KUBE_CREDENTIALS')
   assert.match(err.message, /ENOENT/)
+})
+
+test('a context without a user still gets its cluster CA and insecure-skip-tls-verify', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'x',
+      contexts: [{ name: 'x', context: { cluster: 'c' } }, context('y', 'c', 'ghost-user')],
+      clusters: [
+        cluster('c', 'https://c.example', {
+          'certificate-authority-data': b64('CA PEM'),
+          'insecure-skip-tls-verify': true,
+        }),
+      ],
+    }),
+  )
+  for (const name of ['x', 'y']) {
+    const w = await wire(await resolveKubeCredentials(name))
+    assert.deepEqual([w.ca, w.insecure, w.token], ['CA PEM', true, undefined], name)
+  }
+})
+
+test('a static token wins over a tokenFile, as in kubectl; a tokenFile is re-read', async () => {
+  writeFileSync(join(caseDir, 'token.txt'), 'from-file\n')
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'both',
+      contexts: [context('both', 'c', 'both'), context('file', 'c', 'file')],
+      clusters: [cluster('c', 'https://c.example')],
+      users: [
+        user('both', { token: 'static', tokenFile: 'token.txt' }),
+        user('file', { tokenFile: 'token.txt' }),
+      ],
+    }),
+  )
+  assert.equal((await wire(await resolveKubeCredentials())).token, 'static')
+  assert.equal((await wire(await resolveKubeCredentials('file'))).token, 'from-file')
+})
+
+test('a CA, certificate or token file that cannot be read is BAD_KUBECONFIG, one line, naming it, no secret', async () => {
+  const secret = 'static-secret-789'
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'ca',
+      contexts: [context('ca', 'c', 'u'), context('tok', 'ok', 'tok')],
+      clusters: [
+        cluster('c', 'https://c.example', { 'certificate-authority': 'missing-ca.crt' }),
+        cluster('ok', 'https://ok.example'),
+      ],
+      users: [user('u', { token: secret }), user('tok', { tokenFile: 'missing-token' })],
+    }),
+  )
+  const ca = await envError(() => resolveKubeCredentials())
+  assert.equal(ca.code, 'BAD_KUBECONFIG')
+  assert.ok(ca.message.startsWith('kube context "ca" cannot be used: ENOENT'), ca.message)
+  assert.ok(ca.message.includes(join(caseDir, 'missing-ca.crt')), ca.message)
+  assert.ok(!ca.message.includes('\n') && !ca.message.includes(secret), ca.message)
+  const tok = await envError(() => resolveKubeCredentials('tok'))
+  assert.equal(tok.code, 'BAD_KUBECONFIG')
+  assert.ok(tok.message.includes(join(caseDir, 'missing-token')), tok.message)
+})
+
+test('tls-server-name and proxy-url reach the request (a proxy brings its agent; no proxy, no agent)', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'p',
+      contexts: [context('p', 'c', 'u')],
+      clusters: [
+        cluster('c', 'https://10.0.0.1', {
+          'tls-server-name': 'kubernetes.default',
+          'proxy-url': 'http://proxy.example:3128',
+        }),
+      ],
+      users: [user('u', { token: 't' })],
+    }),
+  )
+  const { options } = await wire(await resolveKubeCredentials())
+  assert.equal(options.servername, 'kubernetes.default')
+  assert.ok(options.agent, 'a proxy agent')
+  assert.equal((options.agent as unknown as { proxy?: URL }).proxy?.host, 'proxy.example:3128')
+})
+
+test('a user with username and password is sent as basic auth', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'x',
+      contexts: [context('x', 'c', 'u')],
+      clusters: [cluster('c', 'https://c.example')],
+      users: [user('u', { username: 'admin', password: 'pw' })],
+    }),
+  )
+  assert.equal((await wire(await resolveKubeCredentials())).options.auth, 'admin:pw')
+})
+
+test('an http:// server is refused unless insecure-skip-tls-verify is set (client-node will not send credentials in clear)', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'plain',
+      contexts: [context('plain', 'plain', 'u'), context('insecure', 'insecure', 'u')],
+      clusters: [
+        cluster('plain', 'http://127.0.0.1:8001'),
+        cluster('insecure', 'http://127.0.0.1:8001', { 'insecure-skip-tls-verify': true }),
+      ],
+      users: [user('u', { token: 't' })],
+    }),
+  )
+  const err = await envError(() => resolveKubeCredentials())
+  assert.equal(err.code, 'BAD_KUBECONFIG')
+  assert.match(err.message, /^kube context "plain" cannot be used: HTTP protocol is not allowed/)
+  const creds = await resolveKubeCredentials('insecure')
+  assert.equal(creds.server, 'http://127.0.0.1:8001')
+  assert.equal((await wire(creds)).token, 't')
+})
+
+test('an exec plugin may supply a client certificate and key instead of a token', async () => {
+  const plugin = script(
+    'get-cert',
+    `echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"clientCertificateData":"EXEC CERT","clientKeyData":"EXEC KEY"}}'`,
+  )
+  useKubeconfig(execConfig({ command: plugin }))
+  const w = await wire(await resolveKubeCredentials())
+  assert.deepEqual([w.cert, w.key, w.token], ['EXEC CERT', 'EXEC KEY', undefined])
+})
+
+test('an exec plugin runs once for concurrent requests, and its unexpired token is reused', async () => {
+  const runs = join(caseDir, 'runs')
+  const later = new Date(Date.now() + 3_600_000).toISOString()
+  const plugin = script(
+    'get-token',
+    `echo run >> '${runs}'\necho '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"abc","expirationTimestamp":"${later}"}}'`,
+  )
+  useKubeconfig(execConfig({ command: plugin }))
+  const creds = await resolveKubeCredentials()
+  const all = await Promise.all(Array.from({ length: 20 }, () => wire(creds)))
+  assert.ok(all.every((w) => w.token === 'abc'))
+  assert.equal(readFileSync(runs, 'utf8'), 'run\n', 'the plugin ran once')
+})
+
+test('an exec plugin that hangs is killed after the timeout: KUBE_CREDENTIALS', async () => {
+  const pidFile = join(caseDir, 'pid')
+  const plugin = script('hang', `echo $$ > '${pidFile}'\nexec sleep 30`)
+  useKubeconfig(execConfig({ command: plugin }))
+  const started = Date.now()
+  const err = await envError(() => resolveKubeCredentials(undefined, { execTimeoutMs: 300 }))
+  assert.ok(Date.now() - started < 5_000)
+  assert.equal(err.code, 'KUBE_CREDENTIALS')
+  assert.match(err.message, /failed: it did not finish within 0\.3 s; check that it is installed/)
+  const pid = Number(readFileSync(pidFile, 'utf8'))
+  assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the plugin process is gone')
+})
+
+test('an exec plugin that prompts on stdin reads end-of-file and fails at once', async () => {
+  const plugin = script(
+    'prompt',
+    `printf 'MFA code: ' >&2\nread code || exit 4\n echo '${execCredential('x')}'`,
+  )
+  useKubeconfig(execConfig({ command: plugin }))
+  const err = await envError(() => resolveKubeCredentials(undefined, { execTimeoutMs: 10_000 }))
+  assert.equal(err.code, 'KUBE_CREDENTIALS')
+  assert.match(err.message, /failed: it exited with an error;/)
 })

@@ -1,0 +1,300 @@
+// KubeClient on @kubernetes/client-node's KubeConfig: what reaches the wire (nock, as the integration
+// suites mock the Kubernetes API), and real TLS against a local server (the kubeconfig's CA, client
+// certificate, insecure-skip-tls-verify and tls-server-name are honoured), timeouts and network errors.
+import assert from 'node:assert/strict'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import https from 'node:https'
+import type { AddressInfo } from 'node:net'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, afterEach, before, test } from 'node:test'
+import nock from 'nock'
+import { stringify } from 'yaml'
+import { KubeApiError, KubeClient } from '../../../src/context/kube.js'
+import { resolveKubeCredentials } from '../../../src/context/kubeconfig.js'
+import { CallLog, Limiter, Memo } from '../../../src/context/limiter.js'
+
+const SERVER = 'https://kube.test'
+
+let dir: string
+let n = 0
+const savedKubeconfig = process.env.KUBECONFIG
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'karpctl-kube-'))
+})
+after(() => rmSync(dir, { recursive: true, force: true }))
+afterEach(() => {
+  nock.cleanAll()
+  if (savedKubeconfig === undefined) delete process.env.KUBECONFIG
+  else process.env.KUBECONFIG = savedKubeconfig
+})
+
+/** A KubeClient for a one-context kubeconfig written to a temp file. */
+async function client(
+  server: string,
+  clusterFields: Record<string, unknown> = {},
+  userFields: Record<string, unknown> = { token: 't0ken' },
+  timeoutMs?: number,
+) {
+  const path = join(dir, `kubeconfig-${++n}`)
+  writeFileSync(
+    path,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'test',
+      clusters: [{ name: 'test', cluster: { server, ...clusterFields } }],
+      contexts: [{ name: 'test', context: { cluster: 'test', user: 'test' } }],
+      users: [{ name: 'test', user: userFields }],
+    }),
+  )
+  process.env.KUBECONFIG = path
+  const log = new CallLog()
+  const kube = new KubeClient(await resolveKubeCredentials(), new Limiter(4), new Memo(), log, timeoutMs)
+  return { kube, log }
+}
+
+/** Real sockets from here on: nock's pass-through would stand between this client and the server. */
+function withoutNock(t: { after: (fn: () => void) => void }) {
+  nock.restore()
+  t.after(() => {
+    if (!nock.isActive()) nock.activate()
+  })
+}
+
+/** Runs `fn` and returns what it rejects with. */
+async function rejection(fn: () => Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await fn()
+  } catch (err) {
+    return err as Error & { code?: string }
+  }
+  assert.fail('expected a rejection')
+}
+
+test('GET carries the kubeconfig token, is memoized and logged once; 404 is null; fresh reads again', async () => {
+  const { kube, log } = await client(SERVER)
+  assert.equal(kube.server, SERVER)
+  assert.equal(kube.creds.contextName, 'test')
+  const scope = nock(SERVER, {
+    reqheaders: { authorization: 'Bearer t0ken', accept: 'application/json' },
+  })
+    .get('/api/v1/namespaces/karpenter')
+    .once()
+    .reply(200, { kind: 'Namespace' })
+    .get('/api/v1/namespaces/absent')
+    .reply(404, { kind: 'Status', reason: 'NotFound', message: 'namespaces "absent" not found' })
+    .get('/version')
+    .twice()
+    .reply(200, { gitVersion: 'v1.31.0' })
+
+  const [a, b] = await Promise.all([
+    kube.get('/api/v1/namespaces/karpenter'),
+    kube.get('/api/v1/namespaces/karpenter'),
+  ])
+  assert.deepEqual([a, b], [{ kind: 'Namespace' }, { kind: 'Namespace' }])
+  assert.equal(await kube.get('/api/v1/namespaces/absent'), null)
+  assert.deepEqual(await kube.fresh('/version'), { gitVersion: 'v1.31.0' })
+  assert.deepEqual(await kube.fresh('/version'), { gitVersion: 'v1.31.0' })
+  assert.ok(scope.isDone())
+  assert.deepEqual(log.calls, [
+    'kube:GET:/api/v1/namespaces/karpenter',
+    'kube:GET:/api/v1/namespaces/absent',
+    'kube:GET:/version',
+    'kube:GET:/version',
+  ])
+  assert.deepEqual(log.writes, [])
+})
+
+test('a non-2xx answer is a KubeApiError with the Status reason and message', async () => {
+  const { kube } = await client(SERVER)
+  nock(SERVER)
+    .get('/api/v1/secrets')
+    .reply(403, { kind: 'Status', reason: 'Forbidden', message: 'secrets is forbidden' })
+    .get('/api/v1/nodes')
+    .reply(500, 'upstream connect error')
+  const denied = await rejection(() => kube.get('/api/v1/secrets'))
+  assert.ok(denied instanceof KubeApiError)
+  assert.deepEqual(
+    [denied.status, denied.reason, denied.message, denied.path],
+    [403, 'Forbidden', 'secrets is forbidden', '/api/v1/secrets'],
+  )
+  const broken = await rejection(() => kube.get('/api/v1/nodes'))
+  assert.ok(broken instanceof KubeApiError)
+  assert.deepEqual([broken.status, broken.reason, broken.message], [500, 'HTTP500', 'upstream connect error'])
+})
+
+test('write sends JSON and is logged as a write; apply is a server-side apply as field manager karpctl', async () => {
+  const { kube, log } = await client(SERVER)
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }
+  const scope = nock(SERVER, { reqheaders: { authorization: 'Bearer t0ken' } })
+    .post('/api/v1/namespaces/k/configmaps', cm)
+    .matchHeader('content-type', 'application/json')
+    .reply(201, cm)
+    .patch('/api/v1/namespaces/k/configmaps/x?fieldManager=karpctl&force=true', cm)
+    .matchHeader('content-type', 'application/apply-patch+yaml')
+    .reply(200, cm)
+    .patch('/api/v1/namespaces/k/configmaps/x?dryRun=All&fieldManager=karpctl&force=true', cm)
+    .reply(200, cm)
+    .delete('/api/v1/namespaces/k/configmaps/x')
+    .reply(200, { kind: 'Status', status: 'Success' })
+  assert.deepEqual(await kube.write('POST', '/api/v1/namespaces/k/configmaps', cm), cm)
+  assert.deepEqual(await kube.apply('/api/v1/namespaces/k/configmaps/x', cm), cm)
+  assert.deepEqual(await kube.apply('/api/v1/namespaces/k/configmaps/x?dryRun=All', cm), cm)
+  await kube.write('DELETE', '/api/v1/namespaces/k/configmaps/x')
+  assert.ok(scope.isDone())
+  assert.deepEqual(log.writes, [
+    'kube:POST:/api/v1/namespaces/k/configmaps',
+    'kube:PATCH:/api/v1/namespaces/k/configmaps/x?fieldManager=karpctl&force=true',
+    'kube:PATCH:/api/v1/namespaces/k/configmaps/x?dryRun=All&fieldManager=karpctl&force=true',
+    'kube:DELETE:/api/v1/namespaces/k/configmaps/x',
+  ])
+})
+
+test("an exec plugin's token is the one the request carries", async () => {
+  const plugin = join(dir, 'get-token')
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"from-exec"}}'\n`,
+  )
+  chmodSync(plugin, 0o755)
+  const { kube } = await client(
+    SERVER,
+    {},
+    { token: 'static', exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: plugin } },
+  )
+  nock(SERVER, { reqheaders: { authorization: 'Bearer from-exec' } })
+    .get('/version')
+    .reply(200, {})
+  assert.deepEqual(await kube.get('/version'), {})
+})
+
+test('a server that never answers times out with code ETIMEDOUT', async (t) => {
+  withoutNock(t)
+  const sockets: net.Socket[] = []
+  const silent = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
+  await new Promise((resolve) => silent.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    silent.close()
+  })
+  const { port } = silent.address() as AddressInfo
+  const { kube } = await client(`https://127.0.0.1:${port}`, {}, { token: 't' }, 200)
+  const err = await rejection(() => kube.get('/version'))
+  assert.equal(err.code, 'ETIMEDOUT')
+  assert.match(err.message, /timed out after 200 ms/)
+})
+
+test('a refused connection keeps its code (ECONNREFUSED) for the read classifier', async (t) => {
+  withoutNock(t)
+  const closed = net.createServer().listen(0, '127.0.0.1')
+  await new Promise((resolve) => closed.once('listening', resolve))
+  const { port } = closed.address() as AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const { kube } = await client(`https://127.0.0.1:${port}`)
+  const err = await rejection(() => kube.get('/version'))
+  assert.equal(err.code, 'ECONNREFUSED')
+})
+
+// A CA, a server certificate for localhost/127.0.0.1 and a client certificate it signed, valid 2000-2999.
+// Test-only material, generated for this file.
+const CA_CERT = `-----BEGIN CERTIFICATE-----
+MIIBZzCCAQ2gAwIBAgIBATAKBggqhkjOPQQDAjAaMRgwFgYDVQQDDA9rYXJwY3Rs
+IHRlc3QgQ0EwIBcNMDAwMTAxMDAwMDAwWhgPMjk5OTEyMzEwMDAwMDBaMBoxGDAW
+BgNVBAMMD2thcnBjdGwgdGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IA
+BDqrfURN+tbd0rXsRTUXfBfGU6zG9M2dBANGzu3Ur6QVn2MjgmE6T2Tse/ouVrIJ
+1q5SXVp2VNUAH09XoCmceGqjQjBAMA8GA1UdEwEB/wQFMAMBAf8wDgYDVR0PAQH/
+BAQDAgGGMB0GA1UdDgQWBBS3yR3Vo8lU4qMNQK9Nh2S25IUNfDAKBggqhkjOPQQD
+AgNIADBFAiEAjVgMToWEgDxAGdahE+EZ0HTKdQxNH8D5/LslWP5JmjQCIHgI/gP2
+EaqPhwaOI4BmrPfGocV/0dG4RvJfBsztVpPZ
+-----END CERTIFICATE-----
+`
+
+const SERVER_CERT = `-----BEGIN CERTIFICATE-----
+MIIBcjCCARmgAwIBAgIBAjAKBggqhkjOPQQDAjAaMRgwFgYDVQQDDA9rYXJwY3Rs
+IHRlc3QgQ0EwIBcNMDAwMTAxMDAwMDAwWhgPMjk5OTEyMzEwMDAwMDBaMBQxEjAQ
+BgNVBAMMCWxvY2FsaG9zdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABKMiktFA
+tTg7czy2r63nMI2R1NZwx5PcgoxBdxEcS+sCr6M1iH95LcCLdee2mFn4XIYdiOW6
+diGyxOUvIfFEcHijVDBSMBMGA1UdJQQMMAoGCCsGAQUFBwMBMB8GA1UdIwQYMBaA
+FLfJHdWjyVTiow1Ar02HZLbkhQ18MBoGA1UdEQQTMBGCCWxvY2FsaG9zdIcEfwAA
+ATAKBggqhkjOPQQDAgNHADBEAiAkj5Rbcu5txfl6E8I8Rw5SWT6POrdbPU5IrRQl
+Dbk24wIgRpJZS4eUWYbKt9R3eG+A+9cG849A62W6ajvBzShjr9A=
+-----END CERTIFICATE-----
+`
+
+const SERVER_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgaYmoWvV7o3F1Sc9N
+6D6zK1p4Qnrd0AOCsDgzEMdy92+hRANCAASjIpLRQLU4O3M8tq+t5zCNkdTWcMeT
+3IKMQXcRHEvrAq+jNYh/eS3Ai3XntphZ+FyGHYjlunYhssTlLyHxRHB4
+-----END PRIVATE KEY-----
+`
+
+const CLIENT_CERT = `-----BEGIN CERTIFICATE-----
+MIIBXjCCAQWgAwIBAgIBAzAKBggqhkjOPQQDAjAaMRgwFgYDVQQDDA9rYXJwY3Rs
+IHRlc3QgQ0EwIBcNMDAwMTAxMDAwMDAwWhgPMjk5OTEyMzEwMDAwMDBaMBwxGjAY
+BgNVBAMMEWthcnBjdGwtdGVzdC11c2VyMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcD
+QgAEJtGUU6PvHkAPEOpTqIch96V5r3ZOQh/HESp7TtUrblW204hj8VSM0oXH05jw
+HLP3lFDFuBli6p04EvZ7J6RndaM4MDYwEwYDVR0lBAwwCgYIKwYBBQUHAwIwHwYD
+VR0jBBgwFoAUt8kd1aPJVOKjDUCvTYdktuSFDXwwCgYIKoZIzj0EAwIDRwAwRAIg
+cCqRMkzhAVpqPZIWK2AGFyzT20C7QJ8aEawoJNaGp6kCIBqZuwGa2o/TsV9aNNYs
+jfYCP63Ds9cIEEjVds84A+YX
+-----END CERTIFICATE-----
+`
+
+const CLIENT_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgHNDHgMOBMDfY7k+v
+SgICHKgmToZeOvFHYUyyNwd1j3WhRANCAAQm0ZRTo+8eQA8Q6lOohyH3pXmvdk5C
+H8cRKntO1StuVbbTiGPxVIzShcfTmPAcs/eUUMW4GWLqnTgS9nsnpGd1
+-----END PRIVATE KEY-----
+`
+
+const b64 = (s: string) => Buffer.from(s).toString('base64')
+
+test('TLS: the CA verifies the server, the client certificate reaches it, insecure and tls-server-name are honoured', async (t) => {
+  withoutNock(t)
+  const server = https.createServer(
+    { key: SERVER_KEY, cert: SERVER_CERT, ca: CA_CERT, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ user: peer?.subject?.CN ?? null, auth: req.headers.authorization ?? null }))
+    },
+  )
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const ca = { 'certificate-authority-data': b64(CA_CERT) }
+
+  const mtls = await client(url, ca, {
+    'client-certificate-data': b64(CLIENT_CERT),
+    'client-key-data': b64(CLIENT_KEY),
+  })
+  assert.deepEqual(await mtls.kube.get('/whoami'), { user: 'karpctl-test-user', auth: null })
+
+  const withToken = await client(url, ca, { token: 'tls-token' })
+  assert.deepEqual(await withToken.kube.get('/whoami'), { user: null, auth: 'Bearer tls-token' })
+
+  const caFile = join(dir, 'ca.crt')
+  writeFileSync(caFile, CA_CERT)
+  const fromFile = await client(url, { 'certificate-authority': caFile, 'tls-server-name': 'localhost' }, {})
+  assert.deepEqual(await fromFile.kube.get('/whoami'), { user: null, auth: null })
+
+  const noCa = await client(url)
+  const unverified = await rejection(() => noCa.kube.get('/whoami'))
+  assert.match(
+    unverified.code ?? '',
+    /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/,
+  )
+
+  const insecure = await client(url, { 'insecure-skip-tls-verify': true }, { token: 'x' })
+  assert.deepEqual(await insecure.kube.get('/whoami'), { user: null, auth: 'Bearer x' })
+
+  const wrongName = await client(url, { ...ca, 'tls-server-name': 'elsewhere.example' })
+  assert.equal((await rejection(() => wrongName.kube.get('/whoami'))).code, 'ERR_TLS_CERT_ALTNAME_INVALID')
+})
