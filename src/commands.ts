@@ -4,6 +4,7 @@ import Install from './commands/install.js'
 import TenantAdd from './commands/tenant/add.js'
 import TenantList from './commands/tenant/list.js'
 import TenantRemove from './commands/tenant/remove.js'
+import Teardown from './commands/teardown.js'
 
 export const COMMANDS = {
   doctor: Doctor,
@@ -11,4 +12,5 @@ export const COMMANDS = {
   'tenant:add': TenantAdd,
   'tenant:list': TenantList,
   'tenant:remove': TenantRemove,
+  teardown: Teardown,
 }

@@ -23,6 +23,7 @@ export interface Helm {
   bin: string
   version: string
   upgradeInstall(u: HelmUpgrade): Promise<void>
+  uninstall(release: string, namespace: string): Promise<void>
 }
 
 interface RunResult {
@@ -102,6 +103,16 @@ export async function findHelm(opts: { bin?: string; kubeContext?: string }): Pr
       const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000)
       if (r.code !== 0)
         throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
+    },
+    async uninstall(release, namespace) {
+      const r = await run(
+        bin,
+        ['uninstall', release, '--namespace', namespace, '--wait', ...context],
+        600_000,
+      )
+      // Gone already (a teardown that stopped after this step): the end state is the same.
+      if (r.code !== 0 && !/not found/i.test(r.stderr))
+        throw new HelmError(`helm uninstall ${release} failed: ${helmMessage(r.stderr)}`)
     },
   }
 }

@@ -52,7 +52,11 @@ export async function loadExtraValues(file: string | undefined): Promise<Record<
   return v as Record<string, unknown>
 }
 
-export function applyEnv(ctx: RunContext, spec: InstallSpec, helmBin?: string): ApplyEnv {
+export function applyEnv(
+  ctx: RunContext,
+  spec: Pick<InstallSpec, 'clusterName'>,
+  helmBin?: string,
+): ApplyEnv {
   let helm: Promise<Helm> | undefined
   return {
     aws: ctx.aws,

@@ -3,7 +3,7 @@
 import type * as eks from '@aws-sdk/client-eks'
 import type * as iam from '@aws-sdk/client-iam'
 import { parse, stringify } from 'yaml'
-import { isNotFound } from '../../context/aws.js'
+import { isNotFound, toReadFailure } from '../../context/aws.js'
 import { KubeApiError } from '../../context/kube.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import { isOwned } from '../compare.js'
@@ -105,7 +105,8 @@ export function accessEntryAbsent(w: {
         })
         return { tags: out.accessEntry?.tags ?? {} }
       } catch (err) {
-        if (isNotFound(err)) return null
+        // An endpoint without access entries cannot hold one karpctl made.
+        if (isNotFound(err) || toReadFailure(err, '').kind === 'unsupported') return null
         throw err
       }
     },
@@ -159,12 +160,15 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
       const cm = await kube.fresh<ConfigMap & { metadata: Record<string, unknown> }>(AWS_AUTH)
       if (!cm || !added(cm).includes(w.roleArn)) return
       const rest = added(cm).filter((a) => a !== w.roleArn)
+      // The record goes with its last entry: aws-auth is left as it was before karpctl.
+      const annotations: Record<string, string> = {
+        ...cm.metadata.annotations,
+        [ADDED_MAP_ROLES]: JSON.stringify(rest),
+      }
+      if (rest.length === 0) delete annotations[ADDED_MAP_ROLES]
       await kube.write('PUT', AWS_AUTH, {
         ...cm,
-        metadata: {
-          ...cm.metadata,
-          annotations: { ...cm.metadata.annotations, [ADDED_MAP_ROLES]: JSON.stringify(rest) },
-        },
+        metadata: { ...cm.metadata, annotations },
         data: { ...cm.data, mapRoles: stringify(mapped(cm).filter((r) => r.rolearn !== w.roleArn)) },
       })
     },

@@ -70,26 +70,25 @@ export function playController(bed: Bed, net: Network, namespace = 'kube-system'
   const loop = (async () => {
     while (!stopped) {
       try {
-        if (
-          !done.has('deploy') &&
-          (await bed.kube.get(`/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`))
-        ) {
+        // Keyed by uid: an object deleted and made again (a re-install after teardown) is new.
+        const deploy = await bed.kube.get(`/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`)
+        if (deploy && !done.has(deploy.metadata.uid)) {
           await markDeploymentAvailable(bed.kube, namespace, 'karpenter')
-          done.add('deploy')
+          done.add(deploy.metadata.uid)
         }
         // Every EC2NodeClass and NodePool (the install's and each tenant's) reports Ready once.
         const classes = await bed.kube.list('/apis/karpenter.k8s.aws/v1/ec2nodeclasses').catch(() => [])
-        for (const nc of classes.filter((o) => !done.has(`nc/${o.metadata.name}`))) {
+        for (const nc of classes.filter((o) => !done.has(o.metadata.uid))) {
           await markNodeClassReady(bed.kube, nc.metadata.name, {
             subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
             securityGroups: [{ id: net.clusterSecurityGroupId }],
           })
-          done.add(`nc/${nc.metadata.name}`)
+          done.add(nc.metadata.uid)
         }
         const pools = await bed.kube.list('/apis/karpenter.sh/v1/nodepools').catch(() => [])
-        for (const np of pools.filter((o) => !done.has(`np/${o.metadata.name}`))) {
+        for (const np of pools.filter((o) => !done.has(o.metadata.uid))) {
           await markNodePoolReady(bed.kube, np.metadata.name)
-          done.add(`np/${np.metadata.name}`)
+          done.add(np.metadata.uid)
         }
       } catch {
         // an object mid-creation: next round

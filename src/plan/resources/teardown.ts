@@ -1,0 +1,538 @@
+// What only teardown removes or gives back: Helm releases, the interruption queue and rules, the Pod
+// Identity association, the OIDC provider karpctl made, the changes karpctl recorded on resources it does
+// not own, and (with --sweep) what Karpenter left behind. Each proves karpctl's part before touching it.
+import type * as ec2 from '@aws-sdk/client-ec2'
+import type * as eb from '@aws-sdk/client-eventbridge'
+import type * as eks from '@aws-sdk/client-eks'
+import type * as iam from '@aws-sdk/client-iam'
+import type * as sqs from '@aws-sdk/client-sqs'
+import { isNotFound, toReadFailure } from '../../context/aws.js'
+import { releaseNamed } from '../../facts/collect-kube.js'
+import { isOwned } from '../compare.js'
+import type { Resource, Verdict } from '../types.js'
+import { SCALED_FROM } from './cluster-autoscaler.js'
+import { ADDED_TAGS } from './discovery-tags.js'
+import { ADDED_INGRESS } from './webhook-ingress.js'
+
+const tagMap = (t?: { Key?: string; Value?: string }[]) =>
+  Object.fromEntries((t ?? []).map((x) => [x.Key ?? '', x.Value ?? '']))
+const gone: Verdict = { action: 'unchanged', changes: [], note: 'already gone' }
+
+async function orNull<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+}
+
+/** Where a resource that is not karpctl's came from, and the command its own tool removes it with. */
+export function ownerHint(tags: Record<string, string>): string {
+  const stack = tags['aws:cloudformation:stack-name']
+  if (stack)
+    return `kept: made by CloudFormation stack ${stack} (\`aws cloudformation delete-stack --stack-name ${stack}\`)`
+  return 'kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`)'
+}
+
+export function helmReleaseAbsent(w: {
+  address: string
+  release: string
+  namespace: string
+  labels: Record<string, string>
+  dependsOn: string[]
+}): Resource<{ labels: Record<string, string>; chart: string }> {
+  return {
+    address: w.address,
+    kind: 'Helm release',
+    name: `${w.namespace}/${w.release}`,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ kube }) {
+      const r = await releaseNamed(kube, w.namespace, w.release)
+      return r ? { labels: r.labels, chart: `${r.release.chartName}-${r.release.chartVersion}` } : null
+    },
+    verdict(cur) {
+      if (!cur) return gone
+      if (!isOwned(cur.labels, w.labels))
+        return {
+          action: 'unchanged',
+          changes: [],
+          note: `kept: installed without karpctl (\`helm uninstall ${w.release} -n ${w.namespace}\`)`,
+        }
+      return { action: 'delete', changes: [{ field: 'chart', from: cur.chart }] }
+    },
+    async apply({ helm }) {
+      await (await helm()).uninstall(w.release, w.namespace)
+    },
+  }
+}
+
+export function queueAbsent(w: {
+  name: string
+  ownership: Record<string, string>
+  dependsOn: string[]
+}): Resource<{ url: string; tags: Record<string, string> }> {
+  return {
+    address: 'sqs-queue.interruption',
+    kind: 'SQS queue',
+    name: w.name,
+    group: 'Interruption handling',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      const q = await orNull(
+        aws.call<sqs.GetQueueUrlCommandOutput>('sqs', 'GetQueueUrl', { QueueName: w.name }),
+      )
+      if (!q?.QueueUrl) return null
+      const t = await aws.call<sqs.ListQueueTagsCommandOutput>('sqs', 'ListQueueTags', {
+        QueueUrl: q.QueueUrl,
+      })
+      return { url: q.QueueUrl, tags: t.Tags ?? {} }
+    },
+    verdict: (cur) =>
+      !cur
+        ? gone
+        : isOwned(cur.tags, w.ownership)
+          ? { action: 'delete', changes: [] }
+          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    async apply({ aws }, cur) {
+      if (cur) await orNull(aws.write('sqs', 'DeleteQueue', { QueueUrl: cur.url }))
+    },
+  }
+}
+
+export function ruleAbsent(w: {
+  key: string
+  name: string
+  ownership: Record<string, string>
+  dependsOn: string[]
+}): Resource<{ arn: string; targets: string[]; tags: Record<string, string> }> {
+  return {
+    address: `events-rule.${w.key}`,
+    kind: 'EventBridge rule',
+    name: w.name,
+    group: 'Interruption handling',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      const r = await orNull(
+        aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: w.name }),
+      )
+      if (!r) return null
+      const [t, tags] = await Promise.all([
+        aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', { Rule: w.name }),
+        aws.call<eb.ListTagsForResourceCommandOutput>('eventbridge', 'ListTagsForResource', {
+          ResourceARN: r.Arn,
+        }),
+      ])
+      return { arn: r.Arn ?? '', targets: (t.Targets ?? []).map((x) => x.Id ?? ''), tags: tagMap(tags.Tags) }
+    },
+    verdict: (cur) =>
+      !cur
+        ? gone
+        : isOwned(cur.tags, w.ownership)
+          ? { action: 'delete', changes: [] }
+          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    async apply({ aws }, cur) {
+      if (!cur) return
+      if (cur.targets.length)
+        await orNull(aws.write('eventbridge', 'RemoveTargets', { Rule: w.name, Ids: cur.targets }))
+      await orNull(aws.write('eventbridge', 'DeleteRule', { Name: w.name }))
+    },
+  }
+}
+
+export function podIdentityAbsent(w: {
+  clusterName: string
+  namespace: string
+  serviceAccount: string
+  ownership: Record<string, string>
+  dependsOn: string[]
+}): Resource<{ id: string; tags: Record<string, string> }> {
+  return {
+    address: 'eks-pod-identity.controller',
+    kind: 'EKS Pod Identity association',
+    name: `${w.namespace}/${w.serviceAccount}`,
+    group: 'Controller identity',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      let l: eks.ListPodIdentityAssociationsCommandOutput
+      try {
+        l = await aws.call<eks.ListPodIdentityAssociationsCommandOutput>(
+          'eks',
+          'ListPodIdentityAssociations',
+          {
+            clusterName: w.clusterName,
+            namespace: w.namespace,
+            serviceAccount: w.serviceAccount,
+          },
+        )
+      } catch (err) {
+        // An endpoint without Pod Identity cannot hold an association karpctl made.
+        if (toReadFailure(err, '').kind === 'unsupported') return null
+        throw err
+      }
+      const id = l.associations?.[0]?.associationId
+      if (!id) return null
+      const d = await aws.call<eks.DescribePodIdentityAssociationCommandOutput>(
+        'eks',
+        'DescribePodIdentityAssociation',
+        { clusterName: w.clusterName, associationId: id },
+      )
+      return { id, tags: d.association?.tags ?? {} }
+    },
+    verdict: (cur) =>
+      !cur
+        ? gone
+        : isOwned(cur.tags, w.ownership)
+          ? { action: 'delete', changes: [] }
+          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    async apply({ aws }, cur) {
+      if (cur)
+        await orNull(
+          aws.write('eks', 'DeletePodIdentityAssociation', {
+            clusterName: w.clusterName,
+            associationId: cur.id,
+          }),
+        )
+    },
+  }
+}
+
+/** karpctl's OIDC provider, unless a role karpctl does not remove still trusts it (other IRSA users). */
+export function oidcProviderAbsent(w: {
+  arn: string
+  ownership: Record<string, string>
+  keepRoles: string[]
+  dependsOn: string[]
+}): Resource<{ tags: Record<string, string>; trustedBy: string[] }> {
+  return {
+    address: 'iam-oidc-provider.cluster',
+    kind: 'IAM OIDC provider',
+    name: w.arn.slice(w.arn.indexOf('/') + 1),
+    group: 'IAM',
+    dependsOn: w.dependsOn,
+    desired: { absent: true },
+    permissions: [],
+    async observe({ aws }) {
+      const t = await orNull(
+        aws.call<iam.ListOpenIDConnectProviderTagsCommandOutput>('iam', 'ListOpenIDConnectProviderTags', {
+          OpenIDConnectProviderArn: w.arn,
+        }),
+      )
+      if (!t) return null
+      const roles = await aws.all<iam.ListRolesCommandOutput, iam.Role>(
+        'iam',
+        'ListRoles',
+        {},
+        'Marker',
+        (o) => ({ items: o.Roles, next: o.IsTruncated ? o.Marker : undefined }),
+      )
+      const trustedBy = roles
+        .filter(
+          (r) =>
+            !w.keepRoles.includes(r.RoleName ?? '') &&
+            decodeURIComponent(r.AssumeRolePolicyDocument ?? '').includes(w.arn),
+        )
+        .map((r) => r.RoleName ?? '')
+      return { tags: tagMap(t.Tags), trustedBy }
+    },
+    verdict(cur) {
+      if (!cur) return gone
+      if (!isOwned(cur.tags, w.ownership))
+        return { action: 'unchanged', changes: [], note: 'kept: karpctl did not make it' }
+      if (cur.trustedBy.length)
+        return {
+          action: 'unchanged',
+          changes: [],
+          note: `kept: still trusted by ${cur.trustedBy.join(', ')}`,
+        }
+      return { action: 'delete', changes: [] }
+    },
+    async apply({ aws }) {
+      await orNull(aws.write('iam', 'DeleteOpenIDConnectProvider', { OpenIDConnectProviderArn: w.arn }))
+    },
+  }
+}
+
+interface Tagged {
+  id: string
+  remove: string[]
+}
+
+/** The tags karpctl recorded adding (karpctl.io/added-tags) come off; tags that were there before stay. */
+export function recordedTagsRestore(w: { clusterName: string; dependsOn: string[] }): Resource<Tagged[]> {
+  return {
+    address: 'ec2-tags.restore',
+    kind: 'recorded tags',
+    name: `${ADDED_TAGS} (cluster ${w.clusterName})`,
+    group: 'Network',
+    dependsOn: w.dependsOn,
+    desired: { restored: true },
+    permissions: [],
+    async observe({ aws }) {
+      const filters = [
+        { Name: 'tag-key', Values: [ADDED_TAGS] },
+        { Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] },
+      ]
+      const [subnets, groups] = await Promise.all([
+        aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', { Filters: filters }),
+        aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
+          Filters: filters,
+        }),
+      ])
+      const of = (id: string, tags: Record<string, string>): Tagged => ({
+        id,
+        remove: [...(tags[ADDED_TAGS] ?? '').split(',').filter(Boolean), ADDED_TAGS],
+      })
+      return [
+        ...(subnets.Subnets ?? []).map((s) => of(s.SubnetId ?? '', tagMap(s.Tags))),
+        ...(groups.SecurityGroups ?? []).map((g) => of(g.GroupId ?? '', tagMap(g.Tags))),
+      ]
+    },
+    verdict: (cur) =>
+      !cur?.length
+        ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
+        : {
+            action: 'update',
+            changes: cur.map((t) => ({
+              field: t.id,
+              to: `- ${t.remove.filter((k) => k !== ADDED_TAGS).join(', ')}`,
+            })),
+          },
+    async apply({ aws }, cur) {
+      // The record is removed in the same call as the tags it lists.
+      for (const t of cur ?? [])
+        await aws.write('ec2', 'DeleteTags', { Resources: [t.id], Tags: t.remove.map((Key) => ({ Key })) })
+    },
+  }
+}
+
+/** The tcp/8443 rule karpctl recorded adding (the karpctl.io/added-ingress-8443 tag names its source). */
+export function recordedIngressRestore(w: {
+  vpcId?: string
+  dependsOn: string[]
+}): Resource<{ groupId: string; source: string }[]> {
+  return {
+    address: 'ec2-ingress.restore',
+    kind: 'recorded security group rules',
+    name: ADDED_INGRESS,
+    group: 'Network',
+    dependsOn: w.dependsOn,
+    desired: { restored: true },
+    permissions: [],
+    async observe({ aws }) {
+      const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
+        Filters: [
+          { Name: 'tag-key', Values: [ADDED_INGRESS] },
+          ...(w.vpcId ? [{ Name: 'vpc-id', Values: [w.vpcId] }] : []),
+        ],
+      })
+      return (out.SecurityGroups ?? []).map((g) => ({
+        groupId: g.GroupId ?? '',
+        source: tagMap(g.Tags)[ADDED_INGRESS] ?? '',
+      }))
+    },
+    verdict: (cur) =>
+      !cur?.length
+        ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
+        : {
+            action: 'update',
+            changes: cur.map((r) => ({ field: r.groupId, to: `- tcp/8443 from ${r.source}` })),
+          },
+    async apply({ aws }, cur) {
+      for (const r of cur ?? []) {
+        await orNull(
+          aws.write('ec2', 'RevokeSecurityGroupIngress', {
+            GroupId: r.groupId,
+            IpPermissions: [
+              { IpProtocol: 'tcp', FromPort: 8443, ToPort: 8443, UserIdGroupPairs: [{ GroupId: r.source }] },
+            ],
+          }),
+        )
+        await aws.write('ec2', 'DeleteTags', { Resources: [r.groupId], Tags: [{ Key: ADDED_INGRESS }] })
+      }
+    },
+  }
+}
+
+interface Scaled {
+  namespace: string
+  name: string
+  replicas: number
+}
+
+/** A cluster-autoscaler karpctl scaled down gets its recorded replicas back. */
+export function autoscalerRestore(w: { dependsOn: string[] }): Resource<Scaled[]> {
+  return {
+    address: 'kube.cluster-autoscaler.restore',
+    kind: 'Deployment',
+    name: `scaled down by karpctl (${SCALED_FROM})`,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: { restored: true },
+    permissions: [],
+    async observe({ kube }) {
+      const l = await kube.get<{
+        items: { metadata: { name: string; namespace: string; annotations?: Record<string, string> } }[]
+      }>('/apis/apps/v1/deployments')
+      return (l?.items ?? [])
+        .filter((d) => d.metadata.annotations?.[SCALED_FROM] !== undefined)
+        .map((d) => ({
+          namespace: d.metadata.namespace,
+          name: d.metadata.name,
+          replicas: Number(d.metadata.annotations?.[SCALED_FROM]),
+        }))
+    },
+    verdict: (cur) =>
+      !cur?.length
+        ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
+        : {
+            action: 'update',
+            changes: cur.map((d) => ({
+              field: `${d.namespace}/${d.name} replicas`,
+              from: 0,
+              to: d.replicas,
+            })),
+          },
+    async apply({ kube }, cur) {
+      for (const d of cur ?? [])
+        await kube.write(
+          'PATCH',
+          `/apis/apps/v1/namespaces/${d.namespace}/deployments/${d.name}`,
+          { metadata: { annotations: { [SCALED_FROM]: null } }, spec: { replicas: d.replicas } },
+          'application/merge-patch+json',
+        )
+    },
+  }
+}
+
+interface Orphans {
+  instances: string[]
+  launchTemplates: string[]
+  instanceProfiles: { name: string; roles: string[] }[]
+}
+
+/** Instances, launch templates and instance profiles Karpenter tagged for this cluster; deleted only on --sweep. */
+export function orphanSweep(w: {
+  clusterName: string
+  sweep: boolean
+  dependsOn: string[]
+}): Resource<Orphans> {
+  const c = w.clusterName
+  return {
+    address: 'sweep.karpenter-orphans',
+    kind: "Karpenter's leftovers",
+    name: `tagged for cluster ${c}`,
+    group: 'Sweep',
+    dependsOn: w.dependsOn,
+    desired: { sweep: w.sweep },
+    permissions: [],
+    async observe({ aws }) {
+      const byCluster = [
+        [
+          { Name: 'tag:eks:eks-cluster-name', Values: [c] },
+          { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+        ],
+        [
+          { Name: `tag:kubernetes.io/cluster/${c}`, Values: ['owned'] },
+          { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+        ],
+        [{ Name: 'tag:karpenter.k8s.aws/cluster', Values: [c] }],
+      ]
+      const [instances, templates, profiles] = await Promise.all([
+        Promise.all(
+          byCluster.map((f) =>
+            aws.call<ec2.DescribeInstancesCommandOutput>('ec2', 'DescribeInstances', {
+              Filters: [
+                ...f,
+                { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
+              ],
+            }),
+          ),
+        ),
+        Promise.all(
+          byCluster.map((f) =>
+            aws.call<ec2.DescribeLaunchTemplatesCommandOutput>('ec2', 'DescribeLaunchTemplates', {
+              Filters: f,
+            }),
+          ),
+        ),
+        aws.all<iam.ListInstanceProfilesCommandOutput, iam.InstanceProfile>(
+          'iam',
+          'ListInstanceProfiles',
+          {},
+          'Marker',
+          (o) => ({ items: o.InstanceProfiles, next: o.IsTruncated ? o.Marker : undefined }),
+        ),
+      ])
+      // Karpenter v1 names the profiles it makes <cluster>_<hash> and tags them with the cluster and its EC2NodeClass.
+      const mine = await Promise.all(
+        profiles
+          .filter((p) => (p.InstanceProfileName ?? '').startsWith(`${c}_`))
+          .map(async (p) => {
+            const t = await aws.call<iam.ListInstanceProfileTagsCommandOutput>(
+              'iam',
+              'ListInstanceProfileTags',
+              { InstanceProfileName: p.InstanceProfileName },
+            )
+            const tags = tagMap(t.Tags)
+            return tags[`kubernetes.io/cluster/${c}`] === 'owned' && tags['karpenter.k8s.aws/ec2nodeclass']
+              ? [{ name: p.InstanceProfileName ?? '', roles: (p.Roles ?? []).map((r) => r.RoleName ?? '') }]
+              : []
+          }),
+      )
+      return {
+        instances: [
+          ...new Set(
+            instances.flatMap((o) =>
+              (o.Reservations ?? []).flatMap((r) => (r.Instances ?? []).map((i) => i.InstanceId ?? '')),
+            ),
+          ),
+        ],
+        launchTemplates: [
+          ...new Set(
+            templates.flatMap((o) => (o.LaunchTemplates ?? []).map((t) => t.LaunchTemplateId ?? '')),
+          ),
+        ],
+        instanceProfiles: mine.flat(),
+      }
+    },
+    verdict(cur) {
+      const found = [
+        ...(cur?.instances ?? []),
+        ...(cur?.launchTemplates ?? []),
+        ...(cur?.instanceProfiles ?? []).map((p) => p.name),
+      ]
+      if (found.length === 0) return { action: 'unchanged', changes: [], note: 'none found' }
+      const changes = found.map((id) => ({ field: 'orphan', from: id }))
+      return w.sweep
+        ? { action: 'delete', changes }
+        : {
+            action: 'unchanged',
+            changes,
+            note: `${found.length} found: pass --sweep to delete them (${found.join(', ')})`,
+          }
+    },
+    async apply({ aws }, cur) {
+      if (!cur) return
+      if (cur.instances.length) await aws.write('ec2', 'TerminateInstances', { InstanceIds: cur.instances })
+      for (const id of cur.launchTemplates)
+        await orNull(aws.write('ec2', 'DeleteLaunchTemplate', { LaunchTemplateId: id }))
+      for (const p of cur.instanceProfiles) {
+        for (const r of p.roles)
+          await orNull(
+            aws.write('iam', 'RemoveRoleFromInstanceProfile', { InstanceProfileName: p.name, RoleName: r }),
+          )
+        await orNull(aws.write('iam', 'DeleteInstanceProfile', { InstanceProfileName: p.name }))
+      }
+    },
+  }
+}

@@ -1,0 +1,242 @@
+// Teardown as a plan: everything karpctl made for one cluster, in safe order (tenants and the default
+// NodePool first, so Karpenter terminates its own instances while it still runs; the controller after;
+// the AWS side last), the changes it recorded on other resources given back, Karpenter's orphans swept
+// on request. Names are derived and ownership is proven per resource, so a teardown that stopped half-way,
+// or runs on a cluster karpctl never touched, plans only what is left of karpctl's.
+import type * as iam from '@aws-sdk/client-iam'
+import type { RunContext } from '../context/run-context.js'
+import type { Facts } from '../facts/types.js'
+import { prefixed } from '../plan/prefix.js'
+import {
+  accessEntryAbsent,
+  awsAuthEntryAbsent,
+  iamRoleAbsent,
+  kubeObjectAbsent,
+} from '../plan/resources/removal.js'
+import {
+  autoscalerRestore,
+  helmReleaseAbsent,
+  oidcProviderAbsent,
+  orphanSweep,
+  podIdentityAbsent,
+  queueAbsent,
+  recordedIngressRestore,
+  recordedTagsRestore,
+  ruleAbsent,
+} from '../plan/resources/teardown.js'
+import type { Resource } from '../plan/types.js'
+import { installNames, OWNERSHIP, ownershipTags } from '../spec/install.js'
+import { interruptionRules } from '../spec/interruption.js'
+import { MANAGED_LABEL } from '../spec/karpenter.js'
+import { TENANT_KEY } from '../spec/tenant.js'
+import { tenantRemoveResources } from '../tenant/tenant.js'
+
+export interface TeardownOptions {
+  keepCrds: boolean
+  sweep: boolean
+  timeoutMs: number
+}
+
+interface HelmSecret {
+  metadata: { namespace: string; labels?: Record<string, string> }
+}
+
+/** Tenants: their NodePools, and their roles (a remove that stopped after the NodePool left only the role). */
+async function tenantsOf(ctx: RunContext, facts: Facts): Promise<string[]> {
+  const c = ctx.options.clusterName
+  const pools = facts.kube.nodePools.ok ? facts.kube.nodePools.value : []
+  const fromPools = pools.map((p) => p.metadata.labels?.[TENANT_KEY]).filter((t): t is string => !!t)
+  const roles = await ctx.aws.all<iam.ListRolesCommandOutput, iam.Role>(
+    'iam',
+    'ListRoles',
+    {},
+    'Marker',
+    (o) => ({ items: o.Roles, next: o.IsTruncated ? o.Marker : undefined }),
+  )
+  const prefix = `KarpenterNodeRole-${c}-`
+  const fromRoles = roles
+    .map((r) => r.RoleName ?? '')
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => n.slice(prefix.length))
+  return [...new Set([...fromPools, ...fromRoles])].sort()
+}
+
+export async function teardownResources(
+  ctx: RunContext,
+  facts: Facts,
+  o: TeardownOptions,
+): Promise<Resource[]> {
+  const c = ctx.options.clusterName
+  const accountId = facts.meta.accountId ?? ''
+  const partition = facts.meta.partition
+  const tags = ownershipTags(c)
+  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
+  const accessEntries =
+    cluster?.authenticationMode === 'API' || cluster?.authenticationMode === 'API_AND_CONFIG_MAP'
+  const n = installNames({
+    clusterName: c,
+    region: ctx.options.region,
+    accountId,
+    partition,
+    nodeRole: { create: true },
+    oidcIssuer: cluster?.oidcIssuer,
+  } as Parameters<typeof installNames>[0])
+  const helmSecrets = await ctx.kube.get<{ items: HelmSecret[] }>(
+    `/api/v1/secrets?labelSelector=${encodeURIComponent(`owner=helm,${OWNERSHIP.managedBy}=karpctl`)}`,
+  )
+  const releaseNs = facts.kube.release.ok ? facts.kube.release.value?.namespace : undefined
+  const namespaceOf = (release: string) =>
+    helmSecrets?.items.find((x) => x.metadata.labels?.name === release)?.metadata.namespace ??
+    releaseNs ??
+    'kube-system'
+  const ns = namespaceOf('karpenter')
+  const helmLabels = { [OWNERSHIP.managedBy]: 'karpctl' }
+
+  const out: Resource[] = []
+  const tenantGone: string[] = []
+  const tenantPass: string[] = []
+  const install = {
+    clusterName: c,
+    accountId,
+    partition,
+    controllerRoleName: n.controllerRoleName,
+    access: accessEntries ? ('access-entry' as const) : ('aws-auth' as const),
+    base: { subnetSelectorTerms: [], securityGroupSelectorTerms: [], amiSelectorTerms: [] },
+  }
+  for (const t of await tenantsOf(ctx, facts)) {
+    const rs = prefixed(`tenant.${t}.`, tenantRemoveResources(install, t, o.timeoutMs))
+    for (const r of rs) r.group = `Tenant ${t}`
+    out.push(...rs)
+    tenantGone.push(`tenant.${t}.kube.ec2nodeclass.tenant`, `tenant.${t}.kube.nodepool.tenant`)
+    tenantPass.push(`tenant.${t}.iam-policy.tenant-passrole`)
+  }
+
+  const sel = encodeURIComponent('karpenter.sh/nodepool=default')
+  const managed = { [MANAGED_LABEL]: 'karpctl' }
+  out.push(
+    kubeObjectAbsent({
+      address: 'kube.nodepool.default',
+      kind: 'NodePool',
+      name: 'default',
+      path: '/apis/karpenter.sh/v1/nodepools/default',
+      labels: managed,
+      dependsOn: [],
+      waitGone: {
+        paths: [
+          `/apis/karpenter.sh/v1/nodeclaims?labelSelector=${sel}`,
+          `/api/v1/nodes?labelSelector=${sel}`,
+        ],
+        timeoutMs: o.timeoutMs,
+        what: 'NodeClaims and nodes',
+      },
+    }),
+    kubeObjectAbsent({
+      address: 'kube.ec2nodeclass.default',
+      kind: 'EC2NodeClass',
+      name: 'default',
+      path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default',
+      labels: managed,
+      dependsOn: ['kube.nodepool.default'],
+    }),
+  )
+  const capacityGone = ['kube.nodepool.default', 'kube.ec2nodeclass.default', ...tenantGone]
+  out.push(
+    helmReleaseAbsent({
+      address: 'helm.karpenter',
+      release: 'karpenter',
+      namespace: ns,
+      labels: helmLabels,
+      dependsOn: capacityGone,
+    }),
+  )
+  if (!o.keepCrds)
+    out.push(
+      helmReleaseAbsent({
+        address: 'helm.karpenter-crd',
+        release: 'karpenter-crd',
+        namespace: namespaceOf('karpenter-crd'),
+        labels: helmLabels,
+        dependsOn: ['helm.karpenter'],
+      }),
+    )
+  const afterController = ['helm.karpenter']
+  out.push(queueAbsent({ name: n.queueName, ownership: tags, dependsOn: afterController }))
+  for (const r of interruptionRules(c))
+    out.push(ruleAbsent({ key: r.key, name: r.name, ownership: tags, dependsOn: afterController }))
+  out.push(
+    podIdentityAbsent({
+      clusterName: c,
+      namespace: ns,
+      serviceAccount: 'karpenter',
+      ownership: tags,
+      dependsOn: afterController,
+    }),
+  )
+  out.push(
+    iamRoleAbsent({
+      address: 'iam-role.controller',
+      name: n.controllerRoleName,
+      ownership: tags,
+      dependsOn: [...afterController, 'eks-pod-identity.controller', ...tenantPass],
+    }),
+  )
+  const nodeAccess = prefixed('install.', [
+    ...(accessEntries
+      ? [
+          accessEntryAbsent({
+            clusterName: c,
+            principalArn: n.nodeRoleArn,
+            ownership: tags,
+            dependsOn: ['kube.ec2nodeclass.default'],
+          }),
+        ]
+      : []),
+    awsAuthEntryAbsent({ roleArn: n.nodeRoleArn, dependsOn: ['kube.ec2nodeclass.default'] }),
+  ])
+  out.push(...nodeAccess)
+  out.push(
+    iamRoleAbsent({
+      address: 'iam-role.node',
+      name: n.nodeRoleName,
+      ownership: tags,
+      dependsOn: ['kube.ec2nodeclass.default', ...afterController, ...nodeAccess.map((r) => r.address)],
+    }),
+  )
+  if (n.oidcProviderArn)
+    out.push(
+      oidcProviderAbsent({
+        arn: n.oidcProviderArn,
+        ownership: tags,
+        keepRoles: [n.controllerRoleName],
+        dependsOn: ['iam-role.controller'],
+      }),
+    )
+  const restoreAfter = [...afterController, ...capacityGone]
+  out.push(recordedTagsRestore({ clusterName: c, dependsOn: restoreAfter }))
+  out.push(recordedIngressRestore({ vpcId: cluster?.vpcId, dependsOn: restoreAfter }))
+  out.push(autoscalerRestore({ dependsOn: afterController }))
+  out.push(orphanSweep({ clusterName: c, sweep: o.sweep, dependsOn: afterController }))
+  out.push(spotRoleKept(facts))
+  return out
+}
+
+/** Account-wide: other clusters' spot capacity needs it. Said in the plan, never deleted. */
+function spotRoleKept(facts: Facts): Resource<null> {
+  const exists = facts.iam.spotServiceLinkedRole.ok && facts.iam.spotServiceLinkedRole.value
+  return {
+    address: 'iam-service-linked-role.spot',
+    kind: 'IAM service-linked role',
+    name: 'AWSServiceRoleForEC2Spot',
+    group: 'IAM',
+    dependsOn: [],
+    desired: { kept: true },
+    permissions: [],
+    observe: async () => null,
+    verdict: () => ({
+      action: 'unchanged',
+      changes: [],
+      note: exists ? 'kept: account-wide, other clusters may launch spot with it' : 'not present',
+    }),
+    apply: async () => {},
+  }
+}
