@@ -11,6 +11,8 @@ import { CallLog, Limiter, Memo } from '../../src/context/limiter.js'
 import { applyPlan } from '../../src/plan/apply.js'
 import { buildPlan, planCounts } from '../../src/plan/plan.js'
 import { accessEntry, podIdentityAssociation } from '../../src/plan/resources/eks-access.js'
+import { accessEntryAbsent } from '../../src/plan/resources/removal.js'
+import { podIdentityAbsent } from '../../src/plan/resources/teardown.js'
 import type { ApplyEnv } from '../../src/plan/types.js'
 import { ownershipTags } from '../../src/spec/install.js'
 
@@ -107,6 +109,18 @@ function fakeEks(t: TestContext): FakeEks {
     a.roleArn = (body as { roleArn: string }).roleArn
     f.writes.push(`UpdatePodIdentityAssociation ${id} ${a.roleArn}`)
     return [200, { association: { associationId: id, ...a } }]
+  })
+  scope.delete(/^\/clusters\/demo\/access-entries\/.+/).reply((uri) => {
+    const arn = decodeURIComponent(uri.split('/').pop() ?? '')
+    f.writes.push(`DeleteAccessEntry ${arn}`)
+    return f.entries.delete(arn) ? [200, {}] : error(404, 'ResourceNotFoundException', 'not found')
+  })
+  scope.delete(/^\/clusters\/demo\/pod-identity-associations\/[^/]+$/).reply((uri) => {
+    const id = uri.split('/').pop() ?? ''
+    f.writes.push(`DeletePodIdentityAssociation ${id}`)
+    return f.associations.delete(id)
+      ? [200, { association: { associationId: id } }]
+      : error(404, 'ResourceNotFoundException', 'not found')
   })
   nock.disableNetConnect()
   const saved = { ...process.env }
@@ -249,4 +263,66 @@ test('an association karpctl did not make, granting another role, blocks the pla
   assert.deepEqual(adopted.result!.failed, [])
   assert.equal(f.associations.get('a-9')?.roleArn, CONTROLLER_ROLE)
   assert.ok(f.writes.includes(`UpdatePodIdentityAssociation a-9 ${CONTROLLER_ROLE}`))
+})
+
+test('teardown removes the access entry and the association karpctl made, keeps the ones it did not, and on an endpoint without the API finds nothing to remove', async (t) => {
+  const f = fakeEks(t)
+  await run()
+  f.associations.set('a-foreign', {
+    namespace: 'other',
+    serviceAccount: 'app',
+    roleArn: 'arn:aws:iam::123456789012:role/App',
+    tags: {},
+  })
+  const tags = ownershipTags('demo')
+  const removal = async (serviceAccount = 'karpenter') => {
+    const aws = new Aws({ region: 'us-west-2', maxAttempts: 1 }, new Limiter(8), new Memo(), new CallLog())
+    const env: ApplyEnv = {
+      aws,
+      kube: {} as KubeClient,
+      helm: () => Promise.reject(new Error('no helm')),
+      ownershipTags: tags,
+      sleep: async () => {},
+    }
+    const plan = await buildPlan(
+      't',
+      [
+        accessEntryAbsent({ clusterName: 'demo', principalArn: NODE_ROLE, ownership: tags, dependsOn: [] }),
+        podIdentityAbsent({
+          clusterName: 'demo',
+          namespace: serviceAccount === 'app' ? 'other' : 'kube-system',
+          serviceAccount,
+          ownership: tags,
+          dependsOn: [],
+        }),
+      ],
+      env,
+    )
+    const result = await applyPlan(plan, env)
+    aws.destroy()
+    return { plan, result }
+  }
+  const foreign = await removal('app')
+  assert.equal(
+    foreign.plan.steps[1]!.verdict.note,
+    'kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`)',
+  )
+  const r = await removal()
+  assert.deepEqual(r.result.failed, [])
+  assert.equal(f.entries.size, 0)
+  assert.deepEqual([...f.associations.keys()], ['a-foreign'])
+  const again = await removal()
+  assert.deepEqual(
+    again.plan.steps.map((s) => s.verdict.note),
+    ['already gone', 'already gone'],
+  )
+
+  // An EKS endpoint that does not offer access entries or Pod Identity (moto answers 404 without an AWS error).
+  nock.cleanAll()
+  nock(EKS).persist().get(/.*/).reply(404, '<html>Not Found</html>', { 'content-type': 'text/html' })
+  const bare = await removal()
+  assert.deepEqual(
+    bare.plan.steps.map((s) => s.verdict.action),
+    ['unchanged', 'unchanged'],
+  )
 })
