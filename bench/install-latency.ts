@@ -87,8 +87,34 @@ try {
   console.log(
     `  fresh install: wall ${(first.durationMs / 1000).toFixed(2)} s, ${firstCalls.count} AWS calls (incl. doctor's verification), sum of their durations ${(firstCalls.totalMs / 1000).toFixed(2)} s -> ${(firstCalls.totalMs / first.durationMs).toFixed(1)}x overlap`,
   )
+  const noopCalls = proxy.calls.count
+  proxy.calls.count = 0
+  proxy.calls.totalMs = 0
+  const down = await runKarpctl(
+    bed,
+    [
+      'teardown',
+      '--cluster',
+      CLUSTER_NAME,
+      '--region',
+      REGION,
+      '--kube-context',
+      bed.kubeContext,
+      '--confirm',
+      CLUSTER_NAME,
+    ],
+    {
+      env: { NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}`, AWS_ENDPOINT_URL: proxy.url },
+      timeoutMs: 600_000,
+    },
+  )
+  if (down.code !== 0) throw new Error(`teardown failed (${down.code}): ${down.stderr}`)
+  const downCalls = { ...proxy.calls }
   console.log(
-    `  no-op re-run:  wall ${(again.durationMs / 1000).toFixed(2)} s, ${proxy.calls.count} AWS calls (incl. doctor's verification), ${report.calls.total} calls before the verification, ${report.calls.writes} writes`,
+    `  no-op re-run:  wall ${(again.durationMs / 1000).toFixed(2)} s, ${noopCalls} AWS calls (incl. doctor's verification), ${report.calls.total} calls before the verification, ${report.calls.writes} writes`,
+  )
+  console.log(
+    `  teardown:      wall ${(down.durationMs / 1000).toFixed(2)} s, ${downCalls.count} AWS calls, sum of their durations ${(downCalls.totalMs / 1000).toFixed(2)} s -> ${(downCalls.totalMs / down.durationMs).toFixed(1)}x overlap`,
   )
   proxy.close()
   await stop()

@@ -128,6 +128,11 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       summary: 'Print the IAM documents and Helm values of the plan.',
       helpGroup: 'APPLY',
     }),
+    'smoke-test': Flags.boolean({
+      summary:
+        'After the install, run a pod only the default NodePool can take and report the time to a ready node.',
+      helpGroup: 'APPLY',
+    }),
     timeout: Flags.integer({
       summary: 'Seconds to wait for the controller and the EC2NodeClass to become ready (default 300).',
       default: 300,
@@ -221,6 +226,18 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       const outcome = await doctor({ live: { ...ctx.options, retryMode: undefined } })
       const { hasErrorFailure } = await import('../checks/run.js')
       if (hasErrorFailure(outcome.results)) process.exitCode = ExitCode.findings
+      if (flags['smoke-test']) {
+        const { smokeTest } = await import('../install/smoke.js')
+        const smoke = await smokeTest(ctx.kube, {
+          nodePool: 'default',
+          timeoutMs: flags.timeout * 1000,
+          sleep: env.sleep,
+          progress,
+        })
+        report.smokeTest = smoke
+        progress(`${smoke.ok ? '✔' : '✖'} ${smoke.message}`)
+        if (!smoke.ok) process.exitCode = ExitCode.findings
+      }
       if (json) {
         const { jsonReport } = await import('../report/machine.js')
         report.doctor = jsonReport(outcome.results, outcome.facts)

@@ -148,6 +148,25 @@ describe(
       assert.match(human.stdout, /Plan: 0 to create, 0 to update, 16 unchanged\./)
       assert.match(human.stdout, /Nothing to change/)
       assert.match(human.stdout, /18 checks: \d+ passed, 0 failed/)
+
+      // The smoke test: a pod only the default NodePool can take gets a NodeClaim and runs, then goes.
+      const smoke = await install(f.bed, ['--yes', '--json', '--smoke-test'])
+      assert.equal(smoke.code, 0, `${smoke.stderr}\n${smoke.stdout.slice(-2000)}`)
+      const s = (
+        JSON.parse(smoke.stdout) as { smokeTest: { ok: boolean; nodeClaim: string; message: string } }
+      ).smokeTest
+      assert.ok(s.ok, s.message)
+      assert.match(
+        s.message,
+        /smoke test passed: NodeClaim default-\w+ launched after [\d.]+ s, pod running on default-\w+ after [\d.]+ s \(time to a ready node\)/,
+      )
+      assert.deepEqual(
+        await f.bed.kube
+          .list('/api/v1/pods', 'karpctl.io/smoke-test=true')
+          .then((l) => l.filter((p) => !p.metadata.deletionTimestamp)),
+        [],
+        'the workload is deleted',
+      )
     })
 
     test('killed half-way (SIGKILL after the 6th finished step) → the same command again → the end state of a clean install', async (t) => {

@@ -90,6 +90,40 @@ export function playController(bed: Bed, net: Network, namespace = 'kube-system'
           await markNodePoolReady(bed.kube, np.metadata.name)
           done.add(np.metadata.uid)
         }
+        // A pod that needs a Karpenter node (karpctl's smoke test): launch a NodeClaim, register its Node,
+        // bind the pod there and report it running — what Karpenter, the kubelet and the scheduler do.
+        for (const pod of await bed.kube.list('/api/v1/pods', 'karpctl.io/smoke-test=true')) {
+          const pool = pod.spec?.nodeSelector?.['karpenter.sh/nodepool']
+          if (!pool || done.has(pod.metadata.uid)) continue
+          done.add(pod.metadata.uid)
+          const claim = `${pool}-${String(pod.metadata.uid).slice(0, 5)}`
+          await bed.kube.apply({
+            apiVersion: 'karpenter.sh/v1',
+            kind: 'NodeClaim',
+            metadata: { name: claim, labels: { 'karpenter.sh/nodepool': pool } },
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+              requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+            },
+          })
+          await new Promise((r) => setTimeout(r, 1000))
+          await bed.kube.apply({
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name: claim, labels: { 'karpenter.sh/nodepool': pool } },
+          })
+          await bed.kube.create({
+            apiVersion: 'v1',
+            kind: 'Binding',
+            metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace },
+            target: { apiVersion: 'v1', kind: 'Node', name: claim },
+          })
+          await bed.kube.mergePatch(
+            `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`,
+            { status: { phase: 'Running' } },
+            'status',
+          )
+        }
       } catch {
         // an object mid-creation: next round
       }
