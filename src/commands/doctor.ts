@@ -79,6 +79,13 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
       helpGroup: 'OUTPUT',
     }),
     verbose: Flags.boolean({ char: 'v', summary: 'Also print each passing finding.', helpGroup: 'OUTPUT' }),
+    fix: Flags.boolean({
+      summary:
+        'Repair what is safe to automate (one plan, confirmed), list the rest as manual, and check again.',
+      helpGroup: 'FIX',
+    }),
+    yes: Flags.boolean({ char: 'y', summary: 'With --fix: apply without asking.', helpGroup: 'FIX' }),
+    'dry-run': Flags.boolean({ summary: 'With --fix: print the plan and change nothing.', helpGroup: 'FIX' }),
   }
 
   async run(): Promise<unknown> {
@@ -103,6 +110,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
         throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
       throw err
     }
+    if (flags.fix) return this.fix(flags.only, flags.skip)
     const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot
     let results
     let facts = null
@@ -157,6 +165,52 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
       default:
         this.log(renderHuman(results, facts, { color: useColor(process.stdout), verbose: flags.verbose }))
     }
+    return undefined
+  }
+
+  /** doctor --fix: the repair use case lives in src/fix/; this renders it. */
+  private async fix(only?: string[], skip?: string[]): Promise<unknown> {
+    const { flags } = this
+    if (flags.snapshot)
+      throw new InputError(
+        '--fix repairs a live cluster: it cannot be combined with --snapshot',
+        'INVALID_INPUT',
+      )
+    const { useColor } = await import('../report/style.js')
+    const { runFix } = await import('../fix/run.js')
+    const json = this.jsonEnabled()
+    const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
+    const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
+    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const say = (s: string) => (json ? progress(s) : this.log(s))
+    const r = await runFix({
+      live: await this.liveOptions(),
+      only,
+      skip,
+      yes: flags.yes,
+      dryRun: flags['dry-run'],
+      prompter,
+      color: useColor(process.stdout),
+      say,
+      progress,
+    })
+    const { hasErrorFailure } = await import('../checks/run.js')
+    if (r.outcome.kind === 'needs-confirmation') {
+      say(r.rendered)
+      say('Not applied: pass --yes to apply these fixes without a terminal (or --dry-run to only plan).')
+      process.exitCode = ExitCode.findings
+    } else if (hasErrorFailure(r.results)) process.exitCode = ExitCode.findings
+    const { jsonReport } = await import('../report/machine.js')
+    if (json)
+      return {
+        fix: { outcome: r.outcome, plan: r.plan, manual: r.manual, writes: r.writes },
+        ...jsonReport(r.results, r.facts),
+      }
+    if (r.outcome.kind === 'applied') {
+      const { renderHuman } = await import('../report/human.js')
+      this.log(`\nApplied ${r.outcome.result.applied.length} fix(es). doctor again:\n`)
+      this.log(renderHuman(r.results, r.facts, { color: useColor(process.stdout) }))
+    } else if (r.outcome.kind === 'nothing') this.log('Nothing to apply.')
     return undefined
   }
 }

@@ -74,21 +74,23 @@ export function tenantNames(s: Pick<TenantSpec, 'clusterName' | 'accountId' | 'p
   }
 }
 
-/** The controller may pass this tenant's role to EC2, and nothing else (as the template scopes it). */
-export function tenantPassRolePolicy(roleArn: string): PolicyDocument {
+/** The controller may pass these roles to EC2, and nothing else (as the reference template scopes it). */
+export function passRolePolicy(roleArns: string[], sid = 'AllowPassingTenantInstanceRole'): PolicyDocument {
   return {
     Version: '2012-10-17',
     Statement: [
       {
-        Sid: 'AllowPassingTenantInstanceRole',
+        Sid: sid,
         Effect: 'Allow',
-        Resource: roleArn,
+        Resource: roleArns.length === 1 ? (roleArns[0] as string) : roleArns,
         Action: 'iam:PassRole',
         Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] } },
       },
     ],
   }
 }
+
+export const tenantPassRolePolicy = (roleArn: string) => passRolePolicy([roleArn])
 
 export function tenantNodeClass(s: TenantSpec) {
   const n = tenantNames(s)
