@@ -3,7 +3,9 @@
 // listed as manual, with the commands doctor already prints.
 import type { CheckResult, Finding } from '../checks/types.js'
 import type { Facts, PolicyDocument, PolicyStatement } from '../facts/types.js'
+import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { discoveryTags, DISCOVERY_TAG } from '../plan/resources/discovery-tags.js'
+import { accessEntry } from '../plan/resources/eks-access.js'
 import { eventRule } from '../plan/resources/event-rule.js'
 import { inlinePolicy } from '../plan/resources/inline-policy.js'
 import { roleTrust } from '../plan/resources/role-trust.js'
@@ -12,6 +14,7 @@ import { spotRole } from '../plan/resources/spot-role.js'
 import { webhookIngress } from '../plan/resources/webhook-ingress.js'
 import type { Resource } from '../plan/types.js'
 import { ownershipTags } from '../spec/install.js'
+import { MANAGED_LABEL } from '../spec/karpenter.js'
 import { interruptionRules, RULE_TARGET_ID } from '../spec/interruption.js'
 import { passRolePolicy } from '../spec/tenant.js'
 
@@ -238,6 +241,38 @@ const rules: Builder = (facts, failing, check) => {
   }
 }
 
+/** A node role without cluster access gets it the way the cluster's authentication mode allows. */
+const nodeAccess: Builder = (facts, failing, check) => {
+  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
+  const entries =
+    cluster?.authenticationMode === 'API' || cluster?.authenticationMode === 'API_AND_CONFIG_MAP'
+  const noAccess = failing.filter(
+    (f) => /has no cluster access/.test(f.message) && f.subject?.startsWith('arn:'),
+  )
+  const tags = ownershipTags(facts.meta.clusterName)
+  const clusterArn = arn(facts, 'eks', `cluster/${facts.meta.clusterName}`)
+  return {
+    resources: noAccess.map((f, i) => {
+      const roleArn = f.subject as string
+      const r = entries
+        ? accessEntry({
+            clusterName: facts.meta.clusterName,
+            principalArn: roleArn,
+            clusterArn,
+            tags,
+            dependsOn: [],
+          })
+        : awsAuthEntry({
+            roleArn: roleArn.replace(/:role\/.*\//, ':role/'),
+            dependsOn: [],
+            managedLabel: [MANAGED_LABEL, 'karpctl'],
+          })
+      return { ...r, address: `${r.address}.${i}`, group: group(check) }
+    }),
+    manual: failing.filter((f) => !noAccess.includes(f)),
+  }
+}
+
 /** Checks with an automatic fix; every other failing check is manual. */
 const BUILDERS: Record<string, Builder> = {
   'sg-webhook-8443': sgWebhook,
@@ -247,6 +282,7 @@ const BUILDERS: Record<string, Builder> = {
   'sts-regional-annotation': stsAnnotation,
   'spot-service-linked-role': spot,
   'interruption-rules': rules,
+  'node-role': nodeAccess,
 }
 
 const WHY_MANUAL: Record<string, string> = {

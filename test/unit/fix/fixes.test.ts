@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { catalog } from '../../../src/checks/catalog.js'
+import { runChecks } from '../../../src/checks/run.js'
+import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
+import { fixSet, narrowTrust } from '../../../src/fix/fixes.js'
+import { healthyFacts } from '../../helpers/facts.js'
+import { repoRoot } from '../../helpers/fixtures.js'
+
+const broken = () =>
+  JSON.parse(readFileSync(join(repoRoot, 'examples', 'shared-cluster-broken.json'), 'utf8')) as Facts
+
+test('the broken example: 4 of its 7 failing findings are fixed automatically, 3 need a human and say why', () => {
+  const facts = broken()
+  const fs = fixSet(facts, runChecks(catalog, facts))
+  assert.deepEqual(
+    fs.resources.map((r) => [r.address, r.group]),
+    [
+      ['ec2-ingress.webhook-8443.sg-0a0de0a0de0a0de0a', 'fix: sg-webhook-8443'],
+      ['iam-trust.controller', 'fix: irsa-trust-policy'],
+      ['iam-policy.passrole-fix', 'fix: passrole-node-role'],
+      ['kube.sa-annotation.eks.amazonaws.com/sts-regional-endpoints', 'fix: sts-regional-annotation'],
+    ],
+  )
+  assert.deepEqual(
+    fs.manual.map((m) => m.check),
+    ['discovery-tags', 'toleration-value-types', 'helm-release'],
+  )
+  assert.match(
+    fs.manual[0]!.message,
+    /tenant-globex/,
+    "a tenant's own subnet selector is its design, not a fix",
+  )
+  assert.ok(
+    fs.manual.every((m) => m.why && m.commands.length > 0),
+    'each manual finding keeps its commands',
+  )
+  const pass = fs.resources.find((r) => r.address === 'iam-policy.passrole-fix')!
+  assert.match(JSON.stringify(pass.documents), /"Action":"iam:PassRole"/)
+  assert.match(JSON.stringify(pass.documents), /"iam:PassedToService":\["ec2.amazonaws.com"/)
+})
+
+test('a healthy cluster has nothing to fix; --only limits what may be fixed', () => {
+  const h = healthyFacts()
+  assert.deepEqual(fixSet(h, runChecks(catalog, h)).resources, [])
+  const facts = broken()
+  const only = fixSet(facts, runChecks(catalog, facts), (id) => id === 'passrole-node-role')
+  assert.deepEqual(
+    only.resources.map((r) => r.address),
+    ['iam-policy.passrole-fix'],
+  )
+})
+
+test('narrowTrust rewrites only the IRSA statement: exact :sub and :aud with StringEquals, other statements kept', () => {
+  const issuer = 'oidc.eks.us-west-2.amazonaws.com/id/X'
+  const irsa = {
+    Effect: 'Allow' as const,
+    Principal: { Federated: `arn:aws:iam::1:oidc-provider/${issuer}` },
+    Action: 'sts:AssumeRoleWithWebIdentity',
+    Condition: {
+      StringLike: { [`${issuer}:sub`]: 'system:serviceaccount:*:*' },
+      StringEquals: { 'aws:PrincipalTag/team': 'x' },
+    },
+  }
+  const other = {
+    Effect: 'Allow' as const,
+    Principal: { Service: 'ec2.amazonaws.com' },
+    Action: 'sts:AssumeRole',
+  }
+  const trust: PolicyDocument = { Version: '2012-10-17', Statement: [irsa, other] }
+  const out = narrowTrust(trust, irsa, issuer, 'system:serviceaccount:kube-system:karpenter')
+  assert.deepEqual(out.Statement[1], other)
+  assert.deepEqual(out.Statement[0]!.Condition, {
+    StringEquals: {
+      'aws:PrincipalTag/team': 'x',
+      [`${issuer}:aud`]: 'sts.amazonaws.com',
+      [`${issuer}:sub`]: 'system:serviceaccount:kube-system:karpenter',
+    },
+  })
+})
+
+test('a controller role managed by CloudFormation: its trust is left to the stack, listed as manual', () => {
+  const facts = broken()
+  const name = facts.iam.controllerRoleName!
+  const role = facts.iam.roles[name]!
+  assert.ok(role.ok && role.value)
+  role.value.role.tags = { ...role.value.role.tags, 'aws:cloudformation:stack-name': 'Karpenter-demo' }
+  const fs = fixSet(facts, runChecks(catalog, facts))
+  assert.ok(!fs.resources.some((r) => r.address === 'iam-trust.controller'))
+  assert.ok(
+    fs.manual.some(
+      (m) => m.check === 'irsa-trust-policy' && /CloudFormation stack Karpenter-demo/.test(m.message),
+    ),
+  )
+})
