@@ -82,7 +82,9 @@ try {
   proxy.calls.count = 0
   proxy.calls.totalMs = 0
   const again = await run()
-  const report = JSON.parse(again.stdout) as { calls: { total: number; writes: number } }
+  const report = JSON.parse(again.stdout) as {
+    calls: { total: number; writes: number; byService: Record<string, number> }
+  }
   console.log(`karpctl install on the bed, ${latency} ms injected per AWS call`)
   console.log(
     `  fresh install: wall ${(first.durationMs / 1000).toFixed(2)} s, ${firstCalls.count} AWS calls (incl. doctor's verification), sum of their durations ${(firstCalls.totalMs / 1000).toFixed(2)} s -> ${(firstCalls.totalMs / first.durationMs).toFixed(1)}x overlap`,
@@ -111,7 +113,11 @@ try {
   if (down.code !== 0) throw new Error(`teardown failed (${down.code}): ${down.stderr}`)
   const downCalls = { ...proxy.calls }
   console.log(
-    `  no-op re-run:  wall ${(again.durationMs / 1000).toFixed(2)} s, ${noopCalls} AWS calls (incl. doctor's verification), ${report.calls.total} calls before the verification, ${report.calls.writes} writes`,
+    `  no-op re-run:  wall ${(again.durationMs / 1000).toFixed(2)} s, ${noopCalls} AWS calls (incl. doctor's verification), ${report.calls.total} calls before the verification (${Object.entries(
+      report.calls.byService,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}), ${report.calls.writes} writes`,
   )
   console.log(
     `  teardown:      wall ${(down.durationMs / 1000).toFixed(2)} s, ${downCalls.count} AWS calls, sum of their durations ${(downCalls.totalMs / 1000).toFixed(2)} s -> ${(downCalls.totalMs / down.durationMs).toFixed(1)}x overlap`,
