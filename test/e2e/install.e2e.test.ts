@@ -169,44 +169,52 @@ describe(
       )
     })
 
-    test('killed half-way (SIGKILL after the 6th finished step) → the same command again → the end state of a clean install', async (t) => {
+    test('killed half-way (SIGKILL after the 1st, 6th and 12th finished step) → the same command again → the end state of a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
       const f = await freshCluster()
       t.after(async () => {
         await f.stopController()
         await f.bed.stop()
       })
-      const killed = await new Promise<{ done: number; stderr: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
-          {
-            env: f.bed.childEnv(envOf(f.bed)),
-            stdio: ['ignore', 'ignore', 'pipe'],
-          },
-        )
-        let stderr = ''
-        let done = 0
-        child.stderr.on('data', (c: Buffer) => {
-          stderr += c.toString()
-          done = (stderr.match(/^✔ /gm) ?? []).length
-          if (done >= 6) child.kill('SIGKILL')
+      // Each kill point on the same cluster, taken back to nothing by teardown in between.
+      for (const at of [1, 6, 12]) {
+        const killed = await new Promise<{ done: number; stderr: string }>((resolve) => {
+          const child = spawn(
+            process.execPath,
+            [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
+            {
+              env: f.bed.childEnv(envOf(f.bed)),
+              stdio: ['ignore', 'ignore', 'pipe'],
+            },
+          )
+          let stderr = ''
+          let done = 0
+          child.stderr.on('data', (c: Buffer) => {
+            stderr += c.toString()
+            done = (stderr.match(/^✔ /gm) ?? []).length
+            if (done >= at) child.kill('SIGKILL')
+          })
+          child.on('close', () => resolve({ done, stderr }))
         })
-        child.on('close', () => resolve({ done, stderr }))
-      })
-      t.diagnostic(killed.stderr)
-      assert.ok(killed.done >= 6 && !/Applied/.test(killed.stderr), 'killed mid-apply')
+        t.diagnostic(`killed after ${at}:\n${killed.stderr}`)
+        assert.ok(killed.done >= at && !/Applied/.test(killed.stderr), `killed mid-apply after step ${at}`)
 
-      const resumed = await install(f.bed, ['--yes', '--json'])
-      assert.equal(resumed.code, 0, resumed.stderr)
-      const r = JSON.parse(resumed.stdout) as InstallJson
-      assert.ok((r.plan.summary.unchanged ?? 0) >= 1, 'what the killed run made is kept')
-      assert.ok((r.apply?.applied.length ?? 0) < clean.first.plan.steps.length, 'only the rest is applied')
-      assert.equal(
-        normalise(await inventory(f.bed, f.seed.net), f),
-        clean.inv,
-        'same end state as a clean install',
-      )
+        const resumed = await install(f.bed, ['--yes', '--json'])
+        assert.equal(resumed.code, 0, resumed.stderr)
+        const r = JSON.parse(resumed.stdout) as InstallJson
+        assert.ok((r.plan.summary.unchanged ?? 0) >= 1, 'what the killed run made is kept')
+        assert.ok((r.apply?.applied.length ?? 0) < clean.first.plan.steps.length, 'only the rest is applied')
+        assert.deepEqual(
+          JSON.parse(normalise(await inventory(f.bed, f.seed.net), f)),
+          JSON.parse(clean.inv),
+          `same end state as a clean install (killed after ${at})`,
+        )
+        const down = await runKarpctl(f.bed, ['teardown', ...target(f.bed), '--confirm', CLUSTER_NAME], {
+          env: envOf(f.bed),
+          timeoutMs: 300_000,
+        })
+        assert.equal(down.code, 0, down.stderr)
+      }
     })
 
     test('a KarpenterNodeRole-demo that karpctl did not make stops the install before any change (exit 2), --node-role reuses it', async (t) => {
