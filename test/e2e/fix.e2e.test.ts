@@ -134,6 +134,7 @@ describe(
         'iam-trust.controller',
       ])
       assert.equal(fixed.j.summary.fail, 0)
+      t.diagnostic(`--fix --yes: ${fixed.durationMs} ms wall, ${fixed.j.fix.writes} write calls`)
       const after = await karpctl(bed, ['doctor', '--json'])
       assert.equal(after.code, 0, 'doctor exits 0 after the fix')
 
