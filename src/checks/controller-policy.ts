@@ -1,4 +1,5 @@
 import type { AttachedPolicy, Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../facts/types.js'
+import { evaluate } from '../iam/evaluate.js'
 import { controllerPolicyDocuments } from '../spec/controller-policy.js'
 import {
   describeFailure,
@@ -7,12 +8,13 @@ import {
   needRelease,
   partitionOf,
   releaseVersion,
+  roleNameFromArn,
   setting,
   shellQuote,
   skip,
   type KarpenterVersion,
 } from './lib/facts.js'
-import { interruptionQueueSetting } from './lib/interruption.js'
+import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
 import {
   actionMatch,
   asList,
@@ -58,17 +60,21 @@ interface Required {
 
 function requiredStatements(facts: Facts, release: HelmRelease, accountId: string): Required[] {
   const version = releaseVersion(release)
-  const queueName = interruptionQueueSetting(facts, release)
+  // The queue meant, derived as interruption-queue derives it: a URL or ARN in the setting is that
+  // check's failure, not a reason to demand SQS actions on an ARN made of an ARN. No queue (or a
+  // setting that names none): interruption handling is off, the SQS actions are not needed.
+  const ref = interruptionQueue(facts, release)
+  const queueArn = ref
+    ? interruptionQueueArn(facts, ref)?.replace(':<account-id>:', `:${accountId}:`)
+    : undefined
   const zonalShift = String(setting(release, 'enableZonalShift')) === 'true'
-  const queue = facts.sqs.queue.ok ? facts.sqs.queue.value : null
   const docs = controllerPolicyDocuments({
     partition: partitionOf(facts),
     region: facts.meta.region,
     accountId,
     clusterName: facts.meta.clusterName,
     nodeRoleArns: [],
-    queueArn:
-      queue?.arn ?? `arn:${partitionOf(facts)}:sqs:${facts.meta.region}:${accountId}:${queueName ?? ''}`,
+    queueArn: queueArn ?? `arn:${partitionOf(facts)}:sqs:${facts.meta.region}:${accountId}:`,
   })
   const out: Required[] = []
   for (const doc of docs) {
@@ -76,7 +82,7 @@ function requiredStatements(facts: Facts, release: HelmRelease, accountId: strin
       const actions = asList(s.Action).filter((a) => {
         const key = a.toLowerCase()
         if (key === 'iam:passrole') return false // passrole-node-role proves it per node role
-        if (key.startsWith('sqs:') && !queueName) return false // no queue: interruption is off
+        if (key.startsWith('sqs:') && !queueArn) return false // no queue: interruption is off
         if (key.startsWith('arc-zonal-shift:') && !zonalShift) return false // opt-in
         return atLeast(version, ACTION_SINCE[key])
       })
@@ -235,17 +241,28 @@ export const controllerPolicy: Check = {
     const subject = role.role.arn
     const findings: Finding[] = []
 
+    // The permissions boundary caps what the policies grant: each action must be allowed by both.
+    const boundaryArn = role.role.permissionsBoundaryArn
+    const boundary = boundaryArn
+      ? boundaryFinding(facts, roleName, role.boundary, boundaryArn, required, accountId, version)
+      : null
     if (result.missing.length > 0) {
       findings.push(missingFinding(facts, roleName, subject, version, result.missing, unreadable))
     } else {
       const count = new Set(required.flatMap((r) => asList(r.statement.Action))).size
+      const capped =
+        boundaryArn && boundary === null
+          ? `, and its permissions boundary ${roleNameFromArn(boundaryArn)} allows them`
+          : ''
       findings.push({
         status: 'pass',
         subject,
-        message: `${roleName} grants all ${count} actions Karpenter ${version} needs (iam:PassRole: see passrole-node-role)`,
+        message: `${roleName} grants all ${count} actions Karpenter ${version} needs${capped} (compared with the reference policy: SCPs and session policies not seen; iam:PassRole: see passrole-node-role)`,
+        caveats: [POLICY_CAVEAT],
       })
       for (const p of unreadable) findings.push(unreadableFinding(p))
     }
+    if (boundary) findings.push(boundary)
     if (result.narrow.length > 0) findings.push(narrowFinding(roleName, subject, result.narrow))
     for (const b of result.broad.values()) findings.push(broadFinding(roleName, b))
     return findings
@@ -328,6 +345,120 @@ function missingFix(facts: Facts, roleName: string, missing: Gap[]): Fix {
       `aws iam create-policy --policy-name ${name} --policy-document ${shellQuote(JSON.stringify({ Version: '2012-10-17', Statement: statements }))}`,
       `aws iam attach-role-policy --role-name ${roleName} --policy-arn arn:${partition}:iam::${facts.meta.accountId ?? '<account-id>'}:policy/${name}`,
     ]),
+  }
+}
+
+/** What comparing policy documents cannot see: said with a pass. */
+const POLICY_CAVEAT =
+  "controller-policy compares the role's policy documents (and its permissions boundary) with the reference: service control policies (SCPs) and session policies are not seen, and an SCP can still deny what they grant"
+
+/**
+ * The actions the permissions boundary does not allow (a fail, with a new boundary version adding
+ * the reference statements), or unknown when the boundary could not be read; null when it allows all.
+ */
+function boundaryFinding(
+  facts: Facts,
+  roleName: string,
+  boundary: AttachedPolicy | undefined,
+  arn: string,
+  required: Required[],
+  accountId: string,
+  version: string,
+): Finding | null {
+  const name = roleNameFromArn(arn)
+  if (!boundary?.document) {
+    return {
+      status: 'unknown',
+      subject: arn,
+      message: `permissions boundary ${name} of ${roleName} could not be read, so whether it allows what the role's policies grant is not known: ${boundary?.documentError ? describeFailure(boundary.documentError) : 'not collected'}`,
+      evidence: { permissionsBoundary: arn },
+    }
+  }
+  const gaps = coverage(required, roleStatements([boundary], []), accountId).missing
+  if (gaps.length === 0) return null
+  const actions = [...new Set(gaps.map((g) => g.action))]
+  const denied = [...new Set(gaps.flatMap((g) => (g.deniedBy ? [g.deniedBy] : [])))]
+  const repair = boundaryRepair(facts)
+  return {
+    status: 'fail',
+    subject: arn,
+    message: `permissions boundary ${name} of ${roleName} does not allow ${actions.length} action(s) Karpenter ${version} needs, so the role's grants of them are void: ${actions.join(', ')}${denied.length > 0 ? ` (explicitly denied: ${denied.join(', ')})` : ''}`,
+    evidence: {
+      permissionsBoundary: arn,
+      missing: gaps.map((g) => ({
+        action: g.action,
+        referenceSid: g.required.statement.Sid,
+        ...(g.deniedBy ? { deniedBy: g.deniedBy } : {}),
+      })),
+    },
+    ...(repair ? { fix: repair.fix } : {}),
+  }
+}
+
+export interface BoundaryRepair {
+  arn: string
+  /** The boundary's statements, then those it lacks. */
+  document: PolicyDocument
+  added: PolicyStatement[]
+  fix: Fix
+}
+
+/**
+ * One new version of the controller role's permissions boundary that allows every action the
+ * reference needs (controller-policy) and passing every node role (passrole-node-role). Both checks
+ * print this same command: applying either, or both in any order, ends with the same boundary.
+ * Null when the boundary is unknown or lacks nothing.
+ */
+export function boundaryRepair(facts: Facts): BoundaryRepair | null {
+  const roleName = facts.iam.controllerRoleName
+  const read = roleName ? facts.iam.roles[roleName] : undefined
+  const role = read?.ok ? read.value : null
+  const arn = role?.role.permissionsBoundaryArn
+  const boundary = role?.boundary
+  if (!role || !arn || !boundary?.document) return null
+  const doc = boundary.document
+  const accountId = facts.meta.accountId ?? role.role.arn.split(':')[4] ?? '*'
+  const release = facts.kube.release.ok ? facts.kube.release.value : null
+  const required = release && !isLegacy(release) ? requiredStatements(facts, release, accountId) : []
+  const gaps = coverage(required, roleStatements([boundary], []), accountId).missing
+  const added = [...missingStatements(gaps).values()].flat()
+  const context = { 'iam:PassedToService': 'ec2.amazonaws.com' }
+  const passing = Object.keys(facts.iam.passRole)
+    .sort()
+    .map((resource) => ({ resource, ...evaluate([doc], { action: 'iam:PassRole', resource, context }) }))
+  const notPassable = passing.filter((p) => p.decision !== 'allowed').map((p) => p.resource)
+  if (notPassable.length > 0) {
+    added.push({
+      Sid: 'AllowPassingKarpenterNodeRoles',
+      Effect: 'Allow',
+      Action: 'iam:PassRole',
+      Resource: notPassable.length === 1 ? (notPassable[0] as string) : notPassable,
+    })
+  }
+  if (added.length === 0) return null
+  const denied = [
+    ...new Set([
+      ...gaps.flatMap((g) => (g.deniedBy ? [g.deniedBy] : [])),
+      ...passing.filter((p) => p.decision === 'explicitDeny').flatMap((p) => p.matchedStatements),
+    ]),
+  ]
+  const name = roleNameFromArn(arn)
+  const document: PolicyDocument = {
+    ...doc,
+    Version: doc.Version ?? '2012-10-17',
+    Statement: [...doc.Statement, ...added],
+  }
+  return {
+    arn,
+    document,
+    added,
+    fix: {
+      summary: `let the permissions boundary ${name} of ${role.role.name} allow what Karpenter needs (${[...new Set(added.flatMap((s) => asList(s.Action)))].join(', ')}): a new default version that keeps its statements and adds the missing ones${denied.length > 0 ? `; remove or narrow ${denied.join(', ')} first (an Allow cannot override a Deny)` : ''}. IAM keeps 5 versions (delete the oldest first if it has 5); the boundary may be your security team's`,
+      commands: [
+        `aws iam create-policy-version --policy-arn ${arn} --set-as-default --policy-document ${shellQuote(JSON.stringify(document))}`,
+      ],
+      snippet: { language: 'json', text: JSON.stringify({ Statement: added }, null, 2) },
+    },
   }
 }
 

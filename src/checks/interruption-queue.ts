@@ -1,11 +1,13 @@
 import type { Facts, HelmRelease, PolicyDocument, PolicyStatement, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
 import { need, needRelease, shellQuote } from './lib/facts.js'
+import { controllerDeploymentName } from './lib/install.js'
 import {
-  interruptionQueueSetting,
+  interruptionQueue as queueSetting,
   QUEUE_SENDERS,
   queueArnFor,
   referenceQueueStatements,
+  type InterruptionQueueRef,
 } from './lib/interruption.js'
 import { allowsService } from './lib/policy.js'
 import { QUEUE_ATTRIBUTES, queuePolicy } from '../spec/interruption.js'
@@ -13,6 +15,19 @@ import type { Check, Finding, Fix } from './types.js'
 
 function helmSetFix(release: HelmRelease, name: string): string {
   return `helm upgrade ${release.name} ${KARPENTER_CHART} --version ${release.chartVersion} --namespace ${release.namespace} --reuse-values --set settings.interruptionQueue=${shellQuote(name)}`
+}
+
+/** Sets the queue where the install set it: the chart values, or the controller's environment. */
+function setQueueCommand(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef, name: string) {
+  if (ref.source === 'INTERRUPTION_QUEUE')
+    return `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} INTERRUPTION_QUEUE=${shellQuote(name)}`
+  return helmSetFix(release, name)
+}
+
+const FORM_TEXT: Record<Exclude<InterruptionQueueRef['form'], 'name'>, string> = {
+  url: 'a queue URL',
+  arn: 'a queue ARN',
+  invalid: 'not a valid SQS queue name',
 }
 
 function createQueueCommands(facts: Facts, name: string): string[] {
@@ -35,9 +50,9 @@ export const interruptionQueue: Check = {
   },
   run(facts) {
     const release = needRelease(facts)
-    const name = interruptionQueueSetting(facts, release)
+    const ref = queueSetting(facts, release)
     const cluster = facts.meta.clusterName
-    if (!name) {
+    if (!ref) {
       return [
         {
           status: 'warn',
@@ -50,21 +65,8 @@ export const interruptionQueue: Check = {
         },
       ]
     }
-    const malformed = notAName(name)
-    if (malformed) {
-      return [
-        {
-          status: 'fail',
-          subject: 'settings.interruptionQueue',
-          message: `settings.interruptionQueue is ${malformed} (${name}); Karpenter expects the queue name, e.g. ${queueNameOf(name)}`,
-          evidence: { value: name },
-          fix: {
-            summary: 'set the queue name instead',
-            commands: [helmSetFix(release, queueNameOf(name))],
-          },
-        },
-      ]
-    }
+    if (ref.form !== 'name') return malformed(facts, release, ref)
+    const name = ref.value
     const queue = need(facts.sqs.queue)
     if (!queue) {
       return [
@@ -92,14 +94,50 @@ export const interruptionQueue: Check = {
   },
 }
 
-/** What a URL or ARN was given as, or null for a plain name. */
-function notAName(value: string): string | null {
-  if (/^https?:\/\//i.test(value)) return 'a queue URL'
-  if (value.startsWith('arn:')) return 'a queue ARN'
-  return null
+/**
+ * A URL or ARN where Karpenter wants a name: one failing finding, whose fix sets the name meant (and
+ * creates that queue when it does not exist). The queue meant is still judged (its policy), so the
+ * fix is the only thing between the user and working interruption handling.
+ */
+function malformed(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef): Finding[] {
+  const what = FORM_TEXT[ref.form as Exclude<InterruptionQueueRef['form'], 'name'>]
+  const where = ref.source === 'INTERRUPTION_QUEUE' ? 'INTERRUPTION_QUEUE of the controller' : ref.source
+  const queue = ref.name && !ref.elsewhere && facts.sqs.queue.ok ? facts.sqs.queue.value : null
+  const evidence = { value: ref.value, source: ref.source, form: ref.form, queueName: ref.name ?? null }
+  if (!ref.name) {
+    return [
+      {
+        status: 'fail',
+        subject: ref.source,
+        message: `${where} is ${what} (${ref.value}): Karpenter expects the name of an SQS queue (letters, digits, - and _, up to 80 characters) and handles no interruptions`,
+        evidence,
+        fix: {
+          summary: 'set the name of the interruption queue',
+          commands: [setQueueCommand(facts, release, ref, '<queue-name>')],
+        },
+      },
+    ]
+  }
+  const name = ref.name
+  const missing = !ref.elsewhere && facts.sqs.queue.ok && !queue
+  const findings: Finding[] = [
+    {
+      status: 'fail',
+      subject: ref.source,
+      message: `${where} is ${what} (${ref.value}); Karpenter expects the queue name, e.g. ${name}${missing ? ` (no queue ${name} exists in ${facts.meta.region} either)` : ''}`,
+      evidence,
+      fix: {
+        summary: missing ? `create queue ${name} and set its name` : 'set the queue name instead',
+        commands: [
+          ...(missing ? createQueueCommands(facts, name) : []),
+          setQueueCommand(facts, release, ref, name),
+        ],
+      },
+    },
+  ]
+  if (queue) findings.push(policyFinding(facts, queue))
+  return findings
 }
-
-const queueNameOf = (value: string) => value.split(/[/:]/).filter(Boolean).pop() ?? value
 
 function policyFinding(facts: Facts, queue: QueueFacts): Finding {
   const missing = QUEUE_SENDERS.filter(

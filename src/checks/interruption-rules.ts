@@ -1,9 +1,18 @@
-import type { EventRule, Facts } from '../facts/types.js'
+import { patternMatchesEvent } from '../facts/collect-interruption.js'
+import type { EventRule, Facts, ReadFailure } from '../facts/types.js'
 import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
-import { need, needRelease, releaseVersion, shellQuote, skip, type KarpenterVersion } from './lib/facts.js'
-import { interruptionQueueSetting } from './lib/interruption.js'
-import { asList } from './lib/policy.js'
-import type { Check, Finding } from './types.js'
+import { interruptionRules as referenceRules, RULE_TARGET_ID } from '../spec/interruption.js'
+import {
+  describeFailure,
+  need,
+  needRelease,
+  releaseVersion,
+  shellQuote,
+  skip,
+  type KarpenterVersion,
+} from './lib/facts.js'
+import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
+import type { Check, Finding, Fix } from './types.js'
 
 type RuleSpec = (typeof INTERRUPTION_RULES)[number]
 
@@ -21,16 +30,11 @@ function needed(spec: RuleSpec, version: KarpenterVersion | null): boolean {
   return version.major > since[0] || (version.major === since[0] && version.minor >= since[1])
 }
 
-/** A pattern field lists the value, or is absent (then the rule matches every value of it). */
-function patternAllows(pattern: Record<string, unknown> | null, field: string, value: string): boolean {
-  if (!pattern) return false
-  if (!(field in pattern)) return field !== 'source'
-  return asList(pattern[field]).includes(value)
-}
-
 const matches = (rule: EventRule, spec: RuleSpec) =>
-  patternAllows(rule.eventPattern, 'source', spec.source) &&
-  patternAllows(rule.eventPattern, 'detail-type', spec.detailType)
+  patternMatchesEvent(rule.eventPattern, spec.source, spec.detailType)
+
+const isQueueArn = (arn: string) => /^arn:[^:]+:sqs:/.test(arn)
+const queueNameOf = (arn: string) => arn.slice(arn.lastIndexOf(':') + 1)
 
 export const interruptionRules: Check = {
   meta: {
@@ -38,25 +42,34 @@ export const interruptionRules: Check = {
     title: 'EventBridge rules deliver interruption events to the queue',
     category: 'interruption',
     severity: 'error',
-    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue.',
+    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue. Rules are found by target and by event pattern, so one that sends to another queue is named and re-targeted rather than duplicated.',
   },
   run(facts) {
     const release = needRelease(facts)
-    const name = interruptionQueueSetting(facts, release)
-    if (!name)
-      skip('no interruption queue is configured (settings.interruptionQueue): see interruption-queue')
-    const queue = need(facts.sqs.queue)
-    if (!queue) skip(`interruption queue ${name} does not exist: see interruption-queue`)
+    const ref = interruptionQueue(facts, release)
+    if (!ref) skip('no interruption queue is configured (settings.interruptionQueue): see interruption-queue')
+    const queueArn = interruptionQueueArn(facts, ref)
+    if (!queueArn) skip(`${ref.source} (${ref.value}) names no queue: see interruption-queue`)
+    if (!ref.elsewhere) {
+      const queue = need(facts.sqs.queue)
+      if (!queue) skip(`interruption queue ${ref.name} does not exist: see interruption-queue`)
+    }
     const rules = need(facts.events.rules)
     const version = releaseVersion(release)
+    const partial = facts.events.partial ?? []
     return INTERRUPTION_RULES.filter((spec) => needed(spec, version)).map((spec) =>
-      ruleFinding(facts, spec, rules, queue.arn),
+      ruleFinding(facts, spec, rules, queueArn, partial),
     )
   },
 }
 
-function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn: string): Finding {
-  const subject = `${spec.source} / ${spec.detailType}`
+function ruleFinding(
+  facts: Facts,
+  spec: RuleSpec,
+  rules: EventRule[],
+  queueArn: string,
+  partial: ReadFailure[],
+): Finding {
   const candidates = rules.filter((r) => matches(r, spec))
   const good = candidates.find((r) => r.state === 'ENABLED' && r.targetArns.includes(queueArn))
   if (good)
@@ -65,55 +78,121 @@ function ruleFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn:
       subject: good.arn,
       message: `rule ${good.name} sends "${spec.detailType}" to the queue`,
     }
+  if (candidates.length === 0) return missingRule(facts, spec, rules, queueArn, partial)
+  return repairRule(facts, spec, pick(candidates, queueArn, facts.meta.clusterName), queueArn)
+}
 
+/**
+ * The rule to repair when several match: one that already targets the queue (only disabled), then
+ * an enabled one, then one named for this cluster; the others are left alone.
+ */
+function pick(candidates: EventRule[], queueArn: string, cluster: string): EventRule {
+  const score = (r: EventRule) =>
+    (r.targetArns.includes(queueArn) ? 4 : 0) +
+    (r.state === 'ENABLED' ? 2 : 0) +
+    (r.name.includes(cluster) ? 1 : 0)
+  return [...candidates].sort((a, b) => score(b) - score(a))[0] as EventRule
+}
+
+/** An existing rule for the event that is disabled, targets another queue, or both: fix it in place. */
+function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: string): Finding {
   const region = facts.meta.region
-  const disabled = candidates.find((r) => r.state !== 'ENABLED' && r.targetArns.includes(queueArn))
+  const targets = rule.targets ?? rule.targetArns.map((arn) => ({ id: '', arn }))
+  const targetsQueue = rule.targetArns.includes(queueArn)
+  const disabled = rule.state !== 'ENABLED'
+  // Targets that deliver to another SQS queue are stale: that queue is not the one Karpenter reads.
+  const stale = targetsQueue ? [] : targets.filter((t) => isQueueArn(t.arn) && t.arn !== queueArn)
+  const queue = `${queueNameOf(queueArn)} (${queueArn})`
+
+  const problems: string[] = []
+  if (disabled) problems.push(`is ${rule.state}`)
+  if (!targetsQueue) {
+    problems.push(
+      stale.length > 0
+        ? `sends to ${stale.map((t) => `queue ${queueNameOf(t.arn)} (${t.arn})`).join(', ')}, not to the interruption queue ${queue}`
+        : `does not target the interruption queue ${queue}${targets.length > 0 ? ` (targets: ${targets.map((t) => t.arn).join(', ')})` : ' (it has no target)'}`,
+    )
+  }
+  const commands: string[] = []
+  const steps: string[] = []
+  if (!targetsQueue) {
+    // PutTargets replaces a target with the same id: reuse the stale queue's id when it is the
+    // reference one; never take the id of a target that is not a stale queue.
+    const kept = new Set(targets.filter((t) => !stale.includes(t)).map((t) => t.id))
+    const id = kept.has(RULE_TARGET_ID)
+      ? `${RULE_TARGET_ID}-${facts.meta.clusterName}`.slice(0, 64)
+      : RULE_TARGET_ID
+    commands.push(putTargets(rule.name, id, queueArn, region))
+    const removable = stale.filter((t) => t.id && t.id !== id)
+    if (removable.length > 0)
+      commands.push(
+        `aws events remove-targets --rule ${shellQuote(rule.name)} --ids ${removable.map((t) => shellQuote(t.id)).join(' ')} --region ${region}`,
+      )
+    const unknownIds = stale.filter((t) => !t.id)
+    steps.push(
+      stale.length > 0
+        ? `point ${rule.name} at ${queueNameOf(queueArn)} instead of ${stale.map((t) => queueNameOf(t.arn)).join(', ')}${unknownIds.length > 0 ? ` (then remove the old target: \`aws events list-targets-by-rule --rule ${rule.name}\` shows its id)` : ''}`
+        : `add the queue as a target of ${rule.name}`,
+    )
+  }
   if (disabled) {
-    return {
-      status: 'fail',
-      subject: disabled.arn,
-      message: `rule ${disabled.name} for "${spec.detailType}" is ${disabled.state}: those events never reach the queue`,
-      evidence: { rule: disabled.name, state: disabled.state },
-      fix: {
-        summary: `enable ${disabled.name}`,
-        commands: [`aws events enable-rule --name ${disabled.name} --region ${region}`],
-      },
-    }
+    commands.push(`aws events enable-rule --name ${shellQuote(rule.name)} --region ${region}`)
+    steps.push(`enable ${rule.name}`)
   }
-  const untargeted = candidates.find((r) => r.state === 'ENABLED')
-  if (untargeted) {
-    return {
-      status: 'fail',
-      subject: untargeted.arn,
-      message: `rule ${untargeted.name} for "${spec.detailType}" does not target the interruption queue ${queueArn}`,
-      evidence: { rule: untargeted.name, targets: untargeted.targetArns, queueArn },
-      fix: {
-        summary: `add the queue as a target of ${untargeted.name}`,
-        commands: [putTargets(untargeted.name, queueArn, region)],
-      },
-    }
+  const fix: Fix = {
+    summary: `${steps.join(', then ')} (the rule is kept, not duplicated)`,
+    commands,
   }
-  // EventBridge rule names are limited to 64 characters.
-  const ruleName = `Karpenter-${facts.meta.clusterName}-${spec.key}`.slice(0, 64)
-  const pattern = JSON.stringify({ source: [spec.source], 'detail-type': [spec.detailType] })
   return {
     status: 'fail',
-    subject,
-    message: `no enabled EventBridge rule sends "${spec.detailType}" (${spec.source}) to the interruption queue`,
+    subject: rule.arn,
+    message: `rule ${rule.name} for "${spec.detailType}" ${problems.join(' and ')}: those events never reach the queue`,
+    evidence: {
+      rule: rule.name,
+      state: rule.state,
+      targets: rule.targetArns,
+      ...(stale.length > 0 ? { otherQueues: stale.map((t) => t.arn) } : {}),
+      queueArn,
+    },
+    fix,
+  }
+}
+
+/** No rule for the event anywhere: create the one `karpctl install` would (same name, pattern and target). */
+function missingRule(
+  facts: Facts,
+  spec: RuleSpec,
+  rules: EventRule[],
+  queueArn: string,
+  partial: ReadFailure[],
+): Finding {
+  const region = facts.meta.region
+  const reference = referenceRules(facts.meta.clusterName).find((r) => r.key === spec.key)
+  const ruleName = reference?.name ?? `Karpenter-${facts.meta.clusterName}-${spec.key}`.slice(0, 64)
+  const pattern = JSON.stringify({ source: [spec.source], 'detail-type': [spec.detailType] })
+  const unsearched =
+    partial.length > 0
+      ? ` (rules that target other queues could not all be searched: ${partial.map(describeFailure).join('; ')})`
+      : ''
+  return {
+    status: 'fail',
+    subject: `${spec.source} / ${spec.detailType}`,
+    message: `no EventBridge rule matches "${spec.detailType}" (${spec.source}) and sends it to the interruption queue${unsearched}`,
     evidence: {
       expected: { source: spec.source, detailType: spec.detailType },
       queueArn,
-      rulesTargetingQueue: rules.map((r) => r.name),
+      rulesFound: rules.map((r) => r.name),
+      ...(partial.length > 0 ? { unsearched: partial.map((p) => p.read) } : {}),
     },
     fix: {
       summary: `create the ${spec.key} rule and target the queue`,
       commands: [
         `aws events put-rule --name ${ruleName} --event-pattern ${shellQuote(pattern)} --region ${region}`,
-        putTargets(ruleName, queueArn, region),
+        putTargets(ruleName, RULE_TARGET_ID, queueArn, region),
       ],
     },
   }
 }
 
-const putTargets = (rule: string, queueArn: string, region: string) =>
-  `aws events put-targets --rule ${rule} --targets Id=KarpenterInterruptionQueueTarget,Arn=${queueArn} --region ${region}`
+const putTargets = (rule: string, id: string, queueArn: string, region: string) =>
+  `aws events put-targets --rule ${shellQuote(rule)} --targets Id=${id},Arn=${queueArn} --region ${region}`

@@ -1,6 +1,8 @@
 import type { PolicyStatement } from '../facts/types.js'
+import { parseOperator } from '../iam/evaluate.js'
 import { need, needRelease, skip } from './lib/facts.js'
-import { controllerServiceAccount, irsaStatements } from './lib/trust.js'
+import { isWildcard, wildcardMatch } from './lib/policy.js'
+import { controllerServiceAccount, irsaStatements, type IrsaStatement } from './lib/trust.js'
 import type { Check, Finding } from './types.js'
 
 export const irsaTrustPolicy: Check = {
@@ -51,21 +53,28 @@ export const irsaTrustPolicy: Check = {
         },
       ]
     }
-    const statements = irsaStatements(role.role.trust, issuer)
-    const exact = statements.filter((s) => s.exact && s.sub === expectedSub && s.audOk)
-    const loose = statements.filter((s) => !s.exact)
+    const statements = irsaStatements(role.role.trust, issuer).map((s) => ({
+      ...s,
+      ...judgeSub(s, expectedSub),
+    }))
     const providerArn =
       provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`
     const fix = trustFix(roleName, providerArn, issuer, expectedSub)
-    for (const s of loose) {
+    // A statement that lets more than the running service account in is a security finding, and its
+    // fix (the exact trust) is also the fix for everything else wrong with the trust: one finding.
+    const broad = statements.filter((s) => s.broad)
+    for (const s of broad) {
       findings.push({
         status: 'fail',
         subject: role.role.arn,
-        message: `trust of ${roleName} uses ${s.operator} on ${issuer}:sub = ${JSON.stringify(s.sub)}: any matching service account can assume the controller role`,
-        evidence: { statement: s.statement },
+        message: broadMessage(roleName, issuer, s, expectedSub),
+        evidence: { statement: s.statement, expectedSub, admitsController: s.admits && s.audOk },
         fix,
       })
     }
+    // Exact in effect: admits the running service account and nothing wider (StringLike without a
+    // wildcard compares like StringEquals).
+    const exact = statements.filter((s) => s.admits && !s.broad && s.audOk)
     if (exact.length > 0) {
       findings.push({
         status: 'pass',
@@ -74,19 +83,72 @@ export const irsaTrustPolicy: Check = {
       })
       return findings
     }
+    if (broad.some((s) => s.admits && s.audOk)) return findings
     const subs = statements.map((s) => s.sub).filter(Boolean)
+    const wrongAud = statements.filter((s) => s.admits && !s.audOk)
     findings.push({
       status: 'fail',
       subject: role.role.arn,
       message:
-        subs.length > 0
-          ? `trust of ${roleName} allows ${subs.join(', ')}, but the controller runs as ${expectedSub}`
-          : `trust of ${roleName} has no sts:AssumeRoleWithWebIdentity statement for ${issuer} with :sub = ${expectedSub} and :aud = sts.amazonaws.com`,
+        wrongAud.length > 0
+          ? `trust of ${roleName} allows ${expectedSub} only with an :aud other than sts.amazonaws.com, the audience of the controller's token: the controller cannot assume the role`
+          : subs.length > 0
+            ? `trust of ${roleName} allows ${subs.join(', ')}${statements.some((s) => s.literalWildcard) ? ' (StringEquals compares literally: * matches only a "*")' : ''}, but the controller runs as ${expectedSub}`
+            : `trust of ${roleName} has no sts:AssumeRoleWithWebIdentity statement for ${issuer} with :sub = ${expectedSub} and :aud = sts.amazonaws.com`,
       evidence: { expectedSub, trust: role.role.trust },
       fix,
     })
     return findings
   },
+}
+
+interface SubJudgement {
+  /** The :sub condition admits the running service account. */
+  admits: boolean
+  /** The :sub condition admits other service accounts too (a wildcard pattern, a negation, no :sub at all). */
+  broad: boolean
+  /** StringEquals with `*` or `?`: compared literally, it is no wildcard. */
+  literalWildcard: boolean
+}
+
+/** What a statement's :sub condition lets in, read with the operator's own semantics. */
+function judgeSub(s: IrsaStatement, expected: string): SubJudgement {
+  const values = s.sub === '' ? [] : s.sub.split(',')
+  if (s.operator === 'none') return { admits: true, broad: true, literalWildcard: false }
+  const { base } = parseOperator(s.operator)
+  const hasWildcard = values.some(isWildcard)
+  switch (base) {
+    case 'StringEquals':
+      return { admits: values.includes(expected), broad: false, literalWildcard: hasWildcard }
+    case 'StringEqualsIgnoreCase':
+      return {
+        admits: values.some((v) => v.toLowerCase() === expected.toLowerCase()),
+        broad: false,
+        literalWildcard: hasWildcard,
+      }
+    case 'StringLike':
+      return {
+        admits: values.some((v) => wildcardMatch(v, expected)),
+        broad: hasWildcard,
+        literalWildcard: false,
+      }
+    case 'StringNotEquals':
+      return { admits: !values.includes(expected), broad: true, literalWildcard: false }
+    case 'StringNotLike':
+      return { admits: !values.some((v) => wildcardMatch(v, expected)), broad: true, literalWildcard: false }
+    default:
+      // An operator the check does not read (e.g. ArnLike on :sub): not exact, so not trusted as such.
+      return { admits: false, broad: true, literalWildcard: false }
+  }
+}
+
+function broadMessage(roleName: string, issuer: string, s: IrsaStatement & SubJudgement, expected: string) {
+  const who = s.admits
+    ? ` (the controller's ${expected} among them)`
+    : ` (but not the controller's ${expected})`
+  if (s.operator === 'none')
+    return `security: trust of ${roleName} sets no ${issuer}:sub condition: every service account of the cluster can assume the controller role`
+  return `security: trust of ${roleName} uses ${s.operator} on ${issuer}:sub = ${JSON.stringify(s.sub)}: any matching service account can assume the controller role${who}`
 }
 
 function trustFix(roleName: string, providerArn: string, issuer: string, sub: string) {

@@ -1,5 +1,6 @@
-import type { EC2NodeClass, Facts, PermissionEvaluation } from '../facts/types.js'
+import type { EC2NodeClass, Facts, PermissionEvaluation, PolicyDocument } from '../facts/types.js'
 import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
+import { boundaryRepair } from './controller-policy.js'
 import type { Check, Finding, Fix } from './types.js'
 
 const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
@@ -16,7 +17,7 @@ export const passroleNodeRole: Check = {
     title: 'The controller may pass every node role to EC2',
     category: 'iam',
     severity: 'error',
-    docs: "Launching a node hands its role to EC2, which needs iam:PassRole on that role with iam:PassedToService = ec2.amazonaws.com (statement AllowPassingInstanceRole). Decided by IAM's policy simulator when allowed, else by karpctl's local evaluator.",
+    docs: "Launching a node hands its role to EC2, which needs iam:PassRole on that role with iam:PassedToService = ec2.amazonaws.com (statement AllowPassingInstanceRole), allowed by the role's policies and by its permissions boundary. Decided by IAM's policy simulator when allowed, else by karpctl's local evaluator (identity policies ∩ permissions boundary; SCPs and session policies unseen, and said so).",
   },
   run(facts) {
     needRelease(facts)
@@ -26,11 +27,23 @@ export const passroleNodeRole: Check = {
     const uses = nodeRoleUses(facts, nodeClasses, findings)
     const controllerRole = facts.iam.controllerRoleName
     const evaluations = uses.map((use) => ({ use, read: lookup(facts, use.arn) }))
-    const denied = evaluations
-      .filter((e) => e.read?.ok && e.read.value.decision !== 'allowed')
-      .map((e) => e.use)
-    const fix = denied.length > 0 ? passRoleFix(facts, controllerRole, uses, denied) : undefined
-    for (const { use, read } of evaluations) findings.push(judge(use, read, controllerRole, fix))
+    const deniedBy = (e: PermissionEvaluation) =>
+      e.decision === 'allowed' || unconfirmed(e) ? null : boundaryDenies(e) ? 'boundary' : 'identity'
+    const denied = (by: 'boundary' | 'identity') =>
+      evaluations.filter((e) => e.read?.ok && deniedBy(e.read.value) === by).map((e) => e.use)
+    const identityDenied = denied('identity')
+    const boundaryDenied = denied('boundary')
+    const fixes = {
+      identity:
+        identityDenied.length > 0 ? passRoleFix(facts, controllerRole, uses, identityDenied) : undefined,
+      boundary: boundaryDenied.length > 0 ? boundaryFix(facts, controllerRole, boundaryDenied) : undefined,
+    }
+    for (const { use, read } of evaluations) {
+      const by = read?.ok ? deniedBy(read.value) : null
+      findings.push(
+        judge(use, read, controllerRole, by ? fixes[by] : undefined, boundaryOf(facts, controllerRole)),
+      )
+    }
     return findings
   },
 }
@@ -112,11 +125,44 @@ export function methodText(e: PermissionEvaluation): string {
   return `local evaluator (simulator unavailable: ${e.simulatorUnavailable ?? 'reason not recorded'})`
 }
 
+/** What a local evaluation cannot see: said with every verdict it gives, a pass included. */
+export const LOCAL_CAVEAT =
+  "karpctl's local evaluator does not see service control policies (SCPs) or session policies: an SCP can still deny what it allows"
+
+/** Every caveat of an evaluation: what the method cannot see, and what it could not judge exactly. */
+export function evaluationCaveats(e: PermissionEvaluation): string[] {
+  if (e.method === 'simulator') return []
+  return [LOCAL_CAVEAT, ...(e.notes ?? [])]
+}
+
+/** The local evaluator allowed by the identity policies but could not read the boundary. */
+const unconfirmed = (e: PermissionEvaluation) =>
+  e.method === 'local' && e.permissionsBoundary?.decision === 'unreadable' && e.identityDecision === 'allowed'
+
+/** The identity policies allow it; the permissions boundary does not. */
+const boundaryDenies = (e: PermissionEvaluation) =>
+  e.identityDecision === 'allowed' &&
+  (e.permissionsBoundary?.decision === 'implicitDeny' || e.permissionsBoundary?.decision === 'explicitDeny')
+
+interface Boundary {
+  arn: string
+  document: PolicyDocument | null
+}
+
+/** The controller role's permissions boundary, as collected. */
+function boundaryOf(facts: Facts, controllerRole: string | null): Boundary | undefined {
+  const read = controllerRole ? facts.iam.roles[controllerRole] : undefined
+  const role = read?.ok ? read.value : null
+  const arn = role?.role.permissionsBoundaryArn
+  return arn ? { arn, document: role.boundary?.document ?? null } : undefined
+}
+
 function judge(
   use: NodeRoleUse,
   read: ReturnType<typeof lookup>,
   controllerRole: string | null,
   fix: Fix | undefined,
+  boundary: Boundary | undefined,
 ): Finding {
   const roleName = roleNameFromArn(use.arn)
   const classes = `EC2NodeClass ${use.nodeClasses.join(', ')}`
@@ -139,6 +185,9 @@ function judge(
   }
   const e = read.value
   const method = methodText(e)
+  const pb = e.permissionsBoundary
+  const pbName = pb ? roleNameFromArn(pb.arn) : undefined
+  const caveats = evaluationCaveats(e)
   const evidence = {
     roleArn: use.arn,
     nodeClasses: use.nodeClasses,
@@ -147,29 +196,66 @@ function judge(
     method,
     matchedStatements: e.matchedStatements,
     context: e.context,
-    ...(e.method === 'local'
-      ? { caveat: 'identity policies only: SCPs and permission boundaries are not evaluated locally' }
-      : {}),
+    ...(pb ? { permissionsBoundary: pb, identityDecision: e.identityDecision } : {}),
     ...(e.notes && e.notes.length > 0 ? { notes: e.notes } : {}),
+  }
+  // What the verdict took into account, said in the message: the caveats say what it did not.
+  const scope =
+    e.method === 'simulator'
+      ? ''
+      : pb
+        ? `; identity policies ∩ permissions boundary ${pbName}`
+        : '; identity policies, no permissions boundary'
+  if (unconfirmed(e) && pb) {
+    return {
+      status: 'unknown',
+      subject: use.arn,
+      message: `the policies of ${controller} allow passing ${roleName} to EC2 (${classes}), but its permissions boundary ${pbName} could not be read, so the allow is not confirmed: ${pb.error ? describeFailure(pb.error) : 'no document'}`,
+      evidence,
+      caveats,
+    }
   }
   if (e.decision === 'allowed') {
     return {
       status: 'pass',
       subject: use.arn,
-      message: `${controller} may pass ${roleName} to ec2.amazonaws.com (${classes}; decided by ${method})`,
+      message: `${controller} may pass ${roleName} to ec2.amazonaws.com (${classes}; decided by ${method}${scope}${e.method === 'local' ? '; SCPs and session policies not seen' : ''})`,
       evidence,
+      ...(caveats.length > 0 ? { caveats } : {}),
     }
   }
-  const why =
-    e.decision === 'explicitDeny'
-      ? `an explicit Deny (${e.matchedStatements.join(', ') || 'statement not named'}) forbids it`
-      : 'no statement allows it'
+  let why: string
+  if (boundaryDenies(e) && pb) {
+    why =
+      pb.decision === 'explicitDeny'
+        ? `an explicit Deny in its permissions boundary ${pbName} (${pb.matchedStatements.join(', ') || 'statement not named'}) forbids it, though its policies allow it`
+        : `its permissions boundary ${pbName} does not allow iam:PassRole on it, though its policies do`
+  } else {
+    why =
+      e.decision === 'explicitDeny'
+        ? `an explicit Deny (${e.matchedStatements.join(', ') || 'statement not named'}) forbids it`
+        : 'no statement allows it'
+  }
+  const simulatedBoundary =
+    e.method === 'simulator' && boundary
+      ? ` (the role has permissions boundary ${roleNameFromArn(boundary.arn)}: it must allow iam:PassRole too)`
+      : ''
+  const denyStatements = boundaryDenies(e) && pb ? pb.matchedStatements : e.matchedStatements
   return {
     status: 'fail',
     subject: use.arn,
-    message: `${controller} may not pass ${roleName} to EC2: ${why}; nodes of ${classes} cannot launch (decided by ${method})`,
+    message: `${controller} may not pass ${roleName} to EC2: ${why}; nodes of ${classes} cannot launch (decided by ${method}${scope})`,
     evidence,
-    ...(fix ? { fix: e.decision === 'explicitDeny' ? withDenyAdvice(fix, e.matchedStatements) : fix } : {}),
+    ...(fix
+      ? {
+          fix:
+            e.decision === 'explicitDeny'
+              ? withDenyAdvice(fix, denyStatements)
+              : simulatedBoundary
+                ? { ...fix, summary: `${fix.summary}${simulatedBoundary}` }
+                : fix,
+        }
+      : {}),
   }
 }
 
@@ -204,6 +290,28 @@ function passRoleFix(
       `aws iam put-role-policy --role-name ${role} --policy-name KarpenterPassNodeRole --policy-document '${JSON.stringify(document)}'`,
     ],
     snippet: { language: 'json', text: JSON.stringify(document, null, 2) },
+  }
+}
+
+/**
+ * The boundary limits what the role's policies grant: it must allow iam:PassRole on the node roles
+ * too. The command is controller-policy's boundary repair (one new version allowing everything the
+ * boundary lacks), so the two checks never print versions that undo each other.
+ */
+function boundaryFix(facts: Facts, controllerRole: string | null, denied: NodeRoleUse[]): Fix {
+  const repair = boundaryRepair(facts)
+  if (repair) return repair.fix
+  const names = denied.map((u) => roleNameFromArn(u.arn)).join(', ')
+  const resources = denied.map((u) => u.arn)
+  const statement = {
+    Sid: 'AllowPassingKarpenterNodeRoles',
+    Effect: 'Allow',
+    Action: 'iam:PassRole',
+    Resource: resources.length === 1 ? resources[0] : resources,
+  }
+  return {
+    summary: `add a statement allowing iam:PassRole on ${names} to the permissions boundary of ${controllerRole ?? 'the controller role'}`,
+    snippet: { language: 'json', text: JSON.stringify(statement, null, 2) },
   }
 }
 

@@ -22,6 +22,11 @@ export interface Finding {
   subject?: string
   /** The raw evidence: offending values, ARNs, names. */
   evidence?: Record<string, unknown>
+  /**
+   * What the verdict could not take into account (e.g. SCPs and session policies for a local IAM
+   * evaluation): every report shows them with the finding, a passing one included.
+   */
+  caveats?: string[]
   fix?: Fix
 }
 

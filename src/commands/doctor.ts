@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
 import { ExitCode, InputError } from '../errors.js'
@@ -89,6 +90,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
   }
 
   async run(): Promise<unknown> {
+    const started = performance.now()
     const { flags } = this
     const { catalog } = await import('../checks/catalog.js')
     if (flags.list) {
@@ -114,6 +116,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot
     let results
     let facts = null
+    let apiCalls: string[] = []
     {
       if (lintOnly) {
         const { lintLocal } = await import('../doctor/local-lint.js')
@@ -134,6 +137,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
         if (spinner) ux.action.stop(`${outcome.calls?.length ?? 0} API reads`)
         facts = outcome.facts
         results = outcome.results
+        apiCalls = outcome.calls ?? []
         if (flags.values?.length || flags.terraform) {
           const { lintLocal } = await import('../doctor/local-lint.js')
           results = [...results, ...(await lintLocal(flags.values ?? [], flags.terraform))]
@@ -149,7 +153,13 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
     if (this.jsonEnabled()) {
       const { jsonReport } = await import('../report/machine.js')
-      return jsonReport(results, facts)
+      return jsonReport(results, facts, {
+        karpctlVersion: this.config.version,
+        generatedAt: new Date(),
+        source: lintOnly ? 'lint' : flags.snapshot ? 'snapshot' : 'live',
+        calls: apiCalls,
+        wallTimeMs: Math.round(performance.now() - started),
+      })
     }
     const m = await import('../report/machine.js')
     switch (flags.output) {
@@ -157,7 +167,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
         this.log(m.sarifReport(results, catalog, this.config.version))
         break
       case 'junit':
-        this.log(m.junitReport(results, facts))
+        this.log(m.junitReport(results, facts, this.config.version))
         break
       case 'markdown':
         this.log(m.markdownReport(results, facts))

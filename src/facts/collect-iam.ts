@@ -3,7 +3,7 @@
 import type * as iam from '@aws-sdk/client-iam'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
-import { evaluate } from '../iam/evaluate.js'
+import { evaluateWithBoundary } from '../iam/evaluate.js'
 import { parsePolicyDocument } from '../iam/policy-document.js'
 import { failureOf, read } from './read.js'
 import type {
@@ -27,6 +27,23 @@ function toRole(r: iam.Role): IamRole {
     path: r.Path ?? '/',
     trust: decode(r.AssumeRolePolicyDocument),
     tags: Object.fromEntries((r.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+    ...(r.PermissionsBoundary?.PermissionsBoundaryArn
+      ? { permissionsBoundaryArn: r.PermissionsBoundary.PermissionsBoundaryArn }
+      : {}),
+  }
+}
+
+/** A managed policy with its default version's document; a failed read is kept as `documentError`. */
+async function managedPolicy(aws: Aws, arn: string, name: string): Promise<AttachedPolicy> {
+  try {
+    const meta = await aws.call<iam.GetPolicyCommandOutput>('iam', 'GetPolicy', { PolicyArn: arn })
+    const version = await aws.call<iam.GetPolicyVersionCommandOutput>('iam', 'GetPolicyVersion', {
+      PolicyArn: arn,
+      VersionId: meta.Policy?.DefaultVersionId,
+    })
+    return { arn, name, document: decode(version.PolicyVersion?.Document) }
+  } catch (err) {
+    return { arn, name, document: null, documentError: failureOf(err, `iam:GetPolicyVersion ${arn}`) }
   }
 }
 
@@ -57,16 +74,7 @@ async function attachedPolicies(
     policies.map(async (p): Promise<AttachedPolicy> => {
       const base = { arn: p.PolicyArn ?? '', name: p.PolicyName ?? '' }
       if (!withDocuments) return { ...base, document: null }
-      try {
-        const meta = await aws.call<iam.GetPolicyCommandOutput>('iam', 'GetPolicy', { PolicyArn: base.arn })
-        const version = await aws.call<iam.GetPolicyVersionCommandOutput>('iam', 'GetPolicyVersion', {
-          PolicyArn: base.arn,
-          VersionId: meta.Policy?.DefaultVersionId,
-        })
-        return { ...base, document: decode(version.PolicyVersion?.Document) }
-      } catch (err) {
-        return { ...base, document: null, documentError: failureOf(err, `iam:GetPolicyVersion ${base.arn}`) }
-      }
+      return managedPolicy(aws, base.arn, base.name)
     }),
   )
 }
@@ -90,20 +98,30 @@ async function inlinePolicies(aws: Aws, roleName: string): Promise<InlinePolicy[
   )
 }
 
-/** A role and its policies; the listings start together with GetRole, so they cost one round trip. */
+/**
+ * A role and its policies; the listings start together with GetRole, so they cost one round trip.
+ * With documents, the permissions boundary GetRole names is read too (its managed policy, memoized
+ * like every read: a boundary that is also attached costs nothing more).
+ */
 export async function roleFacts(
   aws: Aws,
   name: string,
   withDocuments: boolean,
 ): Promise<Read<RoleFacts | null>> {
-  const [role, attached, inline] = await Promise.all([
-    read(`iam:GetRole ${name}`, () => getRole(aws, name)),
+  const roleP = read(`iam:GetRole ${name}`, () => getRole(aws, name))
+  const boundaryP = roleP.then((r) => {
+    const arn = r.ok ? r.value?.permissionsBoundaryArn : undefined
+    return withDocuments && arn ? managedPolicy(aws, arn, arn.slice(arn.lastIndexOf('/') + 1)) : undefined
+  })
+  const [role, attached, inline, boundary] = await Promise.all([
+    roleP,
     read(`iam:ListAttachedRolePolicies ${name}`, () => attachedPolicies(aws, name, withDocuments)),
     read(`iam:ListRolePolicies ${name}`, () => inlinePolicies(aws, name)),
+    boundaryP,
   ])
   if (!role.ok) return role
   if (!role.value) return { ok: true, value: null }
-  return { ok: true, value: { role: role.value, attached, inline } }
+  return { ok: true, value: { role: role.value, attached, inline, ...(boundary ? { boundary } : {}) } }
 }
 
 export async function oidcProviders(aws: Aws): Promise<OidcProvider[]> {
@@ -221,7 +239,7 @@ function localPassRole(
       },
     }
   }
-  const { attached, inline } = role.value
+  const { attached, inline, boundary } = role.value
   if (!attached.ok) return attached
   if (!inline.ok) return inline
   const unreadable = attached.value.find((p) => !p.document)
@@ -230,7 +248,11 @@ function localPassRole(
     ...attached.value.map((p) => p.document as PolicyDocument),
     ...inline.value.map((p) => p.document),
   ]
-  const result = evaluate(docs, { action: 'iam:PassRole', resource: arn, context })
+  const boundaryArn = role.value.role.permissionsBoundaryArn
+  const result = evaluateWithBoundary(
+    { identity: docs, boundary: boundaryArn ? (boundary?.document ?? null) : undefined },
+    { action: 'iam:PassRole', resource: arn, context },
+  )
   return {
     ok: true,
     value: {
@@ -242,6 +264,17 @@ function localPassRole(
       simulatorUnavailable,
       matchedStatements: result.matchedStatements,
       notes: result.notes,
+      ...(boundaryArn && result.boundary
+        ? {
+            identityDecision: result.identity.decision,
+            permissionsBoundary: {
+              arn: boundaryArn,
+              decision: result.boundary.decision,
+              matchedStatements: result.boundary.matchedStatements,
+              ...(boundary?.documentError ? { error: boundary.documentError } : {}),
+            },
+          }
+        : {}),
     },
   }
 }

@@ -6,7 +6,7 @@ import type { RunContext } from '../context/run-context.js'
 import { EnvironmentError, KarpctlError } from '../errors.js'
 import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
-import { queue, rulesTargeting } from './collect-interruption.js'
+import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
@@ -70,13 +70,6 @@ function early<T>(p: Promise<T>): Promise<T> {
 
 const roleName = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))]
-
-function queueName(release: HelmRelease | null): string | undefined {
-  const settings = release?.computedValues.settings as Record<string, unknown> | undefined
-  const legacy = (settings?.aws as Record<string, unknown> | undefined)?.interruptionQueueName
-  const name = settings?.interruptionQueue ?? legacy
-  return typeof name === 'string' && name ? name : undefined
-}
 
 export async function collect(ctx: RunContext): Promise<Facts> {
   const { aws } = ctx
@@ -192,16 +185,20 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       ? vpcOfSubnet(aws, clusterValue.subnetIds[0]).catch(() => undefined)
       : Promise.resolve(clusterValue?.vpcId)
 
-  const qName = queueName(release)
-  const queueArn = qName
-    ? `arn:${who.partition}:sqs:${ctx.options.region}:${who.accountId}:${qName}`
-    : undefined
+  // The queue as the checks derive it (a URL or ARN in the setting still names the queue meant).
+  const deployment = kube.deployment.ok ? kube.deployment.value : null
+  const queueRef = interruptionQueueOf(release, deployment, {
+    partition: who.partition,
+    region: ctx.options.region,
+    accountId: who.accountId,
+  })
+  const qName = queueRef && !queueRef.elsewhere ? queueRef.name : undefined
   const queueP = qName
     ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName))
     : Promise.resolve(okRead(null))
-  const rulesP = queueArn
-    ? read(`events:ListRuleNamesByTarget ${queueArn}`, () => rulesTargeting(aws, queueArn))
-    : Promise.resolve(okRead([]))
+  const rulesP: Promise<RuleSearch> = queueRef?.arn
+    ? interruptionRules(aws, queueRef.arn)
+    : Promise.resolve({ rules: okRead([]) })
 
   const [controllerRole, nodeRoles, passRole, access, subnets, sgs, clusterSg, vpcId, q, rules, profiles] =
     await Promise.all([
@@ -267,7 +264,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     },
     ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
     sqs: { queue: q },
-    events: { rules },
+    events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
     kube,
     local: { helmRegistry: await helmRegistryP },
   }

@@ -55,6 +55,8 @@ export interface IamRole {
   path: string
   trust: PolicyDocument
   tags: Tags
+  /** The managed policy set as the role's permissions boundary (GetRole's PermissionsBoundaryArn). */
+  permissionsBoundaryArn?: string
 }
 
 /** A role plus the permission policies attached to it. */
@@ -62,6 +64,11 @@ export interface RoleFacts {
   role: IamRole
   attached: Read<AttachedPolicy[]>
   inline: Read<InlinePolicy[]>
+  /**
+   * The permissions boundary's policy, read when the role has one and its documents were asked for
+   * (the controller role): an action is allowed only if the identity policies and the boundary allow it.
+   */
+  boundary?: AttachedPolicy
 }
 
 export interface OidcProvider {
@@ -90,6 +97,19 @@ export interface PermissionEvaluation {
   matchedStatements: string[]
   /** What the local evaluator could not judge exactly (unsupported operators, policy variables). */
   notes?: string[]
+  /**
+   * The local evaluator's verdict on the role's permissions boundary alone (absent when the role has
+   * none, or when the simulator decided: it applies the boundary itself). `decision` above is already
+   * identity ∩ boundary; `unreadable` means the boundary's document could not be read (see `error`).
+   */
+  permissionsBoundary?: {
+    arn: string
+    decision: 'allowed' | 'implicitDeny' | 'explicitDeny' | 'unreadable'
+    matchedStatements: string[]
+    error?: ReadFailure
+  }
+  /** The identity policies' verdict alone, when a permissions boundary was evaluated with them. */
+  identityDecision?: 'allowed' | 'implicitDeny' | 'explicitDeny'
 }
 
 // ---------- EKS ----------
@@ -168,6 +188,8 @@ export interface EventRule {
   state: string
   eventPattern: Record<string, unknown> | null
   targetArns: string[]
+  /** The targets with their ids (a fix replaces or removes a target by id); same order as targetArns. */
+  targets?: { id: string; arn: string }[]
 }
 
 // ---------- Kubernetes ----------
@@ -397,8 +419,14 @@ export interface Facts {
     queue: Read<QueueFacts | null>
   }
   events: {
-    /** Rules whose targets include the interruption queue. */
+    /**
+     * The rules that target the interruption queue (ListRuleNamesByTarget) and the rules whose event
+     * pattern matches an interruption event, whatever they target (ListRules): a rule that sends to
+     * another queue is found and named, not mistaken for a missing one.
+     */
     rules: Read<EventRule[]>
+    /** A listing that failed while the other answered: `rules` holds what the other found. */
+    partial?: ReadFailure[]
   }
   kube: {
     release: Read<HelmRelease | null>

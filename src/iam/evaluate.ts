@@ -1,8 +1,10 @@
 // A local evaluator for identity-based IAM policies: the fallback when IAM's policy simulator
 // (iam:SimulatePrincipalPolicy) is not allowed or not available (moto answers HTTP 500).
 // It follows IAM's documented logic for the parts Karpenter's policies use: an explicit Deny wins,
-// then any Allow, else an implicit deny. It does not see SCPs, permission boundaries, session
-// policies or resource policies: the simulator remains the authority, and callers must say which one decided.
+// then any Allow, else an implicit deny. With a permissions boundary (evaluateWithBoundary), an
+// action is allowed only when the identity policies and the boundary both allow it. It does not see
+// SCPs, session policies or resource policies: the simulator remains the authority, and callers must
+// say which one decided.
 //
 // Where it cannot be sure (an operator it does not implement, an unresolved policy variable) it is
 // conservative: the statement does not grant (Allow) and does deny (Deny), and a note says so.
@@ -46,6 +48,63 @@ export function evaluate(policies: PolicyDocument[], request: EvaluationRequest)
   if (denies.length > 0) return result('explicitDeny', denies)
   if (allows.length > 0) return result('allowed', allows)
   return result('implicitDeny', [])
+}
+
+export interface PrincipalPolicies {
+  identity: PolicyDocument[]
+  /** The permissions boundary: undefined when the principal has none, null when it has one that could not be read. */
+  boundary?: PolicyDocument | null
+}
+
+export interface PrincipalEvaluation extends EvaluationResult {
+  /** The identity policies alone. */
+  identity: EvaluationResult
+  /** The boundary alone (absent when the principal has none). */
+  boundary?: { decision: EvaluationResult['decision'] | 'unreadable'; matchedStatements: string[] }
+}
+
+/**
+ * IAM's evaluation for a principal with a permissions boundary: an explicit Deny in either wins;
+ * otherwise the action is allowed only if the identity policies allow it AND the boundary allows it
+ * (the boundary grants nothing by itself). A boundary that could not be read never lets an allow
+ * through: the result is then an implicit deny, and `boundary.decision` says `unreadable`.
+ */
+export function evaluateWithBoundary(p: PrincipalPolicies, request: EvaluationRequest): PrincipalEvaluation {
+  const identity = evaluate(p.identity, request)
+  if (p.boundary === undefined) return { ...identity, identity }
+  if (p.boundary === null) {
+    const boundary = { decision: 'unreadable' as const, matchedStatements: [] }
+    if (identity.decision !== 'allowed') return { ...identity, identity, boundary }
+    return {
+      decision: 'implicitDeny',
+      matchedStatements: [],
+      notes: [
+        ...identity.notes,
+        'the permissions boundary could not be read: the allow of the identity policies is not confirmed',
+      ],
+      identity,
+      boundary,
+    }
+  }
+  const b = evaluate([p.boundary], request)
+  const boundary = { decision: b.decision, matchedStatements: b.matchedStatements }
+  const notes = [...new Set([...identity.notes, ...b.notes.map((n) => `permissions boundary: ${n}`)])]
+  const out = (decision: EvaluationResult['decision'], matchedStatements: string[]): PrincipalEvaluation => ({
+    decision,
+    matchedStatements,
+    notes,
+    identity,
+    boundary,
+  })
+  if (identity.decision === 'explicitDeny') return out('explicitDeny', identity.matchedStatements)
+  if (b.decision === 'explicitDeny')
+    return out(
+      'explicitDeny',
+      b.matchedStatements.map((m) => `permissions boundary ${m}`),
+    )
+  if (identity.decision === 'implicitDeny') return out('implicitDeny', [])
+  if (b.decision === 'implicitDeny') return out('implicitDeny', [])
+  return out('allowed', identity.matchedStatements)
 }
 
 /** The Sid when there is one (that is what people grep for), else the statement's position. */

@@ -13,9 +13,12 @@ function paint(s: Style, status: Status, text: string): string {
   return s.dim(text)
 }
 
+const caveatLine = (s: Style, indent: string, c: string) => `${indent}${s.yellow('caveat:')} ${c}`
+
 function finding(s: Style, f: Finding, verbose: boolean): string[] {
   if (f.status === 'pass' && !verbose) return []
   const lines = [`    ${paint(s, f.status, symbols[f.status])} ${f.message}`]
+  for (const c of f.caveats ?? []) lines.push(caveatLine(s, '      ', c))
   if (f.fix && (f.status === 'fail' || f.status === 'warn')) {
     lines.push(`      ${s.bold('fix:')} ${f.fix.summary}`)
     for (const c of f.fix.commands ?? []) lines.push(`        ${s.dim('$')} ${c}`)
@@ -49,12 +52,20 @@ export function renderHuman(results: CheckResult[], facts: Facts | null, options
     for (const r of results.filter((x) => x.meta.category === category)) {
       const head = `  ${paint(s, r.status, symbols[r.status])} ${r.meta.id} ${s.dim('—')} ${r.meta.title}`
       out.push(head)
+      const verbose = options.verbose ?? false
+      // A passing finding is listed only with --verbose, but what its verdict could not see is
+      // always shown: under the check, once per distinct caveat.
+      if (!verbose) {
+        const hidden = r.findings.filter((f) => f.status === 'pass').flatMap((f) => f.caveats ?? [])
+        for (const c of new Set(hidden)) out.push(caveatLine(s, '    ', c))
+      }
       for (const f of r.findings) {
         if (r.status === 'skipped' || (r.status === 'unknown' && f.status === 'unknown')) {
           out.push(`    ${s.dim(`${r.status === 'skipped' ? 'skipped' : 'unknown'}: ${f.message}`)}`)
+          for (const c of f.caveats ?? []) out.push(caveatLine(s, '      ', c))
           continue
         }
-        out.push(...finding(s, f, options.verbose ?? false))
+        out.push(...finding(s, f, verbose))
       }
     }
     out.push('')

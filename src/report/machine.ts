@@ -3,10 +3,54 @@ import type { Check, CheckResult, Finding } from '../checks/types.js'
 import type { Facts } from '../facts/types.js'
 import { countLine, countResults } from './summary.js'
 
-export function jsonReport(results: CheckResult[], facts: Facts | null) {
+/** The JSON report's contract: `schema/report.schema.json` in the package describes this version. */
+export const REPORT_SCHEMA = 'karpctl.report/v1'
+
+/** How the run that produced a report went: what the report says about itself. */
+export interface ReportRun {
+  karpctlVersion: string
+  /** When the report was made. */
+  generatedAt: Date
+  /** Where the facts came from: a live cluster, a saved snapshot, or local files only (--values/--terraform). */
+  source: 'live' | 'snapshot' | 'lint'
+  /** The API calls this run made (operation + input keys, as the call log records them). */
+  calls: string[]
+  /** Wall time of the run, in milliseconds; null when the caller did not time it. */
+  wallTimeMs: number | null
+}
+
+function byService(calls: string[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const c of calls) {
+    const service = c.slice(0, c.indexOf(':'))
+    out[service] = (out[service] ?? 0) + 1
+  }
+  return out
+}
+
+/**
+ * The report as data (`--json`). Without `run` (a report embedded in install's or tenant's output),
+ * the run is described from the facts: their karpctl version and the calls that collected them.
+ */
+export function jsonReport(results: CheckResult[], facts: Facts | null, run?: ReportRun) {
+  const calls = run?.calls
+  const apiCalls = calls
+    ? { total: calls.length, byService: byService(calls) }
+    : {
+        total: Object.values(facts?.meta.calls ?? {}).reduce((a, b) => a + b, 0),
+        byService: { ...(facts?.meta.calls ?? {}) },
+      }
   return {
-    cluster: facts?.meta.clusterName,
-    region: facts?.meta.region,
+    schema: REPORT_SCHEMA,
+    karpctlVersion: run?.karpctlVersion ?? facts?.meta.karpctlVersion ?? 'unknown',
+    generatedAt: (run?.generatedAt ?? new Date()).toISOString(),
+    source: run?.source ?? (facts ? 'live' : 'lint'),
+    wallTimeMs: run?.wallTimeMs ?? null,
+    apiCalls,
+    cluster: facts?.meta.clusterName ?? null,
+    region: facts?.meta.region ?? null,
+    accountId: facts?.meta.accountId ?? null,
+    factsCollectedAt: facts?.meta.collectedAt ?? null,
     summary: countResults(results),
     checks: results.map((r) => ({
       id: r.meta.id,
@@ -38,6 +82,7 @@ export function sarifReport(results: CheckResult[], catalog: Check[], version: s
           driver: {
             name: 'karpctl',
             version,
+            semanticVersion: version,
             informationUri: 'https://karpenter.sh/docs/troubleshooting/',
             rules: catalog.map((c) => ({
               id: c.meta.id,
@@ -57,7 +102,11 @@ export function sarifReport(results: CheckResult[], catalog: Check[], version: s
               level: sarifLevel(r, f),
               message: { text: f.fix ? `${f.message} Fix: ${f.fix.summary}` : f.message },
               locations: f.subject ? [{ logicalLocations: [{ fullyQualifiedName: f.subject }] }] : [],
-              properties: { status: f.status, ...(f.fix?.commands ? { fixCommands: f.fix.commands } : {}) },
+              properties: {
+                status: f.status,
+                ...(f.fix?.commands ? { fixCommands: f.fix.commands } : {}),
+                ...(f.caveats?.length ? { caveats: f.caveats } : {}),
+              },
             })),
         ),
       },
@@ -74,13 +123,19 @@ const xml = (s: string) =>
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
 
-export function junitReport(results: CheckResult[], facts: Facts | null): string {
+/** `version`: the karpctl that made the report (a snapshot may have been collected by another). */
+export function junitReport(results: CheckResult[], facts: Facts | null, version?: string): string {
   const c = countResults(results)
   const name = `karpctl doctor ${facts?.meta.clusterName ?? ''}`.trim()
+  const karpctl = version ?? facts?.meta.karpctlVersion ?? 'unknown'
+  const caveats = (f: Finding) => (f.caveats ?? []).map((x) => `\ncaveat: ${x}`).join('')
   const cases = results.map((r) => {
     const body = r.findings
-      .filter((f) => f.status !== 'pass')
-      .map((f) => `${f.status}: ${f.message}${f.fix?.commands ? `\nfix: ${f.fix.commands.join('\n')}` : ''}`)
+      .filter((f) => f.status !== 'pass' || (f.caveats?.length ?? 0) > 0)
+      .map(
+        (f) =>
+          `${f.status}: ${f.message}${caveats(f)}${f.fix?.commands ? `\nfix: ${f.fix.commands.join('\n')}` : ''}`,
+      )
       .join('\n')
     const open = `    <testcase classname="${xml(r.meta.category)}" name="${xml(r.meta.id)}">`
     if (r.status === 'fail' && r.meta.severity === 'error')
@@ -96,6 +151,10 @@ export function junitReport(results: CheckResult[], facts: Facts | null): string
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xml(name)}" tests="${results.length}" failures="${failures}">`,
     `  <testsuite name="${xml(name)}" tests="${results.length}" failures="${failures}" skipped="${c.skipped + c.unknown}">`,
+    '    <properties>',
+    `      <property name="karpctl.version" value="${xml(karpctl)}"/>`,
+    `      <property name="karpctl.report" value="${REPORT_SCHEMA}"/>`,
+    '    </properties>',
     ...cases,
     '  </testsuite>',
     '</testsuites>',
@@ -113,6 +172,15 @@ export function markdownReport(results: CheckResult[], facts: Facts | null): str
       `| ${mdSymbol[r.status]} | \`${r.meta.id}\` | ${r.status} | ${(first?.message ?? '').replace(/\|/g, '\\|')} |`,
     )
   }
+  // What the verdicts could not see, passing ones included: once per check and caveat.
+  const caveats = [
+    ...new Set(
+      results.flatMap((r) =>
+        r.findings.flatMap((f) => (f.caveats ?? []).map((c) => `- \`${r.meta.id}\`: ${c}`)),
+      ),
+    ),
+  ]
+  if (caveats.length > 0) lines.push('', '## Caveats', '', ...caveats)
   const fixes = results.flatMap((r) =>
     r.findings.filter((f) => f.fix && (f.status === 'fail' || f.status === 'warn')).map((f) => ({ r, f })),
   )

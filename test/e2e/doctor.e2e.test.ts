@@ -4,9 +4,11 @@
 // the resource and printing a fix, and after the fix's effect is applied doctor must pass again.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Ajv } from 'ajv'
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateTagsCommand,
@@ -15,15 +17,26 @@ import {
   RevokeSecurityGroupIngressCommand,
 } from '@aws-sdk/client-ec2'
 import {
+  ListRulesCommand,
+  ListTargetsByRuleCommand,
+  PutTargetsCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge'
+import {
+  CreatePolicyCommand,
   CreatePolicyVersionCommand,
+  DeletePolicyCommand,
   DeletePolicyVersionCommand,
+  DeleteRolePermissionsBoundaryCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
   ListPolicyVersionsCommand,
+  PutRolePermissionsBoundaryCommand,
   PutRolePolicyCommand,
   DeleteRolePolicyCommand,
   UpdateAssumeRolePolicyCommand,
 } from '@aws-sdk/client-iam'
+import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
 import {
@@ -42,6 +55,8 @@ import {
   type Bed,
   type SeedResult,
 } from './bed/index.js'
+import { servingChain, waitForServingCertificate } from './bed/bed.js'
+import { KubeClient } from './bed/kube-client.js'
 
 interface CheckJson {
   id: string
@@ -433,6 +448,312 @@ describe(
       assertNoFailure(await doctor(bed))
     })
 
+    // ---- issue 12 ----
+
+    test('bed: the apiserver certificate is taken only once complete; an empty or cut CA is the "self-signed certificate in certificate chain" flake', async () => {
+      const certDir = join(bed.tmpDir, 'pki', 'serving')
+      const chain = readFileSync(join(certDir, 'apiserver.crt'), 'utf8')
+      const key = readFileSync(join(certDir, 'apiserver.key'), 'utf8')
+      assert.equal(servingChain(certDir), bed.kubeCaPem)
+      assert.equal(
+        (chain.match(/BEGIN CERTIFICATE/g) ?? []).length,
+        2,
+        'kube-apiserver writes serving cert + CA',
+      )
+      // The cause, on the real apiserver: what the old wait (file exists → read it) could read while
+      // kube-apiserver was still writing the file (os.WriteFile: create+truncate, then write).
+      const END = '-----END CERTIFICATE-----'
+      const leafOnly = `${chain.slice(0, chain.indexOf(END) + END.length)}\n`
+      for (const caPem of ['', leafOnly]) {
+        await assert.rejects(
+          new KubeClient({ server: bed.kubeServer, token: bed.kubeToken, caPem }).request('GET', '/readyz'),
+          /self-signed certificate in certificate chain/,
+          `CA of ${caPem.length} bytes`,
+        )
+      }
+      // Every state a reader can find while the pair is written is "not yet"…
+      const dir = mkdtempSync(join(bed.tmpDir, 'serving-'))
+      const put = (crt?: string, k?: string) => {
+        rmSync(join(dir, 'apiserver.crt'), { force: true })
+        rmSync(join(dir, 'apiserver.key'), { force: true })
+        if (crt !== undefined) writeFileSync(join(dir, 'apiserver.crt'), crt)
+        if (k !== undefined) writeFileSync(join(dir, 'apiserver.key'), k)
+      }
+      const partial: [string | undefined, string | undefined][] = [
+        [undefined, undefined],
+        ['', undefined],
+        [leafOnly, undefined],
+        [chain.slice(0, -60), undefined],
+        [chain, undefined],
+        [chain, ''],
+        [chain, key.slice(0, 200)],
+        [leafOnly, key],
+      ]
+      for (const [crt, k] of partial) {
+        put(crt, k)
+        assert.equal(
+          servingChain(dir),
+          null,
+          `crt ${crt?.length ?? 'absent'} bytes, key ${k?.length ?? 'absent'} bytes`,
+        )
+      }
+      put(chain, key)
+      assert.equal(servingChain(dir), chain)
+      // …and the wait, started before the files exist, returns the chain only once it is whole.
+      put()
+      const waited = waitForServingCertificate(dir, { timeoutMs: 10_000, intervalMs: 10 })
+      writeFileSync(join(dir, 'apiserver.crt'), '')
+      await sleep(100)
+      writeFileSync(join(dir, 'apiserver.crt'), leafOnly)
+      await sleep(100)
+      writeFileSync(join(dir, 'apiserver.crt'), chain)
+      await sleep(100)
+      writeFileSync(join(dir, 'apiserver.key'), key)
+      const pem = await waited
+      assert.equal(pem, chain)
+      const ready = await new KubeClient({
+        server: bed.kubeServer,
+        token: bed.kubeToken,
+        caPem: pem,
+      }).request('GET', '/readyz')
+      assert.equal(ready.status, 200)
+    })
+
+    test('the JSON report is the karpctl.report/v1 contract: it validates against the shipped schema; SARIF and JUnit carry the version', async () => {
+      const schema = JSON.parse(
+        readFileSync(join(REPO_ROOT, 'schema', 'report.schema.json'), 'utf8'),
+      ) as object
+      const validate = new Ajv({ strict: true, allErrors: true, validateFormats: false }).compile(schema)
+      const version = (
+        JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+      ).version
+      const file = join(bed.tmpDir, 'report-snapshot.json')
+      const t0 = Date.now()
+      const run = await doctor(bed, ['--save-snapshot', file])
+      const live = JSON.parse(run.stdout) as Record<string, unknown> & {
+        apiCalls: { total: number; byService: Record<string, number> }
+      }
+      assert.ok(validate(live), JSON.stringify(validate.errors))
+      assert.equal(live.schema, 'karpctl.report/v1')
+      assert.equal(live.karpctlVersion, version)
+      assert.equal(live.source, 'live')
+      assert.ok(Date.parse(String(live.generatedAt)) >= t0 - 1000, String(live.generatedAt))
+      const wall = Number(live.wallTimeMs)
+      assert.ok(wall > 0 && wall <= Date.now() - t0, `wallTimeMs ${wall}`)
+      // The calls the run made, as the saved snapshot records them too.
+      const facts = JSON.parse(readFileSync(file, 'utf8')) as Facts
+      assert.deepEqual(live.apiCalls.byService, facts.meta.calls)
+      assert.ok(live.apiCalls.total > 20, JSON.stringify(live.apiCalls))
+      for (const service of ['sts', 'eks', 'iam', 'ec2', 'sqs', 'eventbridge', 'kube'])
+        assert.ok(live.apiCalls.byService[service]! > 0, `${service}: ${JSON.stringify(live.apiCalls)}`)
+
+      const snap = await karpctl(bed, ['doctor', '--snapshot', file, '--json'])
+      const fromSnapshot = JSON.parse(snap.stdout) as Record<string, unknown>
+      assert.ok(validate(fromSnapshot), JSON.stringify(validate.errors))
+      assert.equal(fromSnapshot.source, 'snapshot')
+      assert.deepEqual(fromSnapshot.apiCalls, { total: 0, byService: {} })
+      assert.equal(fromSnapshot.factsCollectedAt, facts.meta.collectedAt)
+
+      const target = ['--cluster', CLUSTER_NAME, '--region', REGION, '--kube-context', bed.kubeContext]
+      const junit = await karpctl(bed, ['doctor', ...target, '--output', 'junit'])
+      assert.ok(junit.stdout.includes(`<property name="karpctl.version" value="${version}"/>`), junit.stdout)
+      const sarif = await karpctl(bed, ['doctor', '--snapshot', file, '--output', 'sarif'])
+      const driver = (JSON.parse(sarif.stdout) as { runs: { tool: { driver: { version: string } } }[] })
+        .runs[0]!.tool.driver
+      assert.equal(driver.version, version)
+    })
+
+    test("settings.interruptionQueue set to the queue's ARN: only interruption-queue fails (controller-policy judges the real queue), the printed name fixes it", async () => {
+      await upgrade(bed, '--set-string', `settings.interruptionQueue=${seed.queueArn}`)
+      const run = await doctor(bed)
+      assert.deepEqual(
+        run.report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+        ['interruption-queue'],
+        summary(run),
+      )
+      for (const id of ['controller-policy', 'interruption-rules'])
+        assert.equal(check(run, id).status, 'pass', `${id}:\n${summary(run)}`)
+      assert.doesNotMatch(JSON.stringify(check(run, 'controller-policy')), /:arn:aws:sqs:/)
+      const f = failing(check(run, 'interruption-queue'))[0]!
+      assert.match(
+        f.message,
+        new RegExp(`is a queue ARN \\(${seed.queueArn}\\); Karpenter expects the queue name`),
+      )
+      const name = /--set settings\.interruptionQueue=(\S+)$/.exec(f.fix!.commands!.at(-1)!)?.[1]
+      assert.equal(name, seed.queueName)
+      await upgrade(bed, '--set', `settings.interruptionQueue=${name}`)
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('the five rules sending to an old queue: each named with that queue, re-targeted in place by the printed put-targets/remove-targets, no rule added', async () => {
+      const old = await aws.sqs.send(new CreateQueueCommand({ QueueName: `${CLUSTER_NAME}-old` }))
+      const oldArn = `arn:aws:sqs:${REGION}:${seed.accountId}:${CLUSTER_NAME}-old`
+      for (const rule of seed.ruleNames) {
+        await aws.events.send(
+          new PutTargetsCommand({ Rule: rule, Targets: [{ Id: 'OldQueue', Arn: oldArn }] }),
+        )
+        await aws.events.send(
+          new RemoveTargetsCommand({ Rule: rule, Ids: ['KarpenterInterruptionQueueTarget'] }),
+        )
+      }
+      const rulesBefore = (await aws.events.send(new ListRulesCommand({}))).Rules?.length
+      const run = await doctor(bed)
+      const c = check(run, 'interruption-rules')
+      assert.equal(c.status, 'fail', summary(run))
+      const fails = failing(c)
+      assert.equal(fails.length, seed.ruleNames.length, summary(run))
+      for (const f of fails) {
+        const rule = String(f.evidence?.rule)
+        assert.ok(seed.ruleNames.includes(rule), rule)
+        assert.match(
+          f.message,
+          new RegExp(`sends to queue ${CLUSTER_NAME}-old \\(${oldArn}\\), not to the interruption queue`),
+        )
+        assert.ok(!f.fix!.commands!.some((x) => /put-rule/.test(x)), f.fix!.commands!.join('\n'))
+        for (const cmd of f.fix!.commands!) await applyEvents(aws, cmd)
+      }
+      const again = await doctor(bed)
+      assert.equal(check(again, 'interruption-rules').status, 'pass', summary(again))
+      assert.equal(
+        (await aws.events.send(new ListRulesCommand({}))).Rules?.length,
+        rulesBefore,
+        'no rule added',
+      )
+      for (const rule of seed.ruleNames) {
+        const targets = (await aws.events.send(new ListTargetsByRuleCommand({ Rule: rule }))).Targets ?? []
+        assert.deepEqual(
+          targets.map((t) => t.Arn),
+          [seed.queueArn],
+          `${rule}: the old queue's target is gone`,
+        )
+      }
+      await aws.sqs.send(new DeleteQueueCommand({ QueueUrl: old.QueueUrl }))
+      assertNoFailure(again)
+    })
+
+    test('a permissions boundary without iam:PassRole and ec2:CreateFleet: both checks fail on the local evaluator naming it; the one printed version fixes both; the human report shows the caveats', async () => {
+      const boundaryDoc = {
+        Version: '2012-10-17',
+        Statement: [
+          { Sid: 'Ceiling', Effect: 'Allow', NotAction: ['iam:PassRole', 'ec2:CreateFleet'], Resource: '*' },
+        ],
+      }
+      const created = await aws.iam.send(
+        new CreatePolicyCommand({
+          PolicyName: `KarpenterBoundary-${CLUSTER_NAME}`,
+          PolicyDocument: JSON.stringify(boundaryDoc),
+        }),
+      )
+      const boundaryArn = created.Policy!.Arn!
+      await aws.iam.send(
+        new PutRolePermissionsBoundaryCommand({
+          RoleName: seed.controllerRoleName,
+          PermissionsBoundary: boundaryArn,
+        }),
+      )
+      const run = await doctor(bed)
+      const pass = check(run, 'passrole-node-role')
+      assert.equal(pass.status, 'fail', summary(run))
+      const pf = failing(pass)[0]!
+      assert.match(
+        pf.message,
+        new RegExp(
+          `its permissions boundary KarpenterBoundary-${CLUSTER_NAME} does not allow iam:PassRole on it, though its policies do`,
+        ),
+      )
+      assert.match(pf.message, /decided by local evaluator \(simulator unavailable/)
+      const policy = check(run, 'controller-policy')
+      assert.equal(policy.status, 'fail', summary(run))
+      const cf = failing(policy)[0]!
+      assert.equal(cf.subject, boundaryArn)
+      assert.match(cf.message, /ec2:CreateFleet/)
+      // One repair, printed by both: a new default version of the boundary.
+      assert.deepEqual(pf.fix!.commands, cf.fix!.commands)
+      const cmd = cf.fix!.commands![0]!
+      assert.ok(
+        cmd.startsWith(`aws iam create-policy-version --policy-arn ${boundaryArn} --set-as-default`),
+        cmd,
+      )
+      await aws.iam.send(
+        new CreatePolicyVersionCommand({
+          PolicyArn: boundaryArn,
+          PolicyDocument: policyDocumentOf(cmd),
+          SetAsDefault: true,
+        }),
+      )
+      const again = await doctor(bed)
+      assert.equal(check(again, 'passrole-node-role').status, 'pass', summary(again))
+      assert.equal(check(again, 'controller-policy').status, 'pass', summary(again))
+      assert.match(
+        check(again, 'passrole-node-role').findings[0]!.message,
+        new RegExp(
+          `identity policies ∩ permissions boundary KarpenterBoundary-${CLUSTER_NAME}; SCPs and session policies not seen`,
+        ),
+      )
+      // The caveats of the passes, in the human report (not only in the JSON evidence).
+      const target = ['--cluster', CLUSTER_NAME, '--region', REGION, '--kube-context', bed.kubeContext]
+      const human = (await karpctl(bed, ['doctor', ...target])).stdout.split('\n')
+      const i = human.indexOf('  ✔ passrole-node-role — The controller may pass every node role to EC2')
+      assert.ok(i >= 0, human.join('\n'))
+      assert.match(
+        human[i + 1] ?? '',
+        /^ {4}caveat: karpctl's local evaluator does not see service control policies/,
+      )
+
+      await aws.iam.send(new DeleteRolePermissionsBoundaryCommand({ RoleName: seed.controllerRoleName }))
+      const versions = await aws.iam.send(new ListPolicyVersionsCommand({ PolicyArn: boundaryArn }))
+      for (const v of versions.Versions ?? [])
+        if (!v.IsDefaultVersion)
+          await aws.iam.send(
+            new DeletePolicyVersionCommand({ PolicyArn: boundaryArn, VersionId: v.VersionId }),
+          )
+      await aws.iam.send(new DeletePolicyCommand({ PolicyArn: boundaryArn }))
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('an IRSA trust with StringLike :sub = system:serviceaccount:*:*: one failing finding (the security one), whose trust fixes it', async () => {
+      const host = seed.oidcIssuer.replace(/^https:\/\//, '')
+      const wide = {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: { Federated: seed.oidcProviderArn },
+            Action: 'sts:AssumeRoleWithWebIdentity',
+            Condition: {
+              StringLike: { [`${host}:sub`]: 'system:serviceaccount:*:*' },
+              StringEquals: { [`${host}:aud`]: 'sts.amazonaws.com' },
+            },
+          },
+        ],
+      }
+      await aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({
+          RoleName: seed.controllerRoleName,
+          PolicyDocument: JSON.stringify(wide),
+        }),
+      )
+      const run = await doctor(bed)
+      const c = check(run, 'irsa-trust-policy')
+      assert.equal(c.status, 'fail', summary(run))
+      const fails = failing(c)
+      assert.equal(fails.length, 1, JSON.stringify(c.findings, null, 1))
+      assert.match(
+        fails[0]!.message,
+        /^security: trust of .+ uses StringLike on .+:sub = "system:serviceaccount:\*:\*"/,
+      )
+      assert.doesNotMatch(fails[0]!.message, /but the controller runs as/)
+      await aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({
+          RoleName: seed.controllerRoleName,
+          PolicyDocument: policyDocumentOf(fails[0]!.fix!.commands![0]!),
+        }),
+      )
+      const again = await doctor(bed)
+      assert.equal(check(again, 'irsa-trust-policy').status, 'pass', summary(again))
+      assertNoFailure(again)
+    })
+
     test('the webhook-era chart (v1.0.14) without the 8443 rule: sg-webhook-8443 fails, authorizing it fixes it', async () => {
       await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
       const values = gettingStartedValues(seed)
@@ -521,6 +842,21 @@ const upgrade = (bed: Bed, ...extra: string[]) =>
     '--reuse-values',
     ...extra,
   ])
+
+/** Applies an `aws events put-targets | remove-targets | enable-rule` fix command as printed. */
+async function applyEvents(aws: AwsClients, command: string): Promise<void> {
+  const arg = (name: string) => new RegExp(`--${name} (\\S+)`).exec(command)?.[1]
+  const rule = arg('rule')!
+  if (command.startsWith('aws events put-targets ')) {
+    const [, id, arn] = /--targets Id=([^,\s]+),Arn=(\S+)/.exec(command)!
+    await aws.events.send(new PutTargetsCommand({ Rule: rule, Targets: [{ Id: id!, Arn: arn! }] }))
+  } else if (command.startsWith('aws events remove-targets ')) {
+    const ids = /--ids ((?:(?!--)\S+ ?)+)/.exec(command)![1]!.trim().split(' ')
+    await aws.events.send(new RemoveTargetsCommand({ Rule: rule, Ids: ids }))
+  } else {
+    throw new Error(`not an events fix this test applies: ${command}`)
+  }
+}
 
 const webhookRule = (seed: SeedResult) => ({
   IpProtocol: 'tcp',

@@ -274,6 +274,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
           state: 'ENABLED',
           eventPattern: { source: [source], 'detail-type': [detail] },
           targetArns: [QUEUE_ARN],
+          targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: QUEUE_ARN }],
         })),
       ),
     },

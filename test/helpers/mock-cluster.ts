@@ -25,7 +25,7 @@ import type { RunOptions } from '../../src/context/run-context.js'
 import { RELEASE_SELECTOR } from '../../src/facts/collect-kube.js'
 import { decodeReleaseData, encodeReleaseData } from '../../src/facts/helm-release.js'
 import type { PolicyDocument } from '../../src/facts/types.js'
-import { evaluate } from '../../src/iam/evaluate.js'
+import { evaluateWithBoundary } from '../../src/iam/evaluate.js'
 import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
 import {
   ACCOUNT,
@@ -75,6 +75,8 @@ export interface MockRole {
   attached: string[]
   inline: Record<string, PolicyDocument>
   tags?: Record<string, string>
+  /** ARN of the managed policy set as the role's permissions boundary (its document in `managedPolicies`). */
+  permissionsBoundary?: string
 }
 
 export interface MockManagedPolicy {
@@ -111,6 +113,17 @@ export interface MockRule {
   state: 'ENABLED' | 'DISABLED'
   eventPattern: Record<string, unknown>
   targets: string[]
+  /** Ids of `targets`, same order (default: KarpenterInterruptionQueueTarget, …Target1, …). */
+  targetIds?: string[]
+}
+
+/** Whether a rule's pattern delivers one of the interruption events (the mock's own reading of a pattern). */
+function interruptionPattern(p: Record<string, unknown>): boolean {
+  const has = (field: string, v: string) => [p[field]].flat().includes(v)
+  return INTERRUPTION_RULES.some(
+    ({ source, detailType }) =>
+      has('source', source) && (!('detail-type' in p) || has('detail-type', detailType)),
+  )
 }
 
 export interface KubeObject {
@@ -919,6 +932,12 @@ function roleXml(r: MockRole): Xml {
     CreateDate: iso,
     AssumeRolePolicyDocument: iamEncode(r.trust),
     MaxSessionDuration: 3600,
+    PermissionsBoundary: r.permissionsBoundary
+      ? {
+          PermissionsBoundaryType: 'PermissionsBoundaryPolicy',
+          PermissionsBoundaryArn: r.permissionsBoundary,
+        }
+      : undefined,
     Tags: r.tags ? Object.entries(r.tags).map(([Key, Value]) => ({ Key, Value })) : undefined,
   }
 }
@@ -1348,7 +1367,11 @@ export class MockCluster {
     const results: Xml[] = []
     for (const action of members(p, 'ActionNames.member')) {
       for (const resource of members(p, 'ResourceArns.member')) {
-        const r = evaluate(docs, { action, resource, context })
+        // IAM's simulator applies the principal's permissions boundary.
+        const boundary = role.permissionsBoundary
+          ? (this.managedPolicy(role.permissionsBoundary)?.document ?? null)
+          : undefined
+        const r = evaluateWithBoundary({ identity: docs, boundary }, { action, resource, context })
         results.push({
           EvalActionName: action,
           EvalResourceName: resource,
@@ -1548,6 +1571,19 @@ export class MockCluster {
         `Rule ${name} does not exist on EventBus default.`,
       )
     switch (call.op) {
+      case 'eventbridge:ListRules':
+        return jsonAnswer(
+          {
+            Rules: this.state.rules.map((r) => ({
+              Name: r.name,
+              Arn: ruleArn(r.name),
+              EventPattern: JSON.stringify(r.eventPattern),
+              State: r.state,
+              EventBusName: 'default',
+            })),
+          },
+          JSON11,
+        )
       case 'eventbridge:ListRuleNamesByTarget':
         return jsonAnswer(
           {
@@ -1576,7 +1612,12 @@ export class MockCluster {
         const r = this.state.rules.find((x) => x.name === p.Rule)
         if (!r) return notFound(p.Rule as string)
         return jsonAnswer(
-          { Targets: r.targets.map((Arn, i) => ({ Id: `KarpenterInterruptionQueueTarget${i || ''}`, Arn })) },
+          {
+            Targets: r.targets.map((Arn, i) => ({
+              Id: r.targetIds?.[i] ?? `KarpenterInterruptionQueueTarget${i || ''}`,
+              Arn,
+            })),
+          },
           JSON11,
         )
       }
@@ -1721,7 +1762,10 @@ export class MockCluster {
       for (const policy of Object.keys(r.inline))
         out.push(q('iam', { Action: 'GetRolePolicy', RoleName: name, PolicyName: policy }))
       if (!withDocuments) return
-      for (const arn of r.attached) {
+      // The permissions boundary is read like an attached policy (once, if it is attached too).
+      const boundary =
+        r.permissionsBoundary && !r.attached.includes(r.permissionsBoundary) ? [r.permissionsBoundary] : []
+      for (const arn of [...r.attached, ...boundary]) {
         out.push(q('iam', { Action: 'GetPolicy', PolicyArn: arn }))
         const v = this.managedPolicy(arn)?.defaultVersionId
         if (v) out.push(q('iam', { Action: 'GetPolicyVersion', PolicyArn: arn, VersionId: v }))
@@ -1809,13 +1853,16 @@ export class MockCluster {
     if (!vpc.vpcId && vpc.subnetIds?.[0])
       add(q('ec2', { Action: 'DescribeSubnets', 'SubnetId.1': vpc.subnetIds[0] }))
 
-    // Interruption: the queue the release names, and the rules targeting it
+    // Interruption: the queue the release names (an ARN or URL there still names a queue: its last
+    // part), the rules targeting it, and the rules whose pattern is an interruption event (ListRules
+    // carries their pattern and state: no DescribeRule).
     const values = release
       ? (decodeReleaseData((release.data as { release: string }).release).config as {
           settings?: { interruptionQueue?: string }
         })
       : undefined
-    const queue = values?.settings?.interruptionQueue
+    const setting = values?.settings?.interruptionQueue
+    const queue = setting?.split(/[/:]/).pop()
     if (queue) {
       out.push(j('sqs', 'AmazonSQS.GetQueueUrl', { QueueName: queue }))
       if (s.queues[queue]) {
@@ -1828,8 +1875,8 @@ export class MockCluster {
       }
       const arn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${queue}`
       out.push(j('eventbridge', 'AWSEvents.ListRuleNamesByTarget', { TargetArn: arn }))
-      for (const r of s.rules.filter((x) => x.targets.includes(arn))) {
-        out.push(j('eventbridge', 'AWSEvents.DescribeRule', { Name: r.name }))
+      out.push(j('eventbridge', 'AWSEvents.ListRules', {}))
+      for (const r of s.rules.filter((x) => x.targets.includes(arn) || interruptionPattern(x.eventPattern))) {
         out.push(j('eventbridge', 'AWSEvents.ListTargetsByRule', { Rule: r.name }))
       }
     }

@@ -13,19 +13,24 @@ import { createRunContext } from '../../src/context/run-context.js'
 import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
 import { EnvironmentError } from '../../src/errors.js'
 import {
+  CLUSTER,
   CONTROLLER_ROLE,
   CONTROLLER_ROLE_ARN,
   NODE_ROLE_ARN,
+  QUEUE_ARN,
   healthyFacts,
   irsaTrust,
 } from '../helpers/facts.js'
 import {
+  defaultReleaseValues,
+  helmReleaseSecret,
   KUBE_TOKEN,
   kubeconfigYaml,
   startMockCluster,
   usePodIdentity,
   type MockCluster,
   type MockOptions,
+  type MockState,
 } from '../helpers/mock-cluster.js'
 import { catalog } from '../../src/checks/catalog.js'
 import { runChecks } from '../../src/checks/run.js'
@@ -360,4 +365,191 @@ test('a prepared run context is used as given: its clock stamps the snapshot', a
   assert.equal(outcome.facts.meta.collectedAt, '2030-01-02T03:04:05.000Z')
   assert.deepEqual(context.log.duplicates(), [])
   assert.equal(outcome.calls?.length, context.log.calls.length)
+})
+
+// ---- issue 12: the queue derived once; rules found by pattern ----
+
+/** The checks that fail, by id. */
+const failingIds = (outcome: DoctorOutcome) =>
+  outcome.results.filter((r) => r.status === 'fail').map((r) => r.meta.id)
+
+const wireIsClean = (m: MockCluster) => {
+  assert.deepEqual(m.duplicates(), [], 'wire: the same request reached the API twice')
+  assert.deepEqual(m.unexpected(), [], 'wire: reads the mock did not expect')
+  assert.ok(m.isDone(), `expected reads never made:\n${m.pending().join('\n')}`)
+}
+
+test("settings.interruptionQueue set to the queue's ARN: the queue meant is read by name, and only interruption-queue fails", async (t) => {
+  const m = mock(t, {
+    mutate: (s) => {
+      s.kube.helmSecrets[0] = helmReleaseSecret({
+        values: {
+          ...defaultReleaseValues(),
+          settings: { clusterName: CLUSTER, interruptionQueue: QUEUE_ARN },
+        },
+      })
+    },
+  })
+  const outcome = await doctor(live(m))
+  assert.deepEqual(failingIds(outcome), ['interruption-queue'], summary(outcome))
+  assert.equal(
+    result(outcome, 'controller-policy').status,
+    'pass',
+    describe(result(outcome, 'controller-policy')),
+  )
+  assert.equal(
+    result(outcome, 'interruption-rules').status,
+    'pass',
+    describe(result(outcome, 'interruption-rules')),
+  )
+  const f = result(outcome, 'interruption-queue').findings[0]!
+  assert.match(f.message, /is a queue ARN/)
+  assert.match(f.fix!.commands![0]!, /--set settings.interruptionQueue=demo$/)
+  // GetQueueUrl asked for the name, never for the ARN.
+  assert.ok(m.calls().some((c) => c.op === 'sqs:GetQueueUrl' && c.key.includes('"QueueName":"demo"')))
+  wireIsClean(m)
+})
+
+test('the five rules sending to an old queue are found by their pattern, named with that queue, and re-targeted in place', async (t) => {
+  const old = `arn:aws:sqs:us-west-2:123456789012:${CLUSTER}-old`
+  const m = mock(t, {
+    mutate: (s) => {
+      for (const r of s.rules) {
+        r.targets = [old]
+        r.targetIds = ['OldQueue']
+      }
+    },
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'interruption-rules')
+  assert.equal(r.status, 'fail', describe(r))
+  assert.equal(r.findings.length, 5, describe(r))
+  for (const f of r.findings) {
+    assert.equal(f.status, 'fail', describe(r))
+    assert.match(
+      f.message,
+      new RegExp(`sends to queue ${CLUSTER}-old \\(${old}\\), not to the interruption queue`),
+    )
+    const rule = String(f.evidence?.rule)
+    assert.deepEqual(f.fix!.commands, [
+      `aws events put-targets --rule ${rule} --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
+      `aws events remove-targets --rule ${rule} --ids OldQueue --region us-west-2`,
+    ])
+  }
+  assert.deepEqual(failingIds(outcome), ['interruption-rules'], summary(outcome))
+  assert.equal(m.count('eventbridge:ListRules'), 1)
+  assert.equal(m.count('eventbridge:DescribeRule'), 0, 'ListRules carries the pattern and state')
+  wireIsClean(m)
+})
+
+test('ListRules denied: the rules on the queue are still judged (pass), and the facts say the pattern search failed', async (t) => {
+  const m = mock(t, {
+    faults: [{ op: 'eventbridge:ListRules', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  assert.equal(
+    result(outcome, 'interruption-rules').status,
+    'pass',
+    describe(result(outcome, 'interruption-rules')),
+  )
+  assert.deepEqual(
+    outcome.facts.events.partial?.map((p) => [p.read, p.kind]),
+    [['events:ListRules', 'denied']],
+  )
+  // The rules came from ListRuleNamesByTarget: DescribeRule once each (ListRules said nothing).
+  assert.equal(m.count('eventbridge:DescribeRule'), 5)
+  assert.deepEqual(m.duplicates(), [])
+})
+
+// ---- issue 12: the permissions boundary ----
+
+const BOUNDARY_ARN = 'arn:aws:iam::123456789012:policy/KarpenterBoundary'
+
+/** The controller role gets a boundary that allows everything but `without`. */
+const boundaryWithout =
+  (...without: string[]) =>
+  (s: MockState) => {
+    s.managedPolicies[BOUNDARY_ARN] = {
+      name: 'KarpenterBoundary',
+      defaultVersionId: 'v3',
+      document: {
+        Version: '2012-10-17',
+        Statement: [{ Sid: 'Ceiling', Effect: 'Allow', NotAction: without, Resource: '*' }],
+      },
+    }
+    s.roles[CONTROLLER_ROLE]!.permissionsBoundary = BOUNDARY_ARN
+  }
+
+test('a permissions boundary without iam:PassRole, simulator down: the local evaluator reads it and passrole fails', async (t) => {
+  const m = mock(t, {
+    faults: [{ op: 'iam:SimulatePrincipalPolicy', error: 'server', times: Infinity }],
+    mutate: boundaryWithout('iam:PassRole'),
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'passrole-node-role')
+  assert.equal(r.status, 'fail', describe(r))
+  assert.match(
+    messages(r),
+    /its permissions boundary KarpenterBoundary does not allow iam:PassRole on it, though its policies do/,
+  )
+  assert.match(messages(r), /local evaluator/)
+  assert.match(
+    r.findings[0]!.fix!.commands![0]!,
+    /^aws iam create-policy-version --policy-arn arn:aws:iam::123456789012:policy\/KarpenterBoundary --set-as-default/,
+  )
+  const e = outcome.facts.iam.passRole[NODE_ROLE_ARN]
+  assert.ok(e?.ok)
+  assert.deepEqual(
+    [e.value.identityDecision, e.value.permissionsBoundary?.decision, e.value.decision],
+    ['allowed', 'implicitDeny', 'implicitDeny'],
+  )
+  // controller-policy does not judge PassRole (passrole-node-role does): it passes, naming the boundary.
+  const c = result(outcome, 'controller-policy')
+  assert.equal(c.status, 'pass', describe(c))
+  assert.match(messages(c), /and its permissions boundary KarpenterBoundary allows them/)
+  assert.deepEqual(failingIds(outcome), ['passrole-node-role'], summary(outcome))
+  // The boundary was read once (GetPolicy + GetPolicyVersion), nothing twice, nothing unforeseen
+  // (the simulator's expectation is left: the fault answered it).
+  assert.equal(m.count('iam:GetPolicyVersion'), 7)
+  assert.deepEqual(m.duplicates(), [])
+  assert.deepEqual(m.unexpected(), [])
+  assert.equal(m.pending().length, 1, m.pending().join('\n'))
+})
+
+test('a permissions boundary without ec2:CreateFleet: controller-policy fails naming the boundary, with the simulator up too', async (t) => {
+  const m = mock(t, { mutate: boundaryWithout('ec2:CreateFleet') })
+  const outcome = await doctor(live(m))
+  const c = result(outcome, 'controller-policy')
+  assert.equal(c.status, 'fail', describe(c))
+  const f = c.findings.find((x) => x.status === 'fail')!
+  assert.equal(f.subject, BOUNDARY_ARN)
+  assert.match(
+    f.message,
+    /does not allow 1 action\(s\) Karpenter 1\.14\.1 needs, so the role's grants of them are void: ec2:CreateFleet$/,
+  )
+  assert.equal(result(outcome, 'passrole-node-role').status, 'pass')
+  wireIsClean(m)
+})
+
+test('the permissions boundary cannot be read: passrole (local) and controller-policy are unknown, neither passes', async (t) => {
+  const m = mock(t, {
+    faults: [
+      { op: 'iam:SimulatePrincipalPolicy', error: 'server', times: Infinity },
+      {
+        op: 'iam:GetPolicy',
+        match: (c) => c.params.PolicyArn === BOUNDARY_ARN,
+        error: 'denied',
+        times: Infinity,
+      },
+    ],
+    mutate: boundaryWithout(),
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  for (const id of ['passrole-node-role', 'controller-policy']) {
+    const r = result(outcome, id)
+    assert.equal(r.status, 'unknown', describe(r))
+    assert.match(messages(r), /permissions boundary KarpenterBoundary .*could not be read/, describe(r))
+  }
 })

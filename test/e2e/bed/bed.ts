@@ -1,7 +1,7 @@
 // The e2e test bed: moto_server (AWS), etcd + kube-apiserver (+ optionally
 // kube-controller-manager) and helm, all real, all on 127.0.0.1, all stopped
 // by stop(), on process exit and on SIGINT/SIGTERM/SIGHUP.
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -246,12 +246,11 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     )
 
     const crt = join(certDir, 'apiserver.crt')
-    await waitFor('kube-apiserver serving certificate', async () => existsSync(crt), {
+    const kubeCaPem = await waitForServingCertificate(certDir, {
       timeoutMs: 60_000,
       proc: procs['kube-apiserver'],
     })
     phase('apiserver certificate written')
-    const kubeCaPem = readFileSync(crt, 'utf8')
     const kube = new KubeClient({ server: kubeServer, token, caPem: kubeCaPem })
     await waitFor(
       'kube-apiserver /readyz',
@@ -387,6 +386,58 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     await stop()
     throw e
   }
+}
+
+/**
+ * The PEM chain kube-apiserver serves with, once it is completely on disk; null before.
+ *
+ * With --cert-dir and no certificate there, kube-apiserver generates a self-signed pair and writes it
+ * with Go's os.WriteFile: apiserver.crt (the serving certificate, then the CA that signed it) is
+ * created and truncated first and filled after, and apiserver.key is written only once the
+ * certificate is. Taking the file as soon as it existed sometimes read it empty (or cut after the
+ * first certificate). An empty `ca` makes Node verify against its public roots, and a chain without
+ * its root leaves the CA the server sends untrusted: every readiness probe then failed with
+ * "self-signed certificate in certificate chain" until the wait timed out. The chain is complete when
+ * it holds a self-signed CA that issued the serving certificate, and the key (written last) is the
+ * serving certificate's.
+ */
+export function servingChain(certDir: string): string | null {
+  let pem: string
+  let keyPem: string
+  try {
+    pem = readFileSync(join(certDir, 'apiserver.crt'), 'utf8')
+    keyPem = readFileSync(join(certDir, 'apiserver.key'), 'utf8')
+  } catch {
+    return null
+  }
+  try {
+    const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+    const certs = blocks.map((b) => new X509Certificate(b))
+    const leaf = certs[0]
+    const root = certs.find((c) => c.checkIssued(c) && c.verify(c.publicKey))
+    if (!leaf || !root || !leaf.checkIssued(root) || !leaf.verify(root.publicKey)) return null
+    if (!leaf.checkPrivateKey(createPrivateKey(keyPem))) return null
+    return pem
+  } catch {
+    return null // a half-written PEM block or key
+  }
+}
+
+/** Waits until kube-apiserver's generated serving certificate is completely written, and returns it. */
+export async function waitForServingCertificate(
+  certDir: string,
+  opts: { timeoutMs: number; proc?: Proc; intervalMs?: number },
+): Promise<string> {
+  const found = { pem: '' }
+  await waitFor(
+    'kube-apiserver serving certificate (complete chain and key)',
+    async () => {
+      found.pem = servingChain(certDir) ?? ''
+      return found.pem !== ''
+    },
+    { intervalMs: 50, ...opts },
+  )
+  return found.pem
 }
 
 /** Removes temp dirs of earlier test processes that died without cleaning up (SIGKILL). */

@@ -25,8 +25,9 @@ test('a missing spot interruption rule fails with put-rule and put-targets', () 
   const fail = fails[0]!
   assert.equal(fail.subject, 'aws.ec2 / EC2 Spot Instance Interruption Warning')
   assert.deepEqual(fail.fix!.commands, [
-    `aws events put-rule --name Karpenter-demo-SpotInterruptionRule --event-pattern '{"source":["aws.ec2"],"detail-type":["EC2 Spot Instance Interruption Warning"]}' --region us-west-2`,
-    `aws events put-targets --rule Karpenter-demo-SpotInterruptionRule --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
+    // The name `karpctl install` gives the rule, so a later install finds it.
+    `aws events put-rule --name Karpenter-demo-SpotInterruption --event-pattern '{"source":["aws.ec2"],"detail-type":["EC2 Spot Instance Interruption Warning"]}' --region us-west-2`,
+    `aws events put-targets --rule Karpenter-demo-SpotInterruption --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
   ])
 })
 
@@ -38,11 +39,16 @@ test('a disabled rule fails with enable-rule', () => {
   assert.equal(r.status, 'fail')
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.match(fail.subject!, /rule\/Karpenter-demo-SpotInterruptionRule$/)
-  assert.deepEqual(fail.evidence, { rule: 'Karpenter-demo-SpotInterruptionRule', state: 'DISABLED' })
-  assert.equal(
-    fail.fix!.commands![0],
+  assert.match(fail.message, /is DISABLED: those events never reach the queue$/)
+  assert.deepEqual(fail.evidence, {
+    rule: 'Karpenter-demo-SpotInterruptionRule',
+    state: 'DISABLED',
+    targets: [QUEUE_ARN],
+    queueArn: QUEUE_ARN,
+  })
+  assert.deepEqual(fail.fix!.commands, [
     'aws events enable-rule --name Karpenter-demo-SpotInterruptionRule --region us-west-2',
-  )
+  ])
 })
 
 test('a rule targeting another queue fails with put-targets', () => {
@@ -113,4 +119,152 @@ test('a failed rules read makes the check unknown', () => {
   )
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]!.message, /AccessDeniedException/)
+})
+
+// ---- rules that exist but target another queue (issue 12, item 3) ----
+
+const OLD_QUEUE_ARN = 'arn:aws:sqs:us-west-2:123456789012:demo-old'
+
+/** Every rule sends to `arn` instead (the target keeps `id`). */
+const retarget = (arn: string, id = 'KarpenterInterruptionQueueTarget') =>
+  editRules((rules) => rules.map((x) => ({ ...x, targetArns: [arn], targets: [{ id, arn }] })))
+
+test('the five rules all sending to an old queue: each is named with that queue, fixed in place by put-targets, no new rule', () => {
+  const r = runCheck(interruptionRules, healthyFacts(retarget(OLD_QUEUE_ARN)))
+  assert.equal(r.status, 'fail')
+  assert.equal(r.findings.length, 5)
+  for (const f of r.findings) {
+    assert.equal(f.status, 'fail')
+    assert.match(f.subject!, /^arn:aws:events:us-west-2:123456789012:rule\/Karpenter-demo-/)
+    assert.match(
+      f.message,
+      new RegExp(
+        `^rule Karpenter-demo-\\w+ for ".+" sends to queue demo-old \\(${OLD_QUEUE_ARN}\\), not to the interruption queue demo \\(${QUEUE_ARN}\\)`,
+      ),
+    )
+    assert.deepEqual(f.evidence?.otherQueues, [OLD_QUEUE_ARN])
+    const commands = f.fix!.commands!
+    assert.ok(!commands.some((c) => c.includes('put-rule')), commands.join('\n'))
+    // Same target id: put-targets replaces the old queue's target, nothing to remove.
+    assert.deepEqual(commands, [
+      `aws events put-targets --rule ${f.evidence!.rule} --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
+    ])
+    assert.match(f.fix!.summary, /point Karpenter-demo-\w+ at demo instead of demo-old/)
+  }
+})
+
+test('a stale target under another id is removed after the queue is added', () => {
+  const r = runCheck(interruptionRules, healthyFacts(retarget(OLD_QUEUE_ARN, 'OldQueue')))
+  const f = r.findings.find((x) => x.evidence?.rule === 'Karpenter-demo-SpotInterruptionRule')!
+  assert.deepEqual(f.fix!.commands, [
+    `aws events put-targets --rule Karpenter-demo-SpotInterruptionRule --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
+    'aws events remove-targets --rule Karpenter-demo-SpotInterruptionRule --ids OldQueue --region us-west-2',
+  ])
+})
+
+test('a rule whose only target is not a queue: the queue is added, the other target is kept', () => {
+  const lambda = 'arn:aws:lambda:us-west-2:123456789012:function:audit'
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts(
+      editRules((rules) =>
+        rules.map((x) =>
+          isSpot(x)
+            ? {
+                ...x,
+                targetArns: [lambda],
+                targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: lambda }],
+              }
+            : x,
+        ),
+      ),
+    ),
+  )
+  const f = r.findings.find((x) => x.status === 'fail')!
+  assert.match(f.message, /does not target the interruption queue demo .*\(targets: arn:aws:lambda/)
+  // The lambda holds the reference id: the queue gets another one, and nothing is removed.
+  assert.deepEqual(f.fix!.commands, [
+    `aws events put-targets --rule Karpenter-demo-SpotInterruptionRule --targets Id=KarpenterInterruptionQueueTarget-demo,Arn=${QUEUE_ARN} --region us-west-2`,
+  ])
+})
+
+test('disabled and sending to another queue: one finding, re-target then enable', () => {
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts(
+      editRules((rules) =>
+        rules.map((x) =>
+          isSpot(x)
+            ? {
+                ...x,
+                state: 'DISABLED',
+                targetArns: [OLD_QUEUE_ARN],
+                targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: OLD_QUEUE_ARN }],
+              }
+            : x,
+        ),
+      ),
+    ),
+  )
+  const fails = r.findings.filter((x) => x.status === 'fail')
+  assert.equal(fails.length, 1)
+  assert.match(fails[0]!.message, /is DISABLED and sends to queue demo-old/)
+  assert.deepEqual(fails[0]!.fix!.commands, [
+    `aws events put-targets --rule Karpenter-demo-SpotInterruptionRule --targets Id=KarpenterInterruptionQueueTarget,Arn=${QUEUE_ARN} --region us-west-2`,
+    'aws events enable-rule --name Karpenter-demo-SpotInterruptionRule --region us-west-2',
+  ])
+})
+
+test('of two rules for the event, the one named for this cluster is repaired; one already on the queue passes', () => {
+  const other = (name: string): EventRule => ({
+    name,
+    arn: `arn:aws:events:us-west-2:123456789012:rule/${name}`,
+    state: 'ENABLED',
+    eventPattern: { source: ['aws.ec2'], 'detail-type': ['EC2 Spot Instance Interruption Warning'] },
+    targetArns: [OLD_QUEUE_ARN],
+    targets: [{ id: 'T', arn: OLD_QUEUE_ARN }],
+  })
+  const facts = healthyFacts(
+    editRules((rules) => [
+      ...rules.filter((x) => !isSpot(x)),
+      other('someone-elses-spot-rule'),
+      other('Karpenter-demo-Spot'),
+    ]),
+  )
+  const fail = runCheck(interruptionRules, facts).findings.find((x) => x.status === 'fail')!
+  assert.equal(fail.evidence?.rule, 'Karpenter-demo-Spot')
+  const passing = healthyFacts(editRules((rules) => [...rules, other('Karpenter-demo-OldSpot')]))
+  assert.equal(runCheck(interruptionRules, passing).status, 'pass')
+})
+
+test('a snapshot without target ids: the fix says how to find the stale target', () => {
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts(
+      editRules((rules) =>
+        rules.map((x) => {
+          const { targets: _targets, ...rest } = x
+          return isSpot(x) ? { ...rest, targetArns: [OLD_QUEUE_ARN] } : x
+        }),
+      ),
+    ),
+  )
+  const f = r.findings.find((x) => x.status === 'fail')!
+  assert.equal(f.fix!.commands!.length, 1)
+  assert.match(f.fix!.summary, /aws events list-targets-by-rule --rule Karpenter-demo-SpotInterruptionRule/)
+})
+
+test('ListRules denied and no rule on the queue: fail, and the message says other rules could not be searched', () => {
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts((f) => {
+      editRules((rules) => rules.filter((x) => !isSpot(x)))(f)
+      f.events.partial = [
+        { code: 'AccessDeniedException', kind: 'denied', message: 'no', read: 'events:ListRules' },
+      ]
+    }),
+  )
+  const f = r.findings.find((x) => x.status === 'fail')!
+  assert.match(f.message, /could not all be searched: could not read events:ListRules \(permission denied/)
+  assert.deepEqual(f.evidence?.unsearched, ['events:ListRules'])
 })

@@ -43,7 +43,9 @@ test('local evaluator: the reason the simulator was unavailable is in the messag
     r.findings[0]!.message,
     /local evaluator \(simulator unavailable: AccessDenied: not authorized/,
   )
-  assert.match(String(r.findings[0]!.evidence?.caveat), /SCPs and permission boundaries/)
+  // What the local evaluator cannot see is a caveat of the pass, in the message and for every report.
+  assert.match(r.findings[0]!.message, /SCPs and session policies not seen/)
+  assert.match(r.findings[0]!.caveats!.join('\n'), /service control policies \(SCPs\) or session policies/)
 })
 
 test('implicit deny → fail with a put-role-policy fix scoped to the node role and iam:PassedToService', () => {

@@ -203,3 +203,75 @@ test('color on: ANSI codes that strip to exactly the plain report', () => {
     'bold count line',
   )
 })
+
+// ---- caveats: what a verdict could not see is shown, not only in the JSON evidence (issue 12, item 2) ----
+
+test('caveats of a passing check are shown under it without --verbose, once each; with --verbose under the finding', () => {
+  const caveat = 'SCPs and session policies are not seen'
+  const results = [
+    result(meta('local-iam', 'error', 'iam', 'IAM'), [
+      { status: 'pass', message: 'may pass role A', caveats: [caveat] },
+      { status: 'pass', message: 'may pass role B', caveats: [caveat, 'statement X was not judged exactly'] },
+    ]),
+  ]
+  const plain = renderHuman(results, null, { color: false }).split('\n')
+  assert.deepEqual(plain.slice(0, 4), [
+    'iam',
+    '  ✔ local-iam — IAM',
+    `    caveat: ${caveat}`,
+    '    caveat: statement X was not judged exactly',
+  ])
+  assert.equal(plain[4], '')
+  const verbose = renderHuman(results, null, { color: false, verbose: true }).split('\n')
+  assert.deepEqual(verbose.slice(1, 7), [
+    '  ✔ local-iam — IAM',
+    '    ✔ may pass role A',
+    `      caveat: ${caveat}`,
+    '    ✔ may pass role B',
+    `      caveat: ${caveat}`,
+    '      caveat: statement X was not judged exactly',
+  ])
+})
+
+test('caveats of a failing or unknown finding come right under its message, before the fix', () => {
+  const results = [
+    result(meta('x'), [
+      { status: 'fail', message: 'bad', caveats: ['c1'], fix: { summary: 'do it', commands: ['run'] } },
+    ]),
+    result(meta('y'), [{ status: 'unknown', message: 'not confirmed', caveats: ['c2'] }]),
+  ]
+  const lines = renderHuman(results, null, { color: false }).split('\n')
+  const i = lines.indexOf('    ✖ bad')
+  assert.deepEqual(lines.slice(i, i + 4), [
+    '    ✖ bad',
+    '      caveat: c1',
+    '      fix: do it',
+    '        $ run',
+  ])
+  const j = lines.indexOf('    unknown: not confirmed')
+  assert.equal(lines[j + 1], '      caveat: c2')
+  const colored = renderHuman(results, null, { color: true })
+  assert.ok(colored.includes('\u001b[33mcaveat:\u001b[39m c1'), 'the caveat label in yellow')
+})
+
+test("the simulator unavailable: the local evaluator's pass prints what it cannot see (real catalog)", () => {
+  const facts = healthyFacts((f) => {
+    for (const [arn, read] of Object.entries(f.iam.passRole))
+      if (read.ok)
+        f.iam.passRole[arn] = {
+          ok: true,
+          value: { ...read.value, method: 'local', simulatorUnavailable: 'HTTP 500' },
+        }
+  })
+  const lines = renderHuman(runChecks(catalog, facts), facts, { color: false }).split('\n')
+  const i = lines.indexOf('  ✔ passrole-node-role — The controller may pass every node role to EC2')
+  assert.ok(i >= 0, lines.join('\n'))
+  assert.match(
+    lines[i + 1] ?? '',
+    /^ {4}caveat: karpctl's local evaluator does not see service control policies \(SCPs\) or session policies/,
+  )
+  const j = lines.indexOf(
+    '  ✔ controller-policy — The controller role carries the permissions of the reference policy',
+  )
+  assert.match(lines[j + 1] ?? '', /^ {4}caveat: controller-policy compares the role's policy documents/)
+})

@@ -94,7 +94,7 @@ test('jsonReport: cluster, region, summary counts and one entry per check', () =
     skipped: 1,
   })
   const bare = jsonReport([], null)
-  assert.equal(bare.cluster, undefined)
+  assert.equal(bare.cluster, null)
   assert.deepEqual(bare.summary, { pass: 0, fail: 0, warn: 0, unknown: 0, skipped: 0 })
   assert.deepEqual(bare.checks, [])
 })
