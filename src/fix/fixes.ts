@@ -95,7 +95,14 @@ const discovery: Builder = (facts, failing, check) => {
 
 const passRole: Builder = (facts, failing, check) => {
   const controller = facts.iam.controllerRoleName
-  const roles = failing.map((f) => f.subject ?? '').filter((s) => s.startsWith('arn:'))
+  // A permissions boundary that denies PassRole is another policy's decision: an inline grant cannot help.
+  const boundaryDenies = (f: Finding) => {
+    const d = (f.evidence as { permissionsBoundary?: { decision?: string } } | undefined)?.permissionsBoundary
+      ?.decision
+    return d !== undefined && d !== 'allowed'
+  }
+  const grantable = failing.filter((f) => f.subject?.startsWith('arn:') && !boundaryDenies(f))
+  const roles = grantable.map((f) => f.subject as string)
   if (!controller || roles.length === 0) return { resources: [], manual: failing }
   return {
     resources: [
@@ -108,7 +115,7 @@ const passRole: Builder = (facts, failing, check) => {
         dependsOn: [],
       }),
     ].map((r) => ({ ...r, group: group(check) })),
-    manual: failing.filter((f) => !f.subject?.startsWith('arn:')),
+    manual: failing.filter((f) => !grantable.includes(f)),
   }
 }
 
