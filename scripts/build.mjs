@@ -15,7 +15,7 @@ await build({
   platform: 'node',
   target: 'node20',
   // Loaded lazily by the commands that need them; the SDK resolves its own files at run time.
-  external: ['@aws-sdk/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
+  external: ['@aws-sdk/*', '@inquirer/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
   chunkNames: 'chunks/[name]-[hash]',
   // oclif is CommonJS: give the ESM bundle a `require` for its dynamic requires.
   banner: {
