@@ -1,9 +1,20 @@
 // Flags every cluster-facing command shares, and the one place errors become a one-line message
-// and an exit code (the stack only with --debug).
-import { Command, Flags, type Interfaces } from '@oclif/core'
-import { ExitCode, InputError, KarpctlError } from './errors.js'
+// and an exit code (the stack only with --debug): on stderr, or with --json as
+// `{"error": {"code", "message"}}` on stdout — whatever the error, karpctl's own, oclif's or a bug.
+import { statSync } from 'node:fs'
+import { Command, Flags, ux, type Interfaces } from '@oclif/core'
+import { ExitCode, InputError, KarpctlError, oneLine, quote } from './errors.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
+
+/** The overall bound of a run whose command has no `--timeout` of its own (doctor, tenant list). */
+export const DEFAULT_RUN_TIMEOUT_S = 300
+
+/** What oclif's parser throws (unknown flag, bad option, missing value): a usage error. */
+interface ParseError extends Error {
+  parse?: unknown
+  oclif?: { exit?: number }
+}
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
@@ -25,10 +36,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       summary: 'Kubeconfig context (default: the current context).',
       helpGroup: 'CLUSTER',
     }),
+    timeout: Flags.integer({
+      summary: `Give up after this many seconds, with exit 2 (default ${DEFAULT_RUN_TIMEOUT_S}; doctor --fix: none).`,
+      min: 1,
+      helpGroup: 'GLOBAL',
+    }),
     debug: Flags.boolean({ summary: 'Print stack traces and every API call.', helpGroup: 'GLOBAL' }),
   }
 
-  protected flags!: Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+  // A command's own flag of a base flag's name (install's --timeout) replaces it, as oclif merges them.
+  protected flags!: Interfaces.InferredFlags<
+    Omit<(typeof BaseCommand)['baseFlags'], keyof T['flags']> & T['flags']
+  >
+
+  private watchdog: NodeJS.Timeout | undefined
+  /** Set once the command line parsed: an error before that is a usage error. */
+  private parsedArgs = false
+  /** The overall bound of this run in seconds, when the base `--timeout` applies to it. */
+  private runTimeoutS: number | undefined
 
   public override async init(): Promise<void> {
     await super.init()
@@ -40,12 +65,57 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       strict: this.ctor.strict,
     })
     this.flags = flags as typeof this.flags
+    this.parsedArgs = true
+    refuseSpecialFiles(flags as Record<string, unknown>)
+    this.startWatchdog()
+  }
+
+  /**
+   * The overall bound: every request has its own timeout, but a credential provider, a file that never
+   * ends (a FIFO) or a bug must not hang the run either. Commands with a `--timeout` of their own (the
+   * wait of install, tenant and teardown) keep its meaning; an interactive `doctor --fix` has no
+   * default bound (it waits for the user).
+   */
+  private startWatchdog(): void {
+    const own = (this.ctor.flags as Record<string, unknown> | undefined)?.timeout
+    if (own !== undefined && own !== BaseCommand.baseFlags.timeout) return
+    const given = (this.flags as { timeout?: number }).timeout
+    const fixing = (this.flags as { fix?: boolean }).fix === true
+    const seconds = given ?? (fixing ? undefined : DEFAULT_RUN_TIMEOUT_S)
+    if (seconds === undefined) return
+    this.runTimeoutS = seconds
+    this.watchdog = setTimeout(() => this.giveUp(seconds), seconds * 1000)
+    this.watchdog.unref()
+  }
+
+  private async giveUp(seconds: number): Promise<void> {
+    const { inFlight } = await import('./context/aws.js')
+    const waiting = [...new Set(inFlight.values())]
+    const what = waiting.length
+      ? `still waiting for ${waiting.slice(0, 3).join('; ')}${waiting.length > 3 ? ` and ${waiting.length - 3} more` : ''}`
+      : 'it was not waiting on the network (a file that never ends, or a credential prompt?)'
+    const err = new KarpctlError(
+      `karpctl did not finish within ${seconds} s (--timeout): ${what}; check the network and the kube context, or pass a larger --timeout`,
+      'TIMEOUT',
+    )
+    this.printError(err)
+    process.exit(ExitCode.cannotRun)
+  }
+
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    if (this.watchdog) clearTimeout(this.watchdog)
+    // An error ended the run and said so: reads still queued behind it (each bounded by its own
+    // timeout) have nothing left to tell, and must not keep the process alive for that long.
+    if (err && (err as { code?: unknown }).code !== 'EEXIT') {
+      setTimeout(() => process.exit(), 250).unref()
+    }
+    return super.finally(err)
   }
 
   protected validateRegion(region: string): string {
     if (!REGION.test(region)) {
       throw new InputError(
-        `"${region}" is not an AWS region (e.g. us-west-2): fix --region or AWS_REGION`,
+        `${quote(region)} is not an AWS region (e.g. us-west-2): fix --region or AWS_REGION`,
         'INVALID_REGION',
       )
     }
@@ -55,34 +125,114 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Cluster, region, profile and kube context of a live run, from the flags and the environment. */
   protected async liveOptions() {
     const { resolveTarget } = await import('./context/target.js')
-    const target = resolveTarget({ ...this.flags, region: this.flags.region ?? undefined })
+    const flags = this.flags as unknown as Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
+    const target = resolveTarget({ ...flags, region: flags.region ?? undefined })
+    // Within an overall bound, one request may take a fraction of it (the SDK tries three times).
+    const bound = this.runTimeoutS === undefined ? undefined : this.runTimeoutS * 1000
     return {
       clusterName: target.clusterName,
       region: this.validateRegion(target.region),
-      profile: this.flags.profile ?? process.env.AWS_PROFILE,
-      kubeContext: this.flags['kube-context'],
+      profile: flags.profile ?? process.env.AWS_PROFILE,
+      kubeContext: flags['kube-context'],
       karpctlVersion: this.config.version,
+      ...(bound === undefined
+        ? {}
+        : {
+            requestTimeoutMs: Math.min(10_000, Math.max(500, Math.floor(bound / 4))),
+            kubeTimeoutMs: Math.min(15_000, Math.max(500, Math.floor(bound / 3))),
+          }),
     }
+  }
+
+  private get debugging(): boolean {
+    return this.argv.includes('--debug')
+  }
+
+  /** One line on stderr, or the JSON error object on stdout; the stack too with --debug. */
+  private printError(err: KarpctlError, stack?: string): void {
+    const message = oneLine(err.message)
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message } }, null, 2)}\n`)
+    } else {
+      process.stderr.write(`Error: ${message}\n`)
+    }
+    if (stack && this.debugging) process.stderr.write(`${stack}\n`)
   }
 
   protected override async catch(
     err: Error & { exitCode?: number; oclif?: { exit?: number } },
   ): Promise<unknown> {
-    // oclif's own exits (help, --version, parse errors) keep oclif's handling.
-    if (!(err instanceof KarpctlError)) {
-      if (err.oclif || (this.argv.includes('--debug') && !(err instanceof KarpctlError)))
-        return super.catch(err)
-      const message = err.message.split('\n')[0]
-      this.logToStderr(`Error: karpctl could not run: ${message} (run again with --debug for details)`)
-      process.exitCode = ExitCode.cannotRun
+    try {
+      if (ux.action.running) ux.action.stop('!')
+    } catch {
+      // the spinner is cosmetic
+    }
+    // `this.exit()` and oclif's own exits end the run as they asked.
+    if ((err as { code?: unknown }).code === 'EEXIT') return super.catch(err)
+    process.exitCode = ExitCode.cannotRun
+    if (err instanceof KarpctlError) {
+      this.printError(err, err.stack)
+      process.exitCode = err.exitCode
       return
     }
-    if (this.jsonEnabled()) {
-      this.logJson({ error: { code: err.code, message: err.message } })
-    } else {
-      this.logToStderr(`Error: ${err.message}`)
-      if (this.argv.includes('--debug')) this.logToStderr(err.stack ?? '')
+    const parse = err as ParseError
+    if (parse.parse !== undefined || (!this.parsedArgs && parse.oclif !== undefined)) {
+      this.printError(new KarpctlError(usageLine(err.message, this.id), 'USAGE'), err.stack)
+      return
     }
-    process.exitCode = err.exitCode
+    // A bug or an error nothing classified: one line that says so; --debug has the stack.
+    const first = (err.message || String(err)).split('\n').find((l) => l.trim() !== '') ?? err.name
+    this.printError(
+      new KarpctlError(
+        `karpctl could not run: ${first.trim()}${this.debugging ? '' : ' (run again with --debug for details)'}`,
+        'INTERNAL',
+      ),
+      err.stack ?? String(err),
+    )
+    return
   }
+}
+
+/**
+ * A flag that names a FIFO, a socket or a device would block the run (a FIFO with no writer never
+ * opens) or read something that is not a file: every karpctl flag that takes a path wants a regular
+ * file or a directory, so such a path is refused before anything reads it.
+ */
+function refuseSpecialFiles(flags: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(flags)) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof v !== 'string' || v === '') continue
+      let info
+      try {
+        info = statSync(v)
+      } catch {
+        continue
+      }
+      if (info.isFile() || info.isDirectory()) continue
+      const kind = info.isFIFO()
+        ? 'a FIFO'
+        : info.isSocket()
+          ? 'a socket'
+          : info.isCharacterDevice() || info.isBlockDevice()
+            ? 'a device'
+            : 'not a regular file'
+      throw new InputError(`--${name} ${quote(v)} is ${kind}: pass a regular file`, 'NOT_A_FILE')
+    }
+  }
+}
+
+/**
+ * oclif's parse errors in one line: `Nonexistent flag: --nope`, the reasons of a failed validation,
+ * and where to read more (never the whole help).
+ */
+function usageLine(message: string, id: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = message.replace(/\u001b\[[0-9;]*m/g, '')
+  let lines = plain
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^See more help with --help$/.test(l))
+  if (lines.length > 1 && /^The following errors? occurred:$/.test(lines[0] as string)) lines = lines.slice(1)
+  const command = id ? `karpctl ${id.replace(/:/g, ' ')}` : 'karpctl'
+  return `${lines.join('; ')} (see \`${command} --help\`)`
 }

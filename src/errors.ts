@@ -32,3 +32,34 @@ export class EnvironmentError extends KarpctlError {
     super(message, code)
   }
 }
+
+// Control characters (C0, DEL, C1) and the Unicode line separators: what would split a one-line
+// message or reach the terminal as an escape sequence.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+
+const escapeControl = (c: string): string => {
+  switch (c) {
+    case '\n':
+      return '\\n'
+    case '\r':
+      return '\\r'
+    case '\t':
+      return '\\t'
+    default:
+      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  }
+}
+
+/**
+ * A value the user (or a file) gave, as an error message shows it: in double quotes, with every
+ * control character escaped, so a newline in `--cluster` or in a path cannot split the line.
+ */
+export function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&').replace(CONTROL, escapeControl)}"`
+}
+
+/** A message made safe to print as one line: control characters escaped, never interpreted. */
+export function oneLine(message: string): string {
+  return message.replace(CONTROL, escapeControl)
+}

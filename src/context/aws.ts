@@ -14,6 +14,62 @@ export interface AwsOptions {
   maxAttempts?: number
   /** 'adaptive' for commands that write: the SDK then also slows itself down when AWS throttles. */
   retryMode?: 'standard' | 'adaptive'
+  /** How long one attempt may wait for an answer (default 10 s); the SDK retries up to maxAttempts. */
+  requestTimeoutMs?: number
+  /** How long one attempt may wait for the connection (default 5 s, at most requestTimeoutMs). */
+  connectionTimeoutMs?: number
+}
+
+export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 10_000
+export const DEFAULT_AWS_CONNECTION_TIMEOUT_MS = 5_000
+
+/**
+ * What the run is waiting on right now (AWS and Kubernetes requests in flight), so an overall timeout
+ * can say what never answered.
+ */
+export const inFlight = new Map<number, string>()
+let inFlightSeq = 0
+export async function tracked<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const id = ++inFlightSeq
+  inFlight.set(id, what)
+  try {
+    return await fn()
+  } finally {
+    inFlight.delete(id)
+  }
+}
+
+/** The service as a user knows it, for messages. */
+export const SERVICE_LABEL: Record<AwsService, string> = {
+  iam: 'IAM',
+  eks: 'EKS',
+  ec2: 'EC2',
+  sqs: 'SQS',
+  eventbridge: 'EventBridge',
+  sts: 'STS',
+}
+
+const ENDPOINT_PREFIX: Record<AwsService, string> = {
+  iam: 'iam',
+  eks: 'eks',
+  ec2: 'ec2',
+  sqs: 'sqs',
+  eventbridge: 'events',
+  sts: 'sts',
+}
+
+/** The endpoint a service is reached at, as the SDK resolves it (explicit, AWS_ENDPOINT_URL[_SERVICE], or AWS's). */
+export function endpointOf(service: AwsService, options: AwsOptions, env = process.env): string {
+  const own = env[`AWS_ENDPOINT_URL_${(service === 'eventbridge' ? 'EVENTBRIDGE' : service).toUpperCase()}`]
+  const explicit = options.endpoint ?? own ?? env.AWS_ENDPOINT_URL
+  if (explicit) return withoutUserinfo(explicit)
+  if (service === 'iam') return 'https://iam.amazonaws.com'
+  return `https://${ENDPOINT_PREFIX[service]}.${options.region}.amazonaws.com`
+}
+
+/** A URL without its `user:password@` part (never printed, never stored). */
+export function withoutUserinfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1')
 }
 
 type SdkModule = Record<string, unknown>
@@ -63,7 +119,20 @@ export class Aws {
         if (this.options.endpoint) config.endpoint = this.options.endpoint
         if (this.options.maxAttempts) config.maxAttempts = this.options.maxAttempts
         if (this.options.retryMode) config.retryMode = this.options.retryMode
-        return { mod, client: new Client(config) }
+        // The SDK waits forever by default for an endpoint that accepts the connection and never answers.
+        const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS
+        config.requestHandler = {
+          requestTimeout,
+          connectionTimeout: Math.min(
+            requestTimeout,
+            this.options.connectionTimeoutMs ?? DEFAULT_AWS_CONNECTION_TIMEOUT_MS,
+          ),
+          socketTimeout: requestTimeout,
+          throwOnRequestTimeout: true,
+        }
+        const client = new Client(config)
+        recordEndpoint(client)
+        return { mod, client }
       })
       this.clients.set(service, entry)
     }
@@ -93,9 +162,14 @@ export class Aws {
       const { mod, client } = await this.load(service)
       const Command = mod[`${op}Command`] as new (input: object) => unknown
       this.log.record(`${service}:${op}:${JSON.stringify(input)}`, write)
+      const where = endpointOf(service, this.options)
       try {
-        return (await client.send(new Command(input))) as O
+        return (await tracked(`${SERVICE_LABEL[service]} ${op} at ${where}`, () =>
+          client.send(new Command(input)),
+        )) as O
       } catch (err) {
+        // A write that timed out may still have happened: its caller decides (the executor reads again).
+        if (!write && isTimeout(err)) throw timeoutError(service, op, err, this.options)
         throw fatalOrSelf(err, this.options)
       }
     })
@@ -123,6 +197,59 @@ export class Aws {
     for (const entry of this.clients.values())
       void entry.then(({ client }) => client.destroy()).catch(() => {})
   }
+}
+
+interface MiddlewareClient {
+  middlewareStack?: {
+    add(
+      mw: (next: (args: unknown) => Promise<unknown>) => (args: unknown) => Promise<unknown>,
+      options: { step: string; name: string; priority?: string },
+    ): void
+  }
+}
+
+/** Marks each failed attempt's error with the endpoint it went to (the SDK's errors do not say). */
+function recordEndpoint(client: unknown): void {
+  const stack = (client as MiddlewareClient).middlewareStack
+  if (!stack) return
+  stack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args)
+      } catch (err) {
+        const req = (args as { request?: { protocol?: string; hostname?: string; port?: number } }).request
+        if (err && typeof err === 'object' && req?.hostname) {
+          const port = req.port ? `:${req.port}` : ''
+          Object.assign(err, { $endpoint: `${req.protocol ?? 'https:'}//${req.hostname}${port}` })
+        }
+        throw err
+      }
+    },
+    { step: 'deserialize', name: 'karpctlEndpoint', priority: 'low' },
+  )
+}
+
+/** An answer that never came: the SDK's request, connection or socket timeout (after its retries). */
+export function isTimeout(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false
+  const e = err as SdkError
+  // An answer, even an error answer, is not a timeout.
+  if (e.$metadata?.httpStatusCode) return false
+  return (
+    e.name === 'TimeoutError' ||
+    e.code === 'ETIMEDOUT' ||
+    /requestTimeout|without establishing a connection|socket timed out/i.test(e.message ?? '')
+  )
+}
+
+function timeoutError(service: AwsService, op: string, err: unknown, options: AwsOptions): EnvironmentError {
+  const seen = (err as { $endpoint?: string }).$endpoint
+  const where = seen ? withoutUserinfo(seen) : endpointOf(service, options)
+  const seconds = Number(((options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS) / 1000).toFixed(1))
+  return new EnvironmentError(
+    `AWS ${SERVICE_LABEL[service]} at ${where} did not answer ${op} within ${seconds} s: check the network, --region and AWS_ENDPOINT_URL`,
+    'AWS_TIMEOUT',
+  )
 }
 
 interface SdkError {

@@ -5,8 +5,14 @@
 // mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
 import http from 'node:http'
 import https from 'node:https'
-import type { KubeCredentials } from './kubeconfig.js'
+import { EnvironmentError, quote } from '../errors.js'
+import { tracked } from './aws.js'
+import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
+
+export const DEFAULT_KUBE_TIMEOUT_MS = 15_000
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
 
 export class KubeApiError extends Error {
   constructor(
@@ -25,14 +31,18 @@ export class KubeClient {
     private readonly limiter: Limiter,
     private readonly memo: Memo,
     private readonly log: CallLog,
-    private readonly timeoutMs = 15_000,
+    private readonly timeoutMs = DEFAULT_KUBE_TIMEOUT_MS,
   ) {}
 
   get server(): string {
     return this.creds.server
   }
 
-  /** GET a path; resolves `null` on 404 so "absent" is a fact, not an error. */
+  /**
+   * GET a path; resolves `null` on 404 so "absent" is a fact, not an error. A server that does not
+   * answer within the timeout ends the run (an EnvironmentError naming it): every other read would wait
+   * as long for nothing.
+   */
   get<T>(path: string): Promise<T | null> {
     return this.memo.get(`kube:GET:${path}`, () =>
       this.limiter.run(async () => {
@@ -41,6 +51,12 @@ export class KubeClient {
           return (await this.request('GET', path)) as T
         } catch (err) {
           if (err instanceof KubeApiError && err.status === 404) return null
+          if ((err as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+            throw new EnvironmentError(
+              `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)}) did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,
+              'KUBE_TIMEOUT',
+            )
+          }
           throw err
         }
       }),
@@ -92,8 +108,24 @@ export class KubeClient {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     if (payload) headers['Content-Type'] = contentType
     const request = url.protocol === 'http:' ? http.request : https.request
+    return tracked(`Kubernetes ${method} ${path} at ${this.server}`, () =>
+      this.send(request, url, method, path, headers, tls, payload),
+    )
+  }
+
+  private send(
+    request: typeof https.request,
+    url: URL,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    tls: Omit<Awaited<ReturnType<KubeCredentials['requestOptions']>>, 'headers'>,
+    payload: string | undefined,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const req = request(url, { ...tls, method, headers, timeout: this.timeoutMs }, (res) => {
+        // Headers came: from here the socket's idle timeout, and the deadline for the whole body.
+        clearTimeout(answer)
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('end', () => {
@@ -107,17 +139,47 @@ export class KubeClient {
           const status = res.statusCode ?? 0
           if (status >= 200 && status < 300) return resolve(json)
           const st = json as { reason?: string; message?: string } | undefined
-          reject(
-            new KubeApiError(status, st?.reason ?? `HTTP${status}`, st?.message ?? text.slice(0, 200), path),
+          const err = new KubeApiError(
+            status,
+            st?.reason ?? `HTTP${status}`,
+            st?.message ?? text.slice(0, 200),
+            path,
           )
+          reject(rejectedCredentials(err, this.creds) ?? err)
         })
+        res.on('error', reject)
       })
-      req.on('timeout', () =>
-        req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-      )
+      const timedOut = () =>
+        req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' }))
+      // Three bounds: the answer (Node's socket `timeout` alone fires late while a TLS handshake
+      // hangs), the socket's idle time, and the whole exchange (a server that trickles bytes).
+      const answer = setTimeout(timedOut, this.timeoutMs)
+      const deadline = setTimeout(timedOut, this.timeoutMs * 4)
+      answer.unref()
+      deadline.unref()
+      req.on('timeout', timedOut)
+      req.on('close', () => {
+        clearTimeout(answer)
+        clearTimeout(deadline)
+      })
       req.on('error', reject)
       if (payload) req.write(payload)
       req.end()
     })
   }
+}
+
+/**
+ * 401 (no credential accepted: an expired `aws eks get-token`, a wrong user) and a 403 to
+ * `system:anonymous` (the credential was not even seen) mean no read of the run can succeed: one
+ * EnvironmentError that says how to refresh them, instead of every check `unknown`.
+ */
+export function rejectedCredentials(err: KubeApiError, creds: KubeCredentials): EnvironmentError | undefined {
+  const anonymous = err.status === 403 && /system:anonymous/.test(err.message)
+  if (err.status !== 401 && !anonymous) return undefined
+  const why = anonymous ? '403: it treats them as system:anonymous' : '401 Unauthorized'
+  return new EnvironmentError(
+    `the Kubernetes API at ${creds.server} rejected the credentials of kube context ${quote(creds.contextName)} (${why}): ${refreshHint(creds)}`,
+    'KUBE_UNAUTHORIZED',
+  )
 }

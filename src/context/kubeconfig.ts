@@ -11,11 +11,14 @@ import type https from 'node:https'
 import { homedir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { parse } from 'yaml'
-import { EnvironmentError } from '../errors.js'
+import { EnvironmentError, quote } from '../errors.js'
 
 export interface KubeCredentials {
+  /** The API server URL, without any `user:password@` (that, if present, is sent as basic auth). */
   server: string
   contextName: string
+  /** The EKS cluster this context is for, when the context name, exec plugin or server says so. */
+  eks?: { cluster?: string; region?: string }
   namespace?: string
   /** The merged kubeconfig, its current context set to `contextName`. */
   config: KubeConfig
@@ -172,6 +175,7 @@ export async function resolveKubeCredentials(
       'BAD_KUBECONFIG',
     )
   }
+  const server = checkServer(cluster.server, name, cluster.name)
   // client-node applies no TLS options (CA, insecure) to a context whose user is absent: give it one.
   const userName = ctx.user ?? `${ctx.name} (no user)`
   if (!users.some((u) => u.name === userName)) users.push({ name: userName })
@@ -204,7 +208,7 @@ export async function resolveKubeCredentials(
       key: opts.key as string | Buffer | undefined,
       rejectUnauthorized: opts.rejectUnauthorized !== false,
       servername: opts.servername,
-      auth: opts.auth ?? undefined,
+      auth: opts.auth ?? server.auth,
       agent: cluster.proxyUrl ? (opts.agent as http.Agent) : undefined,
     }
   }
@@ -223,7 +227,77 @@ export async function resolveKubeCredentials(
 
   // Obtain the credential now (runs an exec plugin once), so a broken one fails before any request.
   await requestOptions()
-  return { server: cluster.server, contextName: name, namespace: ctx.namespace, config, requestOptions }
+  return {
+    server: server.url,
+    contextName: name,
+    eks: eksOf(name, user, server.url),
+    namespace: ctx.namespace,
+    config,
+    requestOptions,
+  }
+}
+
+/**
+ * The cluster's `server:` as a URL karpctl can request: http(s), with a host. Its userinfo, if any,
+ * is taken out of the URL (the URL is shown in messages and stored in snapshots) and sent as basic auth.
+ */
+function checkServer(raw: string, context: string, cluster: string): { url: string; auth?: string } {
+  const fix = 'write it as https://<host>[:port] or regenerate it with `aws eks update-kubeconfig`'
+  // Whatever it is, any `user:password@` in it is not shown.
+  const shown = quote(raw.replace(/\/\/[^/?#@]*@/g, '//').replace(/^[^/?#@]*@/, ''))
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) {
+    throw new EnvironmentError(
+      `kube context ${quote(context)}: cluster ${quote(cluster)} has server ${shown}, which is not an http(s) URL with a host (no https:// scheme?): ${fix}`,
+      'BAD_KUBECONFIG',
+    )
+  }
+  const auth =
+    url.username || url.password
+      ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+      : undefined
+  url.username = ''
+  url.password = ''
+  // No trailing slash: request paths start with one.
+  return { url: url.toString().replace(/\/$/, ''), auth }
+}
+
+const EKS_ARN = /^arn:aws[\w-]*:eks:([a-z0-9-]+):\d{12}:cluster\/([\w-]+)$/
+
+/** Which EKS cluster and region a context is for: its name (an ARN), its exec plugin's arguments, its server. */
+function eksOf(context: string, user: User, server: string): KubeCredentials['eks'] {
+  const arn = EKS_ARN.exec(context)
+  const args = (user.exec as { args?: unknown[] } | undefined)?.args?.map(String) ?? []
+  const arg = (...names: string[]) => {
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i] as string
+      for (const n of names) {
+        if (a === n && i + 1 < args.length) return args[i + 1]
+        if (a.startsWith(`${n}=`)) return a.slice(n.length + 1)
+      }
+    }
+    return undefined
+  }
+  const host = /\.([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d)\.eks\.amazonaws\.com(?:\.cn)?(?::\d+)?$/.exec(
+    new URL(server).host,
+  )
+  const cluster = arn?.[2] ?? arg('--cluster-name', '--cluster-id', '-i')
+  const region = arn?.[1] ?? arg('--region') ?? host?.[1]
+  return cluster || region ? { cluster, region } : undefined
+}
+
+/** How to get working credentials for a context, as a command when the EKS cluster is known. */
+export function refreshHint(creds: Pick<KubeCredentials, 'eks'>): string {
+  const cluster = creds.eks?.cluster
+  const region = creds.eks?.region ? ` --region ${creds.eks.region}` : ' --region <region>'
+  if (!cluster)
+    return 'refresh them (for EKS: `aws eks update-kubeconfig --name <cluster> --region <region>`) and check that `aws eks get-token --cluster-name <cluster>` works for your AWS identity'
+  return `refresh them with \`aws eks update-kubeconfig --name ${cluster}${region}\` and check that \`aws eks get-token --cluster-name ${cluster}${region}\` works for your AWS identity (it needs an access entry or an aws-auth mapping)`
 }
 
 /**

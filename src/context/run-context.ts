@@ -15,6 +15,10 @@ export interface RunOptions {
   maxAttempts?: number
   /** 'adaptive' for commands that write (install): the SDK slows down when AWS throttles. */
   retryMode?: 'standard' | 'adaptive'
+  /** How long one AWS attempt may wait for an answer (default 10 s). */
+  requestTimeoutMs?: number
+  /** How long one Kubernetes request may wait for an answer (default 15 s). */
+  kubeTimeoutMs?: number
 }
 
 export interface RunContext {
@@ -36,6 +40,7 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
       endpoint: options.endpoint,
       maxAttempts: options.maxAttempts,
       retryMode: options.retryMode,
+      requestTimeoutMs: options.requestTimeoutMs,
     },
     limiter,
     memo,
@@ -44,6 +49,12 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
   // Kubernetes has its own bound: its reads do not count against AWS's throttling buckets, and sharing one
   // bound let the first wave of Kubernetes reads hold back the AWS reads that start with them.
   const kubeLimiter = new Limiter(options.concurrency ?? 16)
-  const kube = new KubeClient(await resolveKubeCredentials(options.kubeContext), kubeLimiter, memo, log)
+  const kube = new KubeClient(
+    await resolveKubeCredentials(options.kubeContext),
+    kubeLimiter,
+    memo,
+    log,
+    options.kubeTimeoutMs,
+  )
   return { options, aws, kube, log, clock: () => new Date() }
 }

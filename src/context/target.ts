@@ -1,6 +1,6 @@
 // Which cluster and region a run is about: flags, then the environment, then an EKS kube context
 // (`aws eks update-kubeconfig` names contexts by the cluster ARN, which carries both).
-import { InputError } from '../errors.js'
+import { InputError, quote } from '../errors.js'
 import { currentContextName } from './kubeconfig.js'
 
 export interface Target {
@@ -28,7 +28,7 @@ export function resolveTarget(
   }
   if (!/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(clusterName)) {
     throw new InputError(
-      `"${clusterName}" is not a valid EKS cluster name (letters, digits, - and _, up to 100)`,
+      `${quote(clusterName)} is not a valid EKS cluster name (letters, digits, - and _, up to 100)`,
       'INVALID_CLUSTER',
     )
   }

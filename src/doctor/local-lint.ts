@@ -2,6 +2,7 @@
 import { tolerationValueTypes } from '../checks/toleration-value-types.js'
 import type { CheckResult, Finding } from '../checks/types.js'
 import { worst } from '../checks/run.js'
+import { InputError, quote } from '../errors.js'
 import type { LintIssue } from '../lint/values.js'
 
 function toFinding(issue: LintIssue): Finding {
@@ -27,10 +28,19 @@ export async function lintLocal(valuesFiles: string[], terraformDir?: string): P
   if (terraformDir) {
     const { lintTerraformDir } = await import('../lint/terraform.js')
     const tf = await lintTerraformDir(terraformDir)
+    // Nothing linted is not a pass: the directory (or the flag) is wrong.
+    if (tf.files.length === 0)
+      throw new InputError(
+        `--terraform ${quote(terraformDir)} has no .tf files: pass the directory of the Terraform that installs Karpenter`,
+        'TERRAFORM_NO_FILES',
+      )
+    if (tf.releases.length === 0)
+      throw new InputError(
+        `--terraform ${quote(terraformDir)}: no helm_release of a Karpenter chart in its ${tf.files.length} .tf file(s) (${tf.files.slice(0, 5).join(', ')}${tf.files.length > 5 ? ', …' : ''}): pass the directory that has it`,
+        'TERRAFORM_NO_RELEASE',
+      )
     issues.push(...tf.issues)
-    sources.push(
-      ...(tf.releases.length > 0 ? tf.releases : [`${terraformDir} (no Karpenter helm_release found)`]),
-    )
+    sources.push(...tf.releases)
     notes.push(...tf.notes)
   }
   const findings: Finding[] =

@@ -2,8 +2,11 @@
 // Deployment and pods, nodes, NodePools, EC2NodeClasses, CRDs, aws-auth, webhooks.
 import { parse } from 'yaml'
 import type { KubeClient } from '../context/kube.js'
+import { refreshHint } from '../context/kubeconfig.js'
+import { EnvironmentError, quote } from '../errors.js'
 import { decodeReleaseData, toHelmRelease } from './helm-release.js'
 import { read } from './read.js'
+import { redact } from './redact.js'
 import type {
   AwsAuthMapping,
   ContainerStatus,
@@ -16,6 +19,7 @@ import type {
   ObjectMeta,
   NodePool,
   Pod,
+  Read,
   ServiceAccount,
   Taint,
   ValidatingWebhook,
@@ -281,8 +285,61 @@ export async function serverVersion(kube: KubeClient): Promise<string | null> {
   return v?.gitVersion ?? null
 }
 
-/** Every Kubernetes read doctor makes, concurrently; reads that depend on the release wait for it. */
-export async function collectKube(kube: KubeClient): Promise<Facts['kube']> {
+/**
+ * Every Kubernetes read doctor makes, concurrently; reads that depend on the release wait for it.
+ * The promise is marked handled at once: the caller awaits it after other reads, and a fatal error
+ * (credentials the API rejects) must reach that await, not end the process as an unhandled rejection.
+ */
+export function collectKube(kube: KubeClient): Promise<Facts['kube']> {
+  const p = collectAll(kube).then((facts) => {
+    forbiddenEverywhere(kube, facts)
+    return redactKubeFacts(facts)
+  })
+  p.catch(() => {})
+  return p
+}
+
+/**
+ * Kubernetes facts are redacted as they are read (release values, env, annotations, userData can hold
+ * anything), so no report prints a secret; the selectors install and tenant copy from the
+ * EC2NodeClasses are data karpctl writes back, kept exactly.
+ */
+export function redactKubeFacts(facts: Facts['kube']): Facts['kube'] {
+  const out = redact(facts)
+  if (facts.nodeClasses.ok && out.nodeClasses.ok) {
+    out.nodeClasses.value.forEach((nc, i) => {
+      const spec = (facts.nodeClasses as { value: EC2NodeClass[] }).value[i]?.spec
+      if (!spec) return
+      for (const k of ['subnetSelectorTerms', 'securityGroupSelectorTerms', 'amiSelectorTerms'] as const)
+        if (spec[k] !== undefined) (nc.spec as Record<string, unknown>)[k] = spec[k]
+    })
+  }
+  return out
+}
+
+/**
+ * A 403 on every read (the server's version, which anyone may read, aside) is not a per-check
+ * permission gap: the identity has no access to the cluster at all, and every check would be unknown.
+ */
+function forbiddenEverywhere(kube: KubeClient, facts: Facts['kube']): void {
+  const reads: Read<unknown>[] = [
+    facts.release,
+    facts.nodes,
+    facts.nodePools,
+    facts.nodeClasses,
+    facts.crds,
+    facts.awsAuth,
+    facts.webhooks,
+  ]
+  if (!reads.every((r) => !r.ok && r.error.kind === 'denied')) return
+  const first = reads[0] as Read<unknown> & { ok: false }
+  throw new EnvironmentError(
+    `the Kubernetes API at ${kube.server} denied every read to kube context ${quote(kube.creds.contextName)} (${first.error.code}: ${first.error.message.slice(0, 160)}): the credentials work but map to no access; give your AWS identity an access entry or an aws-auth mapping, or ${refreshHint(kube.creds)}`,
+    'KUBE_FORBIDDEN',
+  )
+}
+
+async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
   const releaseP = read('kubernetes: Helm release secrets', () => findRelease(kube))
   const crdsP = read('kubernetes: Karpenter CRDs', () => crds(kube))
   const dependent = async <T>(label: string, fn: (r: HelmRelease) => Promise<T>, none: T) => {

@@ -6,15 +6,16 @@
 //
 // HCL is parsed with @cdktf/hcl2json (a WASM build of HashiCorp's parser). It gives no source
 // positions, so lines are found by searching the file text: best effort, and said so.
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
-import { InputError } from '../errors.js'
+import { InputError, quote } from '../errors.js'
 import {
   helmSetTypedValue,
   isStringTarget,
   lintHelmValues,
   lintValuesText,
   parseHelmPath,
+  readTextFile,
   valueType,
   type LintIssue,
 } from './values.js'
@@ -46,12 +47,12 @@ export async function lintTerraformDir(dir: string): Promise<TerraformLintResult
   const root = resolve(dir)
   const info = await stat(root).catch(() => null)
   if (!info?.isDirectory())
-    throw new InputError(`${dir} is not a directory with Terraform files`, 'TERRAFORM_DIR_INVALID')
+    throw new InputError(`${quote(dir)} is not a directory with Terraform files`, 'TERRAFORM_DIR_INVALID')
   const { parse } = await import('@cdktf/hcl2json')
   const result: TerraformLintResult = { files: [], releases: [], issues: [], notes: [] }
   for (const file of await tfFiles(root)) {
     const rel = relative(root, file) || file
-    const text = await readFile(file, 'utf8')
+    const text = await readTextFile(file, 'Terraform file', 'TERRAFORM_FILE')
     let json: Record<string, unknown>
     try {
       json = await parse(rel, text)
@@ -267,7 +268,9 @@ async function lintReferencedFile(ctx: ReleaseContext, raw: string, label: strin
   }
   const shown = relative(root, full) || full
   try {
-    ctx.result.issues.push(...(await lintValuesText(await readFile(full, 'utf8'), shown)))
+    ctx.result.issues.push(
+      ...(await lintValuesText(await readTextFile(full, 'values file', 'VALUES_FILE'), shown)),
+    )
   } catch (err) {
     if (!(err instanceof InputError)) throw err
     ctx.result.notes.push(`${label}: ${err.message}`)

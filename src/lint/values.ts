@@ -4,9 +4,10 @@
 // The chart renders it with toYaml and the API server rejects the object
 // ("cannot unmarshal bool into Go struct field ... of type string"), or Helm fails the upgrade.
 // One pure walker (`lintHelmValues`) serves the doctor check, the values-file lint and the Terraform lint.
-import { readFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { Document, LineCounter, Node } from 'yaml'
-import { InputError } from '../errors.js'
+import { InputError, quote } from '../errors.js'
 
 export type KeyPath = (string | number)[]
 
@@ -89,17 +90,60 @@ export function makeIssue(keyPath: KeyPath, value: unknown, source: string, writ
  * The YAML parser is imported on demand so `doctor` (which only needs the walker) does not load it.
  */
 export async function lintValuesFile(path: string): Promise<LintIssue[]> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'EIO'
-    throw new InputError(`cannot read values file ${path} (${code})`, 'VALUES_FILE_UNREADABLE')
-  }
-  return await lintValuesText(text, path)
+  return await lintValuesText(await readTextFile(path, 'values file', 'VALUES_FILE'), path)
 }
 
-/** Lints YAML text; `file` names it in messages. Malformed YAML → InputError with file:line. */
+/** Values files and Terraform files are small; anything larger is not one. */
+export const MAX_LINT_FILE_BYTES = 16 << 20
+
+/**
+ * A local text file, refused unless it is a regular file (a FIFO would block the run, a directory or a
+ * device is not text), at most MAX_LINT_FILE_BYTES, and UTF-8 (Helm and Terraform read UTF-8; a
+ * UTF-16 or binary file would otherwise lint as something it is not). `what` and `code` name it.
+ */
+export async function readTextFile(path: string, what: string, code: string): Promise<string> {
+  const fail = (why: string, suffix = 'UNREADABLE') =>
+    new InputError(`${what} ${quote(path)} ${why}`, `${code}_${suffix}`)
+  let handle
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer must not block before it can be refused.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (err) {
+    const errno = (err as NodeJS.ErrnoException).code ?? 'EIO'
+    throw fail(errno === 'ENOENT' ? 'does not exist: check the path' : `cannot be read (${errno})`)
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) {
+      const kind = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : 'not a regular file'
+      throw fail(`is ${kind}: pass a YAML file`, 'INVALID')
+    }
+    if (info.size > MAX_LINT_FILE_BYTES)
+      throw fail(
+        `is ${Math.round(info.size / 2 ** 20)} MiB: larger than ${MAX_LINT_FILE_BYTES >> 20} MiB, not a ${what}`,
+        'INVALID',
+      )
+    const bytes = await handle.readFile()
+    try {
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+    } catch {
+      throw fail('is not UTF-8 text (binary, or UTF-16?): save it as UTF-8', 'INVALID')
+    }
+  } catch (err) {
+    if (err instanceof InputError) throw err
+    throw fail(`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'EIO'})`)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Helm reads aliases; this many expansions is an alias bomb ("billion laughs"), not values. */
+const MAX_ALIAS_COUNT = 1_000
+
+/**
+ * Lints YAML text; `file` names it in messages. Malformed YAML, a document that is not a map of
+ * values (a list, a scalar), and an alias bomb → InputError naming the file.
+ */
 export async function lintValuesText(text: string, file: string, lineOffset = 0): Promise<LintIssue[]> {
   const { LineCounter, parseDocument, isScalar } = await import('yaml')
   const lineCounter = new LineCounter()
@@ -111,7 +155,28 @@ export async function lintValuesText(text: string, file: string, lineOffset = 0)
       error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'malformed YAML'
     throw new InputError(`${file}:${line}: invalid YAML: ${reason}`, 'VALUES_FILE_INVALID')
   }
-  const issues = lintHelmValues(doc.toJS(), file)
+  let values: unknown
+  try {
+    values = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (err) {
+    if (/alias/i.test((err as Error).message))
+      throw new InputError(
+        `${file} refused: its YAML aliases expand more than ${MAX_ALIAS_COUNT} times (an alias bomb?)`,
+        'VALUES_FILE_INVALID',
+      )
+    throw new InputError(
+      `${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`,
+      'VALUES_FILE_INVALID',
+    )
+  }
+  // An empty file (or only comments) is valid: no values.
+  if (values !== null && values !== undefined && !isRecord(values)) {
+    const kind = Array.isArray(values)
+      ? 'a YAML list'
+      : `a ${valueType(values)} (${JSON.stringify(values).slice(0, 40)})`
+    throw new InputError(`${file} is ${kind}, not a map of Helm values (key: value)`, 'VALUES_FILE_INVALID')
+  }
+  const issues = lintHelmValues(values, file)
   return issues.map((issue) => locate(issue, doc, lineCounter, file, lineOffset, isScalar))
 }
 

@@ -2,7 +2,14 @@
 // errors that end the run, with a fake SDK client put where Aws keeps its lazily loaded clients.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { Aws, isNotFound, toReadFailure, type AwsOptions, type AwsService } from '../../../src/context/aws.js'
+import {
+  Aws,
+  endpointOf,
+  isNotFound,
+  toReadFailure,
+  type AwsOptions,
+  type AwsService,
+} from '../../../src/context/aws.js'
 import { CallLog, Limiter, Memo } from '../../../src/context/limiter.js'
 import { EnvironmentError } from '../../../src/errors.js'
 
@@ -327,4 +334,97 @@ test('Aws.destroy destroys every client it created', async () => {
   await Promise.resolve()
   await Promise.resolve()
   assert.equal(destroyed(), 1)
+})
+
+// ---- issue 10: an endpoint that accepts the connection and never answers ----
+
+async function silentServer(t: { after: (fn: () => void) => void }): Promise<string> {
+  const net = await import('node:net')
+  const sockets: import('node:net').Socket[] = []
+  const server = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    server.close()
+  })
+  return `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`
+}
+
+const credentials = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
+
+test('a silent endpoint: the real SDK gives up after its request timeout, one EnvironmentError naming the service and the endpoint', async (t) => {
+  const endpoint = await silentServer(t)
+  const saved = { ...process.env }
+  Object.assign(process.env, credentials)
+  t.after(() => {
+    for (const k of Object.keys(credentials)) {
+      if (saved[k] === undefined) delete process.env[k]
+      else process.env[k] = saved[k]
+    }
+  })
+  const aws = new Aws(
+    { region: 'us-west-2', endpoint, maxAttempts: 2, requestTimeoutMs: 300 },
+    new Limiter(4),
+    new Memo(),
+    new CallLog(),
+  )
+  t.after(() => aws.destroy())
+  const started = Date.now()
+  const err = await aws.call('sts', 'GetCallerIdentity').then(
+    () => assert.fail('a silent endpoint answered'),
+    (e: unknown) => e,
+  )
+  assert.ok(Date.now() - started < 5_000, `gave up after ${Date.now() - started} ms`)
+  assert.ok(err instanceof EnvironmentError, String(err))
+  assert.equal(err.code, 'AWS_TIMEOUT')
+  assert.equal(
+    err.message,
+    `AWS STS at ${endpoint} did not answer GetCallerIdentity within 0.3 s: check the network, --region and AWS_ENDPOINT_URL`,
+  )
+  // A write that timed out may have happened: it stays the SDK's error, for the executor to judge.
+  const write = await aws.write('sts', 'GetCallerIdentity').then(
+    () => assert.fail('a silent endpoint answered'),
+    (e: unknown) => e,
+  )
+  assert.ok(!(write instanceof EnvironmentError), String(write))
+  assert.equal(toReadFailure(write, 'w').kind, 'network')
+})
+
+test('every client is made with a request, connection and socket timeout (the SDK has none by default)', async () => {
+  const aws = new Aws(
+    { region: 'us-west-2', requestTimeoutMs: 7_000 },
+    new Limiter(1),
+    new Memo(),
+    new CallLog(),
+  )
+  const internals = aws as unknown as {
+    load(s: AwsService): Promise<{ client: { config: { requestHandler: unknown } } }>
+  }
+  const { client } = await internals.load('eks')
+  const handler = client.config.requestHandler as { configProvider: Promise<Record<string, unknown>> }
+  const config = await handler.configProvider
+  assert.equal(config.requestTimeout, 7_000)
+  assert.equal(config.connectionTimeout, 5_000)
+  assert.equal(config.socketTimeout, 7_000)
+  assert.equal(config.throwOnRequestTimeout, true)
+  aws.destroy()
+})
+
+test('endpointOf: explicit, AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, else AWS; never with userinfo', () => {
+  const o = { region: 'eu-west-1' }
+  assert.equal(endpointOf('sqs', o, {}), 'https://sqs.eu-west-1.amazonaws.com')
+  assert.equal(endpointOf('eventbridge', o, {}), 'https://events.eu-west-1.amazonaws.com')
+  assert.equal(endpointOf('iam', o, {}), 'https://iam.amazonaws.com')
+  assert.equal(
+    endpointOf('eks', o, { AWS_ENDPOINT_URL: 'http://u:p@localhost:4566' }),
+    'http://localhost:4566',
+  )
+  assert.equal(
+    endpointOf('eks', o, { AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_EKS: 'http://b' }),
+    'http://b',
+  )
+  assert.equal(
+    endpointOf('eks', { ...o, endpoint: 'http://c' }, { AWS_ENDPOINT_URL: 'http://a' }),
+    'http://c',
+  )
 })

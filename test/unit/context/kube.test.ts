@@ -13,6 +13,7 @@ import nock from 'nock'
 import { stringify } from 'yaml'
 import { KubeApiError, KubeClient } from '../../../src/context/kube.js'
 import { resolveKubeCredentials } from '../../../src/context/kubeconfig.js'
+import { EnvironmentError } from '../../../src/errors.js'
 import { CallLog, Limiter, Memo } from '../../../src/context/limiter.js'
 
 const SERVER = 'https://kube.test'
@@ -126,6 +127,39 @@ test('a non-2xx answer is a KubeApiError with the Status reason and message', as
   assert.deepEqual([broken.status, broken.reason, broken.message], [500, 'HTTP500', 'upstream connect error'])
 })
 
+test('401 to any request, and 403 to system:anonymous, end the run: the credentials do not work, and how to refresh them', async () => {
+  const arn = 'arn:aws:eks:us-west-2:123456789012:cluster/demo'
+  const { kube } = await client(SERVER)
+  ;(kube.creds as { eks?: unknown }).eks = { cluster: 'demo', region: 'us-west-2' }
+  ;(kube.creds as { contextName: string }).contextName = arn
+  nock(SERVER)
+    .get('/api/v1/nodes')
+    .reply(401, { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized' })
+    .get('/api/v1/secrets')
+    .reply(403, {
+      kind: 'Status',
+      reason: 'Forbidden',
+      message: 'secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group ""',
+    })
+    .post('/api/v1/namespaces/k/configmaps')
+    .reply(401, 'Unauthorized')
+  const hint =
+    'refresh them with `aws eks update-kubeconfig --name demo --region us-west-2` and check that `aws eks get-token --cluster-name demo --region us-west-2` works for your AWS identity (it needs an access entry or an aws-auth mapping)'
+  const unauthorized = await rejection(() => kube.get('/api/v1/nodes'))
+  assert.ok(unauthorized instanceof EnvironmentError, String(unauthorized))
+  assert.equal(unauthorized.code, 'KUBE_UNAUTHORIZED')
+  assert.equal(
+    unauthorized.message,
+    `the Kubernetes API at ${SERVER} rejected the credentials of kube context "${arn}" (401 Unauthorized): ${hint}`,
+  )
+  const anonymous = await rejection(() => kube.get('/api/v1/secrets'))
+  assert.ok(anonymous instanceof EnvironmentError)
+  assert.equal(anonymous.code, 'KUBE_UNAUTHORIZED')
+  assert.match(anonymous.message, /\(403: it treats them as system:anonymous\)/)
+  const write = await rejection(() => kube.write('POST', '/api/v1/namespaces/k/configmaps', {}))
+  assert.ok(write instanceof EnvironmentError && write.code === 'KUBE_UNAUTHORIZED')
+})
+
 test('write sends JSON and is logged as a write; apply is a server-side apply as field manager karpctl', async () => {
   const { kube, log } = await client(SERVER)
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }
@@ -182,9 +216,43 @@ test('a server that never answers times out with code ETIMEDOUT', async (t) => {
   })
   const { port } = silent.address() as AddressInfo
   const { kube } = await client(`https://127.0.0.1:${port}`, {}, { token: 't' }, 200)
-  const err = await rejection(() => kube.get('/version'))
+  const err = await rejection(() => kube.request('GET', '/version'))
   assert.equal(err.code, 'ETIMEDOUT')
   assert.match(err.message, /timed out after 200 ms/)
+  // A read (what doctor's collectors make) ends the run: one line naming the server and the context.
+  const read = await rejection(() => kube.get('/api/v1/nodes'))
+  assert.ok(read instanceof EnvironmentError, String(read))
+  assert.equal(read.code, 'KUBE_TIMEOUT')
+  assert.equal(
+    read.message,
+    `the Kubernetes API at https://127.0.0.1:${port} (kube context "test") did not answer within 0.2 s: check the kube context, the network and any proxy`,
+  )
+})
+
+test('a server that trickles bytes without ever finishing is bounded by the deadline', async (t) => {
+  withoutNock(t)
+  const sockets: net.Socket[] = []
+  // Answers with headers, then a byte of the body every 50 ms: the socket is never idle for 200 ms.
+  const trickle = net
+    .createServer((s) => {
+      sockets.push(s)
+      s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n')
+      const timer = setInterval(() => s.write(' '), 50)
+      s.on('close', () => clearInterval(timer))
+      s.on('error', () => clearInterval(timer))
+    })
+    .listen(0, '127.0.0.1')
+  await new Promise((resolve) => trickle.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    trickle.close()
+  })
+  const { port } = trickle.address() as AddressInfo
+  const { kube } = await client(`http://127.0.0.1:${port}`, { 'insecure-skip-tls-verify': true }, {}, 200)
+  const started = Date.now()
+  const err = await rejection(() => kube.request('GET', '/version'))
+  assert.ok(Date.now() - started < 5_000, `gave up after ${Date.now() - started} ms`)
+  assert.equal(err.code, 'ETIMEDOUT', String(err))
 })
 
 test('a refused connection keeps its code (ECONNREFUSED) for the read classifier', async (t) => {

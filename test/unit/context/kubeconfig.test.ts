@@ -10,6 +10,7 @@ import { after, afterEach, before, beforeEach, test } from 'node:test'
 import { stringify } from 'yaml'
 import {
   currentContextName,
+  refreshHint,
   resolveKubeCredentials,
   type KubeCredentials,
 } from '../../../src/context/kubeconfig.js'
@@ -582,4 +583,95 @@ test('an exec plugin that prompts on stdin reads end-of-file and fails at once',
   const err = await envError(() => resolveKubeCredentials(undefined, { execTimeoutMs: 10_000 }))
   assert.equal(err.code, 'KUBE_CREDENTIALS')
   assert.match(err.message, /failed: it exited with an error;/)
+})
+
+// ---- issue 10: a server that is not a URL; userinfo never shown; how to refresh credentials ----
+
+test('a server without a scheme (or without a host) is BAD_KUBECONFIG, one line, naming the context and the server', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'bare',
+      contexts: [context('bare', 'bare', 'u'), context('host', 'host', 'u'), context('ftp', 'ftp', 'u')],
+      clusters: [
+        cluster('bare', '127.0.0.1:6443'),
+        cluster('host', 'localhost:6443'),
+        cluster('ftp', 'ftp://files.example'),
+      ],
+      users: [user('u', { token: 't' })],
+    }),
+  )
+  for (const [name, server] of [
+    ['bare', '127.0.0.1:6443'],
+    ['host', 'localhost:6443'],
+    ['ftp', 'ftp://files.example'],
+  ] as const) {
+    const err = await envError(() => resolveKubeCredentials(name === 'bare' ? undefined : name))
+    assert.equal(err.code, 'BAD_KUBECONFIG')
+    assert.equal(
+      err.message,
+      `kube context "${name}": cluster "${name}" has server "${server}", which is not an http(s) URL with a host (no https:// scheme?): write it as https://<host>[:port] or regenerate it with \`aws eks update-kubeconfig\``,
+    )
+  }
+})
+
+test('a server URL with user:password@ is used without it (sent as basic auth) and never shown', async () => {
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': 'x',
+      contexts: [context('x', 'c', 'u'), context('y', 'd', 'u')],
+      clusters: [
+        cluster('c', 'https://admin:s3cr3t-pw@kube.example:6443/'),
+        cluster('d', 'not a url://admin:s3cr3t-pw@kube.example'),
+      ],
+      users: [user('u', {})],
+    }),
+  )
+  const creds = await resolveKubeCredentials()
+  assert.equal(creds.server, 'https://kube.example:6443')
+  assert.equal((await wire(creds)).options.auth, 'admin:s3cr3t-pw')
+  const err = await envError(() => resolveKubeCredentials('y'))
+  assert.doesNotMatch(err.message, /s3cr3t/)
+})
+
+test('the EKS cluster and region of a context come from its ARN name, its exec plugin or its server', async () => {
+  const arn = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod'
+  const plugin = script(
+    'get-token',
+    `echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"x"}}'`,
+  )
+  useKubeconfig(
+    writeConfig('config', {
+      'current-context': arn,
+      contexts: [
+        context(arn, 'c', 'u'),
+        context('exec', 'c', 'e'),
+        context('host', 'h', 'u'),
+        context('none', 'n', 'u'),
+      ],
+      clusters: [
+        cluster('c', 'https://ABC.gr7.eu-west-1.eks.amazonaws.com'),
+        cluster('h', 'https://DEF.yl4.ap-south-1.eks.amazonaws.com'),
+        cluster('n', 'https://kube.example'),
+      ],
+      users: [
+        user('u', { token: 't' }),
+        user('e', {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1beta1',
+            command: plugin,
+            args: ['eks', 'get-token', '--cluster-name', 'staging', '--region', 'us-east-2'],
+          },
+        }),
+      ],
+    }),
+  )
+  assert.deepEqual((await resolveKubeCredentials()).eks, { cluster: 'prod', region: 'eu-west-1' })
+  assert.deepEqual((await resolveKubeCredentials('exec')).eks, { cluster: 'staging', region: 'us-east-2' })
+  assert.deepEqual((await resolveKubeCredentials('host')).eks, { cluster: undefined, region: 'ap-south-1' })
+  assert.equal((await resolveKubeCredentials('none')).eks, undefined)
+  assert.equal(
+    refreshHint({ eks: { cluster: 'prod', region: 'eu-west-1' } }),
+    'refresh them with `aws eks update-kubeconfig --name prod --region eu-west-1` and check that `aws eks get-token --cluster-name prod --region eu-west-1` works for your AWS identity (it needs an access entry or an aws-auth mapping)',
+  )
+  assert.match(refreshHint({}), /aws eks update-kubeconfig --name <cluster> --region <region>/)
 })

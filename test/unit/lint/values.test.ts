@@ -99,7 +99,8 @@ test('malformed YAML throws InputError with a one-line message naming file and l
   })
   await assert.rejects(
     lintValuesFile(fixture('missing.yaml')),
-    (err: unknown) => err instanceof InputError && /cannot read values file/.test(err.message),
+    (err: unknown) =>
+      err instanceof InputError && /values file ".*missing\.yaml" does not exist/.test(err.message),
   )
 })
 

@@ -1,0 +1,938 @@
+// The built CLI (`node bin/run.js`, after `npm run build`) fed bad input the way a new user would:
+// flags, files, environment, and servers on 127.0.0.1 that misbehave — one that accepts the connection
+// and never answers, one that answers 401 (or 403) to everything, one that refuses. Every case must end
+// with exit 2 and one line on stderr (`Error: …`), or with --json one `{"error": {"code", "message"}}`
+// object on stdout, never a stack trace, never a control character from the input, and never a hang.
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { stringify } from 'yaml'
+import { repoRoot } from '../helpers/fixtures.js'
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+  ms: number
+}
+
+/** No case may take longer than this: past it, the CLI is killed and the case fails as a hang. */
+const HANG_MS = 45_000
+
+let dir: string
+const servers: { close(): void }[] = []
+const sockets: net.Socket[] = []
+const url: Record<'silent' | 'refused' | 'kube401' | 'kube403' | 'kubeAnonymous' | 'aws' | 'aws401', string> =
+  {
+    silent: '',
+    refused: '',
+    kube401: '',
+    kube403: '',
+    kubeAnonymous: '',
+    aws: '',
+    aws401: '',
+  }
+
+const listen = async (server: net.Server | http.Server): Promise<string> => {
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  servers.push(server)
+  return `127.0.0.1:${(server.address() as net.AddressInfo).port}`
+}
+
+const status = (code: number, reason: string, message: string) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, message, code })
+
+/** A Kubernetes API that answers every request with `answer` (the version aside, when `version`). */
+function kubeServer(code: number, reason: string, message: string, version = false) {
+  return http.createServer((req, res) => {
+    if (version && req.url === '/version') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return res.end(JSON.stringify({ gitVersion: 'v1.34.1' }))
+    }
+    res.writeHead(code, { 'content-type': 'application/json' })
+    res.end(status(code, reason, message))
+  })
+}
+
+/**
+ * Just enough AWS for a run to get past its first call: STS says who we are; `ghost` is a cluster that
+ * does not exist; everything else is denied (each read then fails as data, as with a narrow policy).
+ */
+function awsServer() {
+  return http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => (body += c.toString()))
+    req.on('end', () => {
+      if (body.includes('Action=GetCallerIdentity')) {
+        res.writeHead(200, { 'content-type': 'text/xml' })
+        return res.end(
+          '<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>' +
+            '<Arn>arn:aws:iam::123456789012:user/test</Arn><UserId>AIDAEXAMPLE</UserId><Account>123456789012</Account>' +
+            '</GetCallerIdentityResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>',
+        )
+      }
+      if (req.method === 'GET' && req.url?.startsWith('/clusters/ghost')) {
+        res.writeHead(404, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': 'ResourceNotFoundException',
+        })
+        return res.end(JSON.stringify({ message: 'No cluster found for name: ghost.' }))
+      }
+      if ((req.headers['content-type'] ?? '').includes('x-www-form-urlencoded')) {
+        res.writeHead(403, { 'content-type': 'text/xml' })
+        return res.end(
+          '<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>denied by the test</Message></Error><RequestId>1</RequestId></ErrorResponse>',
+        )
+      }
+      res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' })
+      res.end(JSON.stringify({ message: 'denied by the test' }))
+    })
+  })
+}
+
+before(async () => {
+  assert.ok(
+    existsSync(join(repoRoot, 'dist', 'cli.js')),
+    'dist/ is missing: run `npm run build` first (npm test builds before the integration tests)',
+  )
+  dir = mkdtempSync(join(tmpdir(), 'karpctl-bad-input-'))
+  url.silent = await listen(net.createServer((s) => sockets.push(s)))
+  const closed = net.createServer()
+  url.refused = await listen(closed)
+  closed.close()
+  url.kube401 = await listen(kubeServer(401, 'Unauthorized', 'Unauthorized'))
+  url.kube403 = await listen(
+    kubeServer(
+      403,
+      'Forbidden',
+      'forbidden: User "arn:aws:iam::123456789012:user/ci" cannot list this',
+      true,
+    ),
+  )
+  url.kubeAnonymous = await listen(
+    kubeServer(403, 'Forbidden', 'forbidden: User "system:anonymous" cannot list resource', true),
+  )
+  url.aws = await listen(awsServer())
+  url.aws401 = await listen(
+    http.createServer((_req, res) => {
+      res.writeHead(401)
+      res.end('Unauthorized')
+    }),
+  )
+})
+
+after(() => {
+  for (const s of sockets) s.destroy()
+  for (const s of servers) s.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+// ---------- files the cases use ----------
+
+let fileNo = 0
+function file(content: string | Buffer, name = `f-${++fileNo}`): string {
+  const path = join(dir, name)
+  writeFileSync(path, content)
+  return path
+}
+function emptyDir(name: string): string {
+  const path = join(dir, name)
+  mkdirSync(path, { recursive: true })
+  return path
+}
+function fifo(): string {
+  const path = join(dir, `fifo-${++fileNo}`)
+  execFileSync('mkfifo', [path])
+  return path
+}
+function executable(body: string): string {
+  const path = file(`#!/bin/sh\n${body}\n`)
+  chmodSync(path, 0o755)
+  return path
+}
+
+interface KubeconfigOptions {
+  server?: string
+  user?: Record<string, unknown>
+  cluster?: Record<string, unknown>
+  current?: string | null
+  contextCluster?: string
+}
+function kubeconfig(o: KubeconfigOptions = {}): string {
+  const doc: Record<string, unknown> = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'demo',
+        cluster: {
+          server: o.server ?? `http://${url.kube401}`,
+          ...(o.cluster ?? { 'insecure-skip-tls-verify': true }),
+        },
+      },
+    ],
+    contexts: [{ name: 'demo', context: { cluster: o.contextCluster ?? 'demo', user: 'demo' } }],
+    users: [{ name: 'demo', user: o.user ?? { token: 'not-a-real-token' } }],
+  }
+  if (o.current !== null) doc['current-context'] = o.current ?? 'demo'
+  return file(stringify(doc), `kubeconfig-${++fileNo}`)
+}
+
+const healthy = () => join(repoRoot, 'examples', 'healthy.json')
+const wrongContent = () => {
+  const facts = JSON.parse(readFileSync(healthy(), 'utf8')) as Record<string, unknown>
+  facts.kube = {}
+  return file(JSON.stringify(facts), `wrong-content-${++fileNo}.json`)
+}
+const bomb = [
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+  'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+  'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+  'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+  'podAnnotations: {x: *e}',
+].join('\n')
+
+// ---------- running the CLI ----------
+
+const AWS_KEYS = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
+
+function karpctl(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  const started = Date.now()
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'bin', 'run.js'), ...args],
+      {
+        cwd: dir,
+        timeout: HANG_MS,
+        killSignal: 'SIGKILL',
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          XDG_CONFIG_HOME: join(dir, '.config'),
+          XDG_CACHE_HOME: join(dir, '.cache'),
+          XDG_DATA_HOME: join(dir, '.local', 'share'),
+          KUBECONFIG: join(dir, 'no-kubeconfig'),
+          AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+          AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+          AWS_EC2_METADATA_DISABLED: 'true',
+          NO_COLOR: '1',
+          ...env,
+        },
+      },
+      (err, stdout, stderr) => {
+        const code = err && typeof err.code === 'number' ? err.code : err ? null : 0
+        resolve({ code, stdout, stderr, ms: Date.now() - started })
+      },
+    )
+  })
+}
+
+const cliLines = (s: string) =>
+  s
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .filter((l) => !/^\(node:\d+\)|^\(Use `node --trace-warnings/.test(l))
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+
+interface Case {
+  name: string
+  args: () => string[]
+  env?: () => Record<string, string>
+  /** What the one line (or the JSON message) must say. */
+  message: RegExp
+  /** The JSON error code, when the case runs with --json. */
+  code?: string
+  /**
+   * false: the line is one line with exit 2, but not yet a clear one (an error nothing classified,
+   * reported as "karpctl could not run: …"). Counted apart in the closing numbers.
+   */
+  clear?: boolean
+}
+
+const live = ['--cluster', 'demo', '--region', 'us-west-2']
+/** AWS at `aws` (STS answers, the rest is denied), the kube API as `k` says; both read when the case runs. */
+const kubeAnd =
+  (k: () => KubeconfigOptions = () => ({}), aws: () => string = () => url.aws) =>
+  () => ({
+    ...AWS_KEYS,
+    AWS_MAX_ATTEMPTS: '1',
+    AWS_ENDPOINT_URL: `http://${aws()}`,
+    KUBECONFIG: kubeconfig(k()),
+  })
+
+const cases: Case[] = [
+  // ---- flags ----
+  {
+    name: 'unknown flag',
+    args: () => ['doctor', '--nope'],
+    message: /^Nonexistent flag: --nope \(see `karpctl doctor --help`\)$/,
+  },
+  {
+    name: 'unknown flag, --json',
+    args: () => ['doctor', '--nope', '--json'],
+    message: /Nonexistent flag: --nope/,
+    code: 'USAGE',
+  },
+  {
+    name: 'two unknown flags',
+    args: () => ['doctor', '--nope', '--worse'],
+    message: /Nonexistent flags: --nope, --worse/,
+  },
+  { name: 'unknown short flag', args: () => ['doctor', '-Z'], message: /Nonexistent flag: -Z/ },
+  {
+    name: '--output not one of the formats',
+    args: () => ['doctor', '--output', 'yaml'],
+    message: /Expected --output=yaml to be one of: human, sarif, junit, markdown/,
+  },
+  {
+    name: '--output bad, --json',
+    args: () => ['doctor', '-o', 'yaml', '--json'],
+    message: /to be one of/,
+    code: 'USAGE',
+  },
+  {
+    name: '--cluster without a value',
+    args: () => ['doctor', '--cluster'],
+    message: /Flag --cluster expects a value/,
+  },
+  {
+    name: '--snapshot without a value',
+    args: () => ['doctor', '--snapshot'],
+    message: /Flag --snapshot expects a value/,
+  },
+  {
+    name: '--timeout not a number',
+    args: () => ['doctor', '--timeout', 'soon'],
+    message: /--timeout.*Expected an integer but received: soon/,
+  },
+  { name: '--timeout 0', args: () => ['doctor', '--timeout', '0'], message: /greater than or equal to 1/ },
+  {
+    name: 'unknown flag of tenant list',
+    args: () => ['tenant', 'list', '--nope'],
+    message: /Nonexistent flag: --nope \(see `karpctl tenant list --help`\)/,
+  },
+  {
+    name: 'unknown flag of install, --json',
+    args: () => ['install', '--nope', '--json'],
+    message: /Nonexistent flag/,
+    code: 'USAGE',
+  },
+  {
+    name: 'unknown flag of teardown',
+    args: () => ['teardown', '--nope'],
+    message: /Nonexistent flag: --nope/,
+  },
+  {
+    name: '--only an unknown id',
+    args: () => ['doctor', '--snapshot', healthy(), '--only', 'nope'],
+    message: /unknown check id: nope/,
+  },
+  {
+    name: '--only an unknown id, --json',
+    args: () => ['doctor', '--snapshot', healthy(), '--only', 'nope', '--json'],
+    message: /unknown check id: nope/,
+    code: 'UNKNOWN_CHECK',
+  },
+  {
+    name: '--skip an unknown id',
+    args: () => ['doctor', '--snapshot', healthy(), '--skip', 'helm-release,nope'],
+    message: /unknown check id: nope/,
+  },
+  {
+    name: '--only with a newline',
+    args: () => ['doctor', '--snapshot', healthy(), '--only', 'nope\nsecond line'],
+    message: /nope\\nsecond line/,
+  },
+  {
+    name: '--fix with --snapshot',
+    args: () => ['doctor', '--fix', '--snapshot', healthy()],
+    message: /--fix repairs a live cluster/,
+  },
+  // ---- cluster and region ----
+  { name: 'no cluster anywhere', args: () => ['doctor'], message: /which cluster\? pass --cluster/ },
+  {
+    name: 'no region anywhere',
+    args: () => ['doctor', '--cluster', 'demo'],
+    message: /which region\? pass --region/,
+  },
+  {
+    name: '--cluster empty',
+    args: () => ['doctor', '--cluster', '', '--region', 'us-west-2'],
+    message: /which cluster\?/,
+  },
+  {
+    name: '--cluster with a space and !',
+    args: () => ['doctor', '--cluster', 'my cluster!', '--region', 'us-west-2'],
+    message: /^"my cluster!" is not a valid EKS cluster name/,
+  },
+  {
+    name: '--cluster with a newline',
+    args: () => ['doctor', '--cluster', 'demo\nrm -rf /', '--region', 'us-west-2'],
+    message: /^"demo\\nrm -rf \/" is not a valid EKS cluster name/,
+  },
+  {
+    name: '--cluster with an escape sequence, --json',
+    args: () => ['doctor', '--cluster', 'x\u001b]0;pwned\u0007', '--region', 'us-west-2', '--json'],
+    message: /"x\\u001b\]0;pwned\\u0007" is not a valid/,
+    code: 'INVALID_CLUSTER',
+  },
+  {
+    name: '--cluster 101 characters',
+    args: () => ['doctor', '--cluster', 'a'.repeat(101), '--region', 'us-west-2'],
+    message: /is not a valid EKS cluster name/,
+  },
+  {
+    name: 'KARPCTL_CLUSTER invalid',
+    args: () => ['doctor', '--region', 'us-west-2'],
+    env: () => ({ KARPCTL_CLUSTER: '-bad' }),
+    message: /"-bad" is not a valid EKS cluster name/,
+  },
+  {
+    name: '--region not a region',
+    args: () => ['doctor', '--cluster', 'demo', '--region', 'nowhere'],
+    message: /^"nowhere" is not an AWS region/,
+  },
+  {
+    name: '--region with a newline',
+    args: () => ['doctor', '--cluster', 'demo', '--region', 'us-west-2\nFAKE'],
+    message: /^"us-west-2\\nFAKE" is not an AWS region/,
+  },
+  {
+    name: 'AWS_REGION not a region',
+    args: () => ['doctor', '--cluster', 'demo'],
+    env: () => ({ AWS_REGION: 'mars-1' }),
+    message: /"mars-1" is not an AWS region/,
+  },
+  {
+    name: '--region bad, --json',
+    args: () => ['doctor', '--cluster', 'demo', '--region', 'x', '--json'],
+    message: /is not an AWS region/,
+    code: 'INVALID_REGION',
+  },
+  // ---- snapshots ----
+  {
+    name: 'snapshot does not exist',
+    args: () => ['doctor', '--snapshot', join(dir, 'absent.json')],
+    message: /does not exist/,
+  },
+  {
+    name: 'snapshot path with a newline',
+    args: () => ['doctor', '--snapshot', join(dir, 'a\nb.json')],
+    message: /a\\nb\.json/,
+  },
+  {
+    name: 'snapshot not JSON',
+    args: () => ['doctor', '--snapshot', file('{"schema": ')],
+    message: /is not valid JSON/,
+  },
+  {
+    name: 'snapshot not JSON, --json',
+    args: () => ['doctor', '--snapshot', file('{"schema": '), '--json'],
+    message: /is not valid JSON/,
+    code: 'SNAPSHOT_CORRUPT',
+  },
+  { name: 'snapshot empty', args: () => ['doctor', '--snapshot', file('')], message: /is not valid JSON/ },
+  {
+    name: 'snapshot of something else',
+    args: () => ['doctor', '--snapshot', file('{"apiVersion":"v1","kind":"List"}')],
+    message: /karpctl snapshot/,
+  },
+  { name: 'snapshot null', args: () => ['doctor', '--snapshot', file('null')], message: /karpctl snapshot/ },
+  {
+    name: 'snapshot a JSON list',
+    args: () => ['doctor', '--snapshot', file('[1,2]')],
+    message: /karpctl snapshot/,
+  },
+  {
+    name: 'snapshot of a newer schema',
+    args: () => ['doctor', '--snapshot', file('{"schema":"karpctl.facts/v2"}')],
+    message: /karpctl\.facts\/v2|schema/,
+  },
+  {
+    name: 'snapshot incomplete',
+    args: () => ['doctor', '--snapshot', file('{"schema":"karpctl.facts/v1","meta":{}}')],
+    message: /incomplete|missing/,
+  },
+  {
+    name: 'snapshot a directory',
+    args: () => ['doctor', '--snapshot', emptyDir('snapdir')],
+    message: /snapdir/,
+  },
+  {
+    name: 'snapshot a FIFO with no writer',
+    args: () => ['doctor', '--snapshot', fifo()],
+    message: /is a FIFO: pass a regular file/,
+  },
+  {
+    name: 'snapshot a device',
+    args: () => ['doctor', '--snapshot', '/dev/zero'],
+    message: /"\/dev\/zero" is a device/,
+  },
+  {
+    name: 'snapshot with the right schema and wrong content',
+    args: () => ['doctor', '--snapshot', wrongContent()],
+    message: /kube|snapshot|could not run/,
+    clear: false,
+  },
+  {
+    name: 'wrong content, --json',
+    args: () => ['doctor', '--snapshot', wrongContent(), '--json'],
+    message: /./,
+    clear: false,
+  },
+  {
+    name: '--save-snapshot into a missing directory',
+    args: () => [
+      'doctor',
+      '--snapshot',
+      healthy(),
+      '--save-snapshot',
+      join(dir, 'no', 'such', 'dir', 's.json'),
+    ],
+    message: /ENOENT|save-snapshot|no such/,
+    clear: false,
+  },
+  // ---- values files ----
+  {
+    name: 'values file does not exist',
+    args: () => ['doctor', '--values', join(dir, 'absent.yaml')],
+    message: /values file ".*absent\.yaml" does not exist/,
+  },
+  {
+    name: 'values file a YAML list',
+    args: () => ['doctor', '--values', file('- a\n- b\n')],
+    message: /is a YAML list, not a map of Helm values/,
+  },
+  {
+    name: 'values file a YAML list, --json',
+    args: () => ['doctor', '--values', file('- a\n'), '--json'],
+    message: /is a YAML list/,
+    code: 'VALUES_FILE_INVALID',
+  },
+  {
+    name: 'values file a scalar',
+    args: () => ['doctor', '--values', file('hello\n')],
+    message: /is a string \("hello"\), not a map/,
+  },
+  { name: 'values file a number', args: () => ['doctor', '--values', file('3\n')], message: /is a number/ },
+  {
+    name: 'values file Latin-1',
+    args: () => ['doctor', '--values', file(Buffer.from([0x61, 0x3a, 0x20, 0xe9, 0x0a]))],
+    message: /is not UTF-8 text/,
+  },
+  {
+    name: 'values file UTF-16',
+    args: () => [
+      'doctor',
+      '--values',
+      file(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a: 1\n', 'utf16le')])),
+    ],
+    message: /is not UTF-8 text/,
+  },
+  {
+    name: 'values file binary',
+    args: () => ['doctor', '--values', file(Buffer.from([0, 1, 2, 0xff, 0xfe, 0xfd]))],
+    message: /is not UTF-8 text/,
+  },
+  {
+    name: 'values file an alias bomb',
+    args: () => ['doctor', '--values', file(bomb)],
+    message: /refused: its YAML aliases expand more than/,
+  },
+  {
+    name: 'values file malformed YAML',
+    args: () => ['doctor', '--values', file('a: [1, 2\n')],
+    message: /:\d+: invalid YAML/,
+  },
+  {
+    name: 'values file a directory',
+    args: () => ['doctor', '--values', emptyDir('valuesdir')],
+    message: /is a directory/,
+  },
+  { name: 'values file a FIFO', args: () => ['doctor', '--values', fifo()], message: /is a FIFO/ },
+  {
+    name: 'second values file bad',
+    args: () => ['doctor', '--values', file('a: "x"\n'), '--values', file('- x\n')],
+    message: /is a YAML list/,
+  },
+  {
+    name: 'values path with a newline',
+    args: () => ['doctor', '--values', join(dir, 'v\nw.yaml')],
+    message: /v\\nw\.yaml/,
+  },
+  // ---- Terraform ----
+  {
+    name: '--terraform does not exist',
+    args: () => ['doctor', '--terraform', join(dir, 'no-infra')],
+    message: /is not a directory with Terraform files/,
+  },
+  {
+    name: '--terraform a file',
+    args: () => ['doctor', '--terraform', file('x')],
+    message: /is not a directory/,
+  },
+  {
+    name: '--terraform an empty directory',
+    args: () => ['doctor', '--terraform', emptyDir('tf-empty')],
+    message: /has no \.tf files/,
+  },
+  {
+    name: '--terraform empty, --json',
+    args: () => ['doctor', '--terraform', emptyDir('tf-empty-json'), '--json'],
+    message: /has no \.tf files/,
+    code: 'TERRAFORM_NO_FILES',
+  },
+  {
+    name: '--terraform without a Karpenter helm_release',
+    args: () => {
+      const d = emptyDir('tf-other')
+      writeFileSync(join(d, 'main.tf'), 'resource "aws_s3_bucket" "b" {\n  bucket = "b"\n}\n')
+      return ['doctor', '--terraform', d]
+    },
+    message: /no helm_release of a Karpenter chart in its 1 \.tf file/,
+  },
+  {
+    name: '--terraform invalid HCL',
+    args: () => {
+      const d = emptyDir('tf-broken')
+      writeFileSync(join(d, 'main.tf'), 'resource "helm_release" "k" {\n  chart = "karpenter"\n')
+      return ['doctor', '--terraform', d]
+    },
+    message: /main\.tf:\d+: invalid HCL/,
+  },
+  {
+    name: '--terraform .tf not UTF-8',
+    args: () => {
+      const d = emptyDir('tf-latin1')
+      writeFileSync(join(d, 'main.tf'), Buffer.from([0x23, 0x20, 0xe9, 0x0a]))
+      return ['doctor', '--terraform', d]
+    },
+    message: /is not UTF-8 text/,
+  },
+  // ---- kubeconfig ----
+  {
+    name: 'no kubeconfig',
+    args: () => ['doctor', ...live],
+    env: () => ({ ...AWS_KEYS }),
+    message: /no kubeconfig found at/,
+  },
+  {
+    name: 'KUBECONFIG a directory',
+    args: () => ['doctor', ...live],
+    env: () => ({ ...AWS_KEYS, KUBECONFIG: emptyDir('kubedir') }),
+    message: /no kubeconfig found at/,
+  },
+  {
+    name: 'kubeconfig not YAML',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: file('clusters: [\n') }),
+    message: /is not valid YAML/,
+  },
+  {
+    name: 'kubeconfig an alias bomb',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: file(bomb) }),
+    message: /is not valid YAML/,
+  },
+  {
+    name: 'kubeconfig without a current context',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ current: null }) }),
+    message: /has no current context: pass --kube-context \(one of: demo\)/,
+  },
+  {
+    name: '--kube-context unknown',
+    args: () => ['doctor', ...live, '--kube-context', 'prod'],
+    env: () => ({ KUBECONFIG: kubeconfig() }),
+    message: /kube context "prod" does not exist/,
+  },
+  {
+    name: '--kube-context with a newline',
+    args: () => ['doctor', ...live, '--kube-context', 'a\nb'],
+    env: () => ({ KUBECONFIG: kubeconfig() }),
+    message: /kube context "a\\nb" does not exist/,
+  },
+  {
+    name: 'context naming a missing cluster',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ contextCluster: 'gone' }) }),
+    message: /names cluster "gone", which the kubeconfig lacks/,
+  },
+  {
+    name: 'server without a scheme',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ server: '127.0.0.1:6443', cluster: {} }) }),
+    message: /has server "127\.0\.0\.1:6443", which is not an http\(s\) URL/,
+  },
+  {
+    name: 'server host:port only',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ server: 'localhost:6443', cluster: {} }) }),
+    message: /has server "localhost:6443", which is not an http\(s\) URL/,
+  },
+  {
+    name: 'server without a scheme, --json',
+    args: () => ['doctor', ...live, '--json'],
+    env: () => ({ KUBECONFIG: kubeconfig({ server: 'kube.example', cluster: {} }) }),
+    message: /not an http\(s\) URL/,
+    code: 'BAD_KUBECONFIG',
+  },
+  {
+    name: 'http:// server without insecure-skip-tls-verify',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ cluster: {} }) }),
+    message: /HTTP protocol is not allowed/,
+  },
+  {
+    name: 'exec plugin not installed',
+    args: () => ['doctor', ...live],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'no-such-aws-cli' } },
+      }),
+    }),
+    message: /credential plugin .* failed/,
+  },
+  {
+    name: 'exec plugin fails',
+    args: () => ['doctor', ...live],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1beta1',
+            command: executable('echo "token expired: secret-xyz" >&2; exit 1'),
+          },
+        },
+      }),
+    }),
+    message: /credential plugin .* failed: it exited with an error/,
+  },
+  {
+    name: 'exec plugin prints no JSON',
+    args: () => ['doctor', ...live],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: {
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: executable('echo hello') },
+        },
+      }),
+    }),
+    message: /printed no ExecCredential JSON/,
+  },
+  {
+    name: 'tokenFile missing',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ user: { tokenFile: join(dir, 'no-token') } }) }),
+    message: /cannot be used: .*no-token/,
+  },
+  // ---- AWS ----
+  {
+    name: 'no AWS credentials',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig() }),
+    message: /no AWS credentials found/,
+  },
+  {
+    name: 'AWS profile that does not exist',
+    args: () => ['doctor', ...live, '--profile', 'nope'],
+    env: () => ({ KUBECONFIG: kubeconfig() }),
+    message: /no AWS credentials found \(profile nope\)/,
+  },
+  {
+    name: 'AWS profile with a newline',
+    args: () => ['doctor', ...live, '--profile', 'a\nb'],
+    env: () => ({ KUBECONFIG: kubeconfig() }),
+    message: /profile a\\nb/,
+  },
+  {
+    name: 'AWS endpoint accepts and never answers',
+    args: () => ['doctor', ...live, '--timeout', '8'],
+    env: kubeAnd(undefined, () => url.silent),
+    message:
+      /^AWS (STS|EKS|IAM|EC2|SQS|EventBridge) at http:\/\/127\.0\.0\.1:\d+ did not answer \w+ within 2 s/,
+  },
+  {
+    name: 'AWS endpoint never answers, --json',
+    args: () => ['doctor', ...live, '--timeout', '8', '--json'],
+    env: kubeAnd(undefined, () => url.silent),
+    message: /did not answer/,
+    code: 'AWS_TIMEOUT',
+  },
+  {
+    name: 'AWS endpoint refuses',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.refused),
+    message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED/,
+  },
+  {
+    name: 'AWS endpoint answers 401 to everything',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.aws401),
+    message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(HTTP401/,
+  },
+  {
+    name: 'EKS cluster that does not exist',
+    args: () => ['doctor', '--cluster', 'ghost', '--region', 'us-west-2'],
+    env: kubeAnd(),
+    message: /EKS cluster "ghost" not found in us-west-2/,
+  },
+  // ---- Kubernetes API ----
+  {
+    name: 'kube API accepts and never answers',
+    args: () => ['doctor', ...live, '--timeout', '6'],
+    env: kubeAnd(() => ({ server: `https://${url.silent}` })),
+    message:
+      /^the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(kube context "demo"\) did not answer within 2 s/,
+  },
+  {
+    name: 'kube API never answers, --json',
+    args: () => ['doctor', ...live, '--timeout', '6', '--json'],
+    env: kubeAnd(() => ({ server: `https://${url.silent}` })),
+    message: /did not answer/,
+    code: 'KUBE_TIMEOUT',
+  },
+  {
+    name: 'kube API answers 401 to everything',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(),
+    message:
+      /rejected the credentials of kube context "demo" \(401 Unauthorized\): refresh them .*aws eks update-kubeconfig.*aws eks get-token/,
+  },
+  {
+    name: 'kube 401, --json',
+    args: () => ['doctor', ...live, '--json'],
+    env: kubeAnd(),
+    message: /401 Unauthorized/,
+    code: 'KUBE_UNAUTHORIZED',
+  },
+  {
+    name: 'kube 401 with an EKS ARN context',
+    args: () => ['doctor', '--region', 'us-west-2'],
+    env: () => ({
+      ...kubeAnd()(),
+      KUBECONFIG: file(
+        readFileSync(kubeconfig(), 'utf8').replaceAll(
+          'demo',
+          'arn:aws:eks:us-west-2:123456789012:cluster/demo',
+        ),
+      ),
+    }),
+    message: /aws eks update-kubeconfig --name demo --region us-west-2/,
+  },
+  {
+    name: 'kube 403 to every read',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kube403}` })),
+    message: /denied every read to kube context "demo" \(Forbidden/,
+  },
+  {
+    name: 'kube 403 to system:anonymous',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kubeAnonymous}` })),
+    message: /403: it treats them as system:anonymous/,
+  },
+  {
+    name: 'kube server URL with user:password, 401',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(() => ({ server: `http://admin:hunter2@${url.kube401}` })),
+    message: /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ rejected/,
+  },
+  {
+    name: 'tenant list, kube 401',
+    args: () => ['tenant', 'list', ...live],
+    env: kubeAnd(),
+    message: /401 Unauthorized/,
+  },
+  // ---- the overall bound ----
+  {
+    name: 'an exec plugin that hangs, ended by --timeout',
+    args: () => ['doctor', ...live, '--timeout', '3'],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: {
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: executable('sleep 20') },
+        },
+      }),
+    }),
+    message: /^karpctl did not finish within 3 s \(--timeout\)/,
+  },
+]
+
+const outcome = new Map<string, 'clear' | 'one-line'>()
+
+test(
+  `bad input: ${cases.length} cases, each exit 2 with one line (or one JSON error), no stack, no hang`,
+  { concurrency: 4 },
+  async (t) => {
+    assert.ok(cases.length >= 60, `${cases.length} cases`)
+    const runs = cases.map((c) =>
+      t.test(c.name, async () => {
+        const args = c.args()
+        const r = await karpctl(args, c.env?.() ?? {})
+        const shown = `exit ${r.code} after ${r.ms} ms\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
+        assert.notEqual(r.code, null, `hung (killed after ${HANG_MS} ms)\n${shown}`)
+        assert.equal(r.code, 2, shown)
+        assert.doesNotMatch(r.stdout + r.stderr, /^\s+at .*:\d+:\d+\)?$/m, `a stack trace\n${shown}`)
+        assert.doesNotMatch(
+          r.stdout + r.stderr,
+          CONTROL,
+          `a control character reached the terminal\n${shown}`,
+        )
+        let message: string
+        if (args.includes('--json')) {
+          const doc = JSON.parse(r.stdout) as { error?: { code?: unknown; message?: unknown } }
+          assert.deepEqual(Object.keys(doc), ['error'], shown)
+          assert.deepEqual(Object.keys(doc.error ?? {}).sort(), ['code', 'message'], shown)
+          assert.equal(typeof doc.error?.code, 'string')
+          assert.equal(typeof doc.error?.message, 'string')
+          message = doc.error?.message as string
+          if (c.code) assert.equal(doc.error?.code, c.code, shown)
+          assert.deepEqual(cliLines(r.stderr), [], `nothing on stderr with --json\n${shown}`)
+        } else {
+          const lines = cliLines(r.stderr)
+          assert.equal(lines.length, 1, `one line on stderr\n${shown}`)
+          assert.match(lines[0] as string, /^Error: /, shown)
+          assert.equal(r.stdout, '', shown)
+          message = (lines[0] as string).slice('Error: '.length)
+        }
+        assert.ok(!message.includes('\n'), 'one line')
+        assert.match(message, c.message, shown)
+        assert.doesNotMatch(message, /hunter2|secret-xyz/, 'no secret in the message')
+        const clear = c.clear !== false && !/^karpctl could not run/.test(message)
+        outcome.set(c.name, clear ? 'clear' : 'one-line')
+      }),
+    )
+    await Promise.all(runs)
+    const clear = [...outcome.values()].filter((v) => v === 'clear').length
+    t.diagnostic(
+      `${cases.length} bad inputs; ${outcome.size} end with exit 2 and one line (or one JSON error), ${clear} of them a clear one`,
+    )
+  },
+)
+
+test('--debug on an unexpected error prints the one line and then the stack it promises', async () => {
+  const r = await karpctl(['doctor', '--snapshot', wrongContent(), '--debug'])
+  assert.equal(r.code, 2, r.stderr)
+  const lines = cliLines(r.stderr)
+  assert.match(lines[0] as string, /^Error: karpctl could not run: /)
+  assert.doesNotMatch(lines[0] as string, /run again with --debug/)
+  assert.match(r.stderr, /^\s+at .+:\d+:\d+\)?$/m, 'the stack')
+})
+
+test('an unknown flag prints one line and a pointer to --help, never the whole help', async () => {
+  const r = await karpctl(['doctor', '--snapshot', healthy(), '--verbos'])
+  assert.equal(r.code, 2)
+  assert.deepEqual(cliLines(r.stderr), ['Error: Nonexistent flag: --verbos (see `karpctl doctor --help`)'])
+  assert.doesNotMatch(r.stderr, /USAGE|FLAGS|\$ karpctl/)
+})

@@ -1,0 +1,420 @@
+// The redaction corpus: a secret in every shape real clusters keep them in (camelCase and
+// SCREAMING_SNAKE keys, Helm `env:` pairs, tags, base64 PEM, PGP and SSH keys, URLs with userinfo,
+// dockerconfig `auth`, bearer tokens inside kubeconfig text, JWTs, EKS tokens, access keys, …), planted
+// in the facts where doctor collects them. None may survive in a saved snapshot, nor in any report
+// rendered from it, nor in any report of the live run (whose Kubernetes facts are redacted as collected).
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { catalog } from '../../../src/checks/catalog.js'
+import { runChecks } from '../../../src/checks/run.js'
+import { redactKubeFacts } from '../../../src/facts/collect-kube.js'
+import { REDACTED, redact } from '../../../src/facts/redact.js'
+import { loadSnapshot, saveSnapshot } from '../../../src/facts/snapshot.js'
+import type { Facts, HelmRelease } from '../../../src/facts/types.js'
+import { renderHuman } from '../../../src/report/human.js'
+import { jsonReport, junitReport, markdownReport, sarifReport } from '../../../src/report/machine.js'
+import { healthyFacts } from '../../helpers/facts.js'
+
+interface Plant {
+  /** The shape, as the corpus counts it. */
+  shape: string
+  /** What must not appear anywhere in the output. */
+  secret: string
+  plant: (f: Facts) => void
+}
+
+let n = 0
+/** A distinct secret per entry: found in the output, it is that entry that leaked. */
+const secret = (prefix = 'Zq') => `${prefix}${(++n).toString(36)}Xv9Lk2Pw7Rt4`
+
+const b64 = (s: string) => Buffer.from(s).toString('base64')
+
+const release = (f: Facts): HelmRelease => {
+  assert.ok(f.kube.release.ok && f.kube.release.value)
+  return f.kube.release.value
+}
+/** Sets a value in the release's user values and in its computed values, as Helm stores both. */
+const inValues = (f: Facts, set: (v: Record<string, unknown>) => void) => {
+  set(release(f).values)
+  set(release(f).computedValues)
+}
+const deploymentEnv = (f: Facts) => {
+  assert.ok(f.kube.deployment.ok && f.kube.deployment.value)
+  return f.kube.deployment.value.env
+}
+/** EC2NodeClass userData: not a field the checks read, but collected with the spec as the API gives it. */
+const userData = (f: Facts, text: string) => {
+  assert.ok(f.kube.nodeClasses.ok)
+  const spec = f.kube.nodeClasses.value[0]!.spec as Record<string, unknown>
+  spec.userData = `${typeof spec.userData === 'string' ? spec.userData : ''}${text}`
+}
+
+function pemBody(): string {
+  return `MIIEow${secret('Ib')}AKCAQEA${'q'.repeat(20)}`
+}
+
+function corpus(): Plant[] {
+  const plants: Plant[] = []
+  const add = (shape: string, s: string, plant: (f: Facts) => void) =>
+    plants.push({ shape, secret: s, plant })
+
+  // ---- by key, case-insensitive and camelCase-aware ----
+  for (const key of [
+    'someSecretKey',
+    'dbPassword',
+    'clientSecret',
+    'awsSecretAccessKey',
+    'apiKey',
+    'DB_PASS',
+    'API_KEY',
+    'password',
+    'PASSWORD',
+    'passwd',
+    'token',
+    'accessToken',
+    'refresh_token',
+    'sessionToken',
+    'privateKey',
+    'private-key',
+    'client-key-data',
+    'authorization',
+    'x-api-key',
+    'GITHUB_TOKEN',
+    'smtpPass',
+    'credentials',
+    'signingKey',
+    'connectionString',
+    'passphrase',
+  ]) {
+    const s = secret()
+    add(`key ${key}`, s, (f) => inValues(f, (v) => (v[key] = s)))
+  }
+  {
+    const s = secret()
+    add('key nested under a secret-named map', s, (f) =>
+      inValues(f, (v) => (v.awsCredentials = { aws: { id: 'x', value: s }, list: [s] })),
+    )
+  }
+  add('number under a password key', '73190482', (f) =>
+    inValues(f, (v) => (v.database = { port: 5432, password: 73190482 })),
+  )
+  {
+    const s = secret()
+    add('key in the controller env (a map)', s, (f) => (deploymentEnv(f).DB_PASSWORD = s))
+  }
+
+  // ---- by the name of {name, value} pairs ----
+  for (const name of [
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'DATABASE_PASSWORD',
+    'apiKey',
+    'STRIPE_API_KEY',
+  ]) {
+    const s = secret()
+    add(`env pair ${name}`, s, (f) =>
+      inValues(f, (v) => {
+        // The chart's `controller.env`: one list, every pair added to it.
+        const controller = (v.controller ??= { env: [{ name: 'LOG_LEVEL', value: 'debug' }] }) as {
+          env: { name: string; value: string }[]
+        }
+        controller.env.push({ name, value: s })
+      }),
+    )
+  }
+  {
+    const s = secret()
+    add('extraEnv pair', s, (f) => inValues(f, (v) => (v.extraEnv = [{ name: 'MY_SECRET', value: s }])))
+  }
+  {
+    const s = secret()
+    add('AWS tag {Key, Value} pair', s, (f) => {
+      const c = f.eks.cluster
+      assert.ok(c.ok && c.value)
+      c.value.tags = { ...c.value.tags, 'db-password': s }
+    })
+  }
+
+  // ---- by shape, whatever the key ----
+  {
+    const body = pemBody()
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----\n`
+    add('PEM private key', body, (f) => inValues(f, (v) => (v.extraObjects = [{ data: { 'key.pem': pem } }])))
+  }
+  {
+    const body = pemBody()
+    const pem = `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`
+    const encoded = b64(pem)
+    add('base64 PEM (the encoding)', encoded.slice(8, 60), (f) =>
+      inValues(f, (v) => (v.webhookCert = { data: encoded })),
+    )
+    add('base64 PEM (decoded body)', body, () => {})
+  }
+  {
+    const body = pemBody()
+    add('PGP private key block', body, (f) =>
+      inValues(f, (v) => {
+        v.gpg = {
+          key: `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF${body}\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----`,
+        }
+      }),
+    )
+  }
+  {
+    const body = pemBody()
+    add('OpenSSH private key', body, (f) =>
+      inValues(f, (v) => {
+        v.git = {
+          sshKeyContents: `-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn${body}\n-----END OPENSSH PRIVATE KEY-----`,
+        }
+      }),
+    )
+  }
+  {
+    const s = secret()
+    add('postgres URL with user:password', s, (f) =>
+      inValues(f, (v) => (v.databaseUrl = `postgres://karpenter:${s}@db.internal:5432/k`)),
+    )
+  }
+  {
+    const s = secret()
+    add('HTTPS_PROXY env pair with userinfo', s, (f) =>
+      inValues(
+        f,
+        (v) => (v.proxy = { env: [{ name: 'HTTPS_PROXY', value: `http://proxyuser:${s}@proxy:3128` }] }),
+      ),
+    )
+  }
+  {
+    const s = secret()
+    add('token as the URL user', s, (f) =>
+      inValues(f, (v) => (v.chartRepo = `https://${s}@github.com/org/charts.git`)),
+    )
+  }
+  {
+    const s = secret()
+    add(
+      'URL userinfo inside the controller env',
+      s,
+      (f) => (deploymentEnv(f).HTTP_PROXY = `http://u:${s}@10.0.0.1:3128`),
+    )
+  }
+  {
+    const auth = b64(`robot:${secret()}`)
+    add('dockerconfig auth (JSON text)', auth, (f) =>
+      inValues(f, (v) => (v.registryConfig = JSON.stringify({ auths: { 'ghcr.io': { auth } } }))),
+    )
+  }
+  {
+    const auth = b64(`robot:${secret()}`)
+    add('dockerconfig auth (object)', auth, (f) =>
+      inValues(f, (v) => (v.pullConfig = { auths: { 'ghcr.io': { username: 'robot', auth } } })),
+    )
+  }
+  {
+    const auth = b64(`robot:${secret()}`)
+    const config = b64(JSON.stringify({ auths: { 'ghcr.io': { auth } } }))
+    add('base64 .dockerconfigjson', config.slice(10, 50), (f) =>
+      inValues(f, (v) => (v.imagePull = { data: config })),
+    )
+  }
+  {
+    const s = secret()
+    const kubeconfig = `apiVersion: v1\nkind: Config\nusers:\n- name: ci\n  user:\n    token: ${s}\n`
+    add('bearer token inside kubeconfig text', s, (f) => inValues(f, (v) => (v.kubeconfigText = kubeconfig)))
+  }
+  {
+    const s = secret()
+    add('Authorization: Bearer in an annotation', s, (f) => {
+      const sa = f.kube.serviceAccount
+      assert.ok(sa.ok && sa.value)
+      sa.value.metadata.annotations = {
+        ...sa.value.metadata.annotations,
+        'example.com/probe': `Authorization: Bearer ${s}`,
+      }
+    })
+  }
+  {
+    const s = `eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ${secret('Q')}.c2lnbmF0dXJlX2Zvcl90ZXN0`
+    add('JWT', s, (f) => inValues(f, (v) => (v.note = `the service account token is ${s}`)))
+  }
+  {
+    const s = `k8s-aws-v1.aHR0cHM6Ly9zdHMuYW1hem9uYXdzLmNvbS8_QWN0aW9u${secret('X')}`
+    add('aws eks get-token token', s, (f) => (deploymentEnv(f).WEBHOOK_PROBE = s))
+  }
+  {
+    const s = 'AKIAZ7Q3EXAMPLE4Q2XY'
+    add('AWS access key id in free text', s, (f) =>
+      inValues(f, (v) => (v.comment = `rotated ${s} last week`)),
+    )
+  }
+  {
+    const s = `ghp_${secret('A')}abcdefghij`
+    add('GitHub token', s, (f) => inValues(f, (v) => (v.ci = { note: `use ${s}` })))
+  }
+  {
+    const s = secret()
+    add('password=… inside a connection string', s, (f) =>
+      inValues(f, (v) => (v.db = `Server=db;User Id=k;Password=${s};Database=x`)),
+    )
+  }
+  {
+    const s = secret()
+    add('export X_TOKEN=… in EC2NodeClass userData', s, (f) => {
+      userData(f, `#!/bin/bash\nexport BOOTSTRAP_TOKEN=${s}\n/etc/eks/bootstrap.sh demo\n`)
+    })
+  }
+  {
+    const s = secret()
+    add('--password flag in userData', s, (f) => {
+      userData(f, `#!/bin/bash\nmount-secrets --password ${s}\n`)
+    })
+  }
+  {
+    const s = secret()
+    add('Basic auth header in text', b64(`admin:${s}`), (f) =>
+      inValues(f, (v) => (v.probe = `curl -H 'Authorization: Basic ${b64(`admin:${s}`)}' http://x`)),
+    )
+  }
+  {
+    const s = `xoxb-${secret('1')}-abcdef`
+    add('Slack token', s, (f) => inValues(f, (v) => (v.alerts = { webhookNote: `bot ${s}` })))
+  }
+  {
+    const s = `sha256~${secret('T')}abcdefghij`
+    add('OAuth sha256~ token', s, (f) => inValues(f, (v) => (v.oauth = s)))
+  }
+  {
+    const s = secret()
+    add('.env text block', s, (f) =>
+      inValues(f, (v) => (v.dotenv = `LOG_LEVEL=info\nREDIS_PASSWORD=${s}\nPORT=80\n`)),
+    )
+  }
+  {
+    const s = secret()
+    add('YAML text with a password line', s, (f) =>
+      inValues(f, (v) => (v.configYaml = `db:\n  host: x\n  password: "${s}"\n`)),
+    )
+  }
+  {
+    const s = secret()
+    add('JSON text with an apiKey', s, (f) =>
+      inValues(f, (v) => (v.configJson = JSON.stringify({ apiKey: s, region: 'x' }))),
+    )
+  }
+  {
+    const s = secret()
+    add('annotation key naming a token', s, (f) => {
+      const sa = f.kube.serviceAccount
+      assert.ok(sa.ok && sa.value)
+      sa.value.metadata.annotations = { ...sa.value.metadata.annotations, 'example.com/apiToken': s }
+    })
+  }
+  {
+    const s = secret()
+    add('Pod Identity / IRSA web identity token env pair', s, (f) =>
+      inValues(f, (v) => (v.podEnv = [{ name: 'AWS_CONTAINER_AUTHORIZATION_TOKEN', value: s }])),
+    )
+  }
+  {
+    const s = secret()
+    add('kube server URL with user:password', s, (f) => {
+      f.meta.kubeServer = `https://admin:${s}@EXAMPLE.gr7.us-west-2.eks.amazonaws.com`
+      f.meta.notes.push(
+        `kube context "demo" points at https://admin:${s}@EXAMPLE.gr7.us-west-2.eks.amazonaws.com, not at EKS cluster demo`,
+      )
+    })
+  }
+  {
+    const s = secret()
+    add('userinfo in a read failure message', s, (f) => {
+      f.kube.webhooks = {
+        ok: false,
+        error: {
+          code: 'ECONNRESET',
+          kind: 'network',
+          message: `socket hang up (proxy http://u:${s}@p:3128)`,
+          read: 'webhooks',
+        },
+      }
+    })
+  }
+  return plants
+}
+
+let dir: string
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'karpctl-corpus-'))
+})
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Every report format doctor prints, for these facts. */
+function reports(facts: Facts): Record<string, string> {
+  const results = runChecks(catalog, facts)
+  return {
+    human: renderHuman(results, facts, { color: false, verbose: true }),
+    json: JSON.stringify(jsonReport(results, facts)),
+    sarif: sarifReport(results, catalog, '0.0.0'),
+    junit: junitReport(results, facts, '0.0.0'),
+    markdown: markdownReport(results, facts),
+  }
+}
+
+function leaks(plants: Plant[], outputs: Record<string, string>): string[] {
+  const found: string[] = []
+  for (const p of plants)
+    for (const [where, text] of Object.entries(outputs))
+      if (text.includes(p.secret)) found.push(`${p.shape} in ${where}`)
+  return found
+}
+
+test('the corpus covers every shape the issue names, each with its own secret', () => {
+  const plants = corpus()
+  assert.ok(plants.length >= 60, `${plants.length} entries`)
+  assert.equal(new Set(plants.map((p) => p.secret)).size, plants.length, 'each secret is distinct')
+  // The control: planted and not redacted, every secret is in the facts (so the assertions below can fail).
+  const facts = healthyFacts((f) => plants.forEach((p) => p.plant(f)))
+  const raw = JSON.stringify(facts)
+  const missing = plants.filter((p) => !raw.includes(p.secret) && !p.shape.includes('decoded'))
+  assert.deepEqual(
+    missing.map((p) => p.shape),
+    [],
+  )
+})
+
+test('no secret of the corpus survives in a saved snapshot, or in any report of it', async () => {
+  const plants = corpus()
+  const path = join(dir, 'snapshot.json')
+  await saveSnapshot(
+    path,
+    healthyFacts((f) => plants.forEach((p) => p.plant(f))),
+  )
+  const text = readFileSync(path, 'utf8')
+  assert.ok(text.includes(REDACTED))
+  const loaded = await loadSnapshot(path)
+  const found = leaks(plants, { snapshot: text, ...reports(loaded) })
+  assert.deepEqual(found, [], `${found.length} leak(s) of ${plants.length} secrets`)
+})
+
+test('no secret of the corpus reaches any report of a live run', () => {
+  const plants = corpus()
+  const facts = healthyFacts((f) => plants.forEach((p) => p.plant(f)))
+  // What the collector does: Kubernetes facts are redacted as they are read, and the kube server URL
+  // never carries its userinfo (kubeconfig.ts); AWS facts are data karpctl asked for by name.
+  facts.kube = redactKubeFacts(facts.kube)
+  facts.meta = redact(facts.meta)
+  const kubePlants = plants.filter((p) => !p.shape.startsWith('AWS tag'))
+  const found = leaks(kubePlants, reports(facts))
+  assert.deepEqual(found, [], `${found.length} leak(s)`)
+})
+
+test('redaction keeps what the checks read: the same verdicts before and after', () => {
+  const facts = healthyFacts()
+  const before = runChecks(catalog, facts).map((r) => [r.meta.id, r.status])
+  const after = runChecks(catalog, redact(facts)).map((r) => [r.meta.id, r.status])
+  assert.deepEqual(after, before)
+  assert.ok(!JSON.stringify(redact(facts)).includes(REDACTED), 'a healthy cluster has nothing to redact')
+})
