@@ -150,6 +150,7 @@ Running it again with the same flags changes nothing; with other flags it shows 
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
+    const { applyEnv } = await import('../../install/install.js')
     const progress = (s: string) => process.stderr.write(`${s}\n`)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const color = useColor(process.stdout)
@@ -183,13 +184,8 @@ Running it again with the same flags changes nothing; with other flags it shows 
         controllerRoleName: t.install.controllerRoleName,
         base: t.install.base,
       }
-      const env = {
-        aws: t.ctx.aws,
-        kube: t.ctx.kube,
-        helm: () => Promise.reject(new Error('tenant add runs no helm')),
-        ownershipTags: {},
-        sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
-      }
+      // The same clients and sleep as every plan; no tenant step runs helm, so it is never looked up.
+      const env = applyEnv(t.ctx, { clusterName: t.install.clusterName })
       const plan = await buildPlan(
         `karpctl tenant add ${tenant} — cluster ${spec.clusterName} (account ${spec.accountId}), nodes via ${spec.access}`,
         tenantAddResources(spec),

@@ -51,18 +51,14 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
+    const { applyEnv } = await import('../../install/install.js')
     const progress = (s: string) => process.stderr.write(`${s}\n`)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const t = await tenantContext(await this.liveOptions())
     try {
-      const env = {
-        aws: t.ctx.aws,
-        kube: t.ctx.kube,
-        helm: () => Promise.reject(new Error('tenant remove runs no helm')),
-        ownershipTags: {},
-        sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
-      }
+      // The same clients and sleep as every plan; no tenant step runs helm, so it is never looked up.
+      const env = applyEnv(t.ctx, { clusterName: t.install.clusterName })
       const plan = await buildPlan(
         `karpctl tenant remove ${tenant} — cluster ${t.install.clusterName}`,
         tenantRemoveResources(t.install, tenant, flags.timeout * 1000),
