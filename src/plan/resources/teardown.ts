@@ -18,6 +18,17 @@ const tagMap = (t?: { Key?: string; Value?: string }[]) =>
   Object.fromEntries((t ?? []).map((x) => [x.Key ?? '', x.Value ?? '']))
 const gone: Verdict = { action: 'unchanged', changes: [], note: 'already gone' }
 
+/** Deleted when it carries karpctl's ownership tags; otherwise kept, naming the tool that made it. */
+const ownedVerdict = (
+  cur: { tags: Record<string, string> } | null,
+  ownership: Record<string, string>,
+): Verdict =>
+  !cur
+    ? gone
+    : isOwned(cur.tags, ownership)
+      ? { action: 'delete', changes: [] }
+      : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) }
+
 async function orNull<T>(p: Promise<T>): Promise<T | null> {
   try {
     return await p
@@ -93,12 +104,7 @@ export function queueAbsent(w: {
       })
       return { url: q.QueueUrl, tags: t.Tags ?? {} }
     },
-    verdict: (cur) =>
-      !cur
-        ? gone
-        : isOwned(cur.tags, w.ownership)
-          ? { action: 'delete', changes: [] }
-          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    verdict: (cur) => ownedVerdict(cur, w.ownership),
     async apply({ aws }, cur) {
       if (cur) await orNull(aws.write('sqs', 'DeleteQueue', { QueueUrl: cur.url }))
     },
@@ -132,12 +138,7 @@ export function ruleAbsent(w: {
       ])
       return { arn: r.Arn ?? '', targets: (t.Targets ?? []).map((x) => x.Id ?? ''), tags: tagMap(tags.Tags) }
     },
-    verdict: (cur) =>
-      !cur
-        ? gone
-        : isOwned(cur.tags, w.ownership)
-          ? { action: 'delete', changes: [] }
-          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    verdict: (cur) => ownedVerdict(cur, w.ownership),
     async apply({ aws }, cur) {
       if (!cur) return
       if (cur.targets.length)
@@ -188,12 +189,7 @@ export function podIdentityAbsent(w: {
       )
       return { id, tags: d.association?.tags ?? {} }
     },
-    verdict: (cur) =>
-      !cur
-        ? gone
-        : isOwned(cur.tags, w.ownership)
-          ? { action: 'delete', changes: [] }
-          : { action: 'unchanged', changes: [], note: ownerHint(cur.tags) },
+    verdict: (cur) => ownedVerdict(cur, w.ownership),
     async apply({ aws }, cur) {
       if (cur)
         await orNull(
