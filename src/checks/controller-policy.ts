@@ -279,6 +279,8 @@ function missingFinding(
 ): Finding {
   const actions = [...new Set(missing.map((g) => g.action))]
   const evidence = {
+    /** The reference statements that hold the missing actions, trimmed to them (what --fix adds). */
+    document: missingDocument(missing),
     missing: missing.map((g) => ({
       action: g.action,
       referenceSid: g.required.statement.Sid,
@@ -322,11 +324,16 @@ function missingStatements(missing: Gap[]): Map<string, PolicyStatement[]> {
 }
 
 // A role's inline policies share a 10,240-character budget; managed policies get 6,144 each.
-const INLINE_LIMIT = 10240
+export const INLINE_LIMIT = 10240
+
+const missingDocument = (missing: Gap[]): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement: [...missingStatements(missing).values()].flat(),
+})
 
 function missingFix(facts: Facts, roleName: string, missing: Gap[]): Fix {
   const byPolicy = missingStatements(missing)
-  const all: PolicyDocument = { Version: '2012-10-17', Statement: [...byPolicy.values()].flat() }
+  const all = missingDocument(missing)
   const json = JSON.stringify(all)
   const names = [...byPolicy.keys()].join(', ')
   if (json.length <= INLINE_LIMIT) {

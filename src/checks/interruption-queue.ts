@@ -1,4 +1,4 @@
-import type { Facts, HelmRelease, PolicyDocument, PolicyStatement, QueueFacts } from '../facts/types.js'
+import type { Facts, HelmRelease, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
 import { need, needRelease, shellQuote } from './lib/facts.js'
 import { controllerDeploymentName } from './lib/install.js'
@@ -6,11 +6,10 @@ import {
   interruptionQueue as queueSetting,
   QUEUE_SENDERS,
   queueArnFor,
-  referenceQueueStatements,
   type InterruptionQueueRef,
 } from './lib/interruption.js'
 import { allowsService } from './lib/policy.js'
-import { QUEUE_ATTRIBUTES, queuePolicy } from '../spec/interruption.js'
+import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../spec/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
 
 function helmSetFix(release: HelmRelease, name: string): string {
@@ -161,14 +160,7 @@ function policyFinding(facts: Facts, queue: QueueFacts): Finding {
 
 /** Keeps the queue's other statements and adds the reference ones that are missing. */
 function policyFix(facts: Facts, queue: QueueFacts): Fix {
-  const existing = queue.policy?.Statement ?? []
-  const reference = referenceQueueStatements(queue.arn)
-  const hasDenyHttp = existing.some((s) => s.Sid === 'DenyHTTP')
-  const doc: PolicyDocument = {
-    Version: '2012-10-17',
-    Id: queue.policy?.Id ?? 'EC2InterruptionPolicy',
-    Statement: [...existing, reference[0] as PolicyStatement, ...(hasDenyHttp ? [] : reference.slice(1))],
-  }
+  const doc = withReferenceStatements(queue.policy, queue.arn)
   return {
     summary: `let EventBridge and SQS send to ${queue.name} (the queue's other statements are kept)`,
     commands: [

@@ -115,6 +115,7 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
   }
   const commands: string[] = []
   const steps: string[] = []
+  let targetId: string | undefined
   if (!targetsQueue) {
     // PutTargets replaces a target with the same id: reuse the stale queue's id when it is the
     // reference one; never take the id of a target that is not a stale queue.
@@ -122,6 +123,7 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
     const id = kept.has(RULE_TARGET_ID)
       ? `${RULE_TARGET_ID}-${facts.meta.clusterName}`.slice(0, 64)
       : RULE_TARGET_ID
+    targetId = id
     commands.push(putTargets(rule.name, id, queueArn, region))
     const removable = stale.filter((t) => t.id && t.id !== id)
     if (removable.length > 0)
@@ -153,6 +155,7 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
       targets: rule.targetArns,
       ...(stale.length > 0 ? { otherQueues: stale.map((t) => t.arn) } : {}),
       queueArn,
+      ...(targetId ? { targetId } : {}),
     },
     fix,
   }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
-import { ExitCode, InputError } from '../errors.js'
+import { ExitCode, InputError, quote } from '../errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'Find every known Karpenter misconfiguration and print the fix.'
@@ -87,6 +87,11 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }),
     yes: Flags.boolean({ char: 'y', summary: 'With --fix: apply without asking.', helpGroup: 'FIX' }),
     'dry-run': Flags.boolean({ summary: 'With --fix: print the plan and change nothing.', helpGroup: 'FIX' }),
+    'chart-dir': Flags.string({
+      summary:
+        'With --fix: a folder holding the karpenter/ chart of the installed version, for repairs made through Helm (default: oci://public.ecr.aws/karpenter).',
+      helpGroup: 'FIX',
+    }),
   }
 
   async run(): Promise<unknown> {
@@ -193,10 +198,13 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
     const progress = (s: string) => process.stderr.write(`${s}\n`)
     const say = (s: string) => (json ? progress(s) : this.log(s))
+    const chartDir = flags['chart-dir']
+    if (chartDir) await requireChartDir(chartDir)
     const r = await runFix({
       live: await this.liveOptions(),
       only,
       skip,
+      chartDir,
       yes: flags.yes,
       dryRun: flags['dry-run'],
       prompter,
@@ -223,4 +231,19 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     } else if (r.outcome.kind === 'nothing') this.log('Nothing to apply.')
     return undefined
   }
+}
+
+/** A --chart-dir without the chart is one line before anything is read, not a failure mid-apply. */
+async function requireChartDir(dir: string): Promise<void> {
+  const { stat } = await import('node:fs/promises')
+  const chart = `${dir}/karpenter/Chart.yaml`
+  try {
+    if ((await stat(chart)).isFile()) return
+  } catch {
+    // reported below
+  }
+  throw new InputError(
+    `--chart-dir ${quote(dir)} holds no karpenter chart (${quote(chart)} is missing): give the folder that holds karpenter/`,
+    'INVALID_INPUT',
+  )
 }

@@ -94,10 +94,14 @@ export async function findHelm(opts: { bin?: string; kubeContext?: string }): Pr
         u.namespace,
         '--create-namespace',
         ...u.valuesFiles.flatMap((f) => ['--values', f]),
-        '--labels',
-        Object.entries(u.labels)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(','),
+        ...(Object.keys(u.labels).length
+          ? [
+              '--labels',
+              Object.entries(u.labels)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(','),
+            ]
+          : []),
         ...context,
       ]
       const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000)

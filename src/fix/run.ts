@@ -7,7 +7,7 @@ import type { CheckResult } from '../checks/types.js'
 import { createRunContext, type RunOptions } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
 import type { Facts } from '../facts/types.js'
-import { applyEnv } from '../install/install.js'
+import { applyEnv, requireTools } from '../install/install.js'
 import type { Prompter } from '../install/prompter.js'
 import { buildPlan } from '../plan/plan.js'
 import { planJson, renderPlan } from '../plan/render.js'
@@ -19,6 +19,8 @@ export interface FixRequest {
   live: RunOptions
   only?: string[]
   skip?: string[]
+  /** A folder holding the karpenter/ chart, for repairs made through Helm (else the OCI chart). */
+  chartDir?: string
   yes: boolean
   dryRun: boolean
   prompter: Prompter | null
@@ -44,7 +46,7 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
   try {
     const facts = await collect(ctx)
     const results = runChecks(checks, facts)
-    const fs = fixSet(facts, results)
+    const fs = fixSet(facts, results, { chartDir: req.chartDir })
     const env = applyEnv(ctx, { clusterName: req.live.clusterName })
     const plan = await buildPlan(
       `karpctl doctor --fix — cluster ${req.live.clusterName} (${req.live.region}, account ${facts.meta.accountId})`,
@@ -87,6 +89,7 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
         aws: ctx.aws,
         callerArn,
         question: (n) => `Apply ${n} fix(es) to cluster ${req.live.clusterName}?`,
+        beforeApply: () => requireTools(plan, env),
       },
     )
     if (outcome.kind !== 'applied')

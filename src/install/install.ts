@@ -64,6 +64,7 @@ export function applyEnv(
     helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext: ctx.options.kubeContext })),
     ownershipTags: ownershipTags(spec.clusterName),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    now: ctx.clock,
   }
 }
 

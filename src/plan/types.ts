@@ -30,6 +30,8 @@ export interface ApplyEnv {
   /** Tags every AWS resource karpctl creates carries. */
   ownershipTags: Record<string, string>
   sleep: (ms: number) => Promise<void>
+  /** The run's clock (a restart's timestamp). */
+  now: () => Date
   /** A line about a step that waits (nodes draining). */
   progress?: (message: string) => void
 }

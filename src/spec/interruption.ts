@@ -34,6 +34,20 @@ export function queuePolicy(queueArn: string): PolicyDocument {
   return { Version: '2012-10-17', Id: 'EC2InterruptionPolicy', Statement: referenceQueueStatements(queueArn) }
 }
 
+/**
+ * A queue's policy with the reference statements it lacks added: its own statements are kept (a queue
+ * may serve others), the send grant is added, and DenyHTTP only when the policy has none of that Sid.
+ */
+export function withReferenceStatements(policy: PolicyDocument | null, queueArn: string): PolicyDocument {
+  const existing = policy?.Statement ?? []
+  const [send, denyHttp] = referenceQueueStatements(queueArn) as [PolicyStatement, PolicyStatement]
+  return {
+    Version: '2012-10-17',
+    Id: policy?.Id ?? 'EC2InterruptionPolicy',
+    Statement: [...existing, send, ...(existing.some((s) => s.Sid === 'DenyHTTP') ? [] : [denyHttp])],
+  }
+}
+
 export const RULE_TARGET_ID = 'KarpenterInterruptionQueueTarget'
 
 export interface RuleSpec {

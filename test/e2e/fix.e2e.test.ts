@@ -3,29 +3,60 @@
 // controller policy) → one plan → --fix --yes → doctor exits 0; --fix again and --fix on a healthy
 // cluster make no write call; a fix that needs a human is listed as manual and left failing.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
-import { DeleteTagsCommand } from '@aws-sdk/client-ec2'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import {
+  DeleteTagsCommand,
+  DescribeSecurityGroupsCommand,
+  RevokeSecurityGroupIngressCommand,
+} from '@aws-sdk/client-ec2'
+import {
+  DescribeRuleCommand,
+  ListRulesCommand,
+  ListTagsForResourceCommand,
+  ListTargetsByRuleCommand,
+  PutTargetsCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge'
 import {
   CreatePolicyVersionCommand,
+  DeleteRolePolicyCommand,
+  DetachRolePolicyCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
+  GetRoleCommand,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
+  PutRolePolicyCommand,
   UpdateAssumeRolePolicyCommand,
 } from '@aws-sdk/client-iam'
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ListQueueTagsCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs'
 import {
   awsClients,
   CLUSTER_NAME,
   controllerTrustPolicy,
+  fixturesDir,
+  gettingStartedValues,
+  helm,
+  karpenterChartDir,
   REGION,
   runKarpctl,
   seedAws,
   seedKubernetes,
   startBed,
+  type AwsClients,
   type Bed,
+  type SeedResult,
 } from './bed/index.js'
 
 interface FixJson {
   fix: {
-    outcome: { kind: string; result?: { applied: string[] } }
+    outcome: { kind: string; result?: { applied: string[]; failed?: { address: string }[] } }
     plan: { steps: { address: string; action: string; group: string }[] }
     manual: { check: string; why: string }[]
     writes: number
@@ -144,3 +175,277 @@ describe(
     })
   },
 )
+
+const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+
+/** The controller policy document of the seeded policy holding `sid`, and a way to replace it. */
+async function policyWith(aws: AwsClients, seed: SeedResult, sid: string) {
+  for (const arn of Object.values(seed.controllerPolicyArns)) {
+    const cur = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
+    const ver = await aws.iam.send(
+      new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: cur.Policy!.DefaultVersionId }),
+    )
+    const doc = JSON.parse(decodeURIComponent(ver.PolicyVersion!.Document!)) as {
+      Statement: { Sid?: string }[]
+    }
+    if (doc.Statement.some((s) => s.Sid === sid))
+      return {
+        doc,
+        replace: (d: object) =>
+          aws.iam.send(
+            new CreatePolicyVersionCommand({
+              PolicyArn: arn,
+              PolicyDocument: JSON.stringify(d),
+              SetAsDefault: true,
+            }),
+          ),
+      }
+  }
+  throw new Error(`no seeded controller policy holds ${sid}`)
+}
+
+/**
+ * Every broken scenario of the doctor e2e suite that has an automatic fix, one after the other on one
+ * bed: break it, `doctor --fix --yes`, then the check passes, doctor exits 0, what was changed on a
+ * resource karpctl did not make is recorded on it, and a second --fix makes no write call.
+ */
+describe('doctor --fix repairs each broken scenario of the doctor suite', { timeout: 30 * 60_000 }, () => {
+  let bed: Bed
+  let seed: SeedResult
+  let aws: AwsClients
+  before(async () => {
+    bed = await startBed()
+    seed = await seedAws(bed)
+    aws = awsClients(bed)
+    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+  })
+  after(() => bed?.stop())
+
+  const upgrade = (...extra: string[]) =>
+    helm(bed, [
+      'upgrade',
+      'karpenter',
+      karpenterChartDir('1.14.1'),
+      '--namespace',
+      'kube-system',
+      '--reuse-values',
+      ...extra,
+    ])
+  const status = (j: FixJson, id: string) => j.checks.find((c) => c.id === id)?.status
+  /** --fix --yes: the repair applied, the check passes, doctor exits 0; --fix again writes nothing. */
+  async function fixed(t: { diagnostic: (s: string) => void }, checkId: string, extra: string[] = []) {
+    const r = await fixJson(bed, ['--yes', ...extra])
+    const failed = r.j.checks.filter((c) => c.status === 'fail').map((c) => c.id)
+    assert.equal(r.code, 0, `exit ${r.code}; failing: ${failed.join(', ')}\n${r.stderr}`)
+    assert.equal(status(r.j, checkId), 'pass')
+    assert.equal(r.j.fix.outcome.kind, 'applied')
+    t.diagnostic(`${checkId}: ${r.durationMs} ms wall, ${r.j.fix.writes} write calls`)
+    const again = await fixJson(bed, ['--yes', ...extra])
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal(again.j.fix.writes, 0, 'a second --fix makes no write call')
+    return r
+  }
+
+  test('a boolean toleration value (a failed Helm revision): one new revision with the string, the user values kept', async (t) => {
+    const toleration =
+      'tolerations[0].key=dedicated,tolerations[0].operator=Equal,tolerations[0].effect=NoSchedule'
+    await assert.rejects(upgrade('--set', `${toleration},tolerations[0].value=true`), /cannot unmarshal bool/)
+    const broken = await fixJson(bed, ['--dry-run', '--chart-dir', CHARTS()])
+    assert.equal(broken.j.fix.outcome.kind, 'dry-run')
+    assert.deepEqual(
+      broken.j.fix.plan.steps.map((s) => [s.address, s.action]),
+      [['helm.karpenter.repair', 'update']],
+    )
+    const r = await fixed(t, 'toleration-value-types', ['--chart-dir', CHARTS()])
+    assert.equal(status(r.j, 'helm-release'), 'pass', 'the new revision deployed')
+    const d = (await bed.kube.get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter'))!
+    assert.deepEqual(
+      d.spec.template.spec.tolerations.find((x: { key: string }) => x.key === 'dedicated'),
+      {
+        key: 'dedicated',
+        operator: 'Equal',
+        value: 'true',
+        effect: 'NoSchedule',
+      },
+    )
+    const values = JSON.parse(
+      (await helm(bed, ['get', 'values', 'karpenter', '-n', 'kube-system', '-o', 'json'])).stdout,
+    )
+    assert.equal(values.settings.clusterName, CLUSTER_NAME, 'the user values are kept')
+    const secrets = await bed.kube.list('/api/v1/namespaces/kube-system/secrets', 'owner=helm,name=karpenter')
+    assert.ok(
+      secrets.some((x) => x.metadata.labels?.['karpctl.io/repaired'] === 'doctor-fix'),
+      'the revision karpctl made says so',
+    )
+  })
+
+  test('the STS annotation missing on a ServiceAccount Helm no longer manages: annotated, recorded, the controller restarted', async (t) => {
+    const sa = '/api/v1/namespaces/kube-system/serviceaccounts/karpenter'
+    await bed.kube.mergePatch(sa, {
+      metadata: {
+        annotations: { 'eks.amazonaws.com/sts-regional-endpoints': null, 'helm.sh/resource-policy': 'keep' },
+      },
+    })
+    await upgrade('--set', 'serviceAccount.create=false', '--set', 'serviceAccount.name=karpenter')
+    await fixed(t, 'sts-regional-annotation')
+    const live = (await bed.kube.get(sa))!
+    assert.equal(live.metadata.annotations['eks.amazonaws.com/sts-regional-endpoints'], 'true')
+    assert.equal(
+      live.metadata.annotations['karpctl.io/added-annotations'],
+      'eks.amazonaws.com/sts-regional-endpoints',
+    )
+    assert.equal(live.metadata.annotations['karpctl.io/restart-pending'], undefined)
+    const d = (await bed.kube.get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter'))!
+    assert.ok(d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], 'rolled')
+    await upgrade('--set', 'serviceAccount.create=true')
+  })
+
+  test('a node role without the worker-node and ECR policies: the two attached and recorded on the role', async (t) => {
+    const attached = async () =>
+      (
+        await aws.iam.send(new ListAttachedRolePoliciesCommand({ RoleName: seed.nodeRoleName }))
+      ).AttachedPolicies!.map((p) => p.PolicyName)
+    const before = await attached()
+    for (const p of (await aws.iam.send(new ListAttachedRolePoliciesCommand({ RoleName: seed.nodeRoleName })))
+      .AttachedPolicies!)
+      if (/WorkerNode|ContainerRegistry/.test(p.PolicyName!))
+        await aws.iam.send(
+          new DetachRolePolicyCommand({ RoleName: seed.nodeRoleName, PolicyArn: p.PolicyArn }),
+        )
+    await fixed(t, 'node-role')
+    assert.deepEqual((await attached()).sort(), before.sort())
+    const role = await aws.iam.send(new GetRoleCommand({ RoleName: seed.nodeRoleName }))
+    const tag = role.Role!.Tags?.find((x) => x.Key === 'karpctl.io/attached-policies')?.Value ?? ''
+    assert.match(tag, /AmazonEKSWorkerNodePolicy/)
+    assert.match(tag, /AmazonEC2ContainerRegistry/)
+  })
+
+  test('a controller policy without a reference statement: the statement added as one inline policy', async (t) => {
+    const { doc, replace } = await policyWith(aws, seed, 'AllowRegionalReadActions')
+    await replace({ ...doc, Statement: doc.Statement.filter((s) => s.Sid !== 'AllowRegionalReadActions') })
+    await fixed(t, 'controller-policy')
+    const inline = await aws.iam.send(new ListRolePoliciesCommand({ RoleName: seed.controllerRoleName }))
+    assert.ok(inline.PolicyNames!.includes(`KarpenterControllerMissing-${CLUSTER_NAME}`))
+  })
+
+  test('an explicit Deny on a controller action: manual, left failing, and the reason said; nothing written', async () => {
+    await aws.iam.send(
+      new PutRolePolicyCommand({
+        RoleName: seed.controllerRoleName,
+        PolicyName: 'SecurityTeamDeny',
+        PolicyDocument: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Deny', Action: 'ec2:CreateFleet', Resource: '*' }],
+        }),
+      }),
+    )
+    const r = await fixJson(bed, ['--yes'])
+    assert.equal(r.code, 1)
+    assert.equal(r.j.fix.writes, 0)
+    const m = r.j.fix.manual.find((x) => x.check === 'controller-policy')
+    assert.ok(m, JSON.stringify(r.j.fix.manual))
+    assert.match(m.why, /explicit Deny/)
+    assert.equal(status(r.j, 'controller-policy'), 'fail')
+    await aws.iam.send(
+      new DeleteRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyName: 'SecurityTeamDeny' }),
+    )
+  })
+
+  test("a queue whose policy lets no EventBridge send: the reference statements added beside the queue's own", async (t) => {
+    await aws.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: seed.queueUrl,
+        Attributes: {
+          Policy: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Sid: 'Mine',
+                Effect: 'Allow',
+                Principal: { AWS: seed.accountId },
+                Action: 'sqs:*',
+                Resource: seed.queueArn,
+              },
+            ],
+          }),
+        },
+      }),
+    )
+    await fixed(t, 'interruption-queue')
+    const a = await aws.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: seed.queueUrl, AttributeNames: ['Policy'] }),
+    )
+    const sids = (JSON.parse(a.Attributes!.Policy!) as { Statement: { Sid?: string }[] }).Statement.map(
+      (s) => s.Sid,
+    )
+    assert.ok(sids.includes('Mine'), 'its own statement is kept')
+    assert.ok(sids.includes('DenyHTTP'))
+    const tags = await aws.sqs.send(new ListQueueTagsCommand({ QueueUrl: seed.queueUrl }))
+    assert.ok(tags.Tags?.['karpctl.io/added-policy-statements'])
+  })
+
+  test('the five rules sending to an old queue: re-targeted in place, the old target removed, no rule added', async (t) => {
+    await aws.sqs.send(new CreateQueueCommand({ QueueName: `${CLUSTER_NAME}-old` }))
+    const oldArn = `arn:aws:sqs:${REGION}:${seed.accountId}:${CLUSTER_NAME}-old`
+    for (const rule of seed.ruleNames) {
+      await aws.events.send(new PutTargetsCommand({ Rule: rule, Targets: [{ Id: 'OldQueue', Arn: oldArn }] }))
+      await aws.events.send(
+        new RemoveTargetsCommand({ Rule: rule, Ids: ['KarpenterInterruptionQueueTarget'] }),
+      )
+    }
+    const count = async () => (await aws.events.send(new ListRulesCommand({}))).Rules?.length
+    const rulesBefore = await count()
+    await fixed(t, 'interruption-rules')
+    assert.equal(await count(), rulesBefore, 'no rule added')
+    for (const rule of seed.ruleNames) {
+      const targets = (await aws.events.send(new ListTargetsByRuleCommand({ Rule: rule }))).Targets!
+      assert.deepEqual(
+        targets.map((x) => x.Arn),
+        [seed.queueArn],
+        rule,
+      )
+      const arn = (await aws.events.send(new DescribeRuleCommand({ Name: rule }))).Arn!
+      const tags = (await aws.events.send(new ListTagsForResourceCommand({ ResourceARN: arn }))).Tags ?? []
+      assert.equal(tags.find((x) => x.Key === 'karpctl.io/retargeted-from')?.Value, oldArn)
+    }
+  })
+
+  test('the webhook-era chart (v1.0.14) without the 8443 rule: authorized, recorded on the group', async (t) => {
+    await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
+    const file = join(bed.tmpDir, 'values-1.0.14.json')
+    const { writeFileSync } = await import('node:fs')
+    writeFileSync(file, JSON.stringify(gettingStartedValues(seed)))
+    await helm(bed, [
+      'install',
+      'karpenter',
+      karpenterChartDir('1.0.14'),
+      '--namespace',
+      'kube-system',
+      '-f',
+      file,
+    ])
+    const sg = await aws.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }))
+    const rule = sg.SecurityGroups?.[0]?.IpPermissions?.find((p) => p.FromPort === 8443)
+    if (rule)
+      await aws.ec2.send(
+        new RevokeSecurityGroupIngressCommand({ GroupId: seed.nodeSecurityGroupId, IpPermissions: [rule] }),
+      )
+    const r = await fixJson(bed, ['--yes', '--only', 'sg-webhook-8443'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(status(r.j, 'sg-webhook-8443'), 'pass')
+    const after = await aws.ec2.send(
+      new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }),
+    )
+    const g = after.SecurityGroups![0]!
+    assert.ok(
+      g.IpPermissions?.some(
+        (p) =>
+          p.FromPort === 8443 && p.UserIdGroupPairs?.some((u) => u.GroupId === seed.clusterSecurityGroupId),
+      ),
+    )
+    assert.ok(g.Tags?.some((x) => x.Key === 'karpctl.io/added-ingress-8443'))
+    t.diagnostic(`8443: ${r.durationMs} ms, ${r.j.fix.writes} writes`)
+    const again = await fixJson(bed, ['--yes', '--only', 'sg-webhook-8443'])
+    assert.equal(again.j.fix.writes, 0)
+  })
+})

@@ -3,7 +3,7 @@
 // the plan engine and the executor: throttling and a 5xx are retried, an AccessDenied half-way stops
 // only its step, and the same command run again finishes the job, then makes no write at all.
 import assert from 'node:assert/strict'
-import { test, type TestContext } from 'node:test'
+import { test } from 'node:test'
 import nock from 'nock'
 import { Aws } from '../../src/context/aws.js'
 import type { KubeClient } from '../../src/context/kube.js'
@@ -15,129 +15,11 @@ import { accessEntryAbsent } from '../../src/plan/resources/removal.js'
 import { podIdentityAbsent } from '../../src/plan/resources/teardown.js'
 import type { ApplyEnv } from '../../src/plan/types.js'
 import { ownershipTags } from '../../src/spec/install.js'
+import { EKS, fakeEks } from '../helpers/fake-eks.js'
 
-const EKS = 'https://eks.us-west-2.amazonaws.com'
 const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'
 const CONTROLLER_ROLE = 'arn:aws:iam::123456789012:role/KarpenterControllerRole-demo'
 const CLUSTER_ARN = 'arn:aws:eks:us-west-2:123456789012:cluster/demo'
-
-interface FakeEks {
-  entries: Map<string, { type: string; tags: Record<string, string> }>
-  associations: Map<
-    string,
-    { namespace: string; serviceAccount: string; roleArn: string; tags: Record<string, string> }
-  >
-  /** Error answers to give, in order, per operation, before answering normally. */
-  faults: Record<string, { status: number; type: string; message: string }[]>
-  writes: string[]
-}
-
-const error = (status: number, type: string, message: string) =>
-  [status, { message }, { 'x-amzn-errortype': type, 'content-type': 'application/json' }] as const
-
-function fakeEks(t: TestContext): FakeEks {
-  const f: FakeEks = { entries: new Map(), associations: new Map(), faults: {}, writes: [] }
-  const fault = (op: string) => f.faults[op]?.shift()
-  const scope = nock(EKS).persist()
-  scope.get(/^\/clusters\/demo\/access-entries\/.+/).reply((uri) => {
-    const arn = decodeURIComponent(uri.split('/').pop() ?? '')
-    const e = f.entries.get(arn)
-    if (!e)
-      return error(404, 'ResourceNotFoundException', `The specified access entry resource is not found.`)
-    return [200, { accessEntry: { clusterName: 'demo', principalArn: arn, type: e.type, tags: e.tags } }]
-  })
-  scope.post('/clusters/demo/access-entries').reply((_uri, body) => {
-    const b = body as { principalArn: string; type: string; tags: Record<string, string> }
-    const x = fault('CreateAccessEntry')
-    if (x) return error(x.status, x.type, x.message)
-    f.writes.push(`CreateAccessEntry ${b.principalArn} ${b.type}`)
-    if (f.entries.has(b.principalArn))
-      return error(
-        409,
-        'ResourceInUseException',
-        'The specified access entry resource is already in use on this cluster.',
-      )
-    f.entries.set(b.principalArn, { type: b.type, tags: b.tags })
-    return [200, { accessEntry: { principalArn: b.principalArn, type: b.type } }]
-  })
-  scope.get(/^\/clusters\/demo\/pod-identity-associations(\?.*)?$/).reply((uri) => {
-    const q = new URL(uri, EKS).searchParams
-    const list = [...f.associations].filter(
-      ([, a]) => a.namespace === q.get('namespace') && a.serviceAccount === q.get('serviceAccount'),
-    )
-    return [
-      200,
-      {
-        associations: list.map(([id, a]) => ({
-          associationId: id,
-          namespace: a.namespace,
-          serviceAccount: a.serviceAccount,
-          clusterName: 'demo',
-        })),
-      },
-    ]
-  })
-  scope.get(/^\/clusters\/demo\/pod-identity-associations\/[^/?]+$/).reply((uri) => {
-    const id = uri.split('/').pop() ?? ''
-    const a = f.associations.get(id)
-    if (!a) return error(404, 'ResourceNotFoundException', 'not found')
-    return [200, { association: { associationId: id, ...a } }]
-  })
-  scope.post('/clusters/demo/pod-identity-associations').reply((_uri, body) => {
-    const b = body as {
-      namespace: string
-      serviceAccount: string
-      roleArn: string
-      tags: Record<string, string>
-    }
-    const x = fault('CreatePodIdentityAssociation')
-    if (x) return error(x.status, x.type, x.message)
-    f.writes.push(`CreatePodIdentityAssociation ${b.namespace}/${b.serviceAccount} ${b.roleArn}`)
-    const id = `a-${f.associations.size + 1}`
-    f.associations.set(id, {
-      namespace: b.namespace,
-      serviceAccount: b.serviceAccount,
-      roleArn: b.roleArn,
-      tags: b.tags,
-    })
-    return [200, { association: { associationId: id, ...b } }]
-  })
-  scope.post(/^\/clusters\/demo\/pod-identity-associations\/[^/]+$/).reply((uri, body) => {
-    const id = uri.split('/').pop() ?? ''
-    const a = f.associations.get(id)
-    if (!a) return error(404, 'ResourceNotFoundException', 'not found')
-    a.roleArn = (body as { roleArn: string }).roleArn
-    f.writes.push(`UpdatePodIdentityAssociation ${id} ${a.roleArn}`)
-    return [200, { association: { associationId: id, ...a } }]
-  })
-  scope.delete(/^\/clusters\/demo\/access-entries\/.+/).reply((uri) => {
-    const arn = decodeURIComponent(uri.split('/').pop() ?? '')
-    f.writes.push(`DeleteAccessEntry ${arn}`)
-    return f.entries.delete(arn) ? [200, {}] : error(404, 'ResourceNotFoundException', 'not found')
-  })
-  scope.delete(/^\/clusters\/demo\/pod-identity-associations\/[^/]+$/).reply((uri) => {
-    const id = uri.split('/').pop() ?? ''
-    f.writes.push(`DeletePodIdentityAssociation ${id}`)
-    return f.associations.delete(id)
-      ? [200, { association: { associationId: id } }]
-      : error(404, 'ResourceNotFoundException', 'not found')
-  })
-  nock.disableNetConnect()
-  const saved = { ...process.env }
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    AWS_EC2_METADATA_DISABLED: 'true',
-  })
-  delete process.env.AWS_ENDPOINT_URL
-  delete process.env.AWS_PROFILE
-  t.after(() => {
-    nock.cleanAll()
-    nock.enableNetConnect()
-    process.env = saved
-  })
-  return f
-}
 
 /** One run of the command's engine: a fresh context (memo, call log), plan, apply. */
 async function run(opts: { adopt?: boolean; roleArn?: string } = {}) {
@@ -151,6 +33,7 @@ async function run(opts: { adopt?: boolean; roleArn?: string } = {}) {
     helm: () => Promise.reject(new Error('no helm')),
     ownershipTags: tags,
     sleep: async () => {},
+    now: () => new Date(0),
   }
   const resources = [
     accessEntry({
@@ -283,6 +166,7 @@ test('teardown removes the access entry and the association karpctl made, keeps 
       helm: () => Promise.reject(new Error('no helm')),
       ownershipTags: tags,
       sleep: async () => {},
+      now: () => new Date(0),
     }
     const plan = await buildPlan(
       't',

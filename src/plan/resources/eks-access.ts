@@ -4,6 +4,7 @@ import type * as eks from '@aws-sdk/client-eks'
 import { isNotFound } from '../../context/aws.js'
 import { isOwned } from '../compare.js'
 import type { Resource } from '../types.js'
+import { restartDeployment, RESTART_PENDING, type DeploymentRef } from './restart.js'
 
 interface EntryState {
   type?: string
@@ -63,6 +64,7 @@ export function accessEntry(w: {
 
 interface AssociationState {
   associationId: string
+  associationArn?: string
   roleArn?: string
   tags: Record<string, string>
 }
@@ -77,6 +79,8 @@ export function podIdentityAssociation(w: {
   ownership: Record<string, string>
   adopt: boolean
   dependsOn: string[]
+  /** The Deployment whose running pods get the credentials only when re-created (doctor --fix). */
+  restart?: DeploymentRef
 }): Resource<AssociationState> {
   return {
     address: 'eks-pod-identity.controller',
@@ -109,13 +113,20 @@ export function podIdentityAssociation(w: {
       )
       return {
         associationId: first.associationId,
+        associationArn: d.association?.associationArn,
         roleArn: d.association?.roleArn,
         tags: d.association?.tags ?? {},
       }
     },
     verdict(cur) {
-      if (!cur) return { action: 'create', changes: [{ field: 'role', to: w.roleArn }] }
-      if (cur.roleArn === w.roleArn) return { action: 'unchanged', changes: [] }
+      const restart = w.restart && [
+        { field: 'restart', to: `deployment ${w.restart.namespace}/${w.restart.name}` },
+      ]
+      if (!cur) return { action: 'create', changes: [{ field: 'role', to: w.roleArn }, ...(restart ?? [])] }
+      if (cur.roleArn === w.roleArn)
+        return restart && cur.tags[RESTART_PENDING]
+          ? { action: 'update', changes: restart, note: 'a run stopped before the restart' }
+          : { action: 'unchanged', changes: [] }
       if (!isOwned(cur.tags, w.ownership) && !w.adopt)
         return {
           action: 'update',
@@ -124,22 +135,39 @@ export function podIdentityAssociation(w: {
         }
       return { action: 'update', changes: [{ field: 'role', from: cur.roleArn, to: w.roleArn }] }
     },
-    async apply({ aws }, cur) {
+    async apply({ aws, kube, now }, cur) {
+      let associationArn = cur?.associationArn
       if (!cur) {
-        await aws.write('eks', 'CreatePodIdentityAssociation', {
-          clusterName: w.clusterName,
-          namespace: w.namespace,
-          serviceAccount: w.serviceAccount,
-          roleArn: w.roleArn,
-          tags: w.tags,
-        })
+        // The pending-restart tag comes with the association: a run killed before the restart is
+        // finished by the next one.
+        const out = await aws.write<eks.CreatePodIdentityAssociationCommandOutput>(
+          'eks',
+          'CreatePodIdentityAssociation',
+          {
+            clusterName: w.clusterName,
+            namespace: w.namespace,
+            serviceAccount: w.serviceAccount,
+            roleArn: w.roleArn,
+            tags: { ...w.tags, ...(w.restart ? { [RESTART_PENDING]: 'true' } : {}) },
+          },
+        )
+        associationArn = out.association?.associationArn
       } else if (cur.roleArn !== w.roleArn) {
+        if (w.restart && associationArn)
+          await aws.write('eks', 'TagResource', {
+            resourceArn: associationArn,
+            tags: { [RESTART_PENDING]: 'true' },
+          })
         await aws.write('eks', 'UpdatePodIdentityAssociation', {
           clusterName: w.clusterName,
           associationId: cur.associationId,
           roleArn: w.roleArn,
         })
       }
+      if (!w.restart || (cur && cur.roleArn === w.roleArn && !cur.tags[RESTART_PENDING])) return
+      await restartDeployment(kube, w.restart, now())
+      if (associationArn)
+        await aws.write('eks', 'UntagResource', { resourceArn: associationArn, tagKeys: [RESTART_PENDING] })
     },
   }
 }

@@ -33,6 +33,13 @@ export interface ReleaseWant {
   dependsOn: string[]
   /** Look for another release of this chart anywhere (the controller chart). */
   unique?: boolean
+  /**
+   * A repair of a release karpctl may not own (doctor --fix): why, as the plan says it. The release is
+   * not taken over: it keeps its version, gains only the `labels` given, and is never blocked as foreign.
+   */
+  repair?: string
+  /** The version a chart folder holds, when it must equal `expectedVersion` (a repair never upgrades). */
+  chartFolderVersion?: string
 }
 
 /** Chart version of a chart folder, from its Chart.yaml. */
@@ -76,6 +83,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       return { ...mine, other }
     },
     verdict(cur) {
+      if (w.repair) return repairVerdict(w, cur, changesOf(cur))
       if (cur?.other)
         return {
           action: cur.release ? 'update' : 'create',
@@ -111,4 +119,27 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       }
     },
   }
+}
+
+function repairVerdict(w: ReleaseWant, cur: ReleaseState | null, changes: FieldChange[]) {
+  if (!cur?.release)
+    return {
+      action: 'update' as const,
+      changes: [],
+      blocked: `release ${w.namespace}/${w.release} is gone: nothing to repair`,
+    }
+  if (w.chartFolderVersion && w.chartFolderVersion !== w.expectedVersion)
+    return {
+      action: 'update' as const,
+      changes: [],
+      blocked: `--chart-dir holds ${w.chartName} ${w.chartFolderVersion} but the release runs ${w.expectedVersion}: a repair keeps the version; give the folder of ${w.expectedVersion}`,
+    }
+  const rest = changes.filter((c) => c.field !== 'chart')
+  return rest.length
+    ? {
+        action: 'update' as const,
+        changes: rest.map((c) => (c.field === 'values' ? { ...c, to: w.repair } : c)),
+        note: `a new revision (helm rollback undoes it), labelled ${Object.keys(w.labels).join(', ')}`,
+      }
+    : { action: 'unchanged' as const, changes: [] }
 }

@@ -1,11 +1,11 @@
 // An IAM role karpctl owns: its trust, the AWS managed policies attached to it, its inline policies
 // and karpctl's ownership tags. A same-named role that karpctl did not tag is never taken over silently.
 import type { Aws } from '../../context/aws.js'
-import { isNotFound } from '../../context/aws.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+import { attachMissing, missingPolicies } from './attached-policies.js'
 
 export interface ManagedPolicyWant {
   arn: string
@@ -53,10 +53,8 @@ function roleChanges(w: RoleWant, cur: RoleState | null): FieldChange[] {
   const changes: FieldChange[] = []
   if (!cur || !sameDocument(cur.role.trust, w.trust))
     changes.push({ field: 'trust', from: cur ? 'differs' : undefined, to: principalsOf(w.trust) })
-  const attached = new Set(cur?.attached ?? [])
-  for (const p of w.managed)
-    if (!attached.has(p.arn) && !(p.orElse && attached.has(p.orElse)))
-      changes.push({ field: 'attach policy', to: p.arn.slice(p.arn.lastIndexOf('/') + 1) })
+  for (const p of missingPolicies(w.managed, cur?.attached ?? []))
+    changes.push({ field: 'attach policy', to: p.arn.slice(p.arn.lastIndexOf('/') + 1) })
   for (const p of w.inline) {
     const have = cur?.inline[p.name]
     if (!have || !sameDocument(have, p.document))
@@ -134,16 +132,7 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
             Tags: tags.map(([Key, Value]) => ({ Key, Value })),
           })
       }
-      const attached = new Set(cur?.attached ?? [])
-      for (const p of w.managed) {
-        if (attached.has(p.arn) || (p.orElse && attached.has(p.orElse))) continue
-        try {
-          await aws.write('iam', 'AttachRolePolicy', { RoleName: w.name, PolicyArn: p.arn })
-        } catch (err) {
-          if (!p.orElse || !isNotFound(err)) throw err
-          await aws.write('iam', 'AttachRolePolicy', { RoleName: w.name, PolicyArn: p.orElse })
-        }
-      }
+      await attachMissing(aws, w.name, w.managed, cur?.attached ?? [])
       for (const p of w.inline) {
         const have = cur?.inline[p.name]
         if (have && sameDocument(have, p.document)) continue

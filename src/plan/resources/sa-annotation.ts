@@ -1,5 +1,7 @@
-// One annotation on a ServiceAccount Helm does not manage (`kubectl annotate`), recorded beside it.
+// One annotation on a ServiceAccount Helm does not manage (`kubectl annotate`), recorded beside it; when
+// the annotation only takes effect in new pods, the controller is restarted after it.
 import type { Resource } from '../types.js'
+import { restartDeployment, RESTART_PENDING, type DeploymentRef } from './restart.js'
 
 export const ADDED_ANNOTATIONS = 'karpctl.io/added-annotations'
 
@@ -13,6 +15,8 @@ export function serviceAccountAnnotation(w: {
   key: string
   value: string
   group: string
+  /** The Deployment whose pods read the annotation only when they start. */
+  restart?: DeploymentRef
 }): Resource<Sa> {
   const path = `/api/v1/namespaces/${w.namespace}/serviceaccounts/${w.name}`
   return {
@@ -32,23 +36,34 @@ export function serviceAccountAnnotation(w: {
           blocked: `ServiceAccount ${w.namespace}/${w.name} does not exist`,
         }
       const have = cur.metadata.annotations?.[w.key]
-      return have === w.value
-        ? { action: 'unchanged', changes: [] }
-        : {
-            action: 'update',
-            changes: [{ field: w.key, from: have, to: w.value }],
-            note: `recorded in the ${ADDED_ANNOTATIONS} annotation`,
-          }
+      const pending = w.restart && cur.metadata.annotations?.[RESTART_PENDING] !== undefined
+      if (have === w.value && !pending) return { action: 'unchanged', changes: [] }
+      const restart = w.restart && {
+        field: 'restart',
+        to: `deployment ${w.restart.namespace}/${w.restart.name}`,
+      }
+      return {
+        action: 'update',
+        changes: [
+          ...(have === w.value ? [] : [{ field: w.key, from: have, to: w.value }]),
+          ...(restart ? [restart] : []),
+        ],
+        note: `recorded in the ${ADDED_ANNOTATIONS} annotation`,
+      }
     },
-    async apply({ kube }, cur) {
+    async apply({ kube, now }, cur) {
       const added = new Set((cur?.metadata.annotations?.[ADDED_ANNOTATIONS] ?? '').split(',').filter(Boolean))
       added.add(w.key)
-      await kube.write(
-        'PATCH',
-        path,
-        { metadata: { annotations: { [w.key]: w.value, [ADDED_ANNOTATIONS]: [...added].join(',') } } },
-        'application/merge-patch+json',
-      )
+      const patch = (annotations: Record<string, string | null>) =>
+        kube.write('PATCH', path, { metadata: { annotations } }, 'application/merge-patch+json')
+      await patch({
+        [w.key]: w.value,
+        [ADDED_ANNOTATIONS]: [...added].join(','),
+        ...(w.restart ? { [RESTART_PENDING]: 'true' } : {}),
+      })
+      if (!w.restart) return
+      await restartDeployment(kube, w.restart, now())
+      await patch({ [RESTART_PENDING]: null })
     },
   }
 }

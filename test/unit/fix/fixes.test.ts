@@ -12,7 +12,7 @@ import { repoRoot } from '../../helpers/fixtures.js'
 const broken = () =>
   JSON.parse(readFileSync(join(repoRoot, 'examples', 'shared-cluster-broken.json'), 'utf8')) as Facts
 
-test('the broken example: 4 of its 7 failing findings are fixed automatically, 3 need a human and say why', () => {
+test('the broken example: 5 of its 7 failing findings are fixed automatically, 2 need a human and say why', () => {
   const facts = broken()
   const fs = fixSet(facts, runChecks(catalog, facts))
   assert.deepEqual(
@@ -22,12 +22,15 @@ test('the broken example: 4 of its 7 failing findings are fixed automatically, 3
       ['iam-trust.controller', 'fix: irsa-trust-policy'],
       ['iam-policy.passrole-fix', 'fix: passrole-node-role'],
       ['kube.sa-annotation.eks.amazonaws.com/sts-regional-endpoints', 'fix: sts-regional-annotation'],
+      ['helm.karpenter.repair', 'fix: toleration-value-types'],
     ],
   )
   assert.deepEqual(
     fs.manual.map((m) => m.check),
-    ['discovery-tags', 'toleration-value-types', 'helm-release'],
+    ['discovery-tags', 'helm-release'],
   )
+  assert.match(fs.manual[1]!.why, /Helm repair in this plan/)
+  assert.ok(fs.touched.includes('helm-release'), 'the failed release is judged again after the repair')
   assert.match(
     fs.manual[0]!.message,
     /tenant-globex/,
@@ -46,7 +49,7 @@ test('a healthy cluster has nothing to fix; --only limits what may be fixed', ()
   const h = healthyFacts()
   assert.deepEqual(fixSet(h, runChecks(catalog, h)).resources, [])
   const facts = broken()
-  const only = fixSet(facts, runChecks(catalog, facts), (id) => id === 'passrole-node-role')
+  const only = fixSet(facts, runChecks(catalog, facts), { selected: (id) => id === 'passrole-node-role' })
   assert.deepEqual(
     only.resources.map((r) => r.address),
     ['iam-policy.passrole-fix'],

@@ -44,6 +44,7 @@ function fakeEnv(answers: Record<string, (input: Record<string, unknown>) => unk
     kube: { get: async () => null },
     helm: async () => ({ uninstall: async (r: string) => writes.push(['helm uninstall', r]) }),
     sleep: async () => {},
+    now: () => new Date(0),
   } as unknown as ApplyEnv
   return { env, writes }
 }

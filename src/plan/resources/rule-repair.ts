@@ -1,0 +1,93 @@
+// An EventBridge rule that exists (perhaps another tool's) but sends its events to another queue or is
+// disabled: repaired in place — the interruption queue added as a target, the stale queue targets
+// removed, the rule enabled — never duplicated. The rule is tagged with what was there before, in a
+// call made before the change.
+import type * as eb from '@aws-sdk/client-eventbridge'
+import { isNotFound } from '../../context/aws.js'
+import type { Resource } from '../types.js'
+
+export const RETARGETED = 'karpctl.io/retargeted-from'
+
+interface RuleNow {
+  arn: string
+  state: string
+  targets: { Id: string; Arn: string }[]
+}
+
+export function ruleRepair(w: {
+  name: string
+  arn: string
+  queueArn: string
+  /** The id the queue target gets (the reference id, unless another target holds it). */
+  targetId: string
+  /** Targets that send to another queue: removed. */
+  staleQueueArns: string[]
+  group: string
+}): Resource<RuleNow> {
+  const stale = (cur: RuleNow) => cur.targets.filter((t) => w.staleQueueArns.includes(t.Arn))
+  return {
+    address: `events-rule-repair.${w.name}`,
+    kind: 'EventBridge rule',
+    name: w.name,
+    group: w.group,
+    dependsOn: [],
+    desired: { target: w.queueArn, state: 'ENABLED' },
+    permissions: ['PutTargets', 'RemoveTargets', 'EnableRule', 'TagResource'].map((a) => ({
+      action: `events:${a}`,
+      resource: w.arn,
+    })),
+    async observe({ aws }) {
+      let rule: eb.DescribeRuleCommandOutput
+      try {
+        rule = await aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: w.name })
+      } catch (err) {
+        if (isNotFound(err)) return null
+        throw err
+      }
+      const t = await aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', {
+        Rule: w.name,
+      })
+      return {
+        arn: rule.Arn ?? w.arn,
+        state: rule.State ?? 'UNKNOWN',
+        targets: (t.Targets ?? []).map((x) => ({ Id: x.Id ?? '', Arn: x.Arn ?? '' })),
+      }
+    },
+    verdict(cur) {
+      if (!cur) return { action: 'update', changes: [], blocked: `rule ${w.name} is gone` }
+      const changes = [
+        ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target', to: w.queueArn }]),
+        ...stale(cur).map((t) => ({ field: 'remove target', from: t.Arn })),
+        ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
+      ]
+      return changes.length
+        ? { action: 'update', changes, note: `kept, not duplicated; recorded as the ${RETARGETED} tag` }
+        : { action: 'unchanged', changes: [] }
+    },
+    async apply({ aws }, cur) {
+      if (!cur) return
+      const old = stale(cur)
+      if (old.length || cur.state !== 'ENABLED')
+        await aws.write('eventbridge', 'TagResource', {
+          ResourceARN: cur.arn,
+          Tags: [
+            {
+              Key: RETARGETED,
+              Value: [cur.state === 'ENABLED' ? '' : cur.state, ...old.map((t) => t.Arn)]
+                .filter(Boolean)
+                .join(' ')
+                .slice(0, 256),
+            },
+          ],
+        })
+      if (!cur.targets.some((t) => t.Arn === w.queueArn))
+        await aws.write('eventbridge', 'PutTargets', {
+          Rule: w.name,
+          Targets: [{ Id: w.targetId, Arn: w.queueArn }],
+        })
+      const ids = old.map((t) => t.Id).filter((id) => id && id !== w.targetId)
+      if (ids.length) await aws.write('eventbridge', 'RemoveTargets', { Rule: w.name, Ids: ids })
+      if (cur.state !== 'ENABLED') await aws.write('eventbridge', 'EnableRule', { Name: w.name })
+    },
+  }
+}
