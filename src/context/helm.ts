@@ -2,6 +2,7 @@
 // writes charts through it, as a user would; doctor never needs it (it reads release Secrets).
 import { execFile } from 'node:child_process'
 import { EnvironmentError, KarpctlError } from '../errors.js'
+import type { CallLog } from './limiter.js'
 
 export interface HelmUpgrade {
   release: string
@@ -62,7 +63,12 @@ export function parseHelmVersion(text: string): [number, number, number] | null 
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null
 }
 
-export async function findHelm(opts: { bin?: string; kubeContext?: string }): Promise<Helm> {
+export async function findHelm(opts: {
+  bin?: string
+  kubeContext?: string
+  /** The run's call log: each upgrade and uninstall is one write call in it. */
+  log?: CallLog
+}): Promise<Helm> {
   const bin = opts.bin ?? process.env.KARPCTL_HELM ?? 'helm'
   const v = await run(bin, ['version', '--template', '{{.Version}}'], 30_000)
   if (v.notFound)
@@ -84,6 +90,7 @@ export async function findHelm(opts: { bin?: string; kubeContext?: string }): Pr
     bin,
     version: v.stdout.trim(),
     async upgradeInstall(u) {
+      opts.log?.record(`helm:upgrade:${u.namespace}/${u.release}`, true)
       const args = [
         'upgrade',
         '--install',
@@ -109,6 +116,7 @@ export async function findHelm(opts: { bin?: string; kubeContext?: string }): Pr
         throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
     },
     async uninstall(release, namespace) {
+      opts.log?.record(`helm:uninstall:${namespace}/${release}`, true)
       const r = await run(
         bin,
         ['uninstall', release, '--namespace', namespace, '--wait', ...context],

@@ -61,7 +61,7 @@ export function applyEnv(
   return {
     aws: ctx.aws,
     kube: ctx.kube,
-    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext: ctx.options.kubeContext })),
+    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext: ctx.options.kubeContext, log: ctx.log })),
     ownershipTags: ownershipTags(spec.clusterName),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     now: ctx.clock,

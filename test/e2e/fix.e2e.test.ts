@@ -74,7 +74,11 @@ const target = (bed: Bed) => [
   bed.kubeContext,
 ]
 const karpctl = (bed: Bed, args: string[]) =>
-  runKarpctl(bed, [...args, ...target(bed)], { env: { NO_COLOR: '1' }, timeoutMs: 300_000 })
+  runKarpctl(bed, [...args, ...target(bed)], {
+    // The bed's helm, for the repairs made through Helm.
+    env: { NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` },
+    timeoutMs: 300_000,
+  })
 const fixJson = async (bed: Bed, extra: string[]) => {
   const r = await karpctl(bed, ['doctor', '--fix', '--json', ...extra])
   let j: FixJson
@@ -235,6 +239,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
   /** --fix --yes: the repair applied, the check passes, doctor exits 0; --fix again writes nothing. */
   async function fixed(t: { diagnostic: (s: string) => void }, checkId: string, extra: string[] = []) {
     const r = await fixJson(bed, ['--yes', ...extra])
+    assert.ok(r.j.checks, `no report (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
     const failed = r.j.checks.filter((c) => c.status === 'fail').map((c) => c.id)
     assert.equal(r.code, 0, `exit ${r.code}; failing: ${failed.join(', ')}\n${r.stderr}`)
     assert.equal(status(r.j, checkId), 'pass')
@@ -281,6 +286,12 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
 
   test('the STS annotation missing on a ServiceAccount Helm no longer manages: annotated, recorded, the controller restarted', async (t) => {
     const sa = '/api/v1/namespaces/kube-system/serviceaccounts/karpenter'
+    // The values declare the annotation (as the doctor suite's --set-string fix leaves them); then the
+    // platform team takes the ServiceAccount over without it.
+    await upgrade(
+      '--set-string',
+      'serviceAccount.annotations.eks\\.amazonaws\\.com/sts-regional-endpoints=true',
+    )
     await bed.kube.mergePatch(sa, {
       metadata: {
         annotations: { 'eks.amazonaws.com/sts-regional-endpoints': null, 'helm.sh/resource-policy': 'keep' },
@@ -443,7 +454,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
           p.FromPort === 8443 && p.UserIdGroupPairs?.some((u) => u.GroupId === seed.clusterSecurityGroupId),
       ),
     )
-    assert.ok(g.Tags?.some((x) => x.Key === 'karpctl.io/added-ingress-8443'))
+    assert.ok(g.Tags?.some((x) => x.Key === 'karpctl.io/repaired-ingress-8443'))
     t.diagnostic(`8443: ${r.durationMs} ms, ${r.j.fix.writes} writes`)
     const again = await fixJson(bed, ['--yes', '--only', 'sg-webhook-8443'])
     assert.equal(again.j.fix.writes, 0)

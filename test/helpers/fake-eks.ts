@@ -4,9 +4,7 @@ import type { TestContext } from 'node:test'
 import nock from 'nock'
 
 export const EKS = 'https://eks.us-west-2.amazonaws.com'
-const associationArn = (id: string) =>
-  `arn:aws:eks:us-west-2:123456789012:podidentityassociation/demo/${id}`
-
+const associationArn = (id: string) => `arn:aws:eks:us-west-2:123456789012:podidentityassociation/demo/${id}`
 
 export interface FakeEks {
   entries: Map<string, { type: string; tags: Record<string, string> }>
@@ -147,4 +145,3 @@ export function fakeEks(t: TestContext): FakeEks {
   })
   return f
 }
-

@@ -108,7 +108,10 @@ test('killed between the association and the restart: the re-run restarts and dr
   const f = fakeEks(t)
   const broken = await fix(noAssociation(), fakeKube(true).kube)
   assert.ok(!broken.error, broken.error?.message)
-  assert.deepEqual(broken.result?.failed.map((x) => x.address), ['eks-pod-identity.controller'])
+  assert.deepEqual(
+    broken.result?.failed.map((x) => x.address),
+    ['eks-pod-identity.controller'],
+  )
   assert.match(broken.result?.failed[0]?.message ?? '', /connection reset/)
   const [assoc] = [...f.associations.values()]
   assert.equal(assoc?.tags[RESTART_PENDING], 'true', 'the marker says a restart is owed')

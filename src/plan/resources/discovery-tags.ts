@@ -6,6 +6,11 @@ import type { Resource } from '../types.js'
 
 export const DISCOVERY_TAG = 'karpenter.sh/discovery'
 export const ADDED_TAGS = 'karpctl.io/added-tags'
+/**
+ * The record doctor --fix leaves instead: a repair of an install karpctl may not have made, which
+ * teardown must not give back (that would break the install it repaired).
+ */
+export const REPAIRED_TAGS = 'karpctl.io/repaired-tags'
 
 type TagMap = Record<string, Record<string, string>>
 
@@ -18,7 +23,10 @@ export function discoveryTags(w: {
   region: string
   accountId: string
   partition: string
+  /** The tag that records the change: install's (given back by teardown), or a repair's. */
+  record?: typeof ADDED_TAGS | typeof REPAIRED_TAGS
 }): Resource<TagMap> {
+  const record = w.record ?? ADDED_TAGS
   const ids = [...w.subnetIds, ...w.securityGroupIds]
   const lacking = (cur: TagMap | null) => ids.filter((id) => cur?.[id]?.[DISCOVERY_TAG] !== w.clusterName)
   const arn = (id: string) =>
@@ -67,7 +75,10 @@ export function discoveryTags(w: {
       return {
         action: 'update',
         changes: todo.map((id) => ({ field: id, to: `${DISCOVERY_TAG}=${w.clusterName}` })),
-        note: `recorded on each resource as ${ADDED_TAGS}, so teardown removes only what karpctl added`,
+        note:
+          record === ADDED_TAGS
+            ? `recorded on each resource as ${ADDED_TAGS}, so teardown removes only what karpctl added`
+            : `recorded on each resource as ${REPAIRED_TAGS} (a repair: teardown keeps it)`,
       }
     },
     async apply({ aws }, cur) {
@@ -78,7 +89,7 @@ export function discoveryTags(w: {
         Resources: todo,
         Tags: [
           { Key: DISCOVERY_TAG, Value: w.clusterName },
-          { Key: ADDED_TAGS, Value: DISCOVERY_TAG },
+          { Key: record, Value: DISCOVERY_TAG },
         ],
       })
     },

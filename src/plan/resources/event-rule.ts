@@ -1,6 +1,6 @@
 // One EventBridge rule that sends an interruption event type to the queue.
 import type * as eb from '@aws-sdk/client-eventbridge'
-import { isNotFound } from '../../context/aws.js'
+import { isNotFound, type Aws } from '../../context/aws.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 
@@ -10,6 +10,30 @@ export interface RuleState {
   pattern: unknown
   targets: { Id: string; Arn: string }[]
   tags: Record<string, string>
+}
+
+/** A rule as EventBridge describes it (null when it does not exist): state, pattern, targets, tags. */
+export async function observeRule(aws: Aws, name: string, arn: string): Promise<RuleState | null> {
+  let rule: eb.DescribeRuleCommandOutput
+  try {
+    rule = await aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: name })
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+  const [targets, tags] = await Promise.all([
+    aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', { Rule: name }),
+    aws.call<eb.ListTagsForResourceCommandOutput>('eventbridge', 'ListTagsForResource', {
+      ResourceARN: rule.Arn,
+    }),
+  ])
+  return {
+    arn: rule.Arn ?? arn,
+    state: rule.State ?? 'UNKNOWN',
+    pattern: rule.EventPattern ? JSON.parse(rule.EventPattern) : null,
+    targets: (targets.Targets ?? []).map((t) => ({ Id: t.Id ?? '', Arn: t.Arn ?? '' })),
+    tags: Object.fromEntries((tags.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+  }
 }
 
 export function eventRule(w: {
@@ -43,28 +67,7 @@ export function eventRule(w: {
       action: `events:${a}`,
       resource: w.arn,
     })),
-    async observe({ aws }) {
-      let rule: eb.DescribeRuleCommandOutput
-      try {
-        rule = await aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: w.name })
-      } catch (err) {
-        if (isNotFound(err)) return null
-        throw err
-      }
-      const [targets, tags] = await Promise.all([
-        aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', { Rule: w.name }),
-        aws.call<eb.ListTagsForResourceCommandOutput>('eventbridge', 'ListTagsForResource', {
-          ResourceARN: rule.Arn,
-        }),
-      ])
-      return {
-        arn: rule.Arn ?? w.arn,
-        state: rule.State ?? 'UNKNOWN',
-        pattern: rule.EventPattern ? JSON.parse(rule.EventPattern) : null,
-        targets: (targets.Targets ?? []).map((t) => ({ Id: t.Id ?? '', Arn: t.Arn ?? '' })),
-        tags: Object.fromEntries((tags.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
-      }
-    },
+    observe: ({ aws }) => observeRule(aws, w.name, w.arn),
     verdict(cur) {
       if (cur && !isOwned(cur.tags, w.ownership) && !w.adopt)
         return {

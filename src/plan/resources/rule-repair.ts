@@ -2,17 +2,10 @@
 // disabled: repaired in place — the interruption queue added as a target, the stale queue targets
 // removed, the rule enabled — never duplicated. The rule is tagged with what was there before, in a
 // call made before the change.
-import type * as eb from '@aws-sdk/client-eventbridge'
-import { isNotFound } from '../../context/aws.js'
 import type { Resource } from '../types.js'
+import { observeRule, type RuleState } from './event-rule.js'
 
 export const RETARGETED = 'karpctl.io/retargeted-from'
-
-interface RuleNow {
-  arn: string
-  state: string
-  targets: { Id: string; Arn: string }[]
-}
 
 export function ruleRepair(w: {
   name: string
@@ -23,8 +16,8 @@ export function ruleRepair(w: {
   /** Targets that send to another queue: removed. */
   staleQueueArns: string[]
   group: string
-}): Resource<RuleNow> {
-  const stale = (cur: RuleNow) => cur.targets.filter((t) => w.staleQueueArns.includes(t.Arn))
+}): Resource<RuleState> {
+  const stale = (cur: RuleState) => cur.targets.filter((t) => w.staleQueueArns.includes(t.Arn))
   return {
     address: `events-rule-repair.${w.name}`,
     kind: 'EventBridge rule',
@@ -36,23 +29,7 @@ export function ruleRepair(w: {
       action: `events:${a}`,
       resource: w.arn,
     })),
-    async observe({ aws }) {
-      let rule: eb.DescribeRuleCommandOutput
-      try {
-        rule = await aws.call<eb.DescribeRuleCommandOutput>('eventbridge', 'DescribeRule', { Name: w.name })
-      } catch (err) {
-        if (isNotFound(err)) return null
-        throw err
-      }
-      const t = await aws.call<eb.ListTargetsByRuleCommandOutput>('eventbridge', 'ListTargetsByRule', {
-        Rule: w.name,
-      })
-      return {
-        arn: rule.Arn ?? w.arn,
-        state: rule.State ?? 'UNKNOWN',
-        targets: (t.Targets ?? []).map((x) => ({ Id: x.Id ?? '', Arn: x.Arn ?? '' })),
-      }
-    },
+    observe: ({ aws }) => observeRule(aws, w.name, w.arn),
     verdict(cur) {
       if (!cur) return { action: 'update', changes: [], blocked: `rule ${w.name} is gone` }
       const changes = [

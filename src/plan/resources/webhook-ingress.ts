@@ -4,6 +4,8 @@ import type * as ec2 from '@aws-sdk/client-ec2'
 import type { Resource } from '../types.js'
 
 export const ADDED_INGRESS = 'karpctl.io/added-ingress-8443'
+/** doctor --fix's record: a repair, which teardown does not revoke. */
+export const REPAIRED_INGRESS = 'karpctl.io/repaired-ingress-8443'
 
 interface IngressState {
   present: boolean
@@ -14,7 +16,9 @@ export function webhookIngress(w: {
   nodeGroupId: string
   clusterGroupId: string
   arn: string
+  record?: typeof ADDED_INGRESS | typeof REPAIRED_INGRESS
 }): Resource<IngressState> {
+  const record = w.record ?? ADDED_INGRESS
   return {
     address: 'ec2-ingress.webhook-8443',
     kind: 'security group rule',
@@ -52,7 +56,7 @@ export function webhookIngress(w: {
         : {
             action: 'create',
             changes: [{ field: 'ingress', to: `tcp/8443 from ${w.clusterGroupId}` }],
-            note: `recorded as the ${ADDED_INGRESS} tag on ${w.nodeGroupId}`,
+            note: `recorded as the ${record} tag on ${w.nodeGroupId}`,
           }
     },
     async apply({ aws }, cur) {
@@ -61,7 +65,7 @@ export function webhookIngress(w: {
       // teardown tolerates; the other order could leave a rule nobody knows karpctl added.
       await aws.write('ec2', 'CreateTags', {
         Resources: [w.nodeGroupId],
-        Tags: [{ Key: ADDED_INGRESS, Value: w.clusterGroupId }],
+        Tags: [{ Key: record, Value: w.clusterGroupId }],
       })
       await aws.write('ec2', 'AuthorizeSecurityGroupIngress', {
         GroupId: w.nodeGroupId,

@@ -231,3 +231,14 @@ test('no Pod Identity association: one to the controller role, with a controller
   const v = a.verdict(null)
   assert.ok(v.changes.some((c) => c.field === 'restart'))
 })
+
+test("--fix records its 8443 rule and discovery tags as repairs, which teardown's restore does not match", () => {
+  const facts = healthyFacts((f) => {
+    // Untagged: the NodeClass's tag selector finds no subnet.
+    f.ec2.subnetsByNodeClass.default = ok([])
+  })
+  const tags = fixSet(facts, runChecks(catalog, facts)).resources.find((r) => r.address === 'ec2-tags.discovery')
+  assert.ok(tags)
+  const v = tags.verdict({ 'subnet-0a': {}, 'subnet-0b': {}, 'subnet-0c': {} })
+  assert.match(v.note ?? '', /karpctl\.io\/repaired-tags \(a repair: teardown keeps it\)/)
+})

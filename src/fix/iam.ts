@@ -1,0 +1,222 @@
+// Repairs of the controller's and the nodes' IAM: PassRole, the IRSA trust, missing reference
+// statements, node-role policies and cluster access, the spot service-linked role.
+import type { Finding } from '../checks/types.js'
+import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import { awsAuthEntry } from '../plan/resources/aws-auth.js'
+import { accessEntry } from '../plan/resources/eks-access.js'
+import { inlinePolicy } from '../plan/resources/inline-policy.js'
+import { roleTrust } from '../plan/resources/role-trust.js'
+import { spotRole } from '../plan/resources/spot-role.js'
+import { attachedPolicies } from '../plan/resources/attached-policies.js'
+import { INLINE_LIMIT } from '../checks/controller-policy.js'
+import { nodeRolePolicies } from '../install/resources.js'
+import { ownershipTags } from '../spec/install.js'
+import { MANAGED_LABEL } from '../spec/karpenter.js'
+import { passRolePolicy } from '../spec/tenant.js'
+import { Builder, arn, group } from './builder.js'
+
+export const passRole: Builder = (facts, failing, check) => {
+  const controller = facts.iam.controllerRoleName
+  // A permissions boundary that denies PassRole is another policy's decision: an inline grant cannot help.
+  const boundaryDenies = (f: Finding) => {
+    const d = (f.evidence as { permissionsBoundary?: { decision?: string } } | undefined)?.permissionsBoundary
+      ?.decision
+    return d !== undefined && d !== 'allowed'
+  }
+  const grantable = failing.filter((f) => f.subject?.startsWith('arn:') && !boundaryDenies(f))
+  const roles = grantable.map((f) => f.subject as string)
+  if (!controller || roles.length === 0) return { resources: [], manual: failing }
+  return {
+    resources: [
+      inlinePolicy({
+        address: 'iam-policy.passrole-fix',
+        roleName: controller,
+        roleArn: arn(facts, 'iam', `role/${controller}`, ''),
+        policyName: 'KarpctlPassNodeRoles',
+        document: passRolePolicy([...new Set(roles)].sort(), 'AllowPassingNodeRoles'),
+        dependsOn: [],
+      }),
+    ].map((r) => ({ ...r, group: group(check) })),
+    manual: failing.filter((f) => !grantable.includes(f)),
+  }
+}
+/** The IRSA statement narrowed to the running service account: exact :sub and :aud, StringEquals. */
+export function narrowTrust(
+  trust: PolicyDocument,
+  statement: PolicyStatement,
+  issuer: string,
+  expectedSub: string,
+): PolicyDocument {
+  const host = issuer.replace(/^https:\/\//, '')
+  const fixed: PolicyStatement = { ...statement, Condition: {} }
+  for (const [op, kv] of Object.entries(statement.Condition ?? {})) {
+    const rest = Object.fromEntries(
+      Object.entries(kv).filter(([k]) => k !== `${host}:sub` && k !== `${host}:aud`),
+    )
+    if (Object.keys(rest).length) fixed.Condition![op] = rest
+  }
+  fixed.Condition!.StringEquals = {
+    ...(fixed.Condition!.StringEquals ?? {}),
+    [`${host}:aud`]: 'sts.amazonaws.com',
+    [`${host}:sub`]: expectedSub,
+  }
+  return {
+    ...trust,
+    Statement: trust.Statement.map((s) => (JSON.stringify(s) === JSON.stringify(statement) ? fixed : s)),
+  }
+}
+export const irsaTrust: Builder = (facts, failing, check) => {
+  const name = facts.iam.controllerRoleName
+  const role = name ? facts.iam.roles[name] : undefined
+  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
+  const issuer = cluster?.oidcIssuer?.replace(/^https:\/\//, '')
+  if (!name || !role?.ok || !role.value || !issuer) return { resources: [], manual: failing }
+  const stack = role.value.role.tags['aws:cloudformation:stack-name']
+  let trust = role.value.role.trust
+  const auto: Finding[] = []
+  for (const f of failing) {
+    const e = f.evidence as
+      { statement?: PolicyStatement; expectedSub?: string; trust?: PolicyDocument } | undefined
+    if (stack || !e?.expectedSub) continue
+    const stmt =
+      e.statement ??
+      trust.Statement.find((s) => JSON.stringify(s.Principal ?? '').includes(`oidc-provider/${issuer}`))
+    if (!stmt) continue
+    trust = narrowTrust(trust, stmt, issuer, e.expectedSub)
+    auto.push(f)
+  }
+  const manual = failing
+    .filter((f) => !auto.includes(f))
+    .map((f) =>
+      stack
+        ? { ...f, message: `${f.message} (role managed by CloudFormation stack ${stack}: change it there)` }
+        : f,
+    )
+  if (!auto.length) return { resources: [], manual }
+  const expected = (auto[0]!.evidence as { expectedSub: string }).expectedSub
+  return {
+    resources: [
+      roleTrust({
+        address: 'iam-trust.controller',
+        roleName: name,
+        roleArn: role.value.role.arn,
+        trust,
+        why: `irsa :sub narrowed to ${expected}`,
+        group: group(check),
+      }),
+    ],
+    manual,
+  }
+}
+/**
+ * Missing reference statements as one inline policy (the name doctor's printed command uses). Not
+ * when an explicit Deny or a permissions boundary takes them away (an Allow cannot help), nor on a role
+ * CloudFormation manages (the stack is where it belongs), nor past IAM's inline size limit.
+ */
+export const controllerPolicy: Builder = (facts, failing, check) => {
+  const name = facts.iam.controllerRoleName
+  const role = name ? facts.iam.roles[name] : undefined
+  const stack = role?.ok ? role.value?.role.tags['aws:cloudformation:stack-name'] : undefined
+  const fixable = (f: Finding) => {
+    const e = f.evidence as { document?: PolicyDocument; missing?: { deniedBy?: string }[] } | undefined
+    return (
+      !!e?.document &&
+      !e.missing?.some((m) => m.deniedBy) &&
+      JSON.stringify(e.document).length <= INLINE_LIMIT
+    )
+  }
+  const auto = failing.filter(fixable)
+  if (!name || !role?.ok || !role.value || stack || auto.length === 0)
+    return {
+      resources: [],
+      manual: failing.map((f) =>
+        stack
+          ? { ...f, message: `${f.message} (role managed by CloudFormation stack ${stack}: add them there)` }
+          : f,
+      ),
+    }
+  const doc = (auto[0]!.evidence as { document: PolicyDocument }).document
+  return {
+    resources: [
+      {
+        ...inlinePolicy({
+          address: 'iam-policy.controller-missing',
+          roleName: name,
+          roleArn: role.value.role.arn,
+          policyName: `KarpenterControllerMissing-${facts.meta.clusterName}`,
+          document: doc,
+          dependsOn: [],
+        }),
+        group: group(check),
+      },
+    ],
+    manual: failing.filter((f) => !auto.includes(f)),
+  }
+}
+/** A node role without cluster access gets it the way the cluster's authentication mode allows. */
+const nodeAccess: Builder = (facts, failing, check) => {
+  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
+  const entries =
+    cluster?.authenticationMode === 'API' || cluster?.authenticationMode === 'API_AND_CONFIG_MAP'
+  const noAccess = failing.filter(
+    (f) => /has no cluster access/.test(f.message) && f.subject?.startsWith('arn:'),
+  )
+  const tags = ownershipTags(facts.meta.clusterName)
+  const clusterArn = arn(facts, 'eks', `cluster/${facts.meta.clusterName}`)
+  return {
+    resources: noAccess.map((f, i) => {
+      const roleArn = f.subject as string
+      const r = entries
+        ? accessEntry({
+            clusterName: facts.meta.clusterName,
+            principalArn: roleArn,
+            clusterArn,
+            tags,
+            dependsOn: [],
+          })
+        : awsAuthEntry({
+            roleArn: roleArn.replace(/:role\/.*\//, ':role/'),
+            dependsOn: [],
+            managedLabel: [MANAGED_LABEL, 'karpctl'],
+          })
+      return { ...r, address: `${r.address}.${i}`, group: group(check) }
+    }),
+    manual: failing.filter((f) => !noAccess.includes(f)),
+  }
+}
+/** A node role without cluster access gets it the way the cluster's authentication mode allows; one
+ * without the node policies gets the missing ones attached (recorded on the role). */
+export const nodeRole: Builder = (facts, failing, check, opts) => {
+  const access = nodeAccess(facts, failing, check, opts)
+  const lacking = access.manual.filter(
+    (f) => /lacks /.test(f.message) && Array.isArray((f.evidence as { missing?: unknown })?.missing),
+  )
+  const resources = lacking.flatMap((f) => {
+    const roleName = f.subject as string
+    const role = facts.iam.roles[roleName]
+    if (!role?.ok || !role.value) return []
+    const missing = (f.evidence as { missing: string[] }).missing
+    const managed = nodeRolePolicies(facts.meta.partition).filter((p) =>
+      missing.some((m) => p.arn.endsWith(`/${m}`)),
+    )
+    if (managed.length === 0) return []
+    return [
+      attachedPolicies({
+        address: `iam-role-policies.${roleName}`,
+        roleName,
+        roleArn: role.value.role.arn,
+        managed,
+        group: group(check),
+      }),
+    ]
+  })
+  const fixed = new Set(resources.map((r) => r.name))
+  return {
+    resources: [...access.resources, ...resources],
+    manual: access.manual.filter((f) => !(lacking.includes(f) && fixed.has(f.subject as string))),
+  }
+}
+export const spot: Builder = (facts, _failing, check) => ({
+  resources: [{ ...spotRole(facts.meta.accountId ?? '', facts.meta.partition), group: group(check) }],
+  manual: [],
+})
