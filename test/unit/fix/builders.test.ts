@@ -237,7 +237,9 @@ test("--fix records its 8443 rule and discovery tags as repairs, which teardown'
     // Untagged: the NodeClass's tag selector finds no subnet.
     f.ec2.subnetsByNodeClass.default = ok([])
   })
-  const tags = fixSet(facts, runChecks(catalog, facts)).resources.find((r) => r.address === 'ec2-tags.discovery')
+  const tags = fixSet(facts, runChecks(catalog, facts)).resources.find(
+    (r) => r.address === 'ec2-tags.discovery',
+  )
   assert.ok(tags)
   const v = tags.verdict({ 'subnet-0a': {}, 'subnet-0b': {}, 'subnet-0c': {} })
   assert.match(v.note ?? '', /karpctl\.io\/repaired-tags \(a repair: teardown keeps it\)/)
