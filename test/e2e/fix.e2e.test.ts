@@ -19,7 +19,9 @@ import {
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge'
 import {
+  CreatePolicyCommand,
   CreatePolicyVersionCommand,
+  DeleteRolePermissionsBoundaryCommand,
   DeleteRolePolicyCommand,
   DetachRolePolicyCommand,
   GetPolicyCommand,
@@ -27,6 +29,7 @@ import {
   GetRoleCommand,
   ListAttachedRolePoliciesCommand,
   ListRolePoliciesCommand,
+  PutRolePermissionsBoundaryCommand,
   PutRolePolicyCommand,
   UpdateAssumeRolePolicyCommand,
 } from '@aws-sdk/client-iam'
@@ -419,6 +422,71 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
       const tags = (await aws.events.send(new ListTagsForResourceCommand({ ResourceARN: arn }))).Tags ?? []
       assert.equal(tags.find((x) => x.Key === 'karpctl.io/retargeted-from')?.Value, oldArn)
     }
+  })
+
+  test("the queue's ARN in settings.interruptionQueue: its name set in a new Helm revision", async (t) => {
+    await upgrade('--set-string', `settings.interruptionQueue=${seed.queueArn}`)
+    await fixed(t, 'interruption-queue', ['--chart-dir', CHARTS()])
+    const values = JSON.parse(
+      (await helm(bed, ['get', 'values', 'karpenter', '-n', 'kube-system', '-o', 'json'])).stdout,
+    ) as { settings: { interruptionQueue: string } }
+    assert.equal(values.settings.interruptionQueue, seed.queueName)
+  })
+
+  test('an IRSA trust with StringLike :sub = system:serviceaccount:*:*: narrowed to the running ServiceAccount', async (t) => {
+    const host = seed.oidcIssuer.replace(/^https:\/\//, '')
+    await aws.iam.send(
+      new UpdateAssumeRolePolicyCommand({
+        RoleName: seed.controllerRoleName,
+        PolicyDocument: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: { Federated: seed.oidcProviderArn },
+              Action: 'sts:AssumeRoleWithWebIdentity',
+              Condition: {
+                StringLike: { [`${host}:sub`]: 'system:serviceaccount:*:*' },
+                StringEquals: { [`${host}:aud`]: 'sts.amazonaws.com' },
+              },
+            },
+          ],
+        }),
+      }),
+    )
+    await fixed(t, 'irsa-trust-policy')
+    const role = await aws.iam.send(new GetRoleCommand({ RoleName: seed.controllerRoleName }))
+    const trust = JSON.stringify(JSON.parse(decodeURIComponent(role.Role!.AssumeRolePolicyDocument!)))
+    assert.doesNotMatch(trust, /StringLike/)
+    assert.match(trust, /"StringEquals":\{[^}]*"system:serviceaccount:kube-system:karpenter"/)
+    assert.ok(role.Role!.Tags?.some((x) => x.Key === 'karpctl.io/changed-trust'))
+  })
+
+  test('a permissions boundary without iam:PassRole: manual (an Allow cannot lift a boundary), nothing written', async () => {
+    const created = await aws.iam.send(
+      new CreatePolicyCommand({
+        PolicyName: `KarpenterBoundary-${CLUSTER_NAME}`,
+        PolicyDocument: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Sid: 'Ceiling', Effect: 'Allow', NotAction: ['iam:PassRole'], Resource: '*' }],
+        }),
+      }),
+    )
+    await aws.iam.send(
+      new PutRolePermissionsBoundaryCommand({
+        RoleName: seed.controllerRoleName,
+        PermissionsBoundary: created.Policy!.Arn!,
+      }),
+    )
+    const r = await fixJson(bed, ['--yes'])
+    assert.equal(r.code, 1)
+    assert.equal(r.j.fix.writes, 0, 'no inline grant that the boundary would cancel')
+    assert.equal(status(r.j, 'passrole-node-role'), 'fail')
+    assert.ok(
+      r.j.fix.manual.some((m) => m.check === 'passrole-node-role'),
+      JSON.stringify(r.j.fix.manual),
+    )
+    await aws.iam.send(new DeleteRolePermissionsBoundaryCommand({ RoleName: seed.controllerRoleName }))
   })
 
   test('the webhook-era chart (v1.0.14) without the 8443 rule: authorized, recorded on the group', async (t) => {
