@@ -42,7 +42,27 @@ export function runChecks(checks: Check[], facts: Facts): CheckResult[] {
   return checks.map((c) => runCheck(c, facts))
 }
 
-/** Exit code policy: 1 when any error-severity check failed. */
+/** Exit code policy: 1 when any error-severity check failed (see `couldNotTell` for 2). */
 export function hasErrorFailure(results: CheckResult[]): boolean {
   return results.some((r) => r.status === 'fail' && r.meta.severity === 'error')
+}
+
+/**
+ * Exit code policy, the other half: exit 0 means "judged clean", never "could not tell". A run in which
+ * no error-severity check failed but more than half of those that ran (not skipped) are unknown did
+ * not judge the cluster: this is the one line that ends it with exit 2, after the report. A few
+ * unknowns (an API the endpoint lacks, one denied read) leave a judged run, each unknown shown with
+ * its reason.
+ */
+export function couldNotTell(results: CheckResult[]): string | null {
+  if (hasErrorFailure(results)) return null
+  const ran = results.filter((r) => r.meta.severity === 'error' && r.status !== 'skipped')
+  const unknown = ran.filter((r) => r.status === 'unknown')
+  if (unknown.length * 2 <= ran.length) return null
+  const reasons = [
+    ...new Set(unknown.map((r) => r.findings.find((f) => f.status === 'unknown')?.message ?? 'no reason')),
+  ]
+  const shown = reasons.slice(0, 3).map((m) => (m.length > 100 ? `${m.slice(0, 99)}…` : m))
+  const more = reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''
+  return `could not tell: ${unknown.length} of ${ran.length} error checks are unknown (${shown.join('; ')}${more}): the report says why for each; exit 0 needs most of them judged`
 }
