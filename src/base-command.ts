@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
 import { ExitCode, InputError, KarpctlError, oneLine, quote } from './errors.js'
+import { jsonText, terminalLine } from './report/terminal.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 
@@ -144,6 +145,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /**
+   * stdout: every line a command prints, with control characters from the cluster, AWS or a file made
+   * visible (karpctl's own colours kept; see src/report/terminal.ts). One place, not each call site.
+   */
+  public override log(message = '', ...args: unknown[]): void {
+    super.log(terminalLine(message), ...args)
+  }
+
+  public override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(terminalLine(message), ...args)
+  }
+
+  /** stderr: progress lines of a run (plan steps, waits, smoke test), neutralised as `log` is. */
+  protected progress(message: string): void {
+    process.stderr.write(`${terminalLine(message)}\n`)
+  }
+
+  /** --json: valid JSON with no control character left raw (JSON.stringify leaves DEL and C1 as they are). */
+  public override logJson(json: unknown): void {
+    process.stdout.write(`${jsonText(json, 2)}\n`)
+  }
+
   private get debugging(): boolean {
     return this.argv.includes('--debug')
   }
@@ -152,7 +175,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private printError(err: KarpctlError, stack?: string): void {
     const message = oneLine(err.message)
     if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message } }, null, 2)}\n`)
+      process.stdout.write(`${jsonText({ error: { code: err.code, message } }, 2)}\n`)
     } else {
       process.stderr.write(`Error: ${message}\n`)
     }
