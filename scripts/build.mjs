@@ -24,7 +24,11 @@ const factsValidator = {
 
 rmSync('dist', { recursive: true, force: true })
 await build({
-  entryPoints: { cli: 'src/cli.ts', commands: 'src/commands.ts' },
+  entryPoints: {
+    cli: 'src/cli.ts',
+    commands: 'src/commands.ts',
+    'hooks/not-found': 'src/hooks/not-found.ts',
+  },
   outdir: 'dist',
   bundle: true,
   splitting: true,

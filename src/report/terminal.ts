@@ -9,7 +9,7 @@
 //    only karpctl's own colour codes;
 //  - JSON (and SARIF) is `jsonText`: valid JSON, with the controls JSON.stringify leaves raw escaped.
 import type { CheckResult } from '../checks/types.js'
-import { escapeControl } from '../errors.js'
+import { escapeControl, type KarpctlError, oneLine } from '../errors.js'
 import type { Facts } from '../facts/types.js'
 
 // C0 but tab and newline, DEL, C1 (U+009B is a one-character CSI), and the bidirectional controls.
@@ -71,4 +71,11 @@ export function jsonText(value: unknown, indent?: number): string {
 /** A report renderer's input, made visible: the results and the facts' meta (all a report prints of the facts). */
 export function safeInput(results: CheckResult[], facts: Facts | null) {
   return { results: forTerminal(results), meta: facts ? forTerminal(facts.meta) : null }
+}
+
+/** An error as karpctl prints it: one line on stderr, or with --json `{"error": {code, message}}` on stdout. */
+export function writeError(err: KarpctlError, json: boolean): void {
+  const message = oneLine(err.message)
+  if (json) process.stdout.write(`${jsonText({ error: { code: err.code, message } }, 2)}\n`)
+  else process.stderr.write(`Error: ${message}\n`)
 }

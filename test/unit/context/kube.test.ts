@@ -267,7 +267,7 @@ test('a refused connection ends the run: one error naming the server (KUBE_UNREA
   assert.match(
     err.message,
     new RegExp(
-      `^the Kubernetes API at https://127\\.0\\.0\\.1:${port} .*refused the connection \\(ECONNREFUSED\\)`,
+      `^the Kubernetes API at https://127\\.0\\.0\\.1:${port} .*refused the connection: nothing listens there \\(ECONNREFUSED\\)`,
     ),
   )
 })
