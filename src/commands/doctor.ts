@@ -10,9 +10,9 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
 A read that fails (permission, throttling, an API the endpoint lacks) makes the checks that needed it "unknown", never "passed".
 
 Exit codes:
-  0  judged clean: no error-severity check failed, and at most half of those that ran are unknown (each unknown is shown with its reason)
+  0  judged clean: no error-severity check failed or is unknown
   1  an error-severity check failed
-  2  karpctl could not run (bad input, credentials, an unreachable API), could not tell (no error check failed but more than half of those that ran are unknown), or --save-snapshot failed (the report is still printed)
+  2  karpctl could not run (bad input, credentials, an unreachable API); or could not tell: no error check failed but one or more is unknown (the report is printed, then one line naming them and why); or --save-snapshot failed (the report is still printed)
 
 A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 64 levels, be version karpctl.facts/v1 and match schema/facts.schema.json, or it is refused naming the JSON path that is wrong.`
 
@@ -156,7 +156,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
 
     if (hasErrorFailure(results)) process.exitCode = ExitCode.findings
     // What ends the run with exit 2 after the report is printed: a snapshot that could not be saved,
-    // or a run that could not tell (most error checks unknown: without the Kubernetes API, say).
+    // or a run that could not tell (an error check unknown: exit 0 would claim the cluster clean).
     const untold = couldNotTell(results)
     const ending = saveError ?? (untold ? new KarpctlError(untold, 'COULD_NOT_TELL') : undefined)
     if (ending) process.exitCode = ExitCode.cannotRun

@@ -53,7 +53,10 @@ export function notFoundMessage(id: string, commands: string[], topics: string[]
 const hook: Hook<'command_not_found'> = async function (opts) {
   const commands = opts.config.commandIDs
   const topics = opts.config.topics.map((t) => t.name)
-  const err = new KarpctlError(notFoundMessage(opts.id, commands, topics), 'COMMAND_NOT_FOUND')
+  // `karpctl --nope`: a flag before any command reaches oclif as the command's name.
+  const err = opts.id.startsWith('-')
+    ? new KarpctlError(`Nonexistent flag: ${opts.id} (see \`karpctl --help\`)`, 'USAGE')
+    : new KarpctlError(notFoundMessage(opts.id, commands, topics), 'COMMAND_NOT_FOUND')
   writeError(err, (opts.argv ?? []).includes('--json'))
   process.exitCode = ExitCode.cannotRun
 }

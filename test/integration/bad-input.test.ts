@@ -634,6 +634,22 @@ const cases: Case[] = [
     report: true,
   },
   {
+    name: 'one error check unknown, every other judged: still could not tell',
+    args: () => [
+      'doctor',
+      '--snapshot',
+      edited(
+        (f) =>
+          (f.kube.pods = {
+            ok: false,
+            error: { code: 'Forbidden', kind: 'denied', message: 'pods forbidden', read: 'kube:pods' },
+          }),
+      )(),
+    ],
+    message: /^could not tell: 1 of \d+ error checks are unknown \(controller-ready: .*pods forbidden/,
+    report: true,
+  },
+  {
     name: '--only one check that could not tell',
     args: () => ['doctor', '--snapshot', kubeDenied(), '--only', 'controller-ready'],
     message: /^could not tell: 1 of 1 error checks are unknown/,
@@ -666,6 +682,11 @@ const cases: Case[] = [
     name: 'an unknown command and topic',
     args: () => ['xyzzy', 'plugh'],
     message: /^karpctl has no command "xyzzy" \(see `karpctl --help`\)$/,
+  },
+  {
+    name: 'an unknown flag before any command',
+    args: () => ['--nope'],
+    message: /^Nonexistent flag: --nope \(see `karpctl --help`\)$/,
   },
   {
     name: 'a missing required argument',

@@ -337,14 +337,20 @@ test('a saved snapshot carries no secret and judges exactly like the live run', 
   )
 })
 
-test('the Kubernetes API refuses every connection: one error naming the server, not a report of unknowns', async (t) => {
+/** A mock cluster whose Kubernetes API fails every connection with `code`. */
+function kubeDown(t: TestContext, code: string, message: string) {
   const m = mock(t, { expectations: false })
   const down = 'https://kube-down.test'
   writeFileSync(m.kubeconfig, kubeconfigYaml(down, KUBE_TOKEN))
   nock(down)
     .persist()
     .get(/.*/)
-    .replyWithError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:443'), { code: 'ECONNREFUSED' }))
+    .replyWithError(Object.assign(new Error(message), { code }))
+  return { m, down }
+}
+
+test('the Kubernetes API refuses every connection: one error naming the server, not a report of unknowns', async (t) => {
+  const { m } = kubeDown(t, 'ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.9:443')
   await assert.rejects(doctor(live(m)), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'KUBE_UNREACHABLE')
     assert.match(
@@ -356,13 +362,7 @@ test('the Kubernetes API refuses every connection: one error naming the server, 
 })
 
 test('the Kubernetes API resets every connection: a note says so, every check that needs it is unknown, none passes', async (t) => {
-  const m = mock(t, { expectations: false })
-  const down = 'https://kube-down.test'
-  writeFileSync(m.kubeconfig, kubeconfigYaml(down, KUBE_TOKEN))
-  nock(down)
-    .persist()
-    .get(/.*/)
-    .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
+  const { m, down } = kubeDown(t, 'ECONNRESET', 'socket hang up')
   const outcome = await doctor(live(m))
   assert.ok(
     outcome.facts.meta.notes.some((n) =>
