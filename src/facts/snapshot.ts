@@ -195,9 +195,10 @@ const article = (t: string) =>
   t === 'null' ? 'null' : t === 'array' || t === 'object' || t === 'integer' ? `an ${t}` : `a ${t}`
 
 /**
- * The error a person can act on. A `Read` is `{ok: true, value}` or `{ok: false, error}`: ajv reports
- * both branches; a branch whose constant (`ok`) did not match is the wrong case, so its errors are
- * dropped, and of the rest the deepest names the value that is wrong.
+ * The error a person can act on. A `Read` is checked on its `ok` first (the schema's if/then/else,
+ * see scripts/facts-schema.ts); in the other unions (`'*' | Record<…>`, `T | null`) ajv reports each
+ * case: one whose constant did not match is the wrong case, so its errors are dropped, and of the rest
+ * the deepest names the value that is wrong.
  */
 export function describe(errors: ErrorObject[], data: unknown): string {
   const wrongBranch = new Set<string>()
