@@ -14,24 +14,15 @@ test('the command meant is the closest within a typo', () => {
 })
 
 test('one line: what is not a command, the one meant, and where the help is', () => {
-  assert.equal(
-    notFoundMessage('doctr', commands, topics),
-    'karpctl has no command "doctr": did you mean `karpctl doctor`? (see `karpctl --help`)',
-  )
-  assert.equal(
-    notFoundMessage('tenant:ad:acme', commands, topics),
-    'karpctl tenant has no command "ad": did you mean `karpctl tenant add`? (see `karpctl tenant --help`)',
-  )
-  assert.equal(
-    notFoundMessage('tenant:explode', commands, topics),
-    'karpctl tenant has no command "explode" (see `karpctl tenant --help`)',
-  )
-  assert.equal(
-    notFoundMessage('xyzzy:plugh', commands, topics),
-    'karpctl has no command "xyzzy" (see `karpctl --help`)',
-  )
-  assert.equal(
-    notFoundMessage('x\u001b[2J', commands, topics),
-    'karpctl has no command "x\\u001b[2J" (see `karpctl --help`)',
-  )
+  const cases: [string, string][] = [
+    ['doctr', 'karpctl has no command "doctr": did you mean `karpctl doctor`? (see `karpctl --help`)'],
+    [
+      'tenant:ad:acme',
+      'karpctl tenant has no command "ad": did you mean `karpctl tenant add`? (see `karpctl tenant --help`)',
+    ],
+    ['tenant:explode', 'karpctl tenant has no command "explode" (see `karpctl tenant --help`)'],
+    ['xyzzy:plugh', 'karpctl has no command "xyzzy" (see `karpctl --help`)'],
+    ['x\u001b[2J', 'karpctl has no command "x\\u001b[2J" (see `karpctl --help`)'],
+  ]
+  for (const [id, line] of cases) assert.equal(notFoundMessage(id, commands, topics), line, id)
 })
