@@ -26,7 +26,7 @@ async function run(argv: string[]) {
   process.stderr.write = ((s: string) => (err.push(String(s)), true)) as typeof process.stderr.write
   const exitCode = process.exitCode
   try {
-    await new Crash(argv, config)._run()
+    await Crash.run(argv, config)
   } finally {
     process.stdout.write = write.out
     process.stderr.write = write.err
