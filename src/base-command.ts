@@ -3,7 +3,8 @@
 // `{"error": {"code", "message"}}` on stdout — whatever the error, karpctl's own, oclif's or a bug.
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
-import { ExitCode, InputError, KarpctlError, oneLine, quote } from './errors.js'
+import { ExitCode, InputError, KarpctlError, quote } from './errors.js'
+import { jsonText, terminalLine, writeError } from './report/terminal.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 
@@ -144,18 +145,40 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /**
+   * stdout: every line a command prints, with control characters from the cluster, AWS or a file made
+   * visible (karpctl's own colours kept; see src/report/terminal.ts). One place, not each call site.
+   */
+  public override log(message = '', ...args: unknown[]): void {
+    super.log(terminalLine(message), ...args)
+  }
+
+  public override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(terminalLine(message), ...args)
+  }
+
+  /** stderr: progress lines of a run (plan steps, waits, smoke test), neutralised as `log` is. */
+  protected progress(message: string): void {
+    process.stderr.write(`${terminalLine(message)}\n`)
+  }
+
+  /** --json: valid JSON with no control character left raw (JSON.stringify leaves DEL and C1 as they are). */
+  public override logJson(json: unknown): void {
+    process.stdout.write(`${jsonText(json, 2)}\n`)
+  }
+
   private get debugging(): boolean {
     return this.argv.includes('--debug')
   }
 
-  /** One line on stderr, or the JSON error object on stdout; the stack too with --debug. */
+  /** The run's error was printed: the watchdog and the command's own failure may race to say theirs. */
+  private errorPrinted = false
+
+  /** One line on stderr, or the JSON error object on stdout; the stack too with --debug. Once per run. */
   private printError(err: KarpctlError, stack?: string): void {
-    const message = oneLine(err.message)
-    if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message } }, null, 2)}\n`)
-    } else {
-      process.stderr.write(`Error: ${message}\n`)
-    }
+    if (this.errorPrinted) return
+    this.errorPrinted = true
+    writeError(err, this.jsonEnabled())
     if (stack && this.debugging) process.stderr.write(`${stack}\n`)
   }
 
@@ -233,6 +256,16 @@ function usageLine(message: string, id: string | undefined): string {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !/^See more help with --help$/.test(l))
   if (lines.length > 1 && /^The following errors? occurred:$/.test(lines[0] as string)) lines = lines.slice(1)
+  // `Missing 1 required arg:` / `name  tenant name (…)` / `Note: … flags allow multiple values …`:
+  // the argument and what it is, not oclif's advice on flag order.
+  const missing = /^(Missing \d+ required args?):$/.exec(lines[0] ?? '')
+  if (missing) {
+    const args = lines
+      .slice(1)
+      .filter((l) => !/^(Note|Alternatively)\b/.test(l))
+      .map((l) => l.replace(/^(\S+)\s{2,}(.+)$/, '<$1> ($2)'))
+    lines = [`${missing[1]}: ${args.join(', ')}`]
+  }
   const command = id ? `karpctl ${id.replace(/:/g, ' ')}` : 'karpctl'
   return `${lines.join('; ')} (see \`${command} --help\`)`
 }

@@ -38,7 +38,7 @@ export class EnvironmentError extends KarpctlError {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
 
-const escapeControl = (c: string): string => {
+export const escapeControl = (c: string): string => {
   switch (c) {
     case '\n':
       return '\\n'

@@ -42,7 +42,28 @@ export function runChecks(checks: Check[], facts: Facts): CheckResult[] {
   return checks.map((c) => runCheck(c, facts))
 }
 
-/** Exit code policy: 1 when any error-severity check failed. */
+/** Exit code policy: 1 when any error-severity check failed (see `couldNotTell` for 2). */
 export function hasErrorFailure(results: CheckResult[]): boolean {
   return results.some((r) => r.status === 'fail' && r.meta.severity === 'error')
+}
+
+/**
+ * Exit code policy, the other half: exit 0 means "judged clean", never "could not tell". A run in which
+ * no error-severity check failed but one or more of them is unknown (a read was denied, an API is
+ * missing, the cluster did not answer) did not judge the cluster: this is the one line that ends it
+ * with exit 2, after the report. A failure wins (exit 1): what was found matters more than what was
+ * not seen. Warnings and info checks do not count; skipped checks (not applicable here) do not either.
+ */
+export function couldNotTell(results: CheckResult[]): string | null {
+  if (hasErrorFailure(results)) return null
+  const ran = results.filter((r) => r.meta.severity === 'error' && r.status !== 'skipped')
+  const unknown = ran.filter((r) => r.status === 'unknown')
+  if (unknown.length === 0) return null
+  const reasons = [
+    ...new Set(unknown.map((r) => r.findings.find((f) => f.status === 'unknown')?.message ?? 'no reason')),
+  ]
+  const shown = reasons.slice(0, 3).map((m) => (m.length > 100 ? `${m.slice(0, 99)}…` : m))
+  const more = reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''
+  const ids = unknown.map((r) => r.meta.id)
+  return `could not tell: ${unknown.length} of ${ran.length} error checks are unknown (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}: ${shown.join('; ')}${more}); the report says why for each, and exit 0 needs every error check judged`
 }

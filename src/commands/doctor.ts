@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
-import { ExitCode, InputError, quote } from '../errors.js'
+import { ExitCode, InputError, KarpctlError, oneLine, quote } from '../errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'Find every known Karpenter misconfiguration and print the fix.'
@@ -9,7 +9,12 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
 
 A read that fails (permission, throttling, an API the endpoint lacks) makes the checks that needed it "unknown", never "passed".
 
-Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could not run.`
+Exit codes:
+  0  judged clean: no error-severity check failed or is unknown
+  1  an error-severity check failed
+  2  karpctl could not run (bad input, credentials, an unreachable API); or could not tell: no error check failed but one or more is unknown (the report is printed, then one line naming them and why); or --save-snapshot failed (the report is still printed)
+
+A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 64 levels, be version karpctl.facts/v1 and match schema/facts.schema.json, or it is refused naming the JSON path that is wrong.`
 
   static override examples = [
     {
@@ -107,7 +112,8 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
     const { renderHuman } = await import('../report/human.js')
     const { useColor } = await import('../report/style.js')
-    const { hasErrorFailure, selectChecks, UnknownCheckIdError } = await import('../checks/run.js')
+    const { couldNotTell, hasErrorFailure, selectChecks, UnknownCheckIdError } =
+      await import('../checks/run.js')
 
     // An unknown check id is a usage error: report it before any network work.
     try {
@@ -122,6 +128,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     let results
     let facts = null
     let apiCalls: string[] = []
+    let saveError: KarpctlError | undefined
     {
       if (lintOnly) {
         const { lintLocal } = await import('../doctor/local-lint.js')
@@ -143,6 +150,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
         facts = outcome.facts
         results = outcome.results
         apiCalls = outcome.calls ?? []
+        saveError = outcome.saveError
         if (flags.values?.length || flags.terraform) {
           const { lintLocal } = await import('../doctor/local-lint.js')
           results = [...results, ...(await lintLocal(flags.values ?? [], flags.terraform))]
@@ -152,19 +160,21 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     }
 
     if (hasErrorFailure(results)) process.exitCode = ExitCode.findings
-    // Without the Kubernetes API nearly every check is unknown: that run is not "clean", it did not run.
-    if (facts && !facts.kube.release.ok && facts.kube.release.error.kind === 'network') {
-      process.exitCode = ExitCode.cannotRun
-    }
+    // What ends the run with exit 2 after the report is printed: a snapshot that could not be saved,
+    // or a run that could not tell (an error check unknown: exit 0 would claim the cluster clean).
+    const untold = couldNotTell(results)
+    const ending = saveError ?? (untold ? new KarpctlError(untold, 'COULD_NOT_TELL') : undefined)
+    if (ending) process.exitCode = ExitCode.cannotRun
     if (this.jsonEnabled()) {
       const { jsonReport } = await import('../report/machine.js')
-      return jsonReport(results, facts, {
+      const report = jsonReport(results, facts, {
         karpctlVersion: this.config.version,
         generatedAt: new Date(),
         source: lintOnly ? 'lint' : flags.snapshot ? 'snapshot' : 'live',
         calls: apiCalls,
         wallTimeMs: Math.round(performance.now() - started),
       })
+      return ending ? { ...report, error: { code: ending.code, message: oneLine(ending.message) } } : report
     }
     const m = await import('../report/machine.js')
     switch (flags.output) {
@@ -180,6 +190,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
       default:
         this.log(renderHuman(results, facts, { color: useColor(process.stdout), verbose: flags.verbose }))
     }
+    if (ending) throw ending
     return undefined
   }
 
@@ -196,7 +207,7 @@ Exit codes: 0 no failing error check, 1 a failing error check, 2 karpctl could n
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
     const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
-    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const chartDir = flags['chart-dir']
     if (chartDir) await requireChartDir(chartDir)

@@ -156,7 +156,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
     const color = useColor(process.stdout)
     // Progress goes to stderr even with --json (oclif mutes its own log helpers then): stdout stays data.
-    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const target = await resolveInstallTarget(this.flags, prompter)

@@ -66,7 +66,7 @@ The spot service-linked role is account-wide and always kept. A teardown that st
     const { renderPlan, planJson } = await import('../plan/render.js')
     const { runPlan } = await import('../plan/session.js')
     const { applyEnv } = await import('../install/install.js')
-    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const ctx = await createRunContext({ ...options, retryMode: 'adaptive' })

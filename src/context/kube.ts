@@ -12,6 +12,15 @@ import type { CallLog, Limiter, Memo } from './limiter.js'
 
 export const DEFAULT_KUBE_TIMEOUT_MS = 15_000
 
+/** Connection errors that say the server cannot be reached at all (not one read that went wrong). */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'refused the connection: nothing listens there',
+  ENOTFOUND: 'cannot be found: its host name does not resolve',
+  EAI_AGAIN: 'cannot be found: its host name does not resolve now',
+  EHOSTUNREACH: 'cannot be reached: no route to its host',
+  ENETUNREACH: 'cannot be reached: no route to its network',
+}
+
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
 
 export class KubeApiError extends Error {
@@ -51,12 +60,22 @@ export class KubeClient {
           return (await this.request('GET', path)) as T
         } catch (err) {
           if (err instanceof KubeApiError && err.status === 404) return null
-          if ((err as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+          const code = (err as NodeJS.ErrnoException).code
+          const where = `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)})`
+          if (code === 'ETIMEDOUT') {
             throw new EnvironmentError(
-              `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)}) did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,
+              `${where} did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,
               'KUBE_TIMEOUT',
             )
           }
+          // Nothing listens there, or the name or the network does not lead there: no read of the run
+          // can succeed, so one line says so instead of every check `unknown`.
+          const unreachable = code && UNREACHABLE[code]
+          if (unreachable)
+            throw new EnvironmentError(
+              `${where} ${unreachable} (${code}): check the kube context (\`kubectl config current-context\`), the network and any proxy`,
+              'KUBE_UNREACHABLE',
+            )
           throw err
         }
       }),

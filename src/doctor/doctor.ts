@@ -4,6 +4,7 @@ import { runChecks, selectChecks } from '../checks/run.js'
 import type { CheckResult } from '../checks/types.js'
 import { createRunContext, type RunContext, type RunOptions } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
+import { KarpctlError } from '../errors.js'
 import { loadSnapshot, saveSnapshot } from '../facts/snapshot.js'
 import type { Facts } from '../facts/types.js'
 
@@ -22,6 +23,8 @@ export interface DoctorOutcome {
   facts: Facts
   results: CheckResult[]
   calls?: string[]
+  /** `--save-snapshot` failed: the report was still collected and is printed, then this ends the run. */
+  saveError?: KarpctlError
 }
 
 export async function doctor(req: DoctorRequest): Promise<DoctorOutcome> {
@@ -44,6 +47,11 @@ export async function doctor(req: DoctorRequest): Promise<DoctorOutcome> {
   } else {
     throw new Error('doctor needs a snapshot or a live cluster')
   }
-  if (req.saveSnapshot) await saveSnapshot(req.saveSnapshot, facts)
-  return { facts, results: runChecks(checks, facts), calls }
+  let saveError: KarpctlError | undefined
+  if (req.saveSnapshot)
+    await saveSnapshot(req.saveSnapshot, facts).catch((err: unknown) => {
+      if (!(err instanceof KarpctlError)) throw err
+      saveError = err
+    })
+  return { facts, results: runChecks(checks, facts), calls, ...(saveError ? { saveError } : {}) }
 }

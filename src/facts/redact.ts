@@ -139,10 +139,12 @@ const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=:-]{8,})/gi
 /**
  * `key: value`, `key=value`, `"key": "value"` inside text (YAML, .env, JSON, ini, connection strings),
  * judged by the key. A quoted value ends at its quote; a bare one at the end of the line, a comma, a
- * semicolon or a closing brace (so `password: two words` loses both).
+ * semicolon or a closing brace (so `password: two words` loses both). The bare value repeats runs of
+ * characters, not single characters: a repetition per character of a multi-megabyte line overflows
+ * the regular expression engine's stack ("Maximum call stack size exceeded").
  */
 const KEY_VALUE =
-  /(^|[\s{,;&?("'[-])(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\2(\s*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|(?:\[REDACTED\]|[^\s"',;}\])])(?:\[REDACTED\]|[^\n,;}\])])*)/gm
+  /(^|[\s{,;&?("'[-])(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\2(\s*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|(?:\[REDACTED\]|[^\s"',;}\])])(?:[^\n,;}\])[]+|\[REDACTED\]|\[)*)/gm
 
 /** `--password value` and `-p=value` on a command line. */
 const FLAG_VALUE = /(^|\s)(--?)([A-Za-z][\w-]*)([ \t]+|=)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/g

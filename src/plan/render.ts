@@ -1,4 +1,5 @@
 // The plan as a person reads it (like `terraform plan`) and as data (--json).
+import { forTerminal, visible } from '../report/terminal.js'
 import { planCounts } from './plan.js'
 import type { Plan, Step } from './types.js'
 
@@ -15,6 +16,16 @@ const show = (v: unknown): string => {
   if (typeof v === 'string') return v === '' ? '""' : v
   const s = JSON.stringify(v)
   return s.length > 160 ? `${s.slice(0, 157)}...` : s
+}
+
+/** What a step shows of itself (its kind, name, group, verdict and documents), made visible. */
+export function printable(step: Step): Step {
+  const { kind, name, group, documents } = step.resource
+  return {
+    ...step,
+    resource: { ...step.resource, ...forTerminal({ kind, name, group, documents }) },
+    verdict: forTerminal(step.verdict),
+  }
 }
 
 function stepLines(step: Step, o: RenderOptions): string[] {
@@ -38,7 +49,9 @@ function stepLines(step: Step, o: RenderOptions): string[] {
   return lines
 }
 
-export function renderPlan(plan: Plan, o: RenderOptions): string {
+export function renderPlan(rawPlan: Plan, o: RenderOptions): string {
+  // Names, notes and documents come from AWS and the cluster: made visible before colours are added.
+  const plan = { title: visible(rawPlan.title), steps: rawPlan.steps.map(printable) }
   const out = [plan.title, '']
   const groups = new Map<string, Step[]>()
   for (const s of plan.steps) groups.set(s.resource.group, [...(groups.get(s.resource.group) ?? []), s])

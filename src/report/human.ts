@@ -2,6 +2,7 @@ import type { CheckResult, Finding, Status } from '../checks/types.js'
 import type { Facts } from '../facts/types.js'
 import { type Style, style as makeStyle } from './style.js'
 import { countLine } from './summary.js'
+import { safeInput } from './terminal.js'
 
 const symbols: Record<Status, string> = { pass: '✔', fail: '✖', warn: '!', unknown: '?', skipped: '–' }
 
@@ -33,7 +34,14 @@ export interface HumanOptions {
   verbose?: boolean
 }
 
-export function renderHuman(results: CheckResult[], facts: Facts | null, options: HumanOptions): string {
+export function renderHuman(
+  rawResults: CheckResult[],
+  rawFacts: Facts | null,
+  options: HumanOptions,
+): string {
+  // What came from the cluster, AWS or a file is made visible before karpctl's colours are added.
+  const { results, meta } = safeInput(rawResults, rawFacts)
+  const facts = meta ? { meta } : null
   const s = makeStyle(options.color)
   const out: string[] = []
   if (facts) {

@@ -2,6 +2,7 @@
 import type { Check, CheckResult, Finding } from '../checks/types.js'
 import type { Facts } from '../facts/types.js'
 import { countLine, countResults } from './summary.js'
+import { jsonText, safeInput } from './terminal.js'
 
 /** The JSON report's contract: `schema/report.schema.json` in the package describes this version. */
 export const REPORT_SCHEMA = 'karpctl.report/v1'
@@ -112,7 +113,7 @@ export function sarifReport(results: CheckResult[], catalog: Check[], version: s
       },
     ],
   }
-  return JSON.stringify(sarif, null, 2)
+  return jsonText(sarif, 2)
 }
 
 const xml = (s: string) =>
@@ -124,7 +125,10 @@ const xml = (s: string) =>
     .replace(/'/g, '&apos;')
 
 /** `version`: the karpctl that made the report (a snapshot may have been collected by another). */
-export function junitReport(results: CheckResult[], facts: Facts | null, version?: string): string {
+export function junitReport(rawResults: CheckResult[], rawFacts: Facts | null, version?: string): string {
+  // Control characters are not even valid XML 1.0: made visible, as for the terminal.
+  const { results, meta } = safeInput(rawResults, rawFacts)
+  const facts = meta ? { meta } : null
   const c = countResults(results)
   const name = `karpctl doctor ${facts?.meta.clusterName ?? ''}`.trim()
   const karpctl = version ?? facts?.meta.karpctlVersion ?? 'unknown'
@@ -163,7 +167,9 @@ export function junitReport(results: CheckResult[], facts: Facts | null, version
 
 const mdSymbol = { pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔', skipped: '➖' } as const
 
-export function markdownReport(results: CheckResult[], facts: Facts | null): string {
+export function markdownReport(rawResults: CheckResult[], rawFacts: Facts | null): string {
+  const { results, meta } = safeInput(rawResults, rawFacts)
+  const facts = meta ? { meta } : null
   const lines = [`# karpctl doctor${facts ? ` — ${facts.meta.clusterName} (${facts.meta.region})` : ''}`, '']
   lines.push('| | check | status | finding |', '|---|---|---|---|')
   for (const r of results) {

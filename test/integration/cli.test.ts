@@ -211,3 +211,54 @@ test('NO_COLOR wins over FORCE_COLOR: no ANSI escapes (and FORCE_COLOR alone doe
     'the control case: FORCE_COLOR does colour, so the NO_COLOR assertion can fail',
   )
 })
+
+// ---- escape sequences from the cluster, AWS or a file never reach the terminal (issue 10) ----
+
+/** A window title, a screen clear, an OSC 8 hyperlink, CSI through U+009B, CR, backspace, DEL. */
+const HOSTILE =
+  '\u001b]0;pwned\u0007\u001b[2J\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\\u009b31m\r\u0008\u007f'
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+// eslint-disable-next-line no-control-regex
+const OWN_COLOUR = /\u001b\[(?:0|1|2|22|31|32|33|36|39)m/g
+
+test('escape sequences in a cluster name, a finding message and a note are made visible in every format', async () => {
+  const facts = healthyFacts((f) => {
+    f.meta.clusterName = `demo${HOSTILE}`
+    f.meta.notes = [`a note${HOSTILE}`]
+    // The IRSA trust names the role: the failing finding's message and fix carry it.
+    if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
+      f.kube.serviceAccount.value.metadata.annotations = {
+        'eks.amazonaws.com/role-arn': `arn:aws:iam::123456789012:role/ctl${HOSTILE}`,
+      }
+  })
+  const path = join(dir, 'hostile.json')
+  writeFileSync(path, JSON.stringify(facts))
+  const runs: [string, string[], Record<string, string>][] = [
+    ['human', [], { NO_COLOR: '1' }],
+    ['human in colour', [], { FORCE_COLOR: '1' }],
+    ['verbose', ['--verbose'], { FORCE_COLOR: '1' }],
+    ['markdown', ['-o', 'markdown'], {}],
+    ['junit', ['-o', 'junit'], {}],
+    ['sarif', ['-o', 'sarif'], {}],
+    ['json', ['--json'], {}],
+  ]
+  for (const [name, args, env] of runs) {
+    const r = await karpctl(['doctor', '--snapshot', path, ...args], env)
+    assert.ok(r.code === 0 || r.code === 1, `${name}: exit ${r.code}\n${r.stderr}`)
+    const out = r.stdout + r.stderr
+    // karpctl's own colours are the only escape sequences left, and they still work.
+    const foreign = out.replace(OWN_COLOUR, '').match(RAW_CONTROL) ?? []
+    assert.deepEqual(foreign, [], `${name}: a raw control character reached the terminal`)
+    if (env.FORCE_COLOR) assert.match(out, OWN_COLOUR, `${name}: karpctl's colours are kept`)
+    assert.ok(out.includes('pwned'), `${name}: the text is shown, made visible`)
+    assert.match(out, /demo\\u001b\]0;pwned\\u0007/, `${name}: the cluster name, visible`)
+    if (name === 'json' || name === 'sarif') {
+      const doc = JSON.parse(r.stdout) as unknown
+      // Valid JSON, and the original text once parsed (escaping changes how it is written, not what).
+      if (name === 'json') assert.equal((doc as { cluster: string }).cluster, `demo${HOSTILE}`)
+    } else if (name.startsWith('human') || name === 'verbose')
+      // Only the human report prints the notes.
+      assert.match(out, /a note\\u001b/, `${name}: the note, visible`)
+  }
+})

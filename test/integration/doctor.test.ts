@@ -337,24 +337,42 @@ test('a saved snapshot carries no secret and judges exactly like the live run', 
   )
 })
 
-test('the Kubernetes API does not answer: a note says so, every check that needs it is unknown, none passes', async (t) => {
+/** A mock cluster whose Kubernetes API fails every connection with `code`. */
+function kubeDown(t: TestContext, code: string, message: string) {
   const m = mock(t, { expectations: false })
   const down = 'https://kube-down.test'
   writeFileSync(m.kubeconfig, kubeconfigYaml(down, KUBE_TOKEN))
   nock(down)
     .persist()
     .get(/.*/)
-    .replyWithError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:443'), { code: 'ECONNREFUSED' }))
+    .replyWithError(Object.assign(new Error(message), { code }))
+  return { m, down }
+}
+
+test('the Kubernetes API refuses every connection: one error naming the server, not a report of unknowns', async (t) => {
+  const { m } = kubeDown(t, 'ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.9:443')
+  await assert.rejects(doctor(live(m)), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'KUBE_UNREACHABLE')
+    assert.match(
+      err.message,
+      /^the Kubernetes API at https:\/\/kube-down\.test \(kube context "[^"]+"\) refused the connection/,
+    )
+    return true
+  })
+})
+
+test('the Kubernetes API resets every connection: a note says so, every check that needs it is unknown, none passes', async (t) => {
+  const { m, down } = kubeDown(t, 'ECONNRESET', 'socket hang up')
   const outcome = await doctor(live(m))
   assert.ok(
     outcome.facts.meta.notes.some((n) =>
-      n.includes(`the Kubernetes API at ${down} did not answer (ECONNREFUSED)`),
+      n.includes(`the Kubernetes API at ${down} did not answer (ECONNRESET)`),
     ),
     outcome.facts.meta.notes.join('\n'),
   )
   const kubeDependent = outcome.results.filter((r) => r.meta.id !== 'helm-registry-auth')
   for (const r of kubeDependent) assert.equal(r.status, 'unknown', describe(r))
-  assert.match(messages(result(outcome, 'irsa-trust-policy')), /network error: ECONNREFUSED/)
+  assert.match(messages(result(outcome, 'irsa-trust-policy')), /network error: ECONNRESET/)
 })
 
 test('a prepared run context is used as given: its clock stamps the snapshot', async (t) => {

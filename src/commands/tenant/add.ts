@@ -151,7 +151,7 @@ Running it again with the same flags changes nothing; with other flags it shows 
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
     const { applyEnv } = await import('../../install/install.js')
-    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const color = useColor(process.stdout)
 

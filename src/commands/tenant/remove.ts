@@ -52,7 +52,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
     const { applyEnv } = await import('../../install/install.js')
-    const progress = (s: string) => process.stderr.write(`${s}\n`)
+    const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const t = await tenantContext(await this.liveOptions())

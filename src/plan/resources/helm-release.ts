@@ -2,12 +2,13 @@
 // file (every annotation, label and toleration value a string). The release Secret carries karpctl's
 // label, so a re-run (or teardown) knows the release is karpctl's.
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
+import { writeFileAtomic } from '../../fs/atomic-write.js'
 import { isOwned, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 
@@ -104,7 +105,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       const h = await helm()
       // The values may hold the role ARN: a private file, removed whatever happens.
       const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
-      writeFileSync(file, stringify(w.values), { mode: 0o600 })
+      await writeFileAtomic(file, stringify(w.values))
       try {
         await h.upgradeInstall({
           release: w.release,

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import { catalog } from '../../../src/checks/catalog.js'
 import { NotCollected, skip, Skipped } from '../../../src/checks/lib/facts.js'
 import {
+  couldNotTell,
   hasErrorFailure,
   runCheck,
   runChecks,
@@ -193,4 +194,26 @@ test('hasErrorFailure: only a failing error-severity check counts', () => {
 
 test('hasErrorFailure on the real catalog: healthy facts exit clean', () => {
   assert.equal(hasErrorFailure(runChecks(catalog, facts)), false)
+})
+
+test('exit 0 means judged clean: an unknown error check with no failure could not tell; a failure wins', () => {
+  const pass = (id: string, severity: 'error' | 'warning' = 'error') =>
+    result(meta(id, severity), [{ status: 'pass', message: 'fine' }])
+  const unknown = (id: string, severity: 'error' | 'warning' = 'error') =>
+    result(meta(id, severity), [{ status: 'unknown', message: `iam:GetRole ${id}: access denied` }])
+  const skipped = (id: string) => result(meta(id), [{ status: 'skipped', message: 'n/a' }])
+  const failed = (id: string) => result(meta(id), [{ status: 'fail', message: 'broken' }])
+
+  assert.equal(couldNotTell([pass('a'), pass('b'), skipped('c')]), null, 'all judged')
+  assert.equal(couldNotTell([pass('a'), unknown('w', 'warning')]), null, 'a warning check does not count')
+  assert.equal(couldNotTell([unknown('a'), failed('b')]), null, 'a failure wins: exit 1')
+  assert.equal(
+    couldNotTell([pass('a'), pass('b'), skipped('s'), unknown('c')]),
+    'could not tell: 1 of 3 error checks are unknown (c: iam:GetRole c: access denied); the report says why for each, and exit 0 needs every error check judged',
+  )
+  const many = couldNotTell(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => unknown(id)))
+  assert.match(
+    many ?? '',
+    /^could not tell: 6 of 6 error checks are unknown \(a, b, c, d, e, …: .*; and 3 more\)/,
+  )
 })

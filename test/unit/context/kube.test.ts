@@ -255,7 +255,7 @@ test('a server that trickles bytes without ever finishing is bounded by the dead
   assert.equal(err.code, 'ETIMEDOUT', String(err))
 })
 
-test('a refused connection keeps its code (ECONNREFUSED) for the read classifier', async (t) => {
+test('a refused connection ends the run: one error naming the server (KUBE_UNREACHABLE)', async (t) => {
   withoutNock(t)
   const closed = net.createServer().listen(0, '127.0.0.1')
   await new Promise((resolve) => closed.once('listening', resolve))
@@ -263,7 +263,13 @@ test('a refused connection keeps its code (ECONNREFUSED) for the read classifier
   await new Promise((resolve) => closed.close(resolve))
   const { kube } = await client(`https://127.0.0.1:${port}`)
   const err = await rejection(() => kube.get('/version'))
-  assert.equal(err.code, 'ECONNREFUSED')
+  assert.equal(err.code, 'KUBE_UNREACHABLE')
+  assert.match(
+    err.message,
+    new RegExp(
+      `^the Kubernetes API at https://127\\.0\\.0\\.1:${port} .*refused the connection: nothing listens there \\(ECONNREFUSED\\)`,
+    ),
+  )
 })
 
 // A CA, a server certificate for localhost/127.0.0.1 and a client certificate it signed, valid 2000-2999.

@@ -29,3 +29,16 @@ test('secret-named keys and credential-shaped values are blanked; the rest is ke
   assert.equal(out.pem, REDACTED)
   assert.ok(!JSON.stringify(out).includes('AKIA'))
 })
+
+test('a multi-megabyte line is redacted, not a stack overflow of the regular expressions', () => {
+  // `key: <16 MiB on one line>` overflowed the key/value expression (one repetition per character).
+  const long = 'ab '.repeat(5_500_000)
+  const out = redact({ note: `setting: ${long}`, other: `password: ${long}` })
+  assert.equal(out.note, `setting: ${long}`)
+  assert.equal(out.other, `password: ${REDACTED}`)
+  // The deep guard: a 100 000-deep value is cut below the walk's bound, never a stack overflow.
+  const deep: Record<string, unknown> = {}
+  let cur = deep
+  for (let i = 0; i < 100_000; i++) cur = (cur.a = {}) as Record<string, unknown>
+  assert.doesNotThrow(() => JSON.stringify(redact(deep)))
+})
