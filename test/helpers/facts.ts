@@ -266,6 +266,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         policy: queuePolicy(),
       }),
     },
+    kms: { keys: {} },
     events: {
       rules: ok(
         INTERRUPTION_RULES.map(({ key: name, source, detailType: detail }) => ({
@@ -380,6 +381,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
       webhooks: ok([]),
       legacy: ok({ provisioners: [], awsNodeTemplates: [] }),
       serverVersion: ok('v1.34.1'),
+      clusterAutoscalers: ok([]),
     },
     local: { helmRegistry: ok(null) },
   }
