@@ -41,6 +41,7 @@ import { CreateAliasCommand, CreateKeyCommand, KMSClient, PutKeyPolicyCommand } 
 import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
+import { clusterAutoscalerDeployment } from '../helpers/facts.js'
 import {
   awsClientConfig,
   awsClients,
@@ -922,39 +923,10 @@ describe(
       )
       const asg = ng.nodegroup?.resources?.autoScalingGroups?.[0]?.name
       assert.ok(asg, `moto gave the node group no Auto Scaling group: ${JSON.stringify(ng.nodegroup)}`)
-      const labels = {
-        'app.kubernetes.io/name': 'aws-cluster-autoscaler',
-        'app.kubernetes.io/instance': 'cluster-autoscaler',
-      }
       const path =
         '/apis/apps/v1/namespaces/kube-system/deployments/cluster-autoscaler-aws-cluster-autoscaler'
       // What the cluster-autoscaler chart deploys (only the fields that matter; no pod needs to run).
-      await bed.kube.create({
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'cluster-autoscaler-aws-cluster-autoscaler', namespace: 'kube-system', labels },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              containers: [
-                {
-                  name: 'aws-cluster-autoscaler',
-                  image: 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0',
-                  command: [
-                    './cluster-autoscaler',
-                    '--cloud-provider=aws',
-                    '--namespace=kube-system',
-                    `--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/${CLUSTER_NAME}`,
-                  ],
-                },
-              ],
-            },
-          },
-        },
-      })
+      await bed.kube.create(clusterAutoscalerDeployment(1, CLUSTER_NAME))
       try {
         const run = await doctor(bed)
         const c = check(run, 'cluster-autoscaler')

@@ -19,8 +19,10 @@ import {
   CONTROLLER_ROLE_ARN,
   NODE_ROLE_ARN,
   QUEUE_ARN,
+  clusterAutoscalerDeployment,
   healthyFacts,
   irsaTrust,
+  kmsUseStatements,
 } from '../helpers/facts.js'
 import {
   defaultReleaseValues,
@@ -585,25 +587,7 @@ const encryptedWith =
     ]
   }
 
-const controllerOnly: PolicyStatement[] = [
-  keyAdmin,
-  {
-    Sid: 'KarpenterEbsEncryption',
-    Effect: 'Allow',
-    Principal: { AWS: CONTROLLER_ROLE_ARN },
-    Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
-    Resource: '*',
-    Condition: { StringEquals: { 'kms:ViaService': 'ec2.us-west-2.amazonaws.com' } },
-  },
-  {
-    Sid: 'KarpenterEbsGrants',
-    Effect: 'Allow',
-    Principal: { AWS: CONTROLLER_ROLE_ARN },
-    Action: 'kms:CreateGrant',
-    Resource: '*',
-    Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
-  },
-]
+const controllerOnly: PolicyStatement[] = [keyAdmin, ...kmsUseStatements(CONTROLLER_ROLE_ARN)]
 
 test('a customer managed key whose policy names only the controller: the alias is resolved, the node role warns, each KMS read once', async (t) => {
   const m = mock(t, { mutate: encryptedWith(controllerOnly) })
@@ -703,34 +687,8 @@ test('DescribeAccessEntry denied in API mode: node-role is unknown, not pass', a
   assert.equal(r.status, 'unknown', describe(r))
 })
 
-const autoscaler = (replicas: number) => ({
-  metadata: {
-    name: 'cluster-autoscaler-aws-cluster-autoscaler',
-    namespace: 'kube-system',
-    labels: { 'app.kubernetes.io/name': 'aws-cluster-autoscaler' },
-  },
-  spec: {
-    replicas,
-    template: {
-      spec: {
-        containers: [
-          {
-            name: 'aws-cluster-autoscaler',
-            image: 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0',
-            command: [
-              './cluster-autoscaler',
-              '--cloud-provider=aws',
-              '--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/demo',
-            ],
-          },
-        ],
-      },
-    },
-  },
-})
-
 const withAutoscaler = (replicas: number) => (s: MockState) => {
-  s.kube.deployments.push(autoscaler(replicas))
+  s.kube.deployments.push(clusterAutoscalerDeployment(replicas))
   s.nodegroups = [
     {
       name: 'system',

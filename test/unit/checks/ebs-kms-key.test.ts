@@ -10,6 +10,7 @@ import {
   CONTROLLER_ROLE_ARN,
   failed,
   healthyFacts,
+  kmsUseStatements,
   NODE_ROLE,
   NODE_ROLE_ARN,
   ok,
@@ -59,27 +60,7 @@ const admin: PolicyStatement = {
 const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
 
 /** Both roles named, with the actions and conditions ebs-kms-key's fix writes. */
-function named(principals: string[], over: Partial<PolicyStatement> = {}): PolicyStatement[] {
-  return [
-    {
-      Sid: 'KarpenterEbsEncryption',
-      Effect: 'Allow',
-      Principal: { AWS: principals },
-      Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
-      Resource: '*',
-      Condition: { StringEquals: { 'kms:ViaService': VIA_EC2 } },
-      ...over,
-    },
-    {
-      Sid: 'KarpenterEbsGrants',
-      Effect: 'Allow',
-      Principal: { AWS: principals },
-      Action: 'kms:CreateGrant',
-      Resource: '*',
-      Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
-    },
-  ]
-}
+const named = (principals: string[]) => kmsUseStatements(principals)
 
 const customerKey = (policy: PolicyDocument, over: Partial<KmsKey> = {}): KmsKey => ({
   arn: KEY_ARN,
