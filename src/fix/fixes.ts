@@ -298,6 +298,8 @@ const WHY_MANUAL: Record<string, string> = {
   'toleration-value-types': 'the Helm values are yours: upgrade with --set-string (below)',
   'tenant-isolation': "a tenant's NodePool is that tenant's design",
   'controller-policy': 'a role another tool manages: add the statements there (below)',
+  // put-key-policy replaces the whole policy of a key its owner may manage elsewhere (Terraform, CDK).
+  'ebs-kms-key': "a KMS key policy is its owner's: apply the statements there, or run the command (below)",
 }
 
 export function fixSet(facts: Facts, results: CheckResult[], selected?: (id: string) => boolean): FixSet {
