@@ -234,6 +234,8 @@ function principalFinding(
     `judged for the requests EC2 makes to KMS while launching (kms:ViaService ec2.${facts.meta.region}.amazonaws.com, kms:CallerAccount, kms:GrantIsForAWSResource true for CreateGrant); a condition on any other key is not judged`,
     'grants on the key (aws kms list-grants) are not read: a grant can allow what the policies do not',
     'service control policies, resource control policies and session policies are not seen',
+    // Spot launches from an AMI or snapshot encrypted with this key also use the Spot service-linked role.
+    'AWSServiceRoleForEC2Spot is not judged: spot capacity from an AMI or snapshot encrypted with this key needs it to have the key too',
     ...notes,
   ]
   const evidence = {
