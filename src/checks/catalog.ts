@@ -1,7 +1,9 @@
 // The doctor catalog, read top to bottom: the six checks karpctl was founded on, then the rest.
+import { clusterAutoscaler } from './cluster-autoscaler.js'
 import { controllerPolicy } from './controller-policy.js'
 import { controllerReady } from './controller-ready.js'
 import { discoveryTags } from './discovery-tags.js'
+import { ebsKmsKey } from './ebs-kms-key.js'
 import { helmRegistryAuth } from './helm-registry-auth.js'
 import { helmRelease } from './helm-release.js'
 import { interruptionQueue } from './interruption-queue.js'
@@ -31,6 +33,7 @@ export const catalog: Check[] = [
   podIdentity,
   controllerPolicy,
   nodeRole,
+  ebsKmsKey,
   spotServiceLinkedRole,
   // interruption handling
   interruptionQueue,
@@ -40,6 +43,7 @@ export const catalog: Check[] = [
   helmRelease,
   controllerReady,
   nodeclassReady,
+  clusterAutoscaler,
   tenantIsolation,
   // this machine
   helmRegistryAuth,

@@ -9,7 +9,15 @@ import type {
   ReadFailure,
 } from '../facts/types.js'
 import { NODE_ADVISED_POLICIES, NODE_ECR_POLICIES, NODE_MANAGED_POLICIES } from '../spec/controller-policy.js'
-import { describeFailure, need, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import {
+  describeFailure,
+  need,
+  nodeClassRoleName,
+  partitionOf,
+  roleNameFromArn,
+  shellQuote,
+  skip,
+} from './lib/facts.js'
 import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -44,7 +52,7 @@ export const nodeRole: Check = {
 /** The role an EC2NodeClass launches nodes with: spec.role, or the role inside spec.instanceProfile. */
 function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): string | undefined {
   const subject = `EC2NodeClass/${nc.metadata.name}`
-  if (nc.spec.role) return nc.spec.role.startsWith('arn:') ? roleNameFromArn(nc.spec.role) : nc.spec.role
+  if (nc.spec.role) return nodeClassRoleName(facts, nc)
   const profileName = nc.spec.instanceProfile
   if (!profileName) {
     findings.push({

@@ -4,7 +4,7 @@ import { EnvironmentError } from '../errors.js'
 import type { ReadFailure } from '../facts/types.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
 
-export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts'
+export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms'
 
 export interface AwsOptions {
   region: string
@@ -47,6 +47,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   sqs: 'SQS',
   eventbridge: 'EventBridge',
   sts: 'STS',
+  kms: 'KMS',
 }
 
 const ENDPOINT_PREFIX: Record<AwsService, string> = {
@@ -56,6 +57,7 @@ const ENDPOINT_PREFIX: Record<AwsService, string> = {
   sqs: 'sqs',
   eventbridge: 'events',
   sts: 'sts',
+  kms: 'kms',
 }
 
 /** The endpoint a service is reached at, as the SDK resolves it (explicit, AWS_ENDPOINT_URL[_SERVICE], or AWS's). */
@@ -85,6 +87,7 @@ const loaders: Record<AwsService, () => Promise<SdkModule>> = {
   sqs: () => import('@aws-sdk/client-sqs'),
   eventbridge: () => import('@aws-sdk/client-eventbridge'),
   sts: () => import('@aws-sdk/client-sts'),
+  kms: () => import('@aws-sdk/client-kms'),
 }
 
 const clientClass: Record<AwsService, string> = {
@@ -94,6 +97,7 @@ const clientClass: Record<AwsService, string> = {
   sqs: 'SQSClient',
   eventbridge: 'EventBridgeClient',
   sts: 'STSClient',
+  kms: 'KMSClient',
 }
 
 export class Aws {

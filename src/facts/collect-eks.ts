@@ -1,7 +1,7 @@
 import type * as eks from '@aws-sdk/client-eks'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
-import type { AccessEntry, EksCluster, PodIdentityAssociation } from './types.js'
+import type { AccessEntry, EksCluster, Nodegroup, PodIdentityAssociation } from './types.js'
 
 export async function describeCluster(aws: Aws, name: string): Promise<EksCluster | null> {
   try {
@@ -96,4 +96,29 @@ export async function podIdentityAssociations(aws: Aws, cluster: string): Promis
 export async function addons(aws: Aws, cluster: string): Promise<string[]> {
   const out = await aws.call<eks.ListAddonsCommandOutput>('eks', 'ListAddons', { clusterName: cluster })
   return out.addons ?? []
+}
+
+/** The managed node groups with their role and Auto Scaling groups (install and doctor both read them). */
+export async function nodegroups(aws: Aws, cluster: string): Promise<Nodegroup[]> {
+  const names = await aws.all<eks.ListNodegroupsCommandOutput, string>(
+    'eks',
+    'ListNodegroups',
+    { clusterName: cluster },
+    'nextToken',
+    (out) => ({ items: out.nodegroups, next: out.nextToken }),
+  )
+  return Promise.all(
+    names.map(async (name): Promise<Nodegroup> => {
+      const out = await aws.call<eks.DescribeNodegroupCommandOutput>('eks', 'DescribeNodegroup', {
+        clusterName: cluster,
+        nodegroupName: name,
+      })
+      const ng = out.nodegroup
+      return {
+        name: ng?.nodegroupName ?? name,
+        ...(ng?.nodeRole ? { nodeRole: ng.nodeRole } : {}),
+        autoScalingGroups: (ng?.resources?.autoScalingGroups ?? []).flatMap((g) => (g.name ? [g.name] : [])),
+      }
+    }),
+  )
 }

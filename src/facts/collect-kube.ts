@@ -4,6 +4,7 @@ import { parse } from 'yaml'
 import type { KubeClient } from '../context/kube.js'
 import { refreshHint } from '../context/kubeconfig.js'
 import { EnvironmentError, quote } from '../errors.js'
+import { findClusterAutoscalers } from '../plan/resources/cluster-autoscaler.js'
 import { decodeReleaseData, toHelmRelease } from './helm-release.js'
 import { read } from './read.js'
 import { redact } from './redact.js'
@@ -360,6 +361,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     hooks,
     legacy,
     version,
+    autoscalers,
   ] = await Promise.all([
     releaseP,
     dependent(
@@ -390,6 +392,8 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
       c.ok ? read('kubernetes: legacy Provisioners', () => legacyObjects(kube, c.value)) : c,
     ),
     read('kubernetes: server version', () => serverVersion(kube)),
+    // The same listing install reads to scale one down: here to see whether one still scales node groups.
+    read('kubernetes: cluster-autoscaler Deployments', () => findClusterAutoscalers(kube)),
   ])
   return {
     release,
@@ -404,6 +408,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     webhooks: hooks,
     legacy,
     serverVersion: version,
+    clusterAutoscalers: autoscalers,
   }
 }
 

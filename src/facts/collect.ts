@@ -8,6 +8,7 @@ import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
+import { kmsKey, kmsKeyIds } from './collect-kms.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
@@ -135,9 +136,23 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ? early(iamReads.roleFacts(aws, controllerRoleName, true))
     : Promise.resolve(okRead<RoleFacts | null>(null))
 
+  // EBS volumes encrypted with a KMS key: DescribeKey resolves each identifier, GetKeyPolicy follows.
+  const keyIds = kmsKeyIds(nodeClasses)
+  const kmsP = Promise.all(
+    keyIds.map(async (id) => [id, await read(`kms:DescribeKey ${id}`, () => kmsKey(aws, id))] as const),
+  ).then((entries) => Object.fromEntries(entries))
+  // A cluster-autoscaler that runs is judged by the node groups it scales: only then are they read.
+  const autoscalers = kube.clusterAutoscalers
+  const nodegroupsP =
+    autoscalers?.ok && autoscalers.value.some((a) => a.replicas > 0)
+      ? read(`eks:ListNodegroups ${clusterName}`, () => eksReads.nodegroups(aws, clusterName))
+      : Promise.resolve(undefined)
+
   const nodeRoleNames = await nodeRoleNamesP
+  // With a KMS key in play, the node roles' managed policies are read too: a key policy that defers to
+  // IAM lets those policies decide whether the nodes may use the key.
   const nodeRolesP = Promise.all(
-    nodeRoleNames.map(async (n) => [n, await iamReads.roleFacts(aws, n, false)] as const),
+    nodeRoleNames.map(async (n) => [n, await iamReads.roleFacts(aws, n, keyIds.length > 0)] as const),
   )
   // Roles with a path have ARNs the name alone does not give: use the ARN IAM returned.
   const nodeRoleArnsP = nodeRolesP.then((entries) =>
@@ -200,20 +215,35 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
 
-  const [controllerRole, nodeRoles, passRole, access, subnets, sgs, clusterSg, vpcId, q, rules, profiles] =
-    await Promise.all([
-      controllerRoleP,
-      nodeRolesP,
-      passRoleP,
-      accessP,
-      subnetsP,
-      sgsP,
-      clusterSgP,
-      vpcP,
-      queueP,
-      rulesP,
-      Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
-    ])
+  const [
+    controllerRole,
+    nodeRoles,
+    passRole,
+    access,
+    subnets,
+    sgs,
+    clusterSg,
+    vpcId,
+    q,
+    rules,
+    profiles,
+    keys,
+    groups,
+  ] = await Promise.all([
+    controllerRoleP,
+    nodeRolesP,
+    passRoleP,
+    accessP,
+    subnetsP,
+    sgsP,
+    clusterSgP,
+    vpcP,
+    queueP,
+    rulesP,
+    Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
+    kmsP,
+    nodegroupsP,
+  ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
 
@@ -252,6 +282,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       accessEntries: access,
       podIdentityAssociations: await podIdP,
       addons: await addonsP,
+      ...(groups ? { nodegroups: groups } : {}),
     },
     iam: {
       oidcProviders: await oidcP,
@@ -264,6 +295,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     },
     ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
     sqs: { queue: q },
+    kms: { keys },
     events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
     kube,
     local: { helmRegistry: await helmRegistryP },

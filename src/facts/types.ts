@@ -137,6 +137,14 @@ export interface AccessEntry {
   username?: string
 }
 
+/** A managed node group: the Auto Scaling groups EKS made for it (what cluster-autoscaler scales). */
+export interface Nodegroup {
+  name: string
+  /** The node group's IAM role (its nodes already join the cluster with it). */
+  nodeRole?: string
+  autoScalingGroups: string[]
+}
+
 export interface PodIdentityAssociation {
   associationId: string
   namespace: string
@@ -190,6 +198,21 @@ export interface EventRule {
   targetArns: string[]
   /** The targets with their ids (a fix replaces or removes a target by id); same order as targetArns. */
   targets?: { id: string; arn: string }[]
+}
+
+// ---------- KMS ----------
+
+/** A KMS key an EC2NodeClass encrypts EBS volumes with, as DescribeKey resolved its identifier. */
+export interface KmsKey {
+  arn: string
+  keyId: string
+  accountId: string
+  /** `AWS` for an AWS managed key (aws/ebs), `CUSTOMER` for a customer managed key. */
+  keyManager: 'AWS' | 'CUSTOMER'
+  /** Enabled, Disabled, PendingDeletion, PendingImport, Unavailable, … */
+  keyState: string
+  /** The key policy (GetKeyPolicy `default`), read for customer managed keys only. */
+  policy?: Read<PolicyDocument>
 }
 
 // ---------- Kubernetes ----------
@@ -252,10 +275,24 @@ export interface SelectorTerm {
   owner?: string
 }
 
+/** One entry of EC2NodeClass spec.blockDeviceMappings (the fields doctor reads). */
+export interface BlockDeviceMapping {
+  deviceName?: string
+  rootVolume?: boolean
+  ebs?: {
+    encrypted?: boolean
+    /** A key id, key ARN, alias name (`alias/…`) or alias ARN. */
+    kmsKeyID?: string
+    volumeSize?: string
+    volumeType?: string
+  }
+}
+
 export interface EC2NodeClass {
   metadata: ObjectMeta
   spec: {
     role?: string
+    blockDeviceMappings?: BlockDeviceMapping[]
     instanceProfile?: string
     subnetSelectorTerms: SelectorTerm[]
     securityGroupSelectorTerms: SelectorTerm[]
@@ -340,6 +377,16 @@ export interface ValidatingWebhook {
   port?: number
 }
 
+/** A cluster-autoscaler Deployment (found by name or by its chart's label, in any namespace). */
+export interface ClusterAutoscalerDeployment {
+  namespace: string
+  name: string
+  replicas: number
+  annotations: Record<string, string>
+  /** The cluster-autoscaler container's command and args, as written (`--nodes=1:10:my-asg`, …). */
+  args: string[]
+}
+
 /** The Karpenter Helm release, decoded from its release Secret (no helm binary needed). */
 export interface HelmRelease {
   name: string
@@ -394,6 +441,11 @@ export interface Facts {
     accessEntries: Read<AccessEntry[]>
     podIdentityAssociations: Read<PodIdentityAssociation[]>
     addons: Read<string[]>
+    /**
+     * The managed node groups and their Auto Scaling groups, read only when a cluster-autoscaler runs
+     * (to name what it scales); absent otherwise and in snapshots saved before karpctl read them.
+     */
+    nodegroups?: Read<Nodegroup[]>
   }
   iam: {
     oidcProviders: Read<OidcProvider[]>
@@ -418,6 +470,14 @@ export interface Facts {
   sqs: {
     queue: Read<QueueFacts | null>
   }
+  /** Absent in snapshots saved before karpctl read KMS keys. */
+  kms?: {
+    /**
+     * Keyed by `kmsKeyID` exactly as the EC2NodeClasses' blockDeviceMappings write it; null when
+     * DescribeKey says the key does not exist.
+     */
+    keys: Record<string, Read<KmsKey | null>>
+  }
   events: {
     /**
      * The rules that target the interruption queue (ListRuleNamesByTarget) and the rules whose event
@@ -441,6 +501,8 @@ export interface Facts {
     webhooks: Read<ValidatingWebhook[]>
     legacy: Read<LegacyObjects>
     serverVersion: Read<string | null>
+    /** Absent in snapshots saved before karpctl looked for a cluster-autoscaler. */
+    clusterAutoscalers?: Read<ClusterAutoscalerDeployment[]>
   }
   local: {
     helmRegistry: Read<HelmRegistryConfig | null>

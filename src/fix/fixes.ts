@@ -19,12 +19,14 @@ export interface Manual {
   why: string
   commands: string[]
 }
+
 export interface FixSet {
   resources: Resource[]
   manual: Manual[]
   /** Check ids whose failures the resources repair (re-judged after the apply). */
   touched: string[]
 }
+
 /** Checks with an automatic fix; every other failing check is manual. */
 const BUILDERS: Record<string, Builder> = {
   'sg-webhook-8443': sgWebhook,
@@ -40,14 +42,17 @@ const BUILDERS: Record<string, Builder> = {
   'node-role': nodeRole,
   'pod-identity': podIdentity,
 }
+
 const WHY_MANUAL: Record<string, string> = {
   'helm-release': 'a Helm release needs a decision (roll back, or upgrade with corrected values)',
   'karpenter-version': 'an upgrade of Karpenter is a planned change, not a repair',
   'toleration-value-types': 'the value is not in your Helm values (a chart default): set it in your values',
   'tenant-isolation': "a tenant's NodePool is that tenant's design",
+  'ebs-kms-key': "a KMS key policy is its owner's: apply the statements there, or run the command (below)",
   'controller-policy':
     'an explicit Deny, a permissions boundary or the stack that manages the role decides: change it there (below)',
 }
+
 export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = {}): FixSet {
   const out: FixSet = { resources: [], manual: [], touched: [] }
   const edits: { check: string; edit: ValueEdit }[] = []

@@ -15,6 +15,12 @@ export interface EvaluationRequest {
   resource: string
   /** Condition keys of the request (e.g. `iam:PassedToService`); multi-valued keys as arrays. */
   context: Record<string, string | string[]>
+  /**
+   * The context holds only the keys known about the request (karpctl describes a request another
+   * service makes, e.g. EC2 calling KMS): a condition on any other key may hold or not, so the
+   * statement is uncertain instead of "key absent".
+   */
+  partialContext?: boolean
 }
 
 export interface EvaluationResult {
@@ -23,6 +29,8 @@ export interface EvaluationResult {
   matchedStatements: string[]
   /** What the evaluator could not judge exactly and how it treated it. */
   notes: string[]
+  /** The statements it could not judge exactly (an Allow among them did not grant, a Deny did deny). */
+  uncertain?: string[]
 }
 
 /** true / false, or `uncertain` when the evaluator cannot judge (treated conservatively by effect). */
@@ -30,12 +38,13 @@ type Match = boolean | 'uncertain'
 
 export function evaluate(policies: PolicyDocument[], request: EvaluationRequest): EvaluationResult {
   const notes = new Set<string>()
+  const uncertain: string[] = []
   const allows: string[] = []
   const denies: string[] = []
   policies.forEach((doc, p) => {
     doc.Statement.forEach((statement, i) => {
       const label = statementLabel(doc, p, statement, i)
-      if (!statementApplies(statement, request, label, notes)) return
+      if (!statementApplies(statement, request, label, notes, uncertain)) return
       if (statement.Effect === 'Deny') denies.push(label)
       else allows.push(label)
     })
@@ -44,6 +53,7 @@ export function evaluate(policies: PolicyDocument[], request: EvaluationRequest)
     decision,
     matchedStatements: matched,
     notes: [...notes],
+    ...(uncertain.length > 0 ? { uncertain } : {}),
   })
   if (denies.length > 0) return result('explicitDeny', denies)
   if (allows.length > 0) return result('allowed', allows)
@@ -118,6 +128,7 @@ function statementApplies(
   req: EvaluationRequest,
   label: string,
   notes: Set<string>,
+  uncertain: string[],
 ): boolean {
   const action = matchesAction(s, req.action)
   if (action === null) {
@@ -127,9 +138,10 @@ function statementApplies(
   if (!action) return false
   const resource = matchesResource(s, req.resource, label, notes)
   if (resource === false) return false
-  const condition = matchesConditions(s, req.context, label, notes)
+  const condition = matchesConditions(s, req.context, label, notes, req.partialContext === true)
   if (condition === false) return false
   if (resource === 'uncertain' || condition === 'uncertain') {
+    uncertain.push(label)
     // Conservative: never let an uncertain Allow grant, always let an uncertain Deny deny.
     notes.add(
       `${label}: treated as ${s.Effect === 'Allow' ? 'not granting' : 'denying'} because it could not be evaluated exactly`,
@@ -220,6 +232,7 @@ function matchesConditions(
   context: Record<string, string | string[]>,
   label: string,
   notes: Set<string>,
+  partialContext: boolean,
 ): Match {
   let uncertain = false
   // Operators are ANDed, keys within an operator are ANDed, values of one key are ORed.
@@ -228,6 +241,11 @@ function matchesConditions(
     for (const [key, rawValues] of Object.entries(block)) {
       const policyValues = (Array.isArray(rawValues) ? rawValues : [rawValues]).map(String)
       const requestValues = lookup(context, key)
+      if (requestValues === undefined && partialContext) {
+        notes.add(`${label}: condition ${rawOp} on ${key}, a key karpctl does not know for this request`)
+        uncertain = true
+        continue
+      }
       const m = matchesKey(op, rawOp, policyValues, requestValues, label, notes)
       if (m === false) return false
       if (m === 'uncertain') uncertain = true

@@ -2,11 +2,10 @@
 // (active? OIDC issuer, authentication mode, subnets, security groups), the Pod Identity agent, the
 // managed node groups' roles, and a cluster-autoscaler that would fight Karpenter.
 import type * as ec2 from '@aws-sdk/client-ec2'
-import type * as eks from '@aws-sdk/client-eks'
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
 import { EnvironmentError, KarpctlError } from '../errors.js'
-import { addons, describeCluster, listClusters } from '../facts/collect-eks.js'
+import { addons, describeCluster, listClusters, nodegroups } from '../facts/collect-eks.js'
 import { failureOf } from '../facts/read.js'
 import type { EksCluster } from '../facts/types.js'
 import { findClusterAutoscalers, type AutoscalerDeployment } from '../plan/resources/cluster-autoscaler.js'
@@ -79,20 +78,9 @@ async function privateSubnets(ctx: RunContext, ids: string[]): Promise<string[]>
 
 async function nodegroupRoles(ctx: RunContext, cluster: string) {
   try {
-    const list = await ctx.aws.call<eks.ListNodegroupsCommandOutput>('eks', 'ListNodegroups', {
-      clusterName: cluster,
-    })
-    const groups = await Promise.all(
-      (list.nodegroups ?? []).map((ng) =>
-        ctx.aws.call<eks.DescribeNodegroupCommandOutput>('eks', 'DescribeNodegroup', {
-          clusterName: cluster,
-          nodegroupName: ng,
-        }),
-      ),
+    return (await nodegroups(ctx.aws, cluster)).flatMap((g) =>
+      g.nodeRole ? [{ nodegroup: g.name, roleArn: g.nodeRole }] : [],
     )
-    return groups
-      .map((g) => ({ nodegroup: g.nodegroup?.nodegroupName ?? '', roleArn: g.nodegroup?.nodeRole ?? '' }))
-      .filter((g) => g.roleArn)
   } catch (err) {
     if (err instanceof KarpctlError) throw err
     return []

@@ -36,10 +36,14 @@ import {
   DeleteRolePolicyCommand,
   UpdateAssumeRolePolicyCommand,
 } from '@aws-sdk/client-iam'
+import { CreateNodegroupCommand, DeleteNodegroupCommand } from '@aws-sdk/client-eks'
+import { CreateAliasCommand, CreateKeyCommand, KMSClient, PutKeyPolicyCommand } from '@aws-sdk/client-kms'
 import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
+import { clusterAutoscalerDeployment } from '../helpers/facts.js'
 import {
+  awsClientConfig,
   awsClients,
   CLUSTER_NAME,
   controllerTrustPolicy,
@@ -798,6 +802,155 @@ describe(
       )
       const again = await doctor(bed, ['--only', 'sg-webhook-8443'])
       assert.equal(check(again, 'sg-webhook-8443').status, 'pass', summary(again))
+    })
+
+    test('an EC2NodeClass encrypting with a customer managed key whose policy lacks the node role: ebs-kms-key names it; the printed key policy fixes it', async () => {
+      const kms = new KMSClient(awsClientConfig(bed))
+      const controller = (
+        sid: string,
+        action: string | string[],
+        condition: Record<string, Record<string, string>>,
+      ) => ({
+        Sid: sid,
+        Effect: 'Allow',
+        Principal: { AWS: seed.controllerRoleArn },
+        Action: action,
+        Resource: '*',
+        Condition: condition,
+      })
+      // No root kms:* statement: the key policy alone decides (IAM policies do not count).
+      const policy = {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'KeyAdmins',
+            Effect: 'Allow',
+            Principal: { AWS: `arn:aws:iam::${seed.accountId}:root` },
+            Action: ['kms:Describe*', 'kms:Get*', 'kms:List*', 'kms:Put*'],
+            Resource: '*',
+          },
+          controller('KarpenterEbsEncryption', ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'], {
+            StringEquals: { 'kms:ViaService': `ec2.${REGION}.amazonaws.com` },
+          }),
+          controller('KarpenterEbsGrants', 'kms:CreateGrant', {
+            Bool: { 'kms:GrantIsForAWSResource': 'true' },
+          }),
+        ],
+      }
+      const key = await kms.send(
+        new CreateKeyCommand({ Policy: JSON.stringify(policy), Description: 'karpenter ebs' }),
+      )
+      const keyArn = key.KeyMetadata!.Arn!
+      await kms.send(
+        new CreateAliasCommand({ AliasName: 'alias/karpenter-ebs', TargetKeyId: key.KeyMetadata!.KeyId! }),
+      )
+      const ncPath = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'
+      // The alias, as users write it: DescribeKey resolves it to the key.
+      await bed.kube.mergePatch(ncPath, {
+        spec: {
+          blockDeviceMappings: [
+            {
+              deviceName: '/dev/xvda',
+              ebs: {
+                encrypted: true,
+                kmsKeyID: 'alias/karpenter-ebs',
+                volumeSize: '20Gi',
+                volumeType: 'gp3',
+              },
+            },
+          ],
+        },
+      })
+      try {
+        const run = await doctor(bed)
+        const c = check(run, 'ebs-kms-key')
+        assert.equal(c.status, 'warn', summary(run))
+        assert.equal(
+          c.findings.find((f) => f.subject === seed.controllerRoleArn)?.status,
+          'pass',
+          summary(run),
+        )
+        const node = c.findings.find((f) => f.subject === seed.nodeRoleArn)
+        assert.equal(node?.status, 'warn', summary(run))
+        assert.match(
+          node.message,
+          new RegExp(`node role ${seed.nodeRoleName} .* may not use KMS key ${keyArn}`),
+        )
+        const command = node.fix!.commands![0]!
+        assert.match(
+          command,
+          new RegExp(`^aws kms put-key-policy --key-id ${keyArn} --policy-name default --policy '`),
+        )
+        // The fix's effect: aws kms put-key-policy with the printed policy (every existing statement kept).
+        const printed = /--policy '(.+)' --region/.exec(command)![1]!
+        await kms.send(new PutKeyPolicyCommand({ KeyId: keyArn, PolicyName: 'default', Policy: printed }))
+        const again = await doctor(bed)
+        assert.equal(check(again, 'ebs-kms-key').status, 'pass', summary(again))
+        assertNoFailure(again)
+        // A key that does not exist: fail, not unknown.
+        await bed.kube.mergePatch(ncPath, {
+          spec: {
+            blockDeviceMappings: [
+              {
+                deviceName: '/dev/xvda',
+                ebs: { encrypted: true, kmsKeyID: 'alias/no-such-key', volumeSize: '20Gi' },
+              },
+            ],
+          },
+        })
+        const missing = await doctor(bed)
+        assert.equal(check(missing, 'ebs-kms-key').status, 'fail', summary(missing))
+        assert.match(
+          failing(check(missing, 'ebs-kms-key'))[0]!.message,
+          /alias\/no-such-key .* does not exist/,
+        )
+      } finally {
+        await bed.kube.mergePatch(ncPath, { spec: { blockDeviceMappings: null } })
+      }
+      assert.equal(check(await doctor(bed), 'ebs-kms-key').status, 'skipped')
+    })
+
+    test('a cluster-autoscaler discovering the managed node groups beside Karpenter: a warning naming the group; the printed scale-down clears it', async () => {
+      const subnets = seed.subnetIds
+      const ng = await aws.eks.send(
+        new CreateNodegroupCommand({
+          clusterName: CLUSTER_NAME,
+          nodegroupName: 'system',
+          nodeRole: seed.nodeRoleArn,
+          subnets,
+          scalingConfig: { minSize: 2, maxSize: 4, desiredSize: 2 },
+        }),
+      )
+      const asg = ng.nodegroup?.resources?.autoScalingGroups?.[0]?.name
+      assert.ok(asg, `moto gave the node group no Auto Scaling group: ${JSON.stringify(ng.nodegroup)}`)
+      const path =
+        '/apis/apps/v1/namespaces/kube-system/deployments/cluster-autoscaler-aws-cluster-autoscaler'
+      // What the cluster-autoscaler chart deploys (only the fields that matter; no pod needs to run).
+      await bed.kube.create(clusterAutoscalerDeployment(1, CLUSTER_NAME))
+      try {
+        const run = await doctor(bed)
+        const c = check(run, 'cluster-autoscaler')
+        assert.equal(c.status, 'warn', summary(run))
+        assert.match(
+          c.findings[0]!.message,
+          new RegExp(`scales ${asg} \\(node group system\\) while Karpenter provisions for NodePool default`),
+        )
+        assertNoFailure(run) // a warning, not a failure: exit 0
+        // The fix's effect: kubectl annotate … karpctl.io/scaled-down-from-replicas=1 && kubectl scale … --replicas=0
+        const [annotate, scale] = c.findings[0]!.fix!.commands!
+        assert.match(annotate!, /karpctl.io\/scaled-down-from-replicas=1 --overwrite$/)
+        assert.match(scale!, /--replicas=0$/)
+        await bed.kube.mergePatch(path, {
+          metadata: { annotations: { 'karpctl.io/scaled-down-from-replicas': '1' } },
+          spec: { replicas: 0 },
+        })
+        const again = await doctor(bed)
+        assert.equal(check(again, 'cluster-autoscaler').status, 'pass', summary(again))
+        assert.match(check(again, 'cluster-autoscaler').findings[0]!.message, /scaled to 0/)
+      } finally {
+        await bed.kube.request('DELETE', path)
+        await aws.eks.send(new DeleteNodegroupCommand({ clusterName: CLUSTER_NAME, nodegroupName: 'system' }))
+      }
     })
 
     test('bad input against the live bed: unknown cluster and unknown kube context are one-line errors, exit 2', async () => {

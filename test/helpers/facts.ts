@@ -6,6 +6,7 @@ import type {
   NodePool,
   PermissionEvaluation,
   PolicyDocument,
+  PolicyStatement,
   Read,
   RoleFacts,
 } from '../../src/facts/types.js'
@@ -266,6 +267,7 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
         policy: queuePolicy(),
       }),
     },
+    kms: { keys: {} },
     events: {
       rules: ok(
         INTERRUPTION_RULES.map(({ key: name, source, detailType: detail }) => ({
@@ -380,9 +382,69 @@ export function healthyFacts(mutate?: (f: Facts) => void): Facts {
       webhooks: ok([]),
       legacy: ok({ provisioners: [], awsNodeTemplates: [] }),
       serverVersion: ok('v1.34.1'),
+      clusterAutoscalers: ok([]),
     },
     local: { helmRegistry: ok(null) },
   }
   mutate?.(f)
   return f
+}
+
+/**
+ * Key policy statements that let `principals` use a KMS key through EC2 for an encrypted launch (what
+ * ebs-kms-key's fix writes, with Resource `*` as key policies usually say).
+ */
+export function kmsUseStatements(principals: string | string[], region = REGION): PolicyStatement[] {
+  return [
+    {
+      Sid: 'KarpenterEbsEncryption',
+      Effect: 'Allow',
+      Principal: { AWS: principals },
+      Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
+      Resource: '*',
+      Condition: { StringEquals: { 'kms:ViaService': `ec2.${region}.amazonaws.com` } },
+    },
+    {
+      Sid: 'KarpenterEbsGrants',
+      Effect: 'Allow',
+      Principal: { AWS: principals },
+      Action: 'kms:CreateGrant',
+      Resource: '*',
+      Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+    },
+  ]
+}
+
+/** The Deployment the cluster-autoscaler chart makes, discovering the managed node groups of `cluster`. */
+export function clusterAutoscalerDeployment(replicas: number, cluster = CLUSTER) {
+  const labels = {
+    'app.kubernetes.io/name': 'aws-cluster-autoscaler',
+    'app.kubernetes.io/instance': 'cluster-autoscaler',
+  }
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'cluster-autoscaler-aws-cluster-autoscaler', namespace: 'kube-system', labels },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: 'aws-cluster-autoscaler',
+              image: 'registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0',
+              command: [
+                './cluster-autoscaler',
+                '--cloud-provider=aws',
+                '--namespace=kube-system',
+                `--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/${cluster}`,
+              ],
+            },
+          ],
+        },
+      },
+    },
+  }
 }

@@ -48,7 +48,7 @@ import {
 } from './facts.js'
 import { fixturePath } from './fixtures.js'
 
-export type Service = 'sts' | 'iam' | 'ec2' | 'eks' | 'sqs' | 'eventbridge' | 'kube'
+export type Service = 'sts' | 'iam' | 'ec2' | 'eks' | 'sqs' | 'eventbridge' | 'kms' | 'kube'
 
 export const HOSTS: Record<Exclude<Service, 'kube'>, string> = {
   sts: `https://sts.${REGION}.amazonaws.com`,
@@ -57,6 +57,7 @@ export const HOSTS: Record<Exclude<Service, 'kube'>, string> = {
   eks: `https://eks.${REGION}.amazonaws.com`,
   sqs: `https://sqs.${REGION}.amazonaws.com`,
   eventbridge: `https://events.${REGION}.amazonaws.com`,
+  kms: `https://kms.${REGION}.amazonaws.com`,
 }
 /** The EKS endpoint of `demo` (as in healthyFacts) is also the kubeconfig's server, so collect adds no note. */
 export const KUBE_SERVER = 'https://example.gr7.us-west-2.eks.amazonaws.com'
@@ -126,6 +127,21 @@ function interruptionPattern(p: Record<string, unknown>): boolean {
   )
 }
 
+/** A KMS key; DescribeKey finds it by id, ARN, alias name or alias ARN. */
+export interface MockKmsKey {
+  keyId: string
+  aliases: string[]
+  keyManager: 'AWS' | 'CUSTOMER'
+  keyState: string
+  policy: PolicyDocument
+}
+
+export interface MockNodegroup {
+  name: string
+  nodeRole: string
+  autoScalingGroups: string[]
+}
+
 export interface KubeObject {
   metadata: {
     name: string
@@ -159,6 +175,8 @@ export interface MockState {
   /** Queue name → attributes as GetQueueAttributes returns them (all strings). */
   queues: Record<string, Record<string, string>>
   rules: MockRule[]
+  kmsKeys: MockKmsKey[]
+  nodegroups: MockNodegroup[]
   kube: {
     token: string
     /** Helm release Secrets (any namespace), as the API returns them (data base64-encoded). */
@@ -489,6 +507,8 @@ export function healthyState(): MockState {
       eventPattern: { source: [source], 'detail-type': [detail] },
       targets: [QUEUE_ARN],
     })),
+    kmsKeys: [],
+    nodegroups: [],
     kube: {
       token: KUBE_TOKEN,
       helmSecrets: [helmReleaseSecret(), otherReleaseSecret()],
@@ -716,6 +736,10 @@ function eksCall(method: string, path: string): Call {
       action = parts.length === 3 ? 'ListAccessEntries' : 'DescribeAccessEntry'
       if (parts[3]) params.principalArn = parts[3]
     }
+    if (sub === 'node-groups') {
+      action = parts.length === 3 ? 'ListNodegroups' : 'DescribeNodegroup'
+      if (parts[3]) params.nodegroupName = parts[3]
+    }
     if (sub === 'pod-identity-associations') {
       action = parts.length === 3 ? 'ListPodIdentityAssociations' : 'DescribePodIdentityAssociation'
       if (parts[3]) params.associationId = parts[3]
@@ -826,6 +850,7 @@ function errorAnswer(service: Service, status: number, code: string, message: st
       }
     }
     case 'eventbridge':
+    case 'kms':
       return {
         status,
         headers: { 'content-type': 'application/x-amz-json-1.1' },
@@ -858,7 +883,8 @@ function faultAnswer(call: Call, fault: Fault['error']): Answer {
       if (s === 'ec2') return errorAnswer(s, 503, 'RequestLimitExceeded', 'Request limit exceeded.')
       if (s === 'eks' || s === 'kube') return errorAnswer(s, 429, 'TooManyRequestsException', 'Rate exceeded')
       if (s === 'sqs') return errorAnswer(s, 400, 'ThrottlingException', 'Rate exceeded')
-      if (s === 'eventbridge') return errorAnswer(s, 400, 'ThrottlingException', 'Rate exceeded')
+      if (s === 'eventbridge' || s === 'kms')
+        return errorAnswer(s, 400, 'ThrottlingException', 'Rate exceeded')
       return errorAnswer(s, 400, 'Throttling', 'Rate exceeded')
     case 'denied': {
       const message = `User: ${CALLER_ARN} is not authorized to perform: ${s === 'eventbridge' ? 'events' : s}:${action} because no identity-based policy allows the ${s}:${action} action`
@@ -1119,7 +1145,7 @@ export class MockCluster {
     const interceptor = scope.post(anyPath, function (this: { headers?: unknown }, body: unknown) {
       const params = parseBody(body)
       const call =
-        service === 'sqs' || service === 'eventbridge'
+        service === 'sqs' || service === 'eventbridge' || service === 'kms'
           ? jsonCall(service, header(this.headers, 'x-amz-target'), params)
           : queryCall(service, params)
       return accept(call)
@@ -1131,7 +1157,7 @@ export class MockCluster {
     if (service === 'eks') return eksCall(method, uri)
     if (service === 'kube') return kubeCall(uri)
     const params = parseBody(body)
-    if (service === 'sqs' || service === 'eventbridge')
+    if (service === 'sqs' || service === 'eventbridge' || service === 'kms')
       return jsonCall(service, header(headers, 'x-amz-target'), params)
     return queryCall(service, params)
   }
@@ -1148,7 +1174,7 @@ export class MockCluster {
   private addFault(fault: Fault): void {
     const services: Service[] =
       fault.op === '*'
-        ? ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge']
+        ? ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge', 'kms']
         : [fault.op.slice(0, fault.op.indexOf(':')) as Service]
     for (const service of services) {
       const accept = (c: Call) => (fault.op === '*' || c.op === fault.op) && (!fault.match || fault.match(c))
@@ -1162,7 +1188,7 @@ export class MockCluster {
   }
 
   private addFallbacks(): void {
-    for (const service of ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge', 'kube'] as Service[]) {
+    for (const service of ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge', 'kms', 'kube'] as Service[]) {
       const { interceptor } = this.intercept(service, () => true, true)
       interceptor.delay(this.latencyMs).reply(this.replyFn(service, (c) => this.serve(c), 'fallback'))
     }
@@ -1200,6 +1226,8 @@ export class MockCluster {
         return this.sqs(call)
       case 'eventbridge':
         return this.events(call)
+      case 'kms':
+        return this.kms(call)
       case 'kube':
         return this.kube(call)
     }
@@ -1528,6 +1556,28 @@ export class MockCluster {
             associationArn: `arn:aws:eks:${REGION}:${ACCOUNT}:podidentityassociation/${clusterName}/${a.associationId}`,
           })),
         })
+      case 'ListNodegroups':
+        return jsonAnswer({ nodegroups: s.nodegroups.map((g) => g.name) })
+      case 'DescribeNodegroup': {
+        const g = s.nodegroups.find((x) => x.name === p.nodegroupName)
+        if (!g)
+          return errorAnswer(
+            'eks',
+            404,
+            'ResourceNotFoundException',
+            `No node group found for name: ${p.nodegroupName}.`,
+          )
+        return jsonAnswer({
+          nodegroup: {
+            nodegroupName: g.name,
+            clusterName,
+            nodeRole: g.nodeRole,
+            status: 'ACTIVE',
+            scalingConfig: { minSize: 2, maxSize: 4, desiredSize: 2 },
+            resources: { autoScalingGroups: g.autoScalingGroups.map((name) => ({ name })) },
+          },
+        })
+      }
       case 'DescribePodIdentityAssociation': {
         const a = s.podIdentityAssociations.find((x) => x.associationId === p.associationId)
         if (!a) return errorAnswer('eks', 404, 'ResourceNotFoundException', 'association not found')
@@ -1626,6 +1676,50 @@ export class MockCluster {
     }
   }
 
+  /** The key an identifier names: key id, key ARN, alias name or alias ARN (as DescribeKey takes them). */
+  kmsKey(id: string): MockKmsKey | undefined {
+    const arn = (k: MockKmsKey) => `arn:aws:kms:${REGION}:${ACCOUNT}:key/${k.keyId}`
+    return this.state.kmsKeys.find(
+      (k) =>
+        k.keyId === id ||
+        arn(k) === id ||
+        k.aliases.includes(id) ||
+        k.aliases.some((a) => `arn:aws:kms:${REGION}:${ACCOUNT}:${a}` === id),
+    )
+  }
+
+  private kms(call: Call): Answer {
+    const p = call.params as Record<string, string>
+    const JSON11 = 'application/x-amz-json-1.1'
+    const key = this.kmsKey(p.KeyId ?? '')
+    if (!key) return errorAnswer('kms', 400, 'NotFoundException', `Key '${p.KeyId}' does not exist`)
+    const arn = `arn:aws:kms:${REGION}:${ACCOUNT}:key/${key.keyId}`
+    switch (call.op) {
+      case 'kms:DescribeKey':
+        return jsonAnswer(
+          {
+            KeyMetadata: {
+              AWSAccountId: ACCOUNT,
+              KeyId: key.keyId,
+              Arn: arn,
+              CreationDate: 1_761_991_200,
+              Enabled: key.keyState === 'Enabled',
+              KeyUsage: 'ENCRYPT_DECRYPT',
+              KeyState: key.keyState,
+              Origin: 'AWS_KMS',
+              KeyManager: key.keyManager,
+              KeySpec: 'SYMMETRIC_DEFAULT',
+            },
+          },
+          JSON11,
+        )
+      case 'kms:GetKeyPolicy':
+        return jsonAnswer({ Policy: JSON.stringify(key.policy, null, 2), PolicyName: 'default' }, JSON11)
+      default:
+        return this.unknownOp(call)
+    }
+  }
+
   private kube(call: Call): Answer {
     const k = this.state.kube
     const url = new URL(call.path ?? '/', KUBE_SERVER)
@@ -1653,6 +1747,7 @@ export class MockCluster {
       const sa = k.serviceAccounts.find((o) => o.metadata.namespace === m![1] && o.metadata.name === m![2])
       return sa ? jsonAnswer(sa) : notFound()
     }
+    if (path === '/apis/apps/v1/deployments') return list('Deployment', bySelector(k.deployments))
     if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments$/.exec(path))) {
       return list('Deployment', bySelector(inNs(k.deployments, m[1] as string)))
     }
@@ -1686,7 +1781,7 @@ export class MockCluster {
     const s = this.state
     const out: Call[] = []
     const q = (service: 'sts' | 'iam' | 'ec2', params: Record<string, string>) => queryCall(service, params)
-    const j = (service: 'sqs' | 'eventbridge', target: string, params: Record<string, unknown>) =>
+    const j = (service: 'sqs' | 'eventbridge' | 'kms', target: string, params: Record<string, unknown>) =>
       jsonCall(service, target, params)
     const kube = (path: string) => out.push(kubeCall(path))
 
@@ -1723,6 +1818,36 @@ export class MockCluster {
     kube('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations')
     kube('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations')
     kube('/version')
+    kube('/apis/apps/v1/deployments')
+    // A cluster-autoscaler that runs: the managed node groups are read to name what it scales.
+    const autoscalerRuns = s.kube.deployments.some(
+      (d) =>
+        (/cluster-autoscaler/.test(d.metadata.name) ||
+          /cluster-autoscaler/.test(d.metadata.labels?.['app.kubernetes.io/name'] ?? '')) &&
+        ((d.spec as { replicas?: number } | undefined)?.replicas ?? 1) > 0,
+    )
+    if (autoscalerRuns) {
+      out.push(eksCall('GET', `/clusters/${CLUSTER}/node-groups`))
+      for (const g of s.nodegroups) out.push(eksCall('GET', `/clusters/${CLUSTER}/node-groups/${g.name}`))
+    }
+    // KMS: each kmsKeyID as written, then the key policy of each customer managed key (by ARN, once).
+    const keyIds = [
+      ...new Set(
+        s.kube.nodeClasses.flatMap((nc) =>
+          (
+            (nc.spec as { blockDeviceMappings?: { ebs?: { kmsKeyID?: string } }[] }).blockDeviceMappings ?? []
+          ).flatMap((b) => (b.ebs?.kmsKeyID ? [b.ebs.kmsKeyID] : [])),
+        ),
+      ),
+    ]
+    const policyReads = new Set<string>()
+    for (const id of keyIds) {
+      out.push(j('kms', 'TrentService.DescribeKey', { KeyId: id }))
+      const key = this.kmsKey(id)
+      if (key?.keyManager === 'CUSTOMER') policyReads.add(`arn:aws:kms:${REGION}:${ACCOUNT}:key/${key.keyId}`)
+    }
+    for (const arn of policyReads)
+      out.push(j('kms', 'TrentService.GetKeyPolicy', { KeyId: arn, PolicyName: 'default' }))
     // The newest revision of the karpenter release that is neither superseded nor uninstalled.
     const release = s.kube.helmSecrets
       .filter(
@@ -1784,7 +1909,8 @@ export class MockCluster {
       out.push(q('iam', { Action: 'GetInstanceProfile', InstanceProfileName: p }))
       for (const r of s.instanceProfiles[p]?.roles ?? []) nodeRoles.add(r)
     }
-    for (const r of nodeRoles) if (r !== controllerRole) roleReads(r, false)
+    // With a KMS key in play the node roles' managed policies are read too (IAM may decide key use).
+    for (const r of nodeRoles) if (r !== controllerRole) roleReads(r, keyIds.length > 0)
     if (controllerArn && nodeRoles.size > 0) {
       const params: Record<string, string> = {
         Action: 'SimulatePrincipalPolicy',

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import nock from 'nock'
 import type { CheckResult, Status } from '../../src/checks/types.js'
+import type { PolicyStatement } from '../../src/facts/types.js'
 import { CallLog } from '../../src/context/limiter.js'
 import { createRunContext } from '../../src/context/run-context.js'
 import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
@@ -18,8 +19,10 @@ import {
   CONTROLLER_ROLE_ARN,
   NODE_ROLE_ARN,
   QUEUE_ARN,
+  clusterAutoscalerDeployment,
   healthyFacts,
   irsaTrust,
+  kmsUseStatements,
 } from '../helpers/facts.js'
 import {
   defaultReleaseValues,
@@ -123,7 +126,8 @@ test('every distinct read happens once, and every read the cluster needs is made
   assert.equal(m.count('iam:GetPolicyVersion'), 6, 'one GetPolicyVersion per controller policy')
   assert.equal(m.count('iam:GetPolicy'), 6)
   assert.equal(m.count('eks:ListAccessEntries'), 0, 'a CONFIG_MAP cluster has no access entries to list')
-  assert.equal(m.count('kube:GET'), 17)
+  // 17 reads, plus the cluster-wide Deployment listing that finds a cluster-autoscaler.
+  assert.equal(m.count('kube:GET'), 18)
 })
 
 test('Pod Identity instead of IRSA: the same cluster stays green and the association is found', async (t) => {
@@ -570,4 +574,203 @@ test('the permissions boundary cannot be read: passrole (local) and controller-p
     assert.equal(r.status, 'unknown', describe(r))
     assert.match(messages(r), /permissions boundary KarpenterBoundary .*could not be read/, describe(r))
   }
+})
+
+// ---- issue 12 item 5: EBS KMS keys, STANDARD access entries, a cluster-autoscaler beside Karpenter ----
+
+const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab'
+const KEY_ARN = `arn:aws:kms:us-west-2:123456789012:key/${KEY_ID}`
+const keyAdmin = {
+  Sid: 'KeyAdmins',
+  Effect: 'Allow' as const,
+  Principal: { AWS: 'arn:aws:iam::123456789012:role/Admin' },
+  Action: 'kms:*',
+  Resource: '*',
+}
+
+/** The `default` EC2NodeClass encrypts its root volume with a customer managed key, named by alias. */
+const encryptedWith =
+  (policyStatements: PolicyStatement[], id = 'alias/karpenter-ebs') =>
+  (s: MockState) => {
+    s.kmsKeys.push({
+      keyId: KEY_ID,
+      aliases: ['alias/karpenter-ebs'],
+      keyManager: 'CUSTOMER',
+      keyState: 'Enabled',
+      policy: { Version: '2012-10-17', Statement: policyStatements },
+    })
+    const nc = s.kube.nodeClasses[0] as unknown as { spec: Record<string, unknown> }
+    nc.spec.blockDeviceMappings = [
+      { deviceName: '/dev/xvda', ebs: { encrypted: true, kmsKeyID: id, volumeSize: '20Gi' } },
+    ]
+  }
+
+const controllerOnly: PolicyStatement[] = [keyAdmin, ...kmsUseStatements(CONTROLLER_ROLE_ARN)]
+
+test('a customer managed key whose policy names only the controller: the alias is resolved, the node role warns, each KMS read once', async (t) => {
+  const m = mock(t, { mutate: encryptedWith(controllerOnly) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'ebs-kms-key')
+  assert.equal(r.status, 'warn', describe(r))
+  const byRole = (arn: string) => r.findings.find((f) => f.subject === arn)!
+  assert.equal(byRole(CONTROLLER_ROLE_ARN).status, 'pass', describe(r))
+  assert.equal(byRole(NODE_ROLE_ARN).status, 'warn', describe(r))
+  assert.match(byRole(NODE_ROLE_ARN).message, new RegExp(`may not use KMS key ${KEY_ARN}`))
+  // The key policy came off the wire (JSON string in GetKeyPolicy) and was decoded.
+  const key = outcome.facts.kms?.keys['alias/karpenter-ebs']
+  assert.ok(key?.ok && key.value?.policy?.ok)
+  assert.equal(key.value.arn, KEY_ARN)
+  assert.equal(m.count('kms:DescribeKey'), 1)
+  assert.equal(m.count('kms:GetKeyPolicy'), 1)
+  // The other checks are as green as on the healthy cluster.
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  wireIsClean(m)
+})
+
+test('the default key policy (root kms:*): the node role managed policies are read and the controller fails with an IAM fix', async (t) => {
+  const root = {
+    Sid: 'Enable IAM User Permissions',
+    Effect: 'Allow' as const,
+    Principal: { AWS: 'arn:aws:iam::123456789012:root' },
+    Action: 'kms:*',
+    Resource: '*',
+  }
+  const m = mock(t, { mutate: encryptedWith([root], KEY_ARN) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'ebs-kms-key')
+  assert.equal(r.status, 'fail', describe(r))
+  const c = r.findings.find((f) => f.subject === CONTROLLER_ROLE_ARN)!
+  assert.match(c.message, /neither the key policy nor its IAM policies allow it/)
+  assert.match(c.fix!.commands![0]!, /^aws iam put-role-policy --role-name KarpenterControllerRole-demo /)
+  // Node role documents were needed: 4 AWS managed policies read, plus the controller's 6.
+  assert.equal(m.count('iam:GetPolicyVersion'), 10)
+  wireIsClean(m)
+})
+
+test('DescribeKey denied: ebs-kms-key is unknown with the reason, never pass', async (t) => {
+  const m = mock(t, {
+    mutate: encryptedWith(controllerOnly),
+    faults: [{ op: 'kms:DescribeKey', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'ebs-kms-key')
+  assert.equal(r.status, 'unknown', describe(r))
+  assert.match(messages(r), /kms:DescribeKey alias\/karpenter-ebs \(permission denied: AccessDeniedException/)
+})
+
+test('GetKeyPolicy throttled (maxAttempts 1): unknown, never pass', async (t) => {
+  const m = mock(t, {
+    mutate: encryptedWith(controllerOnly),
+    faults: [{ op: 'kms:GetKeyPolicy', error: 'throttle', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'ebs-kms-key')
+  assert.equal(r.status, 'unknown', describe(r))
+  assert.match(messages(r), /key policy of .*\(throttled: ThrottlingException/)
+})
+
+test('API mode with a STANDARD access entry for the node role: node-role fails with delete + create, read once', async (t) => {
+  const m = mock(t, {
+    mutate: (s) => {
+      ;(s.cluster as { accessConfig: { authenticationMode: string } }).accessConfig.authenticationMode = 'API'
+      s.accessEntries = [{ principalArn: NODE_ROLE_ARN, type: 'STANDARD', kubernetesGroups: [] }]
+    },
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'fail', describe(r))
+  const f = r.findings.find((x) => x.status === 'fail')!
+  assert.match(f.message, /has a STANDARD access entry, not EC2_LINUX/)
+  assert.deepEqual(f.fix!.commands, [
+    `aws eks delete-access-entry --cluster-name demo --principal-arn ${NODE_ROLE_ARN} --region us-west-2`,
+    `aws eks create-access-entry --cluster-name demo --principal-arn ${NODE_ROLE_ARN} --type EC2_LINUX --region us-west-2`,
+  ])
+  assert.equal(m.count('eks:DescribeAccessEntry'), 1)
+  wireIsClean(m)
+})
+
+test('DescribeAccessEntry denied in API mode: node-role is unknown, not pass', async (t) => {
+  const m = mock(t, {
+    mutate: (s) => {
+      ;(s.cluster as { accessConfig: { authenticationMode: string } }).accessConfig.authenticationMode = 'API'
+      s.accessEntries = [{ principalArn: NODE_ROLE_ARN, type: 'EC2_LINUX', kubernetesGroups: [] }]
+    },
+    faults: [{ op: 'eks:DescribeAccessEntry', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'unknown', describe(r))
+})
+
+const withAutoscaler = (replicas: number) => (s: MockState) => {
+  s.kube.deployments.push(clusterAutoscalerDeployment(replicas))
+  s.nodegroups = [
+    {
+      name: 'system',
+      nodeRole: 'arn:aws:iam::123456789012:role/system-ng',
+      autoScalingGroups: ['eks-system-0a1b'],
+    },
+  ]
+}
+
+test('a cluster-autoscaler discovering the managed node groups: warn naming the group the controller runs on; node groups read once', async (t) => {
+  const m = mock(t, { mutate: withAutoscaler(1) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'cluster-autoscaler')
+  assert.equal(r.status, 'warn', describe(r))
+  const f = r.findings[0]!
+  assert.equal(f.subject, 'kube-system/cluster-autoscaler-aws-cluster-autoscaler')
+  assert.match(
+    f.message,
+    /scales eks-system-0a1b \(node group system\) while Karpenter provisions for NodePool default/,
+  )
+  // The mock's nodes carry eks.amazonaws.com/nodegroup=system and run the controller pods.
+  assert.match(f.message, /node group system runs the Karpenter controller/)
+  assert.equal(
+    f.fix!.commands![1],
+    'kubectl -n kube-system scale deployment cluster-autoscaler-aws-cluster-autoscaler --replicas=0',
+  )
+  assert.equal(m.count('eks:ListNodegroups'), 1)
+  assert.equal(m.count('eks:DescribeNodegroup'), 1)
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  wireIsClean(m)
+})
+
+test('a cluster-autoscaler scaled to 0: pass, and the node groups are not read', async (t) => {
+  const m = mock(t, { mutate: withAutoscaler(0) })
+  const outcome = await doctor(live(m))
+  assert.equal(result(outcome, 'cluster-autoscaler').status, 'pass')
+  assert.equal(m.count('eks:ListNodegroups'), 0)
+  wireIsClean(m)
+})
+
+test('ListNodegroups denied with auto-discovery: cluster-autoscaler is unknown, not pass', async (t) => {
+  const m = mock(t, {
+    mutate: withAutoscaler(2),
+    faults: [{ op: 'eks:ListNodegroups', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'cluster-autoscaler')
+  assert.equal(r.status, 'unknown', describe(r))
+  assert.match(messages(r), /permission denied/)
+})
+
+test('listing Deployments forbidden: cluster-autoscaler is unknown, not pass', async (t) => {
+  const m = mock(t, {
+    faults: [
+      {
+        op: 'kube:GET',
+        match: (c) => c.path === '/apis/apps/v1/deployments',
+        error: 'denied',
+        times: Infinity,
+      },
+    ],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  assert.equal(result(outcome, 'cluster-autoscaler').status, 'unknown')
 })

@@ -1,7 +1,7 @@
 // Helpers that let a check read facts in straight-line code: a read that failed throws
 // `NotCollected`, which the runner turns into an `unknown` finding carrying the reason;
 // `skip()` throws a `Skipped` that becomes a `skipped` finding. So no check can pass on missing data.
-import type { Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
+import type { EC2NodeClass, Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
 
 export class NotCollected extends Error {
   constructor(readonly failure: ReadFailure) {
@@ -88,6 +88,13 @@ export const partitionOf = (facts: Facts) => facts.meta.partition || 'aws'
 
 export function roleNameFromArn(arn: string): string {
   return arn.slice(arn.lastIndexOf('/') + 1)
+}
+
+/** The role an EC2NodeClass launches nodes with: spec.role (a name or an ARN), or its instance profile's role. */
+export function nodeClassRoleName(facts: Facts, nc: EC2NodeClass): string | undefined {
+  if (nc.spec.role) return nc.spec.role.startsWith('arn:') ? roleNameFromArn(nc.spec.role) : nc.spec.role
+  const profile = nc.spec.instanceProfile ? facts.iam.instanceProfiles[nc.spec.instanceProfile] : undefined
+  return profile?.ok && profile.value ? profile.value.roles[0] : undefined
 }
 
 export function shellQuote(s: string): string {

@@ -294,3 +294,60 @@ test('the role behind spec.instanceProfile is checked; a missing instance profil
   assert.equal(missing.status, 'fail')
   assert.equal(missing.findings[0]!.subject, 'acme-profile')
 })
+
+test('API_AND_CONFIG_MAP: a STANDARD entry fails even when aws-auth maps the role (EKS uses the entry first)', () => {
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      apiMode('API_AND_CONFIG_MAP')(f)
+      f.eks.accessEntries = ok([{ principalArn: NODE_ROLE_ARN, type: 'STANDARD', kubernetesGroups: [] }])
+    }),
+  )
+  assert.equal(r.status, 'fail')
+  const fail = r.findings.find((x) => x.status === 'fail')!
+  assert.match(fail.message, /has a STANDARD access entry, not EC2_LINUX: nodes are not put in system:nodes/)
+  assert.deepEqual(fail.fix!.commands, [
+    'aws eks delete-access-entry --cluster-name demo --principal-arn arn:aws:iam::123456789012:role/KarpenterNodeRole-demo --region us-west-2',
+    'aws eks create-access-entry --cluster-name demo --principal-arn arn:aws:iam::123456789012:role/KarpenterNodeRole-demo --type EC2_LINUX --region us-west-2',
+  ])
+})
+
+test('API mode: EC2_LINUX and EC2_WINDOWS entries pass; an entry without a type is judged STANDARD', () => {
+  for (const type of ['EC2_LINUX', 'EC2_WINDOWS']) {
+    const r = runCheck(
+      nodeRole,
+      healthyFacts((f) => {
+        apiMode('API')(f)
+        f.eks.accessEntries = ok([{ principalArn: NODE_ROLE_ARN, type, kubernetesGroups: [] }])
+      }),
+    )
+    assert.equal(r.status, 'pass', type)
+    assert.ok(r.findings.some((x) => x.message === `${NODE_ROLE} has an ${type} access entry (mode API)`))
+  }
+  const untyped = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      apiMode('API')(f)
+      f.eks.accessEntries = ok([{ principalArn: NODE_ROLE_ARN, kubernetesGroups: [] }])
+    }),
+  )
+  assert.equal(untyped.status, 'fail')
+  assert.deepEqual(untyped.findings.find((x) => x.status === 'fail')!.evidence, { type: 'STANDARD' })
+})
+
+test("API mode: another principal's STANDARD entry does not count for the node role", () => {
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      apiMode('API')(f)
+      f.eks.accessEntries = ok([
+        { principalArn: 'arn:aws:iam::123456789012:role/Admin', type: 'STANDARD', kubernetesGroups: [] },
+      ])
+    }),
+  )
+  assert.equal(r.status, 'fail')
+  assert.match(
+    r.findings.find((x) => x.status === 'fail')!.message,
+    /has no cluster access: no EC2_LINUX access entry/,
+  )
+})

@@ -378,3 +378,32 @@ test('parseOperator splits set qualifiers and IfExists', () => {
   assert.deepEqual(parseOperator('StringEquals'), { base: 'StringEquals', ifExists: false })
   assert.deepEqual(parseOperator('BoolIfExists'), { base: 'Bool', ifExists: true })
 })
+
+test('partialContext: a condition on a key the request does not list is uncertain, not "absent"', () => {
+  const notOrg: PolicyStatement = {
+    Sid: 'OutsideOrg',
+    Effect: 'Deny',
+    Action: 'kms:Decrypt',
+    Resource: '*',
+    Condition: { StringNotEquals: { 'aws:PrincipalOrgID': 'o-abc123' } },
+  }
+  const allow: PolicyStatement = { Sid: 'Use', Effect: 'Allow', Action: 'kms:Decrypt', Resource: '*' }
+  const request = { action: 'kms:Decrypt', resource: '*', context: { 'kms:CallerAccount': '123456789012' } }
+  // IAM semantics: a missing key satisfies StringNotEquals, so the Deny applies.
+  const complete = evaluate([doc(allow, notOrg)], request)
+  assert.equal(complete.decision, 'explicitDeny')
+  assert.equal(complete.uncertain, undefined)
+  // A request karpctl only describes: the key may be there, so the Deny is uncertain (and still denies).
+  const partial = evaluate([doc(allow, notOrg)], { ...request, partialContext: true })
+  assert.equal(partial.decision, 'explicitDeny')
+  assert.deepEqual(partial.uncertain, ['OutsideOrg'])
+  assert.ok(partial.notes.some((n) => /aws:PrincipalOrgID, a key karpctl does not know/.test(n)))
+  // A key the request does list is judged exactly, partial or not.
+  const known: PolicyStatement = {
+    ...allow,
+    Condition: { StringEquals: { 'kms:CallerAccount': '999999999999' } },
+  }
+  const r = evaluate([doc(known)], { ...request, partialContext: true })
+  assert.equal(r.decision, 'implicitDeny')
+  assert.equal(r.uncertain, undefined)
+})

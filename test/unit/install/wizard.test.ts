@@ -167,7 +167,7 @@ test('bad flags are one clear error naming the flag', async () => {
 test('a running cluster-autoscaler: asked in a terminal, recorded in the choices', async () => {
   const d = discovery({
     clusterAutoscalers: [
-      { namespace: 'kube-system', name: 'cluster-autoscaler', replicas: 2, annotations: {} },
+      { namespace: 'kube-system', name: 'cluster-autoscaler', replicas: 2, annotations: {}, args: [] },
     ],
   })
   const c = await installChoices(
