@@ -223,23 +223,28 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       say,
       progress,
     })
-    const { hasErrorFailure } = await import('../checks/run.js')
+    const { couldNotTell, hasErrorFailure } = await import('../checks/run.js')
+    // The same exit policy as doctor's: 0 only when every error check was judged clean after the fix.
+    const untold = r.outcome.kind === 'needs-confirmation' ? null : couldNotTell(r.results)
     if (r.outcome.kind === 'needs-confirmation') {
       say(r.rendered)
       say('Not applied: pass --yes to apply these fixes without a terminal (or --dry-run to only plan).')
       process.exitCode = ExitCode.findings
     } else if (hasErrorFailure(r.results)) process.exitCode = ExitCode.findings
+    else if (untold) process.exitCode = ExitCode.cannotRun
     const { jsonReport } = await import('../report/machine.js')
     if (json)
       return {
         fix: { outcome: r.outcome, plan: r.plan, manual: r.manual, writes: r.writes },
         ...jsonReport(r.results, r.facts),
+        ...(untold ? { error: { code: 'COULD_NOT_TELL', message: untold } } : {}),
       }
     if (r.outcome.kind === 'applied') {
       const { renderHuman } = await import('../report/human.js')
       this.log(`\nApplied ${r.outcome.result.applied.length} fix(es). doctor again:\n`)
       this.log(renderHuman(r.results, r.facts, { color: useColor(process.stdout) }))
     } else if (r.outcome.kind === 'nothing') this.log('Nothing to apply.')
+    if (untold) this.progress(untold)
     return undefined
   }
 }

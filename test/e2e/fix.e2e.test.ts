@@ -3,6 +3,7 @@
 // controller policy) → one plan → --fix --yes → doctor exits 0; --fix again and --fix on a healthy
 // cluster make no write call; a fix that needs a human is listed as manual and left failing.
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import {
@@ -489,10 +490,35 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     await aws.iam.send(new DeleteRolePermissionsBoundaryCommand({ RoleName: seed.controllerRoleName }))
   })
 
+  test('a Pod Identity flavour moto cannot judge: --fix writes nothing and exits 2, could not tell (never 0)', async () => {
+    const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
+    delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
+    const file = join(bed.tmpDir, 'values-pod-identity.json')
+    writeFileSync(file, JSON.stringify(values))
+    await helm(bed, [
+      'upgrade',
+      'karpenter',
+      karpenterChartDir('1.14.1'),
+      '--namespace',
+      'kube-system',
+      '--reset-values',
+      '-f',
+      file,
+    ])
+    const r = await fixJson(bed, ['--yes'])
+    assert.equal(r.code, 2, r.stderr)
+    assert.equal(r.j.fix.writes, 0)
+    assert.equal(status(r.j, 'pod-identity'), 'unknown')
+    assert.match(JSON.stringify(r.j), /"COULD_NOT_TELL"/)
+    await upgrade(
+      '--set-string',
+      `serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=${seed.controllerRoleArn}`,
+    )
+  })
+
   test('the webhook-era chart (v1.0.14) without the 8443 rule: authorized, recorded on the group', async (t) => {
     await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
     const file = join(bed.tmpDir, 'values-1.0.14.json')
-    const { writeFileSync } = await import('node:fs')
     writeFileSync(file, JSON.stringify(gettingStartedValues(seed)))
     await helm(bed, [
       'install',
