@@ -758,52 +758,6 @@ describe(
       assertNoFailure(again)
     })
 
-    test('the webhook-era chart (v1.0.14) without the 8443 rule: sg-webhook-8443 fails, authorizing it fixes it', async () => {
-      await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
-      const values = gettingStartedValues(seed)
-      await helm(bed, [
-        'install',
-        'karpenter',
-        karpenterChartDir('1.0.14'),
-        '--namespace',
-        'kube-system',
-        '-f',
-        writeValues(bed, values),
-      ])
-      // Revoke the rule exactly as EC2 describes it (moto matches descriptions too).
-      const sg = await aws.ec2.send(
-        new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }),
-      )
-      const rule = sg.SecurityGroups?.[0]?.IpPermissions?.find((p) => p.FromPort === 8443)
-      if (rule)
-        await aws.ec2.send(
-          new RevokeSecurityGroupIngressCommand({ GroupId: seed.nodeSecurityGroupId, IpPermissions: [rule] }),
-        )
-      const run = await doctor(bed, ['--only', 'sg-webhook-8443,karpenter-version'])
-      const c = check(run, 'sg-webhook-8443')
-      assert.equal(c.status, 'fail', summary(run))
-      const f = failing(c)[0]!
-      assert.equal(f.subject, seed.nodeSecurityGroupId)
-      const cmd = f.fix!.commands![0]!
-      assert.match(
-        cmd,
-        new RegExp(
-          `--group-id ${seed.nodeSecurityGroupId} --protocol tcp --port 8443 --source-group ${seed.clusterSecurityGroupId}`,
-        ),
-      )
-      assert.equal(check(run, 'karpenter-version').status, 'warn')
-
-      // The fix: aws ec2 authorize-security-group-ingress --group-id <node SG> --protocol tcp --port 8443 --source-group <cluster SG>
-      await aws.ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [webhookRule(seed)],
-        }),
-      )
-      const again = await doctor(bed, ['--only', 'sg-webhook-8443'])
-      assert.equal(check(again, 'sg-webhook-8443').status, 'pass', summary(again))
-    })
-
     test('an EC2NodeClass encrypting with a customer managed key whose policy lacks the node role: ebs-kms-key names it; the printed key policy fixes it', async () => {
       const kms = new KMSClient(awsClientConfig(bed))
       const controller = (
@@ -951,6 +905,52 @@ describe(
         await bed.kube.request('DELETE', path)
         await aws.eks.send(new DeleteNodegroupCommand({ clusterName: CLUSTER_NAME, nodegroupName: 'system' }))
       }
+    })
+
+    test('the webhook-era chart (v1.0.14) without the 8443 rule: sg-webhook-8443 fails, authorizing it fixes it', async () => {
+      await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
+      const values = gettingStartedValues(seed)
+      await helm(bed, [
+        'install',
+        'karpenter',
+        karpenterChartDir('1.0.14'),
+        '--namespace',
+        'kube-system',
+        '-f',
+        writeValues(bed, values),
+      ])
+      // Revoke the rule exactly as EC2 describes it (moto matches descriptions too).
+      const sg = await aws.ec2.send(
+        new DescribeSecurityGroupsCommand({ GroupIds: [seed.nodeSecurityGroupId] }),
+      )
+      const rule = sg.SecurityGroups?.[0]?.IpPermissions?.find((p) => p.FromPort === 8443)
+      if (rule)
+        await aws.ec2.send(
+          new RevokeSecurityGroupIngressCommand({ GroupId: seed.nodeSecurityGroupId, IpPermissions: [rule] }),
+        )
+      const run = await doctor(bed, ['--only', 'sg-webhook-8443,karpenter-version'])
+      const c = check(run, 'sg-webhook-8443')
+      assert.equal(c.status, 'fail', summary(run))
+      const f = failing(c)[0]!
+      assert.equal(f.subject, seed.nodeSecurityGroupId)
+      const cmd = f.fix!.commands![0]!
+      assert.match(
+        cmd,
+        new RegExp(
+          `--group-id ${seed.nodeSecurityGroupId} --protocol tcp --port 8443 --source-group ${seed.clusterSecurityGroupId}`,
+        ),
+      )
+      assert.equal(check(run, 'karpenter-version').status, 'warn')
+
+      // The fix: aws ec2 authorize-security-group-ingress --group-id <node SG> --protocol tcp --port 8443 --source-group <cluster SG>
+      await aws.ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [webhookRule(seed)],
+        }),
+      )
+      const again = await doctor(bed, ['--only', 'sg-webhook-8443'])
+      assert.equal(check(again, 'sg-webhook-8443').status, 'pass', summary(again))
     })
 
     test('bad input against the live bed: unknown cluster and unknown kube context are one-line errors, exit 2', async () => {
