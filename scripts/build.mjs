@@ -1,26 +1,121 @@
-// Bundles the CLI (src/cli.ts: @oclif/core's execute) and the commands (src/commands.ts) into one
-// module graph with code splitting: one minified copy of oclif instead of hundreds of files, and each
-// command's heavy dependencies (AWS SDK clients, YAML, HCL) in chunks loaded only when it runs.
+// Bundles the CLI into CommonJS files that src/boot/code-cache.ts loads through V8's code cache (Node 20
+// cannot give an ES module cached data): dist/cli.js holds oclif, every command and karpctl's own code
+// (lazily imported modules stay in it, evaluated only when first imported); dist/commands.js is the
+// module oclif's explicit command discovery requires (package.json `oclif.commands`), the same module;
+// dist/boot.js is what bin/run.js runs. dist/package.json makes these .js files CommonJS.
+//
+// The AWS SDK clients and @kubernetes/client-node are bundled too, each family into a bundle of its own
+// under dist/vendor/ (one copy of the SDK's shared core for all six clients), loaded through the same
+// cache on the first import of one of them: resolving and compiling hundreds of files from node_modules
+// cost a live run more than its network. Inside a bundle each package is evaluated on first use only.
 import { build } from 'esbuild'
-import { rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { resolve } from 'node:path'
 
-rmSync('dist', { recursive: true, force: true })
-await build({
-  entryPoints: { cli: 'src/cli.ts', commands: 'src/commands.ts' },
-  outdir: 'dist',
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
+const common = {
   bundle: true,
-  splitting: true,
   minify: process.env.KARPCTL_NO_MINIFY !== '1',
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Loaded lazily by the commands that need them; the SDK resolves its own files at run time.
-  external: ['@aws-sdk/*', '@inquirer/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
-  chunkNames: 'chunks/[name]-[hash]',
-  // oclif is CommonJS: give the ESM bundle a `require` for its dynamic requires.
-  banner: {
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
   sourcemap: 'linked',
+  // The licences of bundled packages, in one file beside each bundle.
+  legalComments: 'linked',
   logLevel: 'warning',
+  // import() becomes require(): a script compiled with cached data has no dynamic import callback in
+  // Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and every package left in node_modules has a
+  // CommonJS entry.
+  supported: { 'dynamic-import': false },
+}
+
+/**
+ * The bundles under dist/vendor/: the packages each holds, and its entry. The AWS clients are looked up
+ * by command name (aws.ts), so each is whole, behind a getter: evaluated only when first asked for. Of
+ * client-node karpctl uses KubeConfig alone: an ES module entry lets esbuild drop the rest (the
+ * generated API, 2.5 MB).
+ */
+const VENDOR = {
+  aws: {
+    packages: ['iam', 'eks', 'ec2', 'sqs', 'eventbridge', 'sts'].map((c) => `@aws-sdk/client-${c}`),
+    entry: (pkgs) =>
+      `module.exports = { ${pkgs.map((p) => `get ${JSON.stringify(p)}() { return require(${JSON.stringify(p)}) }`).join(', ')} }`,
+    require: (pkg) => `require('./vendor/aws.js')[${JSON.stringify(pkg)}]`,
+  },
+  kube: {
+    packages: ['@kubernetes/client-node'],
+    entry: () => "export { KubeConfig } from '@kubernetes/client-node'",
+    require: () => "require('./vendor/kube.js')",
+  },
+}
+const bundleOf = new Map(Object.entries(VENDOR).flatMap(([b, v]) => v.packages.map((p) => [p, b])))
+
+/** karpctl's imports of a vendored package become a require of its bundle (evaluated on first use). */
+const vendorImports = {
+  name: 'vendor-imports',
+  setup(b) {
+    b.onResolve({ filter: /^@(aws-sdk|kubernetes)\// }, (args) =>
+      bundleOf.has(args.path) ? { path: args.path, namespace: 'vendor' } : undefined,
+    )
+    b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
+      contents: `module.exports = ${VENDOR[bundleOf.get(args.path)].require(args.path)}`,
+      loader: 'js',
+    }))
+  },
+}
+
+rmSync('dist', { recursive: true, force: true })
+mkdirSync('dist')
+writeFileSync('dist/package.json', '{ "type": "commonjs" }\n')
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts' },
+  outdir: 'dist',
+  plugins: [vendorImports],
+  // Imported by the commands that need them, from node_modules (small, or rarely used); typescript and
+  // ts-node only by oclif's development mode.
+  external: ['./vendor/*', '@inquirer/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
+})
+for (const [name, v] of Object.entries(VENDOR)) {
+  await build({
+    ...common,
+    stdin: { contents: v.entry(v.packages), resolveDir: process.cwd(), loader: 'js' },
+    outfile: `dist/vendor/${name}.js`,
+    // Third-party code: no source map (it would triple the package), its licences beside it.
+    sourcemap: false,
+  })
+}
+writeFileSync(
+  'dist/commands.js',
+  "// oclif's command discovery target: the commands of the CLI bundle.\nmodule.exports = require('./cli.js')\n",
+)
+
+for (const f of ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)]) {
+  if (/\bimport\((?!\))/.test(readFileSync(`dist/${f}`, 'utf8')))
+    throw new Error(`dist/${f} still has an import()`)
+}
+const hash = (file) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)
+const commands = [
+  ...new Set(
+    Object.keys(createRequire(import.meta.url)(resolve('dist/cli.js')).COMMANDS).flatMap((id) => [
+      id,
+      id.split(':')[0],
+    ]),
+  ),
+]
+await build({
+  ...common,
+  entryPoints: { boot: 'src/boot/main.ts' },
+  outdir: 'dist',
+  define: {
+    KARPCTL_BUILD: JSON.stringify({
+      version: pkg.version,
+      hashes: Object.fromEntries(
+        ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)].map((f) => [f, hash(`dist/${f}`)]),
+      ),
+      commands,
+    }),
+  },
 })

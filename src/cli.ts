@@ -1,3 +1,4 @@
-// The CLI entry, bundled with @oclif/core and the commands into one module graph: one copy of oclif,
-// parsed from a few minified files instead of hundreds, so start-up stays close to bare node.
+// The CLI bundle (dist/cli.js, CommonJS, loaded through V8's code cache by src/boot/main.ts): oclif and
+// the commands in one file, so a run reads, parses and compiles one minified file instead of hundreds.
 export { execute } from '@oclif/core'
+export { COMMANDS } from './commands.js'

@@ -1,0 +1,102 @@
+// A full `karpctl doctor --json` on the e2e bed (moto + a real kube-apiserver, the healthy
+// getting-started install of doctor.e2e.test.ts), this build beside the baseline build
+// (bench/baseline.mjs: `main` by default), interleaved run by run. Also the first run after install
+// (an empty cache directory: no V8 code cache yet). Aim: median <= 400 ms.
+//   node --import tsx bench/doctor-bed.ts [runs=15]
+// Needs `npm run build` and the bed (KARPCTL_E2E_BIN / KARPCTL_E2E_VENV, or it runs test/e2e/bed/build.sh).
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CLUSTER_NAME, REGION, seedAws, seedKubernetes, startBed, type Bed } from '../test/e2e/bed/index.js'
+// @ts-expect-error: a plain .mjs helper shared with bench/startup.mjs
+import { baselineDir, median, min, ROOT } from './baseline.mjs'
+
+// The bed's own SDK clients (the seed): the SDK's notice about future Node.js support is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+const runs = Number(process.argv[2] ?? 15)
+const base = (baselineDir as () => { dir: string; label: string })()
+const NEW = process.env.NEW_DIR ?? ROOT
+const med = median as (xs: number[]) => number
+const least = min as (xs: number[]) => number
+
+interface Result {
+  ms: number
+  statuses: string
+}
+
+function doctor(bed: Bed, root: string, cacheHome: string): Promise<Result> {
+  const args = [
+    'doctor',
+    '--cluster',
+    CLUSTER_NAME,
+    '--region',
+    REGION,
+    '--kube-context',
+    bed.kubeContext,
+    '--json',
+  ]
+  const env = bed.childEnv({ NO_COLOR: '1', XDG_CACHE_HOME: cacheHome })
+  delete env.NODE_EXTRA_CA_CERTS // as bench/startup.mjs: it costs every node start tens of ms
+  const t0 = performance.now()
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(root, 'bin/run.js'), ...args],
+      { env, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => {
+        const ms = performance.now() - t0
+        if (err) return reject(new Error(`${root}: doctor failed (${err.message}): ${stderr}`))
+        const report = JSON.parse(stdout) as { checks: { id: string; status: string }[] }
+        resolve({ ms, statuses: report.checks.map((c) => `${c.id}=${c.status}`).join(' ') })
+      },
+    )
+  })
+}
+
+const bed = await startBed()
+const caches: string[] = []
+const cacheDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'karpctl-bench-cache-'))
+  caches.push(d)
+  return d
+}
+try {
+  const seed = await seedAws(bed)
+  await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+  const warmCache = { old: cacheDir(), new: cacheDir() }
+  const cold: Record<'old' | 'new', number[]> = { old: [], new: [] }
+  const warm: Record<'old' | 'new', number[]> = { old: [], new: [] }
+  const roots = { old: base.dir, new: NEW as string }
+  let statuses: Record<string, string> = {}
+  for (let i = 0; i < runs + 1; i++) {
+    for (const which of ['old', 'new'] as const) {
+      // The first run after install: an empty cache directory, every time.
+      if (i < Math.max(3, Math.ceil(runs / 3)))
+        cold[which].push((await doctor(bed, roots[which], cacheDir())).ms)
+      const r = await doctor(bed, roots[which], warmCache[which])
+      if (i > 0) warm[which].push(r.ms) // the first fills the code cache
+      statuses[which] = r.statuses
+    }
+  }
+  const same = statuses.old === statuses.new
+  console.log(
+    `doctor --json on the e2e bed; baseline ${base.label}; ${runs} interleaved runs each; NODE_EXTRA_CA_CERTS unset`,
+  )
+  for (const which of ['old', 'new'] as const) {
+    console.log(
+      `  ${which}: median ${med(warm[which]).toFixed(0)} ms, min ${least(warm[which]).toFixed(0)} ms; ` +
+        `first run after install (empty cache): median ${med(cold[which]).toFixed(0)} ms, min ${least(cold[which]).toFixed(0)} ms`,
+    )
+  }
+  console.log(
+    `  same verdicts old and new: ${same ? 'yes' : `NO\n    old: ${statuses.old}\n    new: ${statuses.new}`}`,
+  )
+  const m = med(warm.new)
+  console.log(`  aim: median ≤ 400 ms → ${m <= 400 ? 'met' : `MISSED by ${(m - 400).toFixed(0)} ms`}`)
+  if (!same) process.exitCode = 1
+  statuses = {}
+} finally {
+  await bed.stop()
+  for (const d of caches) rmSync(d, { recursive: true, force: true })
+}
