@@ -10,9 +10,9 @@
 // cost a live run more than its network. Inside a bundle each package is evaluated on first use only.
 import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 const common = {
@@ -31,6 +31,37 @@ const common = {
   supported: { 'dynamic-import': false },
 }
 
+const AWS_SERVICES = ['iam', 'eks', 'ec2', 'sqs', 'eventbridge', 'sts']
+const AWS_CLIENT_CLASS = {
+  iam: 'IAMClient',
+  eks: 'EKSClient',
+  ec2: 'EC2Client',
+  sqs: 'SQSClient',
+  eventbridge: 'EventBridgeClient',
+  sts: 'STSClient',
+}
+
+/**
+ * Every AWS operation karpctl's source sends (src/context/aws.ts: `aws.call('iam', 'GetRole', …)` and
+ * write/fresh/all), by service. The build fails on a call whose service or operation is not a literal:
+ * the bundle would lack its command.
+ */
+function awsOperations() {
+  const ops = new Map()
+  const files = readdirSync('src', { recursive: true }).filter((f) => f.endsWith('.ts'))
+  for (const f of files) {
+    const text = readFileSync(join('src', f), 'utf8')
+    for (const m of text.matchAll(/'(iam|eks|ec2|sqs|eventbridge|sts)',\s*'([A-Z][A-Za-z0-9]+)'/g)) {
+      if (!ops.has(m[1])) ops.set(m[1], new Set())
+      ops.get(m[1]).add(m[2])
+    }
+    if (f === join('context', 'aws.ts')) continue // the Aws class itself forwards its parameters
+    const dynamic = /\baws\??\.(call|write|fresh|all)\s*(<[^()]*?>)?\(\s*(?!['\s])/.exec(text)
+    if (dynamic) throw new Error(`src/${f}: an AWS call whose service is not a literal: ${dynamic[0]}`)
+  }
+  return ops
+}
+
 /**
  * The bundles under dist/vendor/: the packages each holds, and its entry. The AWS clients are looked up
  * by command name (aws.ts), so each is whole, behind a getter: evaluated only when first asked for. Of
@@ -39,10 +70,17 @@ const common = {
  */
 const VENDOR = {
   aws: {
-    packages: ['iam', 'eks', 'ec2', 'sqs', 'eventbridge', 'sts'].map((c) => `@aws-sdk/client-${c}`),
-    entry: (pkgs) =>
-      `module.exports = { ${pkgs.map((p) => `get ${JSON.stringify(p)}() { return require(${JSON.stringify(p)}) }`).join(', ')} }`,
-    require: (pkg) => `require('./vendor/aws.js')[${JSON.stringify(pkg)}]`,
+    packages: AWS_SERVICES.map((c) => `@aws-sdk/client-${c}`),
+    // The SDK's ES modules (dist-es) are what esbuild can tree-shake: their CommonJS build is one file.
+    mainFields: ['module', 'main'],
+    entry: () => {
+      const ops = awsOperations()
+      return AWS_SERVICES.map((svc) => {
+        const names = [AWS_CLIENT_CLASS[svc], ...[...(ops.get(svc) ?? [])].map((op) => `${op}Command`)]
+        return `import { ${names.map((n) => `${n} as ${svc}_${n}`).join(', ')} } from '@aws-sdk/client-${svc}'\nexport const ${svc} = { ${names.map((n) => `${n}: ${svc}_${n}`).join(', ')} }`
+      }).join('\n')
+    },
+    require: (pkg) => `require('./vendor/aws.js')[${JSON.stringify(pkg.replace('@aws-sdk/client-', ''))}]`,
   },
   kube: {
     packages: ['@kubernetes/client-node'],
@@ -82,6 +120,7 @@ for (const [name, v] of Object.entries(VENDOR)) {
   await build({
     ...common,
     stdin: { contents: v.entry(v.packages), resolveDir: process.cwd(), loader: 'js' },
+    ...(v.mainFields ? { mainFields: v.mainFields } : {}),
     outfile: `dist/vendor/${name}.js`,
     // Third-party code: no source map (it would triple the package), its licences beside it.
     sourcemap: false,
@@ -95,6 +134,13 @@ writeFileSync(
 for (const f of ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)]) {
   if (/\bimport\((?!\))/.test(readFileSync(`dist/${f}`, 'utf8')))
     throw new Error(`dist/${f} still has an import()`)
+}
+{
+  // Each operation the source sends has its command in the bundle (and each client its class).
+  const aws = createRequire(import.meta.url)(resolve('dist/vendor/aws.js'))
+  for (const [svc, ops] of awsOperations())
+    for (const name of [AWS_CLIENT_CLASS[svc], ...[...ops].map((op) => `${op}Command`)])
+      if (typeof aws[svc]?.[name] !== 'function') throw new Error(`dist/vendor/aws.js lacks ${svc} ${name}`)
 }
 const hash = (file) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)
 const commands = [

@@ -181,7 +181,10 @@ export class Aws {
   private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
     return this.limiter.run(async () => {
       const { mod, client } = await this.load(service)
-      const Command = mod[`${op}Command`] as new (input: object) => unknown
+      const Command = mod[`${op}Command`] as (new (input: object) => unknown) | undefined
+      // The build bundles the commands the source names (scripts/build.mjs) and fails on one it cannot see.
+      if (typeof Command !== 'function')
+        throw new Error(`karpctl was built without ${SERVICE_LABEL[service]} ${op}`)
       this.log.record(`${service}:${op}:${JSON.stringify(input)}`, write)
       const where = endpointOf(service, this.options)
       try {
