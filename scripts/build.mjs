@@ -128,7 +128,8 @@ for (const [name, v] of Object.entries(VENDOR)) {
 }
 writeFileSync(
   'dist/commands.js',
-  "// oclif's command discovery target: the commands of the CLI bundle.\nmodule.exports = require('./cli.js')\n",
+  "// oclif's command discovery target: the commands of the CLI bundle, evaluated on first use.\n" +
+    "Object.defineProperty(exports, 'COMMANDS', { enumerable: true, get: () => require('./cli.js').commands() })\n",
 )
 
 for (const f of ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)]) {
@@ -145,7 +146,7 @@ for (const f of ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)])
 const hash = (file) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)
 const commands = [
   ...new Set(
-    Object.keys(createRequire(import.meta.url)(resolve('dist/cli.js')).COMMANDS).flatMap((id) => [
+    Object.keys(createRequire(import.meta.url)(resolve('dist/cli.js')).commands()).flatMap((id) => [
       id,
       id.split(':')[0],
     ]),
