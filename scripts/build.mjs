@@ -29,6 +29,15 @@ const common = {
   // Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and every package left in node_modules has a
   // CommonJS entry.
   supported: { 'dynamic-import': false },
+  metafile: true,
+}
+
+/** Every node_modules file each bundle took in: the packages THIRD-PARTY-NOTICES.txt credits. */
+const bundledInputs = new Set()
+const built = async (options) => {
+  const result = await build(options)
+  for (const input of Object.keys(result.metafile.inputs)) bundledInputs.add(input)
+  return result
 }
 
 const AWS_SERVICES = ['iam', 'eks', 'ec2', 'sqs', 'eventbridge', 'sts']
@@ -107,7 +116,7 @@ const vendorImports = {
 rmSync('dist', { recursive: true, force: true })
 mkdirSync('dist')
 writeFileSync('dist/package.json', '{ "type": "commonjs" }\n')
-await build({
+await built({
   ...common,
   entryPoints: { cli: 'src/cli.ts' },
   outdir: 'dist',
@@ -117,7 +126,7 @@ await build({
   external: ['./vendor/*', '@inquirer/*', 'yaml', '@cdktf/hcl2json', 'typescript', 'ts-node'],
 })
 for (const [name, v] of Object.entries(VENDOR)) {
-  await build({
+  await built({
     ...common,
     stdin: { contents: v.entry(v.packages), resolveDir: process.cwd(), loader: 'js' },
     ...(v.mainFields ? { mainFields: v.mainFields } : {}),
@@ -143,6 +152,7 @@ for (const f of ['cli.js', ...Object.keys(VENDOR).map((v) => `vendor/${v}.js`)])
     for (const name of [AWS_CLIENT_CLASS[svc], ...[...ops].map((op) => `${op}Command`)])
       if (typeof aws[svc]?.[name] !== 'function') throw new Error(`dist/vendor/aws.js lacks ${svc} ${name}`)
 }
+writeFileSync('dist/THIRD-PARTY-NOTICES.txt', notices([...bundledInputs]))
 const hash = (file) => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)
 const commands = [
   ...new Set(
@@ -152,7 +162,7 @@ const commands = [
     ]),
   ),
 ]
-await build({
+await built({
   ...common,
   entryPoints: { boot: 'src/boot/main.ts' },
   outdir: 'dist',
@@ -166,3 +176,25 @@ await build({
     }),
   },
 })
+
+/**
+ * The name, version, licence and licence text of each package bundled into dist/: their code ships in
+ * karpctl's files, so their notices ship beside it (esbuild's legalComments keep the in-source ones).
+ */
+function notices(inputs) {
+  const roots = new Set()
+  for (const input of inputs) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)
+    if (m) roots.add(m[1])
+  }
+  const sections = []
+  for (const root of [...roots].sort()) {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const file = readdirSync(root).find((f) => /^(licen[cs]e|copying|notice)/i.test(f))
+    const text = file
+      ? readFileSync(join(root, file), 'utf8').trim()
+      : `(no licence file; package.json says ${pkg.license})`
+    sections.push(`${pkg.name}@${pkg.version} — ${pkg.license ?? 'see below'}\n\n${text}\n`)
+  }
+  return `Third-party packages bundled into karpctl's dist/ (${sections.length}):\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`
+}
