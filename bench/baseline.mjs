@@ -1,4 +1,5 @@
-// The build the benches compare against: a git ref (default `main`, or BASELINE_REF) exported with
+// The build the benches compare against: a git ref (default: the commit of `main` this branch started
+// from, so branches merged since do not blur the figures; or BASELINE_REF) exported with
 // `git archive`, built with its own scripts/build.mjs + `oclif manifest`, and cached in the temp dir by
 // commit. It uses this checkout's node_modules (a symlink): the comparison is between the two builds
 // and their source, not between dependency trees. BASELINE_DIR points at an already built copy instead.
@@ -10,8 +11,12 @@ import { fileURLToPath } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
+function forkPoint() {
+  return execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: ROOT, encoding: 'utf8' }).trim()
+}
+
 /** The directory of the baseline build (its bin/run.js runs it), built on first use. */
-export function baselineDir(ref = process.env.BASELINE_REF ?? 'main') {
+export function baselineDir(ref = process.env.BASELINE_REF ?? forkPoint()) {
   if (process.env.BASELINE_DIR) return { dir: process.env.BASELINE_DIR, label: process.env.BASELINE_DIR }
   const sha = execFileSync('git', ['rev-parse', '--short=12', ref], { cwd: ROOT, encoding: 'utf8' }).trim()
   const dir = join(tmpdir(), `karpctl-baseline-${sha}`)
@@ -29,7 +34,7 @@ export function baselineDir(ref = process.env.BASELINE_REF ?? 'main') {
     rmSync(dir, { recursive: true, force: true })
     renameSync(tmp, dir) // whole or not at all: a half-built baseline is never reused
   }
-  return { dir, label: `${ref} (${sha})` }
+  return { dir, label: ref === sha || /^[0-9a-f]{40}$/.test(ref) ? `commit ${sha}` : `${ref} (${sha})` }
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
