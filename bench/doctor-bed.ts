@@ -58,16 +58,8 @@ function doctor(
   cacheHome: string,
   extraEnv: Record<string, string> = {},
 ): Promise<Result> {
-  const args = [
-    'doctor',
-    '--cluster',
-    CLUSTER_NAME,
-    '--region',
-    REGION,
-    '--kube-context',
-    bed.kubeContext,
-    '--json',
-  ]
+  const target = { '--cluster': CLUSTER_NAME, '--region': REGION, '--kube-context': bed.kubeContext }
+  const args = ['doctor', ...Object.entries(target).flat(), '--json']
   const env = bed.childEnv({ NO_COLOR: '1', XDG_CACHE_HOME: cacheHome, ...extraEnv })
   delete env.NODE_EXTRA_CA_CERTS // as bench/startup.mjs: it costs every node start tens of ms
   const t0 = performance.now()

@@ -40,15 +40,15 @@ const built = async (options) => {
   return result
 }
 
-const AWS_SERVICES = ['iam', 'eks', 'ec2', 'sqs', 'eventbridge', 'sts']
-const AWS_CLIENT_CLASS = {
-  iam: 'IAMClient',
-  eks: 'EKSClient',
-  ec2: 'EC2Client',
-  sqs: 'SQSClient',
-  eventbridge: 'EventBridgeClient',
-  sts: 'STSClient',
-}
+/** The SDK client class of each service, as src/context/aws.ts names them (its `clientClass`). */
+const AWS_CLIENT_CLASS = Object.fromEntries(
+  [
+    .../const clientClass[^{]*\{([^}]*)\}/
+      .exec(readFileSync('src/context/aws.ts', 'utf8'))[1]
+      .matchAll(/(\w+): '(\w+Client)'/g),
+  ].map((m) => [m[1], m[2]]),
+)
+const AWS_SERVICES = Object.keys(AWS_CLIENT_CLASS)
 
 /**
  * Every AWS operation karpctl's source sends (src/context/aws.ts: `aws.call('iam', 'GetRole', …)` and
