@@ -32,10 +32,29 @@
 //    bench also derives the number of sequential round trips from when calls reached the mock:
 //    depth(call) = 1 + the largest depth among calls answered before it was sent (an upper bound on
 //    its real dependency depth). Max depth ≤ chain means no read waits for anything it does not need.
+//
+// The baseline's collector (bench/baseline.mjs: `main` by default; BASELINE=0 to skip) runs beside this
+// one, interleaved run by run, against the same mock: its figures are printed next to these.
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createRunContext } from '../src/context/run-context.js'
 import { collect } from '../src/facts/collect.js'
 import { startMockCluster, usePodIdentity, type RecordedCall } from '../test/helpers/mock-cluster.js'
+// @ts-expect-error: a plain .mjs helper shared with bench/startup.mjs
+import { baselineDir } from './baseline.mjs'
+
+interface Collector {
+  createRunContext: typeof createRunContext
+  collect: typeof collect
+}
+const current: Collector = { createRunContext, collect }
+const baseline: { dir: string; label: string } | undefined =
+  process.env.BASELINE === '0' ? undefined : (baselineDir as () => { dir: string; label: string })()
+const old: Collector | undefined = baseline && {
+  createRunContext: ((await import(join(baseline.dir, 'src/context/run-context.ts'))) as Collector)
+    .createRunContext,
+  collect: ((await import(join(baseline.dir, 'src/facts/collect.ts'))) as Collector).collect,
+}
 
 const LONGEST_CHAIN = 5
 const latency = Number(process.argv[2] ?? process.env.LATENCY_MS ?? 50)
@@ -78,7 +97,7 @@ function depthOf(calls: RecordedCall[], latencyMs: number): { depth: number; dee
   return { depth: last ? (depth.get(last) ?? 0) : 0, deepest: chain }
 }
 
-async function once(latencyMs: number): Promise<Run> {
+async function once(latencyMs: number, impl: Collector = current): Promise<Run> {
   // No one-shot expectations: a persisted interceptor per host keeps nock's matching cost per call low
   // (with ~60 pending expectations nock tries each of them per request; the tests keep them).
   const mock = startMockCluster({
@@ -87,9 +106,9 @@ async function once(latencyMs: number): Promise<Run> {
     ...(podIdentity ? { mutate: usePodIdentity } : {}),
   })
   try {
-    const ctx = await createRunContext(mock.runOptions({ maxAttempts: 1, concurrency }))
+    const ctx = await impl.createRunContext(mock.runOptions({ maxAttempts: 1, concurrency }))
     const t0 = performance.now()
-    const facts = await collect(ctx)
+    const facts = await impl.collect(ctx)
     const wallMs = performance.now() - t0
     ctx.aws.destroy()
     const failedReads: string[] = []
@@ -120,9 +139,17 @@ const fmt = (n: number) => `${n.toFixed(0)} ms`
 
 const cold = await once(latency)
 const floor: Run[] = []
-for (let i = 0; i < runs; i++) floor.push(await once(0))
+const oldFloor: Run[] = []
+for (let i = 0; i < runs; i++) {
+  floor.push(await once(0))
+  if (old) oldFloor.push(await once(0, old))
+}
 const warm: Run[] = []
-for (let i = 0; i < runs; i++) warm.push(await once(latency))
+const oldWarm: Run[] = []
+for (let i = 0; i < runs; i++) {
+  warm.push(await once(latency))
+  if (old) oldWarm.push(await once(latency, old))
+}
 // The structure probe: at a latency well above the CPU floor, CPU delays cannot pass for round trips.
 const probeLatency = Math.max(latency, 300, 10 * Math.ceil((2 * median(floor.map((r) => r.wallMs))) / 10))
 const probe = probeLatency === latency ? (warm.at(-1) as Run) : await once(probeLatency)
@@ -135,11 +162,16 @@ const aim = (LONGEST_CHAIN + 1) * latency
 console.log(
   `doctor collection against the mock (${podIdentity ? 'Pod Identity' : 'IRSA'}), ${latency} ms per call${concurrency ? `, concurrency ${concurrency}` : ''}, ${runs} runs`,
 )
-console.log(`  cold run (imports the SDK clients): ${fmt(cold.wallMs)}`)
+const was = (xs: Run[]) => (old ? ` (baseline: ${fmt(median(xs.map((r) => r.wallMs)))})` : '')
 console.log(
-  `  warm wall: median ${fmt(wall)} (min ${fmt(Math.min(...warm.map((r) => r.wallMs)))}, max ${fmt(Math.max(...warm.map((r) => r.wallMs)))})`,
+  // The baseline shares this process's node_modules: its first run finds the SDK loaded: no cold figure.
+  `  cold run (imports the SDK clients): ${fmt(cold.wallMs)}`,
 )
-console.log(`  CPU floor (same runs at 0 ms latency): median ${fmt(floorMs)}`)
+console.log(
+  `  warm wall: median ${fmt(wall)} (min ${fmt(Math.min(...warm.map((r) => r.wallMs)))}, max ${fmt(Math.max(...warm.map((r) => r.wallMs)))})${was(oldWarm)}`,
+)
+console.log(`  CPU floor (same runs at 0 ms latency): median ${fmt(floorMs)}${was(oldFloor)}`)
+if (baseline) console.log(`  baseline: ${baseline.label}, interleaved run by run`)
 console.log(
   `  API calls: ${last.total} — ${Object.entries(last.calls)
     .map(([s, n]) => `${s} ${n}`)

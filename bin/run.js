@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { execute } from '../dist/cli.js'
+import { createRequire } from 'node:module'
 
-await execute({ dir: import.meta.url })
+await createRequire(import.meta.url)('../dist/boot.js').run(import.meta.url)

@@ -1,3 +1,13 @@
-// The CLI entry, bundled with @oclif/core and the commands into one module graph: one copy of oclif,
-// parsed from a few minified files instead of hundreds, so start-up stays close to bare node.
+// The CLI bundle (dist/cli.js, CommonJS, loaded through V8's code cache by src/boot/main.ts): oclif and
+// the commands in one file, so a run reads, parses and compiles one minified file instead of hundreds.
 export { execute } from '@oclif/core'
+
+/**
+ * The commands (oclif's explicit discovery target, dist/commands.js), evaluated when oclif first needs a
+ * command class: `--version` and help read the manifest only. A require() the bundler turns into the
+ * synchronous, once-only evaluation of the module; src/commands.ts is the same module under tsx.
+ */
+export function commands(): (typeof import('./commands.js'))['COMMANDS'] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./commands.js') as typeof import('./commands.js')).COMMANDS
+}

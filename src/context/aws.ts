@@ -1,5 +1,7 @@
 // AWS access for one run: clients are created lazily (the SDK is imported only by commands
 // that talk to AWS), every call is memoized by operation + input and bounded by the limiter.
+import http from 'node:http'
+import https from 'node:https'
 import { EnvironmentError } from '../errors.js'
 import type { ReadFailure } from '../facts/types.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
@@ -102,6 +104,18 @@ const clientClass: Record<AwsService, string> = {
 
 export class Aws {
   private readonly clients = new Map<AwsService, Promise<{ mod: SdkModule; client: SdkClient }>>()
+  /**
+   * One connection pool for every client of the run: with one endpoint for all services (an emulator,
+   * a VPC endpoint proxy) a client reuses the connections another opened; with AWS's per-service hosts
+   * it is a pool per host, as each client had. Keep-alive, as the SDK's own agents.
+   */
+  private agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined
+  /**
+   * The first client's credential provider (the SDK memoizes what it resolves), given to every other
+   * client: the default chain (environment, profile, SSO, web identity, IMDS) is walked once per run,
+   * not once per service.
+   */
+  private credentials: unknown
 
   constructor(
     readonly options: AwsOptions,
@@ -125,7 +139,13 @@ export class Aws {
         if (this.options.retryMode) config.retryMode = this.options.retryMode
         // The SDK waits forever by default for an endpoint that accepts the connection and never answers.
         const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS
+        this.agents ??= {
+          httpAgent: new http.Agent({ keepAlive: true, maxSockets: 50 }),
+          httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 50 }),
+        }
+        if (this.credentials) config.credentials = this.credentials
         config.requestHandler = {
+          ...this.agents,
           requestTimeout,
           connectionTimeout: Math.min(
             requestTimeout,
@@ -135,6 +155,7 @@ export class Aws {
           throwOnRequestTimeout: true,
         }
         const client = new Client(config)
+        this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
         recordEndpoint(client)
         return { mod, client }
       })
@@ -164,7 +185,10 @@ export class Aws {
   private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
     return this.limiter.run(async () => {
       const { mod, client } = await this.load(service)
-      const Command = mod[`${op}Command`] as new (input: object) => unknown
+      const Command = mod[`${op}Command`] as (new (input: object) => unknown) | undefined
+      // The build bundles the commands the source names (scripts/build.mjs) and fails on one it cannot see.
+      if (typeof Command !== 'function')
+        throw new Error(`karpctl was built without ${SERVICE_LABEL[service]} ${op}`)
       this.log.record(`${service}:${op}:${JSON.stringify(input)}`, write)
       const where = endpointOf(service, this.options)
       try {
@@ -200,6 +224,9 @@ export class Aws {
   destroy(): void {
     for (const entry of this.clients.values())
       void entry.then(({ client }) => client.destroy()).catch(() => {})
+    // The SDK's destroy() ends the agents it was given too; these once more, for a client never made.
+    this.agents?.httpAgent.destroy()
+    this.agents?.httpsAgent.destroy()
   }
 }
 

@@ -1,7 +1,7 @@
 // Helm 3 stores each release revision in a Secret: data.release = base64(base64(gzip(JSON))).
 // Decoding it here means doctor needs no helm binary.
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { parseAllDocuments } from 'yaml'
+import { parseDocument } from 'yaml'
 import type { HelmRelease } from './types.js'
 
 interface RawRelease {
@@ -64,10 +64,23 @@ export function toHelmRelease(raw: RawRelease): HelmRelease {
   return release
 }
 
-/** The ServiceAccount as the chart rendered it: its annotations keep the YAML types Helm wrote. */
-function renderedServiceAccount(manifest: string): HelmRelease['renderedServiceAccount'] {
-  for (const doc of parseAllDocuments(manifest)) {
-    const obj = doc.toJS() as {
+/**
+ * The manifest's documents, split where YAML starts a new one (a `---` line at column 0: it ends even a
+ * block scalar), as Helm's own SplitManifests does. Each keeps its marker line.
+ */
+export function manifestDocuments(manifest: string): string[] {
+  return manifest.split(/^(?=---(?:[ \t]|$))/m)
+}
+
+/**
+ * The ServiceAccount as the chart rendered it: its annotations keep the YAML types Helm wrote. Only
+ * documents that mention ServiceAccount are parsed (the rendered chart is thousands of lines: parsing it
+ * all was a tenth of doctor's CPU); the kind is still judged on the parsed document.
+ */
+export function renderedServiceAccount(manifest: string): HelmRelease['renderedServiceAccount'] {
+  for (const text of manifestDocuments(manifest)) {
+    if (!text.includes('ServiceAccount')) continue
+    const obj = parseDocument(text).toJS() as {
       kind?: string
       metadata?: { name?: string; annotations?: Record<string, unknown> }
     } | null

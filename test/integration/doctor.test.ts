@@ -287,6 +287,43 @@ test('no credentials anywhere: EnvironmentError NO_CREDENTIALS, nothing sent', a
   assert.deepEqual(aws, [], 'no AWS request can be signed without credentials')
 })
 
+test('the credential chain is walked once per run, not once per AWS client (a credential_process profile)', async (t) => {
+  const m = mock(t)
+  // A profile whose credentials come from a program, as `aws configure sso` or a vault helper set up:
+  // each walk of the chain runs it (the SDK caches its answer per provider, not per process).
+  const counter = join(m.dir, 'credential-process-runs')
+  const helper = join(m.dir, 'credential-process.sh')
+  writeFileSync(
+    helper,
+    `#!/bin/sh\necho run >> '${counter}'\necho '{"Version":1,"AccessKeyId":"AKIAIOSFODNN7EXAMPLE","SecretAccessKey":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}'\n`,
+    { mode: 0o700 },
+  )
+  writeFileSync(join(m.dir, 'aws-config'), `[profile helper]\ncredential_process = ${helper}\n`)
+  m.isolateEnv({
+    AWS_ACCESS_KEY_ID: undefined,
+    AWS_SECRET_ACCESS_KEY: undefined,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: 'helper',
+    AWS_CONFIG_FILE: join(m.dir, 'aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(m.dir, 'aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  })
+  const outcome = await doctor(live(m))
+  assert.ok(outcome.results.some((r) => r.status === 'pass'))
+  const services = new Set(
+    m
+      .calls()
+      .filter((c) => !c.op.startsWith('kube:'))
+      .map((c) => c.op.split(':')[0]),
+  )
+  assert.ok(services.size >= 5, `doctor used ${[...services].join(', ')}`)
+  assert.equal(
+    readFileSync(counter, 'utf8').trim().split('\n').length,
+    1,
+    `${services.size} clients, one walk`,
+  )
+})
+
 test('expired credentials (STS says ExpiredToken): EnvironmentError EXPIRED_CREDENTIALS', async (t) => {
   const m = mock(t, { faults: [{ op: '*', error: 'expired', times: Infinity }] })
   await assert.rejects(doctor(live(m)), (err: unknown) => {

@@ -44,3 +44,33 @@ test('Helm coalescing: null in user values deletes a default', () => {
     b: { c: 2, e: 4 },
   })
 })
+
+test('the rendered ServiceAccount is found among the other documents, and only a ServiceAccount is taken for it', async () => {
+  const { renderedServiceAccount, manifestDocuments } = await import('../../../src/facts/helm-release.js')
+  const manifest = [
+    '---\n# Source: karpenter/templates/pdb.yaml\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: karpenter\n',
+    // A binding names a ServiceAccount in its subjects: mentioned, parsed, not taken.
+    '---\nkind: RoleBinding\nmetadata:\n  name: karpenter\nsubjects:\n  - kind: ServiceAccount\n    name: other\n',
+    // A block scalar that looks like a ServiceAccount is text of a ConfigMap.
+    '---\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  sa.yaml: |\n    kind: ServiceAccount\n    metadata:\n      name: fake\n',
+    '--- # the real one\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: karpenter\n  annotations:\n    eks.amazonaws.com/role-arn: "arn:aws:iam::1:role/k"\n    eks.amazonaws.com/sts-regional-endpoints: true\n',
+    '---\nkind: Deployment\nmetadata:\n  name: karpenter\n',
+  ].join('')
+  assert.equal(manifestDocuments(manifest).length, 5)
+  assert.deepEqual(renderedServiceAccount(manifest), {
+    name: 'karpenter',
+    annotations: {
+      'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/k',
+      'eks.amazonaws.com/sts-regional-endpoints': true,
+    },
+  })
+  assert.equal(
+    renderedServiceAccount(
+      manifest.replace(
+        /kind: ServiceAccount\nmetadata:\n {2}name: karpenter/,
+        'kind: Secret\nmetadata:\n  name: karpenter',
+      ),
+    ),
+    undefined,
+  )
+})
