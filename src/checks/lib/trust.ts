@@ -19,8 +19,6 @@ export function controllerServiceAccount(
 export interface IrsaStatement {
   statement: PolicyStatement
   sub: string
-  /** StringEquals with no wildcard. */
-  exact: boolean
   operator: string
   audOk: boolean
 }
@@ -60,11 +58,9 @@ export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaState
         resource: '*',
         context: { [audKey]: 'sts.amazonaws.com' },
       }).decision === 'allowed'
-    const exact = operator === 'StringEquals' && !/[*?]/.test(sub) && sub !== ''
     out.push({
       statement: s,
       sub,
-      exact,
       operator,
       audOk,
     })
