@@ -277,3 +277,15 @@ test('an implicit deny from either side names no statement', () => {
   assert.equal(silentBoundary.decision, 'implicitDeny')
   assert.deepEqual(silentBoundary.matchedStatements, [])
 })
+
+test('IfExists on a key carried with no values: absent, so the condition holds', () => {
+  const s = allow({ Condition: { StringEqualsIfExists: { 'aws:TagKeys': 'a' } } })
+  assert.equal(decide(s, { 'aws:TagKeys': [] }), 'allowed')
+  const any = allow({ Condition: { 'ForAnyValue:StringEqualsIfExists': { 'aws:TagKeys': 'a' } } })
+  assert.equal(decide(any, { 'aws:TagKeys': [] }), 'allowed')
+})
+
+test('non-ARNs compared whole are compared case-sensitively, and a * may span colons', () => {
+  assert.equal(arnMatch('Bucket*', 'bucket-1'), false)
+  assert.equal(arnMatch('x:*:b:c:d:e', 'x:a:z:b:c:d:e'), true)
+})

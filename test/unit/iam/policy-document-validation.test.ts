@@ -85,6 +85,13 @@ test('a Condition must be an object: null, a string and a list are refused', () 
   )
 })
 
+test('the preview leaves out the whitespace around the text', () => {
+  assert.equal(
+    parseError('  {"Statement":[5]}\n'),
+    'not an IAM policy document: Statement[0] is not an object (text: "{\\"Statement\\":[5]}")',
+  )
+})
+
 test('text of only whitespace is empty', () => {
   assert.equal(parseError('  \n '), 'not an IAM policy document: the text is empty')
 })
