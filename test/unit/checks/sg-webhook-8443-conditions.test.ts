@@ -165,3 +165,42 @@ test('one finding per security group, naming every EC2NodeClass that selects it'
   assert.match(r.findings[0]!.message, /\(EC2NodeClass default, gpu\)/)
   assert.deepEqual(r.findings[0]!.evidence?.nodeClasses, ['default', 'gpu'])
 })
+
+test('the EKS cluster not found: skipped, saying so', () => {
+  const r = runCheck(
+    sgWebhook8443,
+    webhookEraWith([], (f) => (f.eks.cluster = ok(null))),
+  )
+  assert.equal(r.status, 'skipped')
+  assert.equal(r.findings[0]!.message, 'EKS cluster not found')
+})
+
+test('a chart version that does not parse: skipped, naming the version as the chart gives it', () => {
+  const r = runCheck(
+    sgWebhook8443,
+    webhookEraWith([], (f) => {
+      if (f.kube.release.ok && f.kube.release.value) {
+        f.kube.release.value.chartVersion = 'main'
+        f.kube.release.value.appVersion = 'dev'
+      }
+    }),
+  )
+  assert.equal(r.status, 'skipped')
+  assert.equal(r.findings[0]!.message, 'Karpenter main runs no webhooks: an 8443 rule is not needed')
+})
+
+test('the failing finding carries the groups, the EC2NodeClasses and the ingress as evidence, and a named fix', () => {
+  const ingress = [tcp(443, 443)]
+  const f = runCheck(sgWebhook8443, webhookEraWith(ingress)).findings[0]!
+  assert.deepEqual(f.evidence, {
+    securityGroup: NODE_SG,
+    clusterSecurityGroup: CLUSTER_SG,
+    nodeClasses: ['default'],
+    ingress,
+  })
+  assert.equal(f.fix!.summary, 'allow the control plane to reach the webhook')
+  assert.equal(
+    f.message,
+    `node security group ${NODE_SG} (EC2NodeClass default) has no ingress tcp/8443 from the cluster security group ${CLUSTER_SG}: webhook calls time out`,
+  )
+})
