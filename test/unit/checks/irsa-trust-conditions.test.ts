@@ -54,6 +54,7 @@ test("the principal must be the cluster's OIDC provider (or *)", () => {
   const other = `arn:aws:iam::${ACCOUNT}:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/OTHER`
   assert.match(failMessage({ Principal: { Federated: other } }), NO_STATEMENT)
   assert.match(failMessage({ Principal: { Service: 'ec2.amazonaws.com' } }), NO_STATEMENT)
+  assert.match(failMessage({ Principal: undefined }), NO_STATEMENT)
   assert.equal(run({ Principal: { Federated: [other, OIDC_ARN] } }).status, 'pass')
   assert.equal(run({ Principal: '*' }).status, 'pass')
   assert.equal(run({ Principal: { Federated: '*' } }).status, 'pass')
@@ -112,6 +113,7 @@ test('the expected service account: the live one, else serviceAccount.name, else
       .join('\n')
   assert.match(expecting(noLive('custom')), /system:serviceaccount:kube-system:custom/)
   assert.match(expecting(noLive('')), /trusts exactly system:serviceaccount:kube-system:karpenter/)
+  assert.match(expecting(noLive(undefined)), /trusts exactly system:serviceaccount:kube-system:karpenter/)
   assert.match(
     expecting((f) => {
       if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)

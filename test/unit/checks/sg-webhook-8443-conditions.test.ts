@@ -204,3 +204,8 @@ test('the failing finding carries the groups, the EC2NodeClasses and the ingress
     `node security group ${NODE_SG} (EC2NodeClass default) has no ingress tcp/8443 from the cluster security group ${CLUSTER_SG}: webhook calls time out`,
   )
 })
+
+test('a missing rule is a network error (it fails doctor), not a warning', () => {
+  assert.equal(sgWebhook8443.meta.severity, 'error')
+  assert.equal(sgWebhook8443.meta.category, 'network')
+})
