@@ -11,7 +11,7 @@ export default tseslint.config(
       'oclif.manifest.json',
       'test/e2e/kube/**',
       'reports/**',
-      '.stryker-tmp/**',
+      '.stryker-tmp*/**',
     ],
   },
   js.configs.recommended,
