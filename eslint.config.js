@@ -10,6 +10,8 @@ export default tseslint.config(
       'scratch/**',
       'oclif.manifest.json',
       'test/e2e/kube/**',
+      'reports/**',
+      '.stryker-tmp*/**',
     ],
   },
   js.configs.recommended,

@@ -151,8 +151,8 @@ function statementApplies(
   return true
 }
 
-const list = (v: string | string[] | undefined): string[] =>
-  v === undefined ? [] : Array.isArray(v) ? v : [v]
+// Callers check for undefined first: an absent Action or Resource means something else than [].
+const list = (v: string | string[]): string[] => (Array.isArray(v) ? v : [v])
 
 /** null when the statement names no action at all (invalid for IAM). */
 function matchesAction(s: PolicyStatement, action: string): boolean | null {

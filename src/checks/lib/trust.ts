@@ -1,4 +1,5 @@
 import type { Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../../facts/types.js'
+import { evaluate } from '../../iam/evaluate.js'
 import { valueAt } from './facts.js'
 
 const list = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)])
@@ -18,8 +19,6 @@ export function controllerServiceAccount(
 export interface IrsaStatement {
   statement: PolicyStatement
   sub: string
-  /** StringEquals with no wildcard. */
-  exact: boolean
   operator: string
   audOk: boolean
 }
@@ -44,16 +43,26 @@ export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaState
         operator = op
       }
     }
-    const aud = Object.entries(cond).flatMap(([op, kv]) =>
-      op === 'StringEquals' ? list(kv[`${issuer}:aud`]) : [],
+    // The controller's projected token carries aud = sts.amazonaws.com: the statement admits it only
+    // if its :aud conditions, each under its own operator (StringLike, StringNotEquals...), hold for
+    // that audience. The IAM evaluator reads the operators; no :aud condition at all holds.
+    const audKey = `${issuer}:aud`
+    const audConditions = Object.fromEntries(
+      Object.entries(cond).flatMap(([op, kv]) =>
+        kv[audKey] === undefined ? [] : [[op, { [audKey]: kv[audKey] }]],
+      ),
     )
-    const exact = operator === 'StringEquals' && !/[*?]/.test(sub) && sub !== ''
+    const audOk =
+      evaluate([{ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*', Condition: audConditions }] }], {
+        action: 'sts:AssumeRoleWithWebIdentity',
+        resource: '*',
+        context: { [audKey]: 'sts.amazonaws.com' },
+      }).decision === 'allowed'
     out.push({
       statement: s,
       sub,
-      exact,
       operator,
-      audOk: aud.length === 0 || aud.includes('sts.amazonaws.com'),
+      audOk,
     })
   }
   return out

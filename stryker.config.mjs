@@ -1,0 +1,63 @@
+// Mutation testing of the pure judging code: doctor's checks, the IAM evaluator and the lint
+// (issue 12, item 8). Run with `npm run test:mutation`; it is not part of `npm test` (it takes a
+// long time). `STRYKER_SCOPE=checks|iam|lint` runs one directory, with its own report and its own
+// incremental file, so a run stays bounded and one directory's results never overwrite another's.
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = dirname(fileURLToPath(import.meta.url))
+const scopes = ['checks', 'iam', 'lint']
+const scope = process.env.STRYKER_SCOPE ?? 'all'
+if (scope !== 'all' && !scopes.includes(scope)) {
+  throw new Error(`STRYKER_SCOPE must be one of ${scopes.join(', ')} (or unset for all), not ${scope}`)
+}
+const dirs = scope === 'all' ? scopes : [scope]
+
+// The unit tests that run each directory's code: its own, and those of the code built on it (the
+// checks run the IAM evaluator; fix and report run the checks).
+const testsOf = {
+  checks: ['test/unit/checks/**/*.test.ts', 'test/unit/fix/**/*.test.ts'],
+  iam: [
+    'test/unit/iam/**/*.test.ts',
+    'test/unit/checks/**/*.test.ts',
+    'test/unit/fix/**/*.test.ts',
+    'test/unit/report/**/*.test.ts',
+    'test/unit/facts/redact-corpus.test.ts',
+  ],
+  lint: ['test/unit/lint/**/*.test.ts'],
+}
+
+// Stryker runs the tests in a sandbox copy under .stryker-tmp/, where `../shared` (the Karpenter
+// charts and CRDs the tests read) is not beside the repo any more: point the tests at it.
+process.env.KARPCTL_FIXTURES ??= resolve(root, '..', 'shared', 'fixtures', 'karpenter')
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  mutate: dirs.map((d) => `src/${d}/**/*.ts`),
+  testRunner: 'tap',
+  tap: {
+    testFiles: [...new Set(dirs.flatMap((d) => testsOf[d]))],
+    // One node process per test file, running the file itself (no `--test`: that would run it in a
+    // child process, out of reach of the hook that records which mutants each file covers).
+    nodeArgs: ['--import', 'tsx', '--test-reporter=tap', '-r', '{{hookFile}}', '{{testFile}}'],
+    forceBail: true,
+  },
+  // Each mutant runs only the test files that execute it.
+  coverageAnalysis: 'perTest',
+  // The machine is shared: at most two test processes at a time.
+  concurrency: 2,
+  timeoutMS: 10000,
+  // Re-runs test only the mutants whose code or covering tests changed. The file is a local cache
+  // (gitignored under reports/): it churns with every change and is rebuilt by a full run.
+  incremental: true,
+  incrementalFile: join('reports', 'mutation', `${scope}.incremental.json`),
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: join('reports', 'mutation', `${scope}.html`) },
+  jsonReporter: { fileName: join('reports', 'mutation', `${scope}.json`) },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  // What the sandbox does not need: the build, the e2e bed and the integration suites.
+  ignorePatterns: ['dist', 'bench', 'test/e2e', 'test/integration', 'reports', 'coverage', 'scratch'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+}
