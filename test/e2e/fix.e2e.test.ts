@@ -123,22 +123,11 @@ describe(
           ),
         }),
       )
-      const arn = seed.controllerPolicyArns[`KarpenterControllerIAMIntegrationPolicy-${CLUSTER_NAME}`]!
-      const cur = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
-      const ver = await aws.iam.send(
-        new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: cur.Policy!.DefaultVersionId }),
-      )
-      const doc = JSON.parse(decodeURIComponent(ver.PolicyVersion!.Document!)) as {
-        Statement: { Sid?: string }[]
-      }
-      doc.Statement = doc.Statement.filter((s) => s.Sid !== 'AllowPassingInstanceRole')
-      await aws.iam.send(
-        new CreatePolicyVersionCommand({
-          PolicyArn: arn,
-          PolicyDocument: JSON.stringify(doc),
-          SetAsDefault: true,
-        }),
-      )
+      const passing = await policyWith(aws, seed, 'AllowPassingInstanceRole')
+      await passing.replace({
+        ...passing.doc,
+        Statement: passing.doc.Statement.filter((s) => s.Sid !== 'AllowPassingInstanceRole'),
+      })
 
       const broken = await karpctl(bed, ['doctor', '--json'])
       assert.equal(broken.code, 1)
