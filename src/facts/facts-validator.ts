@@ -12,5 +12,7 @@ const schema = JSON.parse(
   readFileSync(new URL('../../schema/facts.schema.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>
 
-const validate: ValidateFunction = new Ajv(AJV_OPTIONS).compile(schema)
+// Named (ajv's standalone code exports the same name): the bundle requires this file as CommonJS, where a
+// default export would arrive wrapped.
+export const validate: ValidateFunction = new Ajv(AJV_OPTIONS).compile(schema)
 export default validate

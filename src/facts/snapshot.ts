@@ -123,7 +123,7 @@ export async function parseSnapshot(text: string, path: string): Promise<Facts> 
       `snapshot ${name} nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)}: ${RESAVE}`,
       'SNAPSHOT_TOO_DEEP',
     )
-  const { default: validate } = await import('./facts-validator.js')
+  const { validate } = await import('./facts-validator.js')
   if (!validate(data))
     throw new InputError(
       `snapshot ${name} does not match the ${SCHEMA} schema: ${describe(validate.errors ?? [], data)}; ${RESAVE}`,
