@@ -316,14 +316,30 @@ function valueMatches(impl: Operator, r: string, policyValues: string[]): boolea
 
 const hasPolicyVariable = (s: string) => s.includes('${')
 
+/**
+ * Each pattern's expression, compiled once per run: doctor matches the same few hundred patterns (the
+ * reference policy's actions and resources) against every statement of every role, and compiling them
+ * on every call was a tenth of a live run's CPU. Bounded, since patterns come from the policies read.
+ */
+const compiled = new Map<string, RegExp>()
+
 /** IAM wildcards: `*` any run of characters, `?` exactly one. Nothing else is special. */
 export function globMatch(pattern: string, value: string, ignoreCase: boolean): boolean {
   if (pattern === '*') return true
-  const source = pattern
-    .split('')
-    .map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&')))
-    .join('')
-  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value)
+  const key = `${ignoreCase ? 'i' : 's'}${pattern}`
+  let re = compiled.get(key)
+  if (!re) {
+    const source = pattern
+      .split('')
+      .map((c) =>
+        c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'),
+      )
+      .join('')
+    if (compiled.size >= 10_000) compiled.clear()
+    re = new RegExp(`^${source}$`, ignoreCase ? 'i' : '')
+    compiled.set(key, re)
+  }
+  return re.test(value)
 }
 
 /**

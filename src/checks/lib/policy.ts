@@ -2,17 +2,14 @@
 // resource?" and "does this resource/trust policy let that AWS service do X?". Conditions are not
 // evaluated here (that is src/iam/evaluate.ts's job); checks look at them only to judge breadth.
 import type { AttachedPolicy, InlinePolicy, PolicyDocument, PolicyStatement } from '../../facts/types.js'
+import { globMatch } from '../../iam/evaluate.js'
 
 export const asList = (v: unknown): string[] =>
   v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]
 
-/** IAM wildcard match: `*` is any run of characters, `?` exactly one. */
-export function wildcardMatch(pattern: string, value: string, ignoreCase = false): boolean {
-  const body = [...pattern]
-    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('')
-  return new RegExp(`^${body}$`, ignoreCase ? 'is' : 's').test(value)
-}
+/** IAM wildcard match: `*` is any run of characters, `?` exactly one (the evaluator's, compiled once). */
+export const wildcardMatch = (pattern: string, value: string, ignoreCase = false): boolean =>
+  globMatch(pattern, value, ignoreCase)
 
 export const isWildcard = (pattern: string) => /[*?]/.test(pattern)
 
