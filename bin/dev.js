@@ -1,4 +1,3 @@
 #!/usr/bin/env -S node --import tsx --no-warnings
-import { execute } from '@oclif/core'
-
-await execute({ development: true, dir: import.meta.url })
+// Runs the commands from src/ (tsx): oclif's development mode, from the package root.
+require('@oclif/core').execute({ development: true, dir: require('node:path').join(__dirname, '..') })

@@ -178,6 +178,11 @@ for (const [name, v] of Object.entries(VENDOR)) {
   })
 }
 writeFileSync(
+  'dist/help.js',
+  "// oclif's help class (package.json `oclif.helpClass`), from the CLI bundle.\n" +
+    "Object.defineProperty(exports, 'default', { enumerable: true, get: () => require('./cli.js').help() })\n",
+)
+writeFileSync(
   'dist/commands.js',
   "// oclif's command discovery target: the commands of the CLI bundle, evaluated on first use.\n" +
     "Object.defineProperty(exports, 'COMMANDS', { enumerable: true, get: () => require('./cli.js').commands() })\n",
@@ -217,7 +222,10 @@ await built({
   outdir: 'dist',
   define: {
     KARPCTL_BUILD: JSON.stringify({
+      name: pkg.name,
       version: pkg.version,
+      // oclif's version flags (argv[0] only), unless an init hook must run before it prints the version.
+      versionFlags: pkg.oclif.hooks?.init ? [] : ['--version', ...(pkg.oclif.additionalVersionFlags ?? [])],
       hashes: Object.fromEntries(BUNDLES.map((f) => [f, hash(`dist/${f}`)])),
       commands,
     }),

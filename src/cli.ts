@@ -11,3 +11,9 @@ export function commands(): (typeof import('./commands.js'))['COMMANDS'] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('./commands.js') as typeof import('./commands.js')).COMMANDS
 }
+
+/** oclif's help class (package.json `oclif.helpClass`, dist/help.js), from this bundle's one oclif. */
+export function help(): typeof import('./help.js').default {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./help.js') as typeof import('./help.js')).default
+}

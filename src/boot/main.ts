@@ -1,11 +1,19 @@
 // What bin/run.js runs: the CLI bundle (oclif and every command, dist/cli.js) loaded through V8's code
 // cache (code-cache.ts), then oclif's execute, exactly as before: same help, version, errors and exits.
 import { dirname, join, relative, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { cacheDirectory, loadBundle, type CacheOptions } from './code-cache.js'
 
-/** Set by scripts/build.mjs: karpctl's version and each bundle's content hash, and the command words. */
-declare const KARPCTL_BUILD: { version: string; hashes: Record<string, string>; commands: string[] }
+/**
+ * Set by scripts/build.mjs: karpctl's name and version, each bundle's content hash, the command words,
+ * and the flags that print the version (none when an `init` hook would have to run first).
+ */
+declare const KARPCTL_BUILD: {
+  name: string
+  version: string
+  hashes: Record<string, string>
+  commands: string[]
+  versionFlags: string[]
+}
 
 interface Cli {
   execute(options: { dir: string }): Promise<unknown>
@@ -44,9 +52,28 @@ export function cacheOptions(dist: string, argv: string[] = process.argv): Cache
   }
 }
 
-export async function run(binUrl: string): Promise<void> {
-  const dist = join(dirname(fileURLToPath(binUrl)), '..', 'dist')
+/**
+ * The line oclif prints for `--version` (its Config.userAgent: name/version platform-arch node-version,
+ * with WSL told apart from Linux by the same package oclif asks).
+ */
+export async function versionLine(name: string, version: string): Promise<string> {
+  const { default: isWsl } = await import('is-wsl')
+  const platform = isWsl ? 'wsl' : process.platform
+  const arch = process.arch === 'ia32' ? 'x86' : process.arch
+  return `${name}/${version} ${platform}-${arch} node-${process.version}`
+}
+
+/** Runs karpctl from `binDir`, the package's bin/ (oclif finds package.json and the manifest above it). */
+export async function run(binDir: string): Promise<void> {
+  // oclif answers `--version` from its whole configuration (manifest, plugins, hooks) to print one line
+  // known at build time: answered here, it costs a bare Node start, not the CLI bundle's load.
+  if (KARPCTL_BUILD.versionFlags.includes(process.argv[2] ?? '')) {
+    process.stdout.write(`${await versionLine(KARPCTL_BUILD.name, KARPCTL_BUILD.version)}\n`)
+    return
+  }
+  const root = dirname(binDir)
+  const dist = join(root, 'dist')
   const variant = cacheVariant(process.argv.slice(2), KARPCTL_BUILD.commands)
   const cli = loadBundle(join(dist, 'cli.js'), variant, cacheOptions(dist)) as Cli
-  await cli.execute({ dir: binUrl })
+  await cli.execute({ dir: root })
 }

@@ -92,6 +92,19 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }))
 
+test('--version prints what oclif prints, from the boot file alone', async () => {
+  const { Config } = await import('@oclif/core')
+  const expected = (await Config.load(repoRoot)).userAgent
+  const r = await karpctl(['--version'])
+  assert.equal(r.code, 0)
+  assert.equal(r.stdout, `${expected}\n`)
+  assert.equal(r.stderr, '')
+  // Only as the first word, as oclif reads it: elsewhere it is a flag the command does not have.
+  const late = await karpctl(['doctor', '--version'])
+  assert.equal(late.code, 2)
+  assert.match(errorLines(late).join('\n'), /Nonexistent flag: --version/)
+})
+
 test('doctor --snapshot of a healthy cluster exits 0 with a closing count line', async () => {
   const r = await karpctl(['doctor', '--snapshot', healthy])
   assert.equal(r.code, 0, r.stdout + r.stderr)
