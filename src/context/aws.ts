@@ -116,6 +116,13 @@ export class Aws {
    * not once per service.
    */
   private credentials: unknown
+  /**
+   * Building a client (its module, its endpoint rules) is CPU that the run's first requests would
+   * queue behind: each client is built once the one before it has its first request on the way (or
+   * failed), so DescribeCluster travels while STS's and IAM's clients are still being built.
+   */
+  private previousSent: Promise<void> = Promise.resolve()
+  private readonly sent = new Map<AwsService, () => void>()
 
   constructor(
     readonly options: AwsOptions,
@@ -130,35 +137,44 @@ export class Aws {
       // karpctl pins its SDK versions (package-lock.json): the SDK's notice about its own future
       // Node.js support is for karpctl's maintainers, not a warning for its users' terminals.
       process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
-      entry = loaders[service]().then((mod) => {
-        const Client = mod[clientClass[service]] as new (config: object) => SdkClient
-        const config: Record<string, unknown> = { region: this.options.region }
-        if (this.options.profile) config.profile = this.options.profile
-        if (this.options.endpoint) config.endpoint = this.options.endpoint
-        if (this.options.maxAttempts) config.maxAttempts = this.options.maxAttempts
-        if (this.options.retryMode) config.retryMode = this.options.retryMode
-        // The SDK waits forever by default for an endpoint that accepts the connection and never answers.
-        const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS
-        this.agents ??= {
-          httpAgent: new http.Agent({ keepAlive: true, maxSockets: 50 }),
-          httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 50 }),
-        }
-        if (this.credentials) config.credentials = this.credentials
-        config.requestHandler = {
-          ...this.agents,
-          requestTimeout,
-          connectionTimeout: Math.min(
+      const before = this.previousSent
+      this.previousSent = new Promise<void>((resolve) => this.sent.set(service, resolve))
+      entry = before
+        .then(() => loaders[service]())
+        .then((mod) => {
+          // The run ended (a fatal error) while this client waited its turn: build nothing more.
+          if (this.destroyed) throw new Error(`the run ended before ${SERVICE_LABEL[service]} was needed`)
+          const Client = mod[clientClass[service]] as new (config: object) => SdkClient
+          const config: Record<string, unknown> = { region: this.options.region }
+          if (this.options.profile) config.profile = this.options.profile
+          if (this.options.endpoint) config.endpoint = this.options.endpoint
+          if (this.options.maxAttempts) config.maxAttempts = this.options.maxAttempts
+          if (this.options.retryMode) config.retryMode = this.options.retryMode
+          // The SDK waits forever by default for an endpoint that accepts the connection and never answers.
+          const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS
+          this.agents ??= {
+            httpAgent: new http.Agent({ keepAlive: true, maxSockets: 50 }),
+            httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 50 }),
+          }
+          if (this.credentials) config.credentials = this.credentials
+          config.requestHandler = {
+            ...this.agents,
             requestTimeout,
-            this.options.connectionTimeoutMs ?? DEFAULT_AWS_CONNECTION_TIMEOUT_MS,
-          ),
-          socketTimeout: requestTimeout,
-          throwOnRequestTimeout: true,
-        }
-        const client = new Client(config)
-        this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
-        recordEndpoint(client)
-        return { mod, client }
-      })
+            connectionTimeout: Math.min(
+              requestTimeout,
+              this.options.connectionTimeoutMs ?? DEFAULT_AWS_CONNECTION_TIMEOUT_MS,
+            ),
+            socketTimeout: requestTimeout,
+            throwOnRequestTimeout: true,
+          }
+          const client = new Client(config)
+          this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
+          recordEndpoint(client)
+          onSend(client, () => this.sent.get(service)?.())
+          return { mod, client }
+        })
+      // A client that could not be built sends nothing: the next one must not wait for it.
+      entry.catch(() => this.sent.get(service)?.())
       this.clients.set(service, entry)
     }
     return entry
@@ -199,6 +215,9 @@ export class Aws {
         // A write that timed out may still have happened: its caller decides (the executor reads again).
         if (!write && isTimeout(err)) throw timeoutError(service, op, err, this.options)
         throw fatalOrSelf(err, this.options)
+      } finally {
+        // Failed before its request went out (credentials, a bad parameter): the next client goes.
+        this.sent.get(service)?.()
       }
     })
   }
@@ -221,7 +240,10 @@ export class Aws {
     return items
   }
 
+  private destroyed = false
+
   destroy(): void {
+    this.destroyed = true
     for (const entry of this.clients.values())
       void entry.then(({ client }) => client.destroy()).catch(() => {})
     // The SDK's destroy() ends the agents it was given too; these once more, for a client never made.
@@ -237,6 +259,22 @@ interface MiddlewareClient {
       options: { step: string; name: string; priority?: string },
     ): void
   }
+}
+
+/**
+ * Calls `sent` once each request has left: signed, then handed to the HTTP handler, which opens or
+ * takes its connection in the promise callbacks that follow (hence the next turn of the event loop).
+ */
+function onSend(client: unknown, sent: () => void): void {
+  const stack = (client as MiddlewareClient).middlewareStack
+  if (!stack) return sent()
+  stack.add(
+    (next) => (args) => {
+      setImmediate(sent)
+      return next(args)
+    },
+    { step: 'finalizeRequest', name: 'karpctlSent', priority: 'low' },
+  )
 }
 
 /** Marks each failed attempt's error with the endpoint it went to (the SDK's errors do not say). */

@@ -76,8 +76,12 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const { aws } = ctx
   const clusterName = ctx.options.clusterName
   const kubeP = collectKube(ctx.kube)
-  const whoP = identity(ctx)
+  // The Kubernetes reads travel first: building the AWS clients below holds the event loop, and a
+  // request still opening its connection would wait behind that instead of being answered meanwhile.
+  await ctx.kube.onTheWire()
+  // DescribeCluster first: the network reads wait for it (the AWS clients are built one at a time).
   const clusterP = requireCluster(ctx)
+  const whoP = identity(ctx)
   // Reads that need neither the caller identity nor the cluster description start with them: with Pod
   // Identity, the association lookup (list → describe) is on the way to the controller role.
   const oidcP = early(read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws)))

@@ -428,3 +428,75 @@ test('endpointOf: explicit, AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, else A
     'http://c',
   )
 })
+
+test('clients are built one at a time: the next once the one before has its first request on the way', async (t) => {
+  const http = await import('node:http')
+  const saved = { ...process.env }
+  Object.assign(process.env, credentials)
+  t.after(() => {
+    for (const k of Object.keys(credentials)) {
+      if (saved[k] === undefined) delete process.env[k]
+      else process.env[k] = saved[k]
+    }
+  })
+  const at: Record<string, number> = {}
+  // A request is on its way when the SDK's handler gives it to the connection pool.
+  const proto = http.Agent.prototype as unknown as {
+    addRequest: (req: { path: string }, ...rest: unknown[]) => void
+  }
+  const addRequest = proto.addRequest
+  t.after(() => (proto.addRequest = addRequest))
+  proto.addRequest = function (this: unknown, req, ...rest) {
+    at[req.path.startsWith('/clusters/') ? 'eks request' : 'sts request'] ??= performance.now()
+    return addRequest.call(this, req, ...rest)
+  }
+  const server = http.createServer((req, res) => {
+    const eks = req.url?.startsWith('/clusters/')
+    res.setHeader('content-type', 'application/json')
+    res.end(eks ? '{"cluster":{"name":"demo"}}' : '{}')
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => server.close())
+  const endpoint = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`
+  const aws = new Aws({ region: 'us-west-2', endpoint }, new Limiter(4), new Memo(), new CallLog())
+  t.after(() => aws.destroy())
+  // Each client's build, timed as it completes.
+  class Timed extends Map<AwsService, Promise<unknown>> {
+    override set(service: AwsService, entry: Promise<unknown>) {
+      void entry.then(() => (at[`${service} built`] = performance.now())).catch(() => {})
+      return super.set(service, entry)
+    }
+  }
+  Object.assign(aws, { clients: new Timed() })
+  const cluster = aws.call('eks', 'DescribeCluster', { name: 'demo' })
+  const who = aws.call('sts', 'GetCallerIdentity').catch(() => 'answered')
+  await Promise.all([cluster, who])
+  assert.deepEqual(
+    Object.entries(at)
+      .sort((a, b) => a[1] - b[1])
+      .map(([what]) => what),
+    ['eks built', 'eks request', 'sts built', 'sts request'],
+  )
+})
+
+test('a client whose first call fails before any request goes out does not hold up the next', async () => {
+  // A profile that does not exist: the first call fails resolving credentials, before its request.
+  const aws = new Aws(
+    { region: 'us-west-2', profile: 'karpctl-no-such-profile' },
+    new Limiter(4),
+    new Memo(),
+    new CallLog(),
+  )
+  const settled = await Promise.allSettled([
+    aws.call('eks', 'DescribeCluster', { name: 'demo' }),
+    aws.call('sts', 'GetCallerIdentity'),
+    aws.call('iam', 'ListRoles'),
+  ])
+  assert.deepEqual(
+    settled.map((s) => s.status),
+    ['rejected', 'rejected', 'rejected'],
+  )
+  for (const s of settled) assert.ok((s as PromiseRejectedResult).reason instanceof EnvironmentError)
+  aws.destroy()
+})

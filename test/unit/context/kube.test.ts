@@ -372,3 +372,51 @@ test('TLS: the CA verifies the server, the client certificate reaches it, insecu
   const wrongName = await client(url, { ...ca, 'tls-server-name': 'elsewhere.example' })
   assert.equal((await rejection(() => wrongName.kube.get('/whoami'))).code, 'ERR_TLS_CERT_ALTNAME_INVALID')
 })
+
+test('onTheWire waits for the connections of the requests made to open, and no longer than its cap', async (t) => {
+  withoutNock(t)
+  let served = 0
+  const server = https.createServer({ key: SERVER_KEY, cert: SERVER_CERT }, (_req, res) => {
+    served++
+    res.setHeader('content-type', 'application/json')
+    // Answered only later: onTheWire must not wait for answers, only for the requests to be sent.
+    setTimeout(() => res.end('{}'), 300)
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const { kube } = await client(url, { 'certificate-authority-data': b64(CA_CERT) })
+  const reads = ['/a', '/b', '/c'].map((p) => kube.get(p))
+  const t0 = performance.now()
+  await kube.onTheWire(5_000)
+  assert.ok(performance.now() - t0 < 250, 'resolved when the connections opened, before any answer')
+  // The handshakes are done and the requests written: the server sees all three without further turns.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(served, 3)
+  await Promise.all(reads)
+
+  // A server that accepts the connection and never completes the TLS handshake: the cap ends the wait.
+  const sockets: net.Socket[] = []
+  const silent = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
+  await new Promise((resolve) => silent.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    silent.close()
+  })
+  const stuck = await client(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, {}, {}, 2_000)
+  const pending = stuck.kube.get('/version').catch(() => undefined)
+  const t1 = performance.now()
+  await stuck.kube.onTheWire(40)
+  const waited = performance.now() - t1
+  assert.ok(waited >= 35 && waited < 1_000, `waited ${waited.toFixed(0)} ms, the cap is 40`)
+  // Nothing made: nothing to wait for.
+  const t2 = performance.now()
+  await (await client(url)).kube.onTheWire(5_000)
+  assert.ok(performance.now() - t2 < 100)
+  for (const s of sockets) s.destroy()
+  await pending
+})
