@@ -226,11 +226,23 @@ await built({
       version: pkg.version,
       // oclif's version flags (argv[0] only), unless an init hook must run before it prints the version.
       versionFlags: pkg.oclif.hooks?.init ? [] : ['--version', ...(pkg.oclif.additionalVersionFlags ?? [])],
+      engines: pkg.engines.node,
+      nodeMin: nodeMinimum(pkg.engines.node),
       hashes: Object.fromEntries(BUNDLES.map((f) => [f, hash(`dist/${f}`)])),
       commands,
     }),
   },
 })
+
+/**
+ * `engines.node` as the version boot checks (oclif's own check loads semver on every start): only a
+ * minimum (`>=20.12`) can be checked that way, so anything else fails the build.
+ */
+function nodeMinimum(range) {
+  const m = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim())
+  if (!m) throw new Error(`package.json engines.node must be a minimum (>=X.Y.Z) for src/boot, not ${range}`)
+  return [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)]
+}
 
 /**
  * The name, version, licence and licence text of each package bundled into dist/: their code ships in

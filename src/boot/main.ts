@@ -13,6 +13,9 @@ declare const KARPCTL_BUILD: {
   hashes: Record<string, string>
   commands: string[]
   versionFlags: string[]
+  /** package.json `engines.node`, and the minimum it names as [major, minor, patch]. */
+  engines: string
+  nodeMin: [number, number, number]
 }
 
 interface Cli {
@@ -64,7 +67,20 @@ export async function versionLine(name: string, version: string): Promise<string
 }
 
 /** Runs karpctl from `binDir`, the package's bin/ (oclif finds package.json and the manifest above it). */
+/** Whether Node `version` (process.versions.node) is older than `min`. */
+export function olderThan(version: string, min: readonly number[]): boolean {
+  const v = version.split('.').map((n) => Number.parseInt(n, 10) || 0)
+  for (let i = 0; i < 3; i++) if ((v[i] ?? 0) !== (min[i] ?? 0)) return (v[i] ?? 0) < (min[i] ?? 0)
+  return false
+}
+
 export async function run(binDir: string): Promise<void> {
+  // oclif's warning for a Node older than package.json's engines, in its words, without the semver
+  // package it loads for it on every start (its own check is turned off while the bundle loads).
+  if (olderThan(process.versions.node, KARPCTL_BUILD.nodeMin))
+    process.emitWarning(
+      `Node version must be ${KARPCTL_BUILD.engines} to use this CLI. Current node version: ${process.versions.node}`,
+    )
   // oclif answers `--version` from its whole configuration (manifest, plugins, hooks) to print one line
   // known at build time: answered here, it costs a bare Node start, not the CLI bundle's load.
   if (KARPCTL_BUILD.versionFlags.includes(process.argv[2] ?? '')) {
@@ -74,6 +90,15 @@ export async function run(binDir: string): Promise<void> {
   const root = dirname(binDir)
   const dist = join(root, 'dist')
   const variant = cacheVariant(process.argv.slice(2), KARPCTL_BUILD.commands)
-  const cli = loadBundle(join(dist, 'cli.js'), variant, cacheOptions(dist)) as Cli
+  const before = process.env.OCLIF_DISABLE_ENGINE_WARNING
+  process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
+  let cli: Cli
+  try {
+    cli = loadBundle(join(dist, 'cli.js'), variant, cacheOptions(dist)) as Cli
+  } finally {
+    // Not left for the programs karpctl runs (helm, exec credential plugins).
+    if (before === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
+    else process.env.OCLIF_DISABLE_ENGINE_WARNING = before
+  }
   await cli.execute({ dir: root })
 }
