@@ -54,24 +54,25 @@ export class KubeClient {
    * Resolves once every request made so far has its connection open and so is on its way, or after
    * `capMs`. What a run does next (building the AWS clients) holds the event loop for tens of
    * milliseconds, and a request still in its TLS handshake would wait behind it instead of travelling.
+   * A server far away opens no connection within the first few milliseconds: then waiting gains
+   * nothing (its handshake takes round trips either way), and it resolves then.
    */
-  async onTheWire(capMs = 25): Promise<void> {
+  async onTheWire(capMs = 25, farMs = 5): Promise<void> {
     // Requests begun in this turn's promise callbacks are made by the next one.
     await new Promise((resolve) => setImmediate(resolve))
-    if (this.connecting.size === 0) return
-    let cap: NodeJS.Timeout | undefined
-    await Promise.race([
-      Promise.all(this.connecting),
-      new Promise((resolve) => (cap = setTimeout(resolve, capMs))),
-    ])
-    clearTimeout(cap)
+    const pending = [...this.connecting]
+    if (pending.length === 0) return
+    let opened = 0
+    const timers: NodeJS.Timeout[] = []
+    await new Promise<void>((resolve) => {
+      for (const p of pending) void p.then(() => opened++)
+      void Promise.all(pending).then(() => resolve())
+      timers.push(setTimeout(resolve, capMs))
+      timers.push(setTimeout(() => opened === 0 && resolve(), Math.min(farMs, capMs)))
+    })
+    for (const t of timers) clearTimeout(t)
   }
 
-  /**
-   * GET a path; resolves `null` on 404 so "absent" is a fact, not an error. A server that does not
-   * answer within the timeout ends the run (an EnvironmentError naming it): every other read would wait
-   * as long for nothing.
-   */
   get<T>(path: string): Promise<T | null> {
     return this.memo.get(`kube:GET:${path}`, () =>
       this.limiter.run(async () => {
