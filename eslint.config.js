@@ -35,7 +35,7 @@ export default tseslint.config(
   { files: ['bin/**', 'scripts/**', 'bench/**', 'test/**'], rules: { 'no-console': 'off' } },
   // bin/ is CommonJS (bin/package.json): the entry skips Node's ES module loader.
   {
-    files: ['bin/**/*.js'],
+    files: ['bin/**/*.js', 'bench/**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
