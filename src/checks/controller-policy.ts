@@ -132,7 +132,7 @@ function coverage(required: Required[], statements: SourcedStatement[], accountI
           s.statement.Effect === 'Deny' &&
           !hasCondition(s.statement) &&
           actionMatch(s.statement, action) &&
-          refResources.some((r) => coversResource(s.statement, r, accountId)),
+          refResources.every((r) => coversResource(s.statement, r, accountId)),
       )
       const grants = statements.filter(
         (s) =>
@@ -170,7 +170,7 @@ function noteBreadth(broad: Map<string, Broad>, g: SourcedStatement, action: str
   ) {
     reasons.push([
       'Resource "*" where the reference names ARNs',
-      ``,
+      `reference scopes to ${asList(ref.Resource).join(', ')}`,
     ])
   }
   if (reasons.length === 0) return
@@ -446,7 +446,7 @@ export function boundaryRepair(facts: Facts): BoundaryRepair | null {
   const denied = [
     ...new Set([
       ...gaps.flatMap((g) => (g.deniedBy ? [g.deniedBy] : [])),
-      ...passing.flatMap((p) => p.matchedStatements),
+      ...passing.filter((p) => p.decision === 'explicitDeny').flatMap((p) => p.matchedStatements),
     ]),
   ]
   const name = roleNameFromArn(arn)
