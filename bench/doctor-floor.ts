@@ -11,7 +11,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLUSTER_NAME, REGION, seedAws, seedKubernetes, startBed } from '../test/e2e/bed/index.js'
+import { seedAws, seedKubernetes, startBed, targetArgs } from '../test/e2e/bed/index.js'
 // @ts-expect-error: a plain .mjs helper shared with bench/startup.mjs
 import { median, min, ROOT } from './baseline.mjs'
 
@@ -78,8 +78,7 @@ try {
   await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
   const env = bed.childEnv({ NO_COLOR: '1', XDG_CACHE_HOME: join(dir, 'cache') })
   delete env.NODE_EXTRA_CA_CERTS
-  const args = [join(ROOT, 'bin/run.js'), 'doctor', '--cluster', CLUSTER_NAME, '--region', REGION]
-  const doctorArgs = [...args, '--kube-context', bed.kubeContext, '--json']
+  const doctorArgs = [join(ROOT, 'bin/run.js'), 'doctor', ...targetArgs(bed), '--json']
   const record = join(dir, 'requests.json')
   const walls: number[] = []
   const replays: number[] = []

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLUSTER_NAME, REGION, seedAws, seedKubernetes, startBed } from '../test/e2e/bed/index.js'
+import { seedAws, seedKubernetes, startBed, targetArgs } from '../test/e2e/bed/index.js'
 // @ts-expect-error: a plain .mjs helper shared with bench/startup.mjs
 import { baselineDir, median, min } from './baseline.mjs'
 
@@ -39,16 +39,7 @@ try {
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
     return ms
   }
-  const doctorArgs = [
-    'doctor',
-    '--cluster',
-    CLUSTER_NAME,
-    '--region',
-    REGION,
-    '--kube-context',
-    bed.kubeContext,
-    '--json',
-  ]
+  const doctorArgs = ['doctor', ...targetArgs(bed), '--json']
   const rows: [string, (b?: (typeof builds)[number]) => number][] = [
     ['node -e 0', () => time(process.execPath, ['-e', '0'])],
     ['kubectl version --client', () => time('kubectl', ['version', '--client'])],

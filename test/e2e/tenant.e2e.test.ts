@@ -7,25 +7,17 @@ import { describe, test } from 'node:test'
 import { GetRoleCommand, GetRolePolicyCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam'
 import {
   awsClients,
-  CLUSTER_NAME,
   fixturesDir,
   playController,
-  REGION,
   runKarpctl,
   seedBareCluster,
   startBed,
+  targetArgs,
   type Bed,
   type KubeObject,
 } from './bed/index.js'
 
-const target = (bed: Bed) => [
-  '--cluster',
-  CLUSTER_NAME,
-  '--region',
-  REGION,
-  '--kube-context',
-  bed.kubeContext,
-]
+const target = (bed: Bed) => targetArgs(bed)
 const opts = (bed: Bed) => ({
   env: { NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` },
   timeoutMs: 300_000,

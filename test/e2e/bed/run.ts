@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { CLUSTER_NAME, REGION } from './constants.js'
 import { REPO_ROOT } from './paths.js'
 
 export interface RunResult {
@@ -69,4 +70,9 @@ export function runKarpctl(target: EnvTarget, args: string[], opts: RunOptions =
     throw new Error('karpctl e2e: dist/cli.js missing — run `npm run build` (scripts/e2e.sh does)')
   }
   return runCommand(target, process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), ...args], opts)
+}
+
+/** The flags that point a karpctl command at the bed's cluster: --cluster, --region, --kube-context. */
+export function targetArgs(bed: { kubeContext: string }): string[] {
+  return ['--cluster', CLUSTER_NAME, '--region', REGION, '--kube-context', bed.kubeContext]
 }

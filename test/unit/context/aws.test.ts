@@ -352,8 +352,8 @@ async function silentServer(t: { after: (fn: () => void) => void }): Promise<str
 
 const credentials = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
 
-test('a silent endpoint: the real SDK gives up after its request timeout, one EnvironmentError naming the service and the endpoint', async (t) => {
-  const endpoint = await silentServer(t)
+/** Static credentials in the environment for one test, as they were afterwards. */
+function withCredentials(t: { after: (fn: () => void) => void }): void {
   const saved = { ...process.env }
   Object.assign(process.env, credentials)
   t.after(() => {
@@ -362,6 +362,11 @@ test('a silent endpoint: the real SDK gives up after its request timeout, one En
       else process.env[k] = saved[k]
     }
   })
+}
+
+test('a silent endpoint: the real SDK gives up after its request timeout, one EnvironmentError naming the service and the endpoint', async (t) => {
+  const endpoint = await silentServer(t)
+  withCredentials(t)
   const aws = new Aws(
     { region: 'us-west-2', endpoint, maxAttempts: 2, requestTimeoutMs: 300 },
     new Limiter(4),
@@ -431,14 +436,7 @@ test('endpointOf: explicit, AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, else A
 
 test('clients are built one at a time: the next once the one before has its first request on the way', async (t) => {
   const http = await import('node:http')
-  const saved = { ...process.env }
-  Object.assign(process.env, credentials)
-  t.after(() => {
-    for (const k of Object.keys(credentials)) {
-      if (saved[k] === undefined) delete process.env[k]
-      else process.env[k] = saved[k]
-    }
-  })
+  withCredentials(t)
   const at: Record<string, number> = {}
   // A request is on its way when the SDK's handler gives it to the connection pool.
   const proto = http.Agent.prototype as unknown as {

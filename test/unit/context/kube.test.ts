@@ -65,6 +65,18 @@ function withoutNock(t: { after: (fn: () => void) => void }) {
   })
 }
 
+/** A TCP server on 127.0.0.1 that accepts connections and never says a word, for one test. */
+async function silentServer(t: { after: (fn: () => void) => void }) {
+  const sockets: net.Socket[] = []
+  const silent = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
+  await new Promise((resolve) => silent.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    silent.close()
+  })
+  return { port: (silent.address() as AddressInfo).port, sockets }
+}
+
 /** Runs `fn` and returns what it rejects with. */
 async function rejection(fn: () => Promise<unknown>): Promise<Error & { code?: string }> {
   try {
@@ -207,14 +219,7 @@ test("an exec plugin's token is the one the request carries", async () => {
 
 test('a server that never answers times out with code ETIMEDOUT', async (t) => {
   withoutNock(t)
-  const sockets: net.Socket[] = []
-  const silent = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
-  await new Promise((resolve) => silent.once('listening', resolve))
-  t.after(() => {
-    for (const s of sockets) s.destroy()
-    silent.close()
-  })
-  const { port } = silent.address() as AddressInfo
+  const { port } = await silentServer(t)
   const { kube } = await client(`https://127.0.0.1:${port}`, {}, { token: 't' }, 200)
   const err = await rejection(() => kube.request('GET', '/version'))
   assert.equal(err.code, 'ETIMEDOUT')
@@ -326,6 +331,17 @@ H8cRKntO1StuVbbTiGPxVIzShcfTmPAcs/eUUMW4GWLqnTgS9nsnpGd1
 
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 
+/** Listens on 127.0.0.1 for one test and returns the server's https:// URL. */
+async function serve(server: https.Server, t: { after: (fn: () => void) => void }): Promise<string> {
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
 test('TLS: the CA verifies the server, the client certificate reaches it, insecure and tls-server-name are honoured', async (t) => {
   withoutNock(t)
   const server = https.createServer(
@@ -336,13 +352,7 @@ test('TLS: the CA verifies the server, the client certificate reaches it, insecu
       res.end(JSON.stringify({ user: peer?.subject?.CN ?? null, auth: req.headers.authorization ?? null }))
     },
   )
-  server.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  t.after(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const url = await serve(server, t)
   const ca = { 'certificate-authority-data': b64(CA_CERT) }
 
   const mtls = await client(url, ca, {
@@ -382,13 +392,7 @@ test('onTheWire waits for the connections of the requests made to open, and no l
     // Answered only later: onTheWire must not wait for answers, only for the requests to be sent.
     setTimeout(() => res.end('{}'), 300)
   })
-  server.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  t.after(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const url = await serve(server, t)
   const { kube } = await client(url, { 'certificate-authority-data': b64(CA_CERT) })
   const reads = ['/a', '/b', '/c'].map((p) => kube.get(p))
   const t0 = performance.now()
@@ -401,14 +405,8 @@ test('onTheWire waits for the connections of the requests made to open, and no l
 
   // A server that accepts the connection and never completes the TLS handshake (as one far away has
   // not within a few ms): no connection opened by `farMs`, so the wait ends then.
-  const sockets: net.Socket[] = []
-  const silent = net.createServer((s) => sockets.push(s)).listen(0, '127.0.0.1')
-  await new Promise((resolve) => silent.once('listening', resolve))
-  t.after(() => {
-    for (const s of sockets) s.destroy()
-    silent.close()
-  })
-  const stuck = await client(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, {}, {}, 2_000)
+  const { port, sockets } = await silentServer(t)
+  const stuck = await client(`https://127.0.0.1:${port}`, {}, {}, 2_000)
   const pending = stuck.kube.get('/version').catch(() => undefined)
   const t1 = performance.now()
   await stuck.kube.onTheWire(2_000, 60)
