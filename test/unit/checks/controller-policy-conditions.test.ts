@@ -777,3 +777,46 @@ test('boundaryRepair: the account unknown to the facts comes from the role ARN',
     `arn:aws:iam::${ACCOUNT}:instance-profile/*`,
   ])
 })
+
+test('a Deny on a resource type the action never touches (TerminateInstances on launch templates) does not make it missing', () => {
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts(
+      inline('guardrail', {
+        Sid: 'NoTerminateOnTemplates',
+        Effect: 'Deny',
+        Action: 'ec2:TerminateInstances',
+        Resource: 'arn:aws:ec2:*:*:launch-template/*',
+      }),
+    ),
+  )
+  assert.equal(r.status, 'pass')
+})
+
+test('Resource "*" where the reference names ARNs without a condition: the detail lists the ARNs it scopes to', () => {
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts(inline('wide', { Sid: 'Run', Effect: 'Allow', Action: 'ec2:RunInstances', Resource: '*' })),
+  )
+  const warn = r.findings.find((x) => x.status === 'warn')!
+  assert.equal(warn.subject, 'wide#Run')
+  assert.deepEqual(
+    (warn.evidence?.details as { referenceSid: string; detail: string }[]).find(
+      (d) => d.referenceSid === 'AllowScopedEC2InstanceAccessActions',
+    ),
+    {
+      action: 'ec2:RunInstances',
+      referenceSid: 'AllowScopedEC2InstanceAccessActions',
+      detail:
+        'reference scopes to arn:aws:ec2:us-west-2::image/*, arn:aws:ec2:us-west-2::snapshot/*, arn:aws:ec2:us-west-2:*:security-group/*, arn:aws:ec2:us-west-2:*:subnet/*, arn:aws:ec2:us-west-2:*:capacity-reservation/*, arn:aws:ec2:us-west-2:*:placement-group/*',
+    },
+  )
+})
+
+test('boundaryRepair: node roles the boundary lets pass are not named as denials', () => {
+  const repair = boundaryRepair(healthyFacts(withBoundary(allowAllBut('ec2:CreateFleet'))))!
+  assert.equal(
+    repair.fix.summary,
+    `let the permissions boundary KarpenterBoundary of ${CONTROLLER_ROLE} allow what Karpenter needs (ec2:CreateFleet): a new default version that keeps its statements and adds the missing ones. IAM keeps 5 versions (delete the oldest first if it has 5); the boundary may be your security team's`,
+  )
+})
