@@ -561,3 +561,10 @@ test('API mode: aws-auth is not read at all, even when unreadable', () => {
   assert.equal(f.status, 'fail')
   assert.match(f.message, /no EC2_LINUX access entry \(authentication mode API\)/)
 })
+
+test('a cluster EKS does not describe (read, but null) is judged as CONFIG_MAP', () => {
+  assert.equal(
+    access((f) => (f.eks.cluster = ok(null))).message,
+    `aws-auth maps ${NODE_ROLE} to system:bootstrappers + system:nodes (mode CONFIG_MAP)`,
+  )
+})
