@@ -1,0 +1,426 @@
+// The conditions ebs-kms-key judges, one at a time (issue 12, item 8: mutation testing): which keys,
+// their state, who must use them, and each finding and fix as printed.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { ebsKmsKey, KMS_ACTIONS } from '../../../src/checks/ebs-kms-key.js'
+import { runCheck } from '../../../src/checks/run.js'
+import type { Finding } from '../../../src/checks/types.js'
+import type { Facts, KmsKey, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import {
+  ACCOUNT,
+  CONTROLLER_ROLE,
+  CONTROLLER_ROLE_ARN,
+  failed,
+  healthyFacts,
+  healthyNodeClass,
+  kmsUseStatements,
+  NODE_ROLE,
+  NODE_ROLE_ARN,
+  ok,
+  REGION,
+} from '../../helpers/facts.js'
+
+const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab'
+const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/${KEY_ID}`
+const ALIAS = 'alias/karpenter-ebs'
+const ROOT = `arn:aws:iam::${ACCOUNT}:root`
+const VIA_EC2 = `ec2.${REGION}.amazonaws.com`
+const USED = `kmsKeyID ${ALIAS} of EC2NodeClass default`
+
+const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
+const admin: PolicyStatement = {
+  Sid: 'KeyAdmins',
+  Effect: 'Allow',
+  Principal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Admin` },
+  Action: 'kms:*',
+  Resource: '*',
+}
+const rootStatement: PolicyStatement = {
+  Sid: 'Enable IAM User Permissions',
+  Effect: 'Allow',
+  Principal: { AWS: ROOT },
+  Action: 'kms:*',
+  Resource: '*',
+}
+
+const customerKey = (policy: PolicyDocument, over: Partial<KmsKey> = {}): KmsKey => ({
+  arn: KEY_ARN,
+  keyId: KEY_ID,
+  accountId: ACCOUNT,
+  keyManager: 'CUSTOMER',
+  keyState: 'Enabled',
+  policy: ok(policy),
+  ...over,
+})
+
+function withKey(key: KmsKey | null, mutate?: (f: Facts) => void, id = ALIAS) {
+  return healthyFacts((f) => {
+    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0] : undefined
+    assert.ok(nc)
+    nc.spec.blockDeviceMappings = [{ deviceName: '/dev/xvda', ebs: { encrypted: true, kmsKeyID: id } }]
+    f.kms = { keys: { [id]: ok(key) } }
+    mutate?.(f)
+  })
+}
+
+const run = (f: Facts) => runCheck(ebsKmsKey, f).findings
+const bySubject = (findings: Finding[], subject: string) => {
+  const f = findings.find((x) => x.subject === subject)
+  assert.ok(f, `a finding about ${subject}: ${findings.map((x) => `${x.subject} ${x.status}`).join(', ')}`)
+  return f
+}
+
+const CAVEATS = [
+  `judged for the requests EC2 makes to KMS while launching (kms:ViaService ${VIA_EC2}, kms:CallerAccount, kms:GrantIsForAWSResource true for CreateGrant); a condition on any other key is not judged`,
+  'grants on the key (aws kms list-grants) are not read: a grant can allow what the policies do not',
+  'service control policies, resource control policies and session policies are not seen',
+  'AWSServiceRoleForEC2Spot is not judged: spot capacity from an AMI or snapshot encrypted with this key needs it to have the key too',
+]
+
+test('ebs-kms-key is an error-severity IAM check judging the three launch actions', () => {
+  assert.equal(ebsKmsKey.meta.id, 'ebs-kms-key')
+  assert.equal(ebsKmsKey.meta.severity, 'error')
+  assert.equal(ebsKmsKey.meta.category, 'iam')
+  assert.deepEqual(KMS_ACTIONS, ['kms:CreateGrant', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'])
+})
+
+test('skipped without kmsKeyID, and unknown without KMS facts: the exact findings', () => {
+  assert.deepEqual(run(healthyFacts()), [
+    {
+      status: 'skipped',
+      message:
+        'no EC2NodeClass sets blockDeviceMappings[].ebs.kmsKeyID: volumes use the account default EBS key',
+    },
+  ])
+  assert.deepEqual(run(withKey(customerKey(doc()), (f) => delete f.kms)), [
+    {
+      status: 'unknown',
+      message:
+        'KMS keys were not collected (a snapshot saved before karpctl read them): run doctor against the cluster',
+    },
+  ])
+})
+
+test('the key not collected, and the key missing: the exact findings', () => {
+  assert.deepEqual(run(withKey(customerKey(doc()), (f) => (f.kms = { keys: {} }))), [
+    { status: 'unknown', subject: ALIAS, message: `KMS key ${ALIAS} was not collected` },
+  ])
+  assert.deepEqual(run(withKey(null)), [
+    {
+      status: 'fail',
+      subject: ALIAS,
+      message: `KMS key ${ALIAS} (kmsKeyID of EC2NodeClass default) does not exist in ${REGION}: every instance launched with it is terminated at once (Client.InvalidKMSKey.InvalidState)`,
+      evidence: { kmsKeyID: ALIAS, nodeClasses: ['default'] },
+      fix: {
+        summary:
+          'set kmsKeyID to a key that exists (a key id, key ARN, alias/… or alias ARN), or remove it to use the account default EBS key',
+        commands: [`aws kms list-aliases --region ${REGION}`],
+      },
+    },
+  ])
+})
+
+test('one key id twice in a NodeClass, and in two NodeClasses: one finding naming each class once', () => {
+  const f = run(
+    withKey(null, (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      const nc = f.kube.nodeClasses.value[0]!
+      nc.spec.blockDeviceMappings = [{ ebs: { kmsKeyID: ALIAS } }, { ebs: { kmsKeyID: ALIAS } }, { ebs: {} }]
+      f.kube.nodeClasses.value.push({
+        ...healthyNodeClass(),
+        metadata: { name: 'gpu' },
+        spec: { ...nc.spec },
+      })
+    }),
+  )
+  assert.equal(f.length, 1)
+  assert.match(f[0]!.message, /\(kmsKeyID of EC2NodeClass default, gpu\)/)
+})
+
+test('a disabled key: the exact fail', () => {
+  assert.deepEqual(run(withKey(customerKey(doc(), { keyState: 'Disabled' }))), [
+    {
+      status: 'fail',
+      subject: KEY_ARN,
+      message: `KMS key ${KEY_ARN} (${USED}) is Disabled, not Enabled: EBS cannot encrypt with it and every instance launched with it is terminated at once`,
+      evidence: { keyState: 'Disabled', kmsKeyIDs: [ALIAS] },
+      fix: {
+        summary: 'enable the key',
+        commands: [`aws kms enable-key --key-id ${KEY_ARN} --region ${REGION}`],
+      },
+    },
+  ])
+})
+
+test('a key pending deletion: cancelled, then enabled, in the key region', () => {
+  const arn = `arn:aws:kms:eu-west-1:${ACCOUNT}:key/${KEY_ID}`
+  const [f] = run(withKey(customerKey(doc(), { arn, keyState: 'PendingDeletion' })))
+  assert.deepEqual(f!.fix, {
+    summary: 'enable the key (cancelling its scheduled deletion)',
+    commands: [
+      `aws kms cancel-key-deletion --key-id ${arn} --region eu-west-1`,
+      `aws kms enable-key --key-id ${arn} --region eu-west-1`,
+    ],
+  })
+})
+
+test('a key in a state that cannot be enabled here: no commands, saying so', () => {
+  const [f] = run(withKey(customerKey(doc(), { keyState: 'PendingImport' })))
+  assert.deepEqual(f!.fix, {
+    summary: 'a key in state PendingImport cannot be enabled from here: point kmsKeyID at an Enabled key',
+  })
+})
+
+test('an AWS managed key: the exact pass', () => {
+  assert.deepEqual(
+    run(withKey({ arn: KEY_ARN, keyId: KEY_ID, accountId: ACCOUNT, keyManager: 'AWS', keyState: 'Enabled' })),
+    [
+      {
+        status: 'pass',
+        subject: KEY_ARN,
+        message: `${KEY_ARN} (${USED}) is an AWS managed key: its policy lets every principal of the account use it through EC2`,
+      },
+    ],
+  )
+})
+
+test('both roles named by the key policy: the exact passes, with the evidence of each decision', () => {
+  const f = run(withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN])))))
+  assert.equal(f.length, 2)
+  const c = bySubject(f, CONTROLLER_ROLE_ARN)
+  assert.equal(
+    c.message,
+    `controller role ${CONTROLLER_ROLE} may use KMS key ${KEY_ARN} for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt through EC2, allowed by the key policy`,
+  )
+  assert.deepEqual(c.caveats, CAVEATS)
+  assert.deepEqual(c.evidence, {
+    key: KEY_ARN,
+    role: CONTROLLER_ROLE_ARN,
+    decisions: {
+      'kms:CreateGrant': { decision: 'allowed', via: 'key-policy', statements: ['KarpenterEbsGrants'] },
+      'kms:GenerateDataKeyWithoutPlaintext': {
+        decision: 'allowed',
+        via: 'key-policy',
+        statements: ['KarpenterEbsEncryption'],
+      },
+      'kms:Decrypt': { decision: 'allowed', via: 'key-policy', statements: ['KarpenterEbsEncryption'] },
+    },
+    iamPoliciesCount: false,
+  })
+  assert.equal(
+    bySubject(f, NODE_ROLE_ARN).message,
+    `node role ${NODE_ROLE} (EC2NodeClass default) may use KMS key ${KEY_ARN} for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt through EC2, allowed by the key policy`,
+  )
+})
+
+test('the key policy names nobody: the controller fails, the node role warns, one key-policy fix for both', () => {
+  const f = run(withKey(customerKey({ ...doc(admin), Id: 'key-default-1' })))
+  const c = bySubject(f, CONTROLLER_ROLE_ARN)
+  const n = bySubject(f, NODE_ROLE_ARN)
+  assert.equal(c.status, 'fail')
+  assert.equal(n.status, 'warn')
+  assert.equal(
+    c.message,
+    `controller role ${CONTROLLER_ROLE} may not use KMS key ${KEY_ARN} (${USED}) for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt: the key policy does not allow it and does not let IAM policies grant it; EC2 cannot encrypt the volumes of the instances Karpenter launches, and terminates each one at launch`,
+  )
+  assert.equal(
+    n.message,
+    `node role ${NODE_ROLE} (EC2NodeClass default) may not use KMS key ${KEY_ARN} (${USED}) for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt: the key policy does not allow it and does not let IAM policies grant it; the controller's grant covers the volumes at launch, but whatever the nodes do under their own role with volumes encrypted by this key (attach, snapshot, the EBS CSI driver on node credentials) is denied`,
+  )
+  const merged = {
+    Version: '2012-10-17',
+    Id: 'key-default-1',
+    Statement: [
+      admin,
+      ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN]).map((s) => ({ ...s, Resource: KEY_ARN })),
+    ],
+  }
+  const fix = {
+    summary: `add statements for ${CONTROLLER_ROLE}, ${NODE_ROLE} to the key policy of ${KEY_ARN} (put-key-policy replaces the whole policy: the command keeps every existing statement)`,
+    commands: [
+      `aws kms put-key-policy --key-id ${KEY_ARN} --policy-name default --policy '${JSON.stringify(merged)}' --region ${REGION}`,
+    ],
+  }
+  assert.deepEqual(c.fix, fix)
+  assert.deepEqual(n.fix, fix)
+})
+
+test('the key-policy fix keeps the principals of its own statements already there, and replaces those statements', () => {
+  const other = `arn:aws:iam::${ACCOUNT}:role/Other`
+  const [enc, grants] = kmsUseStatements(other)
+  const policy: PolicyDocument = { Statement: [admin, enc!, grants!] }
+  const f = run(withKey(customerKey(policy)))
+  const cmd = bySubject(f, CONTROLLER_ROLE_ARN).fix!.commands![0]!
+  const fixed = JSON.parse(/--policy '(.*)' --region/.exec(cmd)![1]!) as PolicyDocument
+  assert.equal(fixed.Version, '2012-10-17')
+  assert.equal('Id' in fixed, false)
+  assert.deepEqual(
+    fixed.Statement.map((s) => s.Sid),
+    ['KeyAdmins', 'KarpenterEbsEncryption', 'KarpenterEbsGrants'],
+  )
+  assert.deepEqual(fixed.Statement[1]!.Principal, { AWS: [other, CONTROLLER_ROLE_ARN, NODE_ROLE_ARN] })
+})
+
+test('the key policy lets IAM decide and IAM grants nothing: an inline policy on each role, scoped to the key', () => {
+  const f = run(withKey(customerKey(doc(rootStatement))))
+  const c = bySubject(f, CONTROLLER_ROLE_ARN)
+  assert.match(c.message, /: neither the key policy nor its IAM policies allow it;/)
+  assert.equal(c.evidence?.iamPoliciesCount, true)
+  const document = {
+    Version: '2012-10-17',
+    Statement: kmsUseStatements(CONTROLLER_ROLE_ARN).map(({ Principal: _p, ...s }) => ({
+      ...s,
+      Resource: KEY_ARN,
+    })),
+  }
+  assert.deepEqual(c.fix, {
+    summary: `the key policy lets IAM policies grant use of the key: allow ${CONTROLLER_ROLE} to use it through EC2 (an inline policy)`,
+    commands: [
+      `aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpenterEbsKmsKey-1234abcd --policy-document '${JSON.stringify(document)}'`,
+    ],
+  })
+  assert.match(bySubject(f, NODE_ROLE_ARN).fix!.commands![0]!, /--role-name KarpenterNodeRole-demo /)
+})
+
+test('allowed through IAM for some actions and the key policy for others: both named', () => {
+  const [, grants] = kmsUseStatements(CONTROLLER_ROLE_ARN)
+  const f = run(
+    withKey(customerKey(doc(rootStatement, grants!)), (f) => {
+      const r = f.iam.roles[CONTROLLER_ROLE]
+      assert.ok(r?.ok && r.value)
+      r.value.inline = ok([
+        {
+          name: 'kms',
+          document: doc({
+            Effect: 'Allow',
+            Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
+            Resource: KEY_ARN,
+          }),
+        },
+      ])
+    }),
+  )
+  assert.equal(
+    bySubject(f, CONTROLLER_ROLE_ARN).message,
+    `controller role ${CONTROLLER_ROLE} may use KMS key ${KEY_ARN} for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt through EC2, allowed by the key policy and its IAM policies (the key policy defers to IAM)`,
+  )
+})
+
+test('an unknown condition: the unknown message lists the undecided actions and the notes', () => {
+  const org: PolicyStatement = {
+    Sid: 'Org',
+    Effect: 'Allow',
+    Principal: { AWS: '*' },
+    Action: 'kms:*',
+    Resource: '*',
+    Condition: { StringEquals: { 'aws:PrincipalOrgID': 'o-abc123' } },
+  }
+  const c = bySubject(run(withKey(customerKey(doc(admin, org)))), CONTROLLER_ROLE_ARN)
+  assert.equal(c.status, 'unknown')
+  assert.match(
+    c.message,
+    new RegExp(
+      `^whether controller role ${CONTROLLER_ROLE} may use KMS key ${KEY_ARN} \\(${USED.replace('/', '\\/')}\\) for kms:CreateGrant, kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt hangs on statements karpctl cannot evaluate locally: .*aws:PrincipalOrgID`,
+    ),
+  )
+  assert.ok(c.caveats!.length > CAVEATS.length, 'the notes are caveats too')
+})
+
+test('two explicit Deny statements are both named, once', () => {
+  const deny = (Sid: string, Action: string): PolicyStatement => ({
+    Sid,
+    Effect: 'Deny',
+    Principal: { AWS: ROOT },
+    Action,
+    Resource: '*',
+  })
+  const c = bySubject(
+    run(
+      withKey(
+        customerKey(
+          doc(
+            admin,
+            ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN]),
+            deny('A', 'kms:Decrypt'),
+            deny('B', 'kms:CreateGrant'),
+          ),
+        ),
+      ),
+    ),
+    CONTROLLER_ROLE_ARN,
+  )
+  assert.match(c.message, /for kms:CreateGrant, kms:Decrypt: explicitly denied by B, A;/)
+  assert.equal(c.fix, undefined)
+})
+
+test('the controller role not discovered, missing, or not collected: unknown, each saying which', () => {
+  const key = customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN])))
+  assert.deepEqual(bySubject(run(withKey(key, (f) => (f.iam.controllerRoleName = null))), KEY_ARN), {
+    status: 'unknown',
+    subject: KEY_ARN,
+    message: `the controller role was not discovered (no IRSA annotation or Pod Identity association), so whether it may use ${KEY_ARN} is not known`,
+  })
+  assert.deepEqual(
+    bySubject(run(withKey(key, (f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null)))), CONTROLLER_ROLE),
+    {
+      status: 'unknown',
+      subject: CONTROLLER_ROLE,
+      message: `controller role ${CONTROLLER_ROLE} does not exist, so its use of ${KEY_ARN} cannot be judged (controller-policy reports the missing role)`,
+    },
+  )
+  assert.deepEqual(bySubject(run(withKey(key, (f) => (f.iam.roles[NODE_ROLE] = ok(null)))), NODE_ROLE), {
+    status: 'unknown',
+    subject: NODE_ROLE,
+    message: `node role ${NODE_ROLE} does not exist, so its use of ${KEY_ARN} cannot be judged (node-role reports the missing role)`,
+  })
+  assert.deepEqual(bySubject(run(withKey(key, (f) => delete f.iam.roles[NODE_ROLE])), NODE_ROLE), {
+    status: 'unknown',
+    subject: NODE_ROLE,
+    message: `IAM role ${NODE_ROLE} was not collected`,
+  })
+})
+
+test('two NodeClasses with one node role: judged once naming both; a NodeClass without a role and one without the key are not named', () => {
+  const key = customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN])))
+  const f = run(
+    withKey(key, (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      const nc = f.kube.nodeClasses.value[0]!
+      f.kube.nodeClasses.value.push(
+        { ...nc, metadata: { name: 'gpu' } },
+        { ...nc, metadata: { name: 'norole' }, spec: { ...nc.spec, role: undefined } },
+        { ...healthyNodeClass(), metadata: { name: 'other' } },
+      )
+    }),
+  )
+  assert.equal(f.length, 2)
+  assert.match(
+    bySubject(f, NODE_ROLE_ARN).message,
+    /^node role KarpenterNodeRole-demo \(EC2NodeClass default, gpu\) may use/,
+  )
+})
+
+test('a node role whose policies are unreadable while the key policy decides: judged by the key policy', () => {
+  const key = customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN])))
+  const f = run(
+    withKey(key, (f) => {
+      const r = f.iam.roles[NODE_ROLE]
+      assert.ok(r?.ok && r.value)
+      r.value.inline = failed('iam:ListRolePolicies')
+    }),
+  )
+  assert.equal(bySubject(f, NODE_ROLE_ARN).status, 'pass')
+})
+
+test('a key in another account: the fix adds that IAM must allow too; a cross-account role gets no inline fix', () => {
+  const arn = `arn:aws:kms:${REGION}:999999999999:key/${KEY_ID}`
+  const c = bySubject(
+    run(withKey(customerKey(doc(rootStatement), { arn, accountId: '999999999999' }))),
+    CONTROLLER_ROLE_ARN,
+  )
+  assert.match(
+    c.fix!.summary,
+    /\(put-key-policy replaces the whole policy: the command keeps every existing statement\); the key is in account 999999999999, so the role's IAM policies must allow the same actions on it too$/,
+  )
+  assert.match(c.fix!.commands![0]!, /^aws kms put-key-policy /)
+})
