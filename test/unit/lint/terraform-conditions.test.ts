@@ -427,3 +427,27 @@ test('values: a file() that is a directory is not found; one that is not UTF-8 i
     `main.tf helm_release.k values[1]: values file "${join(dir, 'latin1.yaml')}" is not UTF-8 text (binary, or UTF-16?): save it as UTF-8`,
   ])
 })
+
+test('files are read in locale order (a.tf before B.tf), not in the order the directory lists them', async () => {
+  const r = await lintTerraformDir(tfDir({ 'B.tf': '', 'a.tf': '', '_c.tf': '' }))
+  assert.deepEqual(r.files, ['_c.tf', 'a.tf', 'B.tf'])
+})
+
+test('values: a heredoc that starts with a blank line of spaces still maps its lines to the .tf file', async () => {
+  const r = await lintTerraformDir(
+    tfDir({ 'main.tf': release('  values = [<<EOT\n   \npodLabels:\n  a: 1\nEOT\n  ]') }),
+  )
+  assert.deepEqual(
+    r.issues.map((i) => [i.path, i.line]),
+    [['podLabels.a', 6]],
+  )
+})
+
+test('values: an issue inline YAML cannot place (a key YAML reads as a number) has no line', async () => {
+  const r = await lintTerraformDir(
+    tfDir({ 'main.tf': release('  values = [<<EOT\npodLabels: {1: true}\nEOT\n  ]') }),
+  )
+  assert.equal(r.issues.length, 1)
+  assert.equal(r.issues[0]!.file, 'main.tf')
+  assert.ok(!('line' in r.issues[0]!))
+})

@@ -1,6 +1,6 @@
 // The conditions the values lint judges, one at a time (issue 12, item 8: mutation testing).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -378,3 +378,24 @@ test('parseHelmPath: a leading dot adds no empty segment; only an index of digit
   assert.deepEqual(parseHelmPath('a[1x]'), ['a', '1x'])
   assert.deepEqual(parseHelmPath('a[10]'), ['a', 10])
 })
+
+test('a number JSON cannot spell (Infinity, NaN) is meant as the string it prints', () => {
+  assert.deepEqual(
+    lintHelmValues({ podLabels: { a: Infinity, b: NaN } }, 'v').map((i) => i.stringValue),
+    ['Infinity', 'NaN'],
+  )
+})
+
+test(
+  'readTextFile closes the file it opened, read or refused',
+  { skip: !existsSync('/proc/self/fd') },
+  async () => {
+    const p = join(dir, 'fd.yaml')
+    writeFileSync(p, 'a: 1\n')
+    const open = () => readdirSync('/proc/self/fd').length
+    const before = open()
+    for (let i = 0; i < 5; i++) await readTextFile(p, 'values file', 'X')
+    for (let i = 0; i < 5; i++) await inputError(readTextFile(dir, 'values file', 'X'))
+    assert.equal(open(), before)
+  },
+)
