@@ -478,3 +478,50 @@ test('EKS without a version: the API server version is used; neither: skipped; u
     message: 'the Kubernetes version "next" is not readable',
   })
 })
+
+test('a chart version with a v inside (1.14.1-dev) matches CRDs labelled the same', () => {
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => {
+      release(f).chartVersion = '1.14.1-dev'
+      for (const c of crds(f)) c.labels['app.kubernetes.io/version'] = '1.14.1-dev'
+    }),
+  )
+  assert.equal(r.findings[2]!.status, 'pass')
+})
+
+test('a CRD warning replaces the CRD pass: one finding per part', () => {
+  const r = runCheck(
+    helmRelease,
+    healthyFacts((f) => {
+      for (const c of crds(f)) c.servedVersions = ['v1', 'v1beta1']
+    }),
+  )
+  assert.deepEqual(
+    r.findings.map((x) => x.status),
+    ['pass', 'pass', 'warn', 'pass'],
+  )
+})
+
+test('the too-new fix adopts only the Karpenter CRDs, not the other CRDs of the cluster', () => {
+  const f = run(
+    both(withChart('1.4.0'), setKubernetes('1.33'), (f) => {
+      f.kube.crds = ok([
+        ...crds(f),
+        {
+          name: 'certificates.cert-manager.io',
+          group: 'cert-manager.io',
+          servedVersions: ['v1'],
+          storageVersion: 'v1',
+          labels: {},
+          annotations: {},
+        },
+      ])
+    }),
+  )[3]!
+  assert.deepEqual(f.fix!.commands, [
+    ...ADOPT,
+    CRD_UPGRADE('1.14.1'),
+    `${UPGRADE} --version 1.14.1 --reuse-values`,
+  ])
+})
