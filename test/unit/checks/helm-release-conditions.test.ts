@@ -279,6 +279,7 @@ test('CRDs without v1: the exact fail, listing what they serve once', () => {
     f.message,
     'nodepools.karpenter.sh, nodeclaims.karpenter.sh, ec2nodeclasses.karpenter.k8s.aws do not serve v1 (only v1beta1, v1alpha5): chart 1.14.1 reads and writes karpenter v1 objects',
   )
+  assert.equal((f.evidence?.crds as unknown[]).length, 3)
   assert.deepEqual(f.fix, {
     summary:
       "upgrade the CRDs to 1.14.1 (Helm never upgrades the CRDs in the karpenter chart's crds/ folder)",
@@ -314,6 +315,7 @@ test('chart 1.0.x with CRDs that no longer serve v1beta1: the exact warning nami
     f.message,
     'chart 1.0.14 is v1.0.x but some CRDs no longer serve v1beta1: they come from a newer chart',
   )
+  assert.equal((f.evidence?.crds as unknown[]).length, 3)
   assert.deepEqual(f.fix, {
     summary: 'align the CRDs with 1.0.14, or better, upgrade the chart to v1.1+',
     commands: [
@@ -524,4 +526,16 @@ test('the too-new fix adopts only the Karpenter CRDs, not the other CRDs of the 
     CRD_UPGRADE('1.14.1'),
     `${UPGRADE} --version 1.14.1 --reuse-values`,
   ])
+})
+
+test('two CRDs of other chart versions: both named in the subject and the message', () => {
+  const f = run((f) => {
+    for (const c of crds(f))
+      if (c.name !== 'ec2nodeclasses.karpenter.k8s.aws') c.labels['app.kubernetes.io/version'] = '1.13.0'
+  })[2]!
+  assert.equal(f.subject, 'nodepools.karpenter.sh, nodeclaims.karpenter.sh')
+  assert.equal(
+    f.message,
+    'CRD versions nodepools.karpenter.sh=1.13.0, nodeclaims.karpenter.sh=1.13.0 differ from chart 1.14.1 (kube-system/karpenter)',
+  )
 })
