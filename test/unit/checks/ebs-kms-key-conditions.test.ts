@@ -424,3 +424,214 @@ test('a key in another account: the fix adds that IAM must allow too; a cross-ac
   )
   assert.match(c.fix!.commands![0]!, /^aws kms put-key-policy /)
 })
+
+const KEY_POLICY_FIX = /^aws kms put-key-policy /
+const fixedPolicy = (f: Finding) =>
+  JSON.parse(/--policy '(.*)' --region/.exec(f.fix!.commands![0]!)![1]!) as PolicyDocument
+
+test('one NodeClass naming a key by alias and by ARN, beside a mapping without ebs: one finding, the class once', () => {
+  const f = run(
+    withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN]))), (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      f.kube.nodeClasses.value[0]!.spec.blockDeviceMappings = [
+        { deviceName: '/dev/xvda', ebs: { kmsKeyID: ALIAS } },
+        { deviceName: '/dev/xvdb', ebs: { kmsKeyID: KEY_ARN } },
+        { deviceName: '/dev/xvdc' },
+      ]
+      f.kms!.keys[KEY_ARN] = f.kms!.keys[ALIAS]!
+    }),
+  )
+  assert.equal(f.length, 2)
+  assert.match(
+    bySubject(f, NODE_ROLE_ARN).message,
+    /^node role KarpenterNodeRole-demo \(EC2NodeClass default\) may use/,
+  )
+})
+
+test('no controller role: only the node role is judged beside the unknown', () => {
+  const f = run(
+    withKey(
+      customerKey(doc(admin, ...kmsUseStatements([NODE_ROLE_ARN]))),
+      (f) => (f.iam.controllerRoleName = null),
+    ),
+  )
+  assert.deepEqual(
+    f.map((x) => [x.subject, x.status]),
+    [
+      [KEY_ARN, 'unknown'],
+      [NODE_ROLE_ARN, 'pass'],
+    ],
+  )
+})
+
+test('two node roles are judged apart; a node role that is the controller role is judged as both', () => {
+  const other = `arn:aws:iam::${ACCOUNT}:role/Other`
+  const two = run(
+    withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN]))), (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      const nc = f.kube.nodeClasses.value[0]!
+      f.kube.nodeClasses.value.push({ ...nc, metadata: { name: 'gpu' }, spec: { ...nc.spec, role: 'Other' } })
+      const r = f.iam.roles[NODE_ROLE]
+      assert.ok(r?.ok && r.value)
+      f.iam.roles.Other = ok({ ...r.value, role: { ...r.value.role, name: 'Other', arn: other } })
+    }),
+  )
+  assert.equal(two.length, 3)
+  assert.equal(bySubject(two, other).status, 'warn')
+  const same = run(
+    withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN]))), (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      f.kube.nodeClasses.value[0]!.spec.role = CONTROLLER_ROLE
+    }),
+  )
+  assert.deepEqual(
+    same.map((x) => [x.subject, x.status, x.message.split(' may ')[0]]),
+    [
+      [CONTROLLER_ROLE_ARN, 'pass', `controller role ${CONTROLLER_ROLE}`],
+      [CONTROLLER_ROLE_ARN, 'pass', `node role ${CONTROLLER_ROLE} (EC2NodeClass default)`],
+    ],
+  )
+})
+
+test('the key-policy fix adds only the roles that lack an action (a single one as a string principal)', () => {
+  const [enc, grants] = kmsUseStatements([CONTROLLER_ROLE_ARN, NODE_ROLE_ARN])
+  // The node role lacks CreateGrant only.
+  const f = run(
+    withKey(customerKey(doc(admin, enc!, { ...grants!, Principal: { AWS: CONTROLLER_ROLE_ARN } }))),
+  )
+  const n = bySubject(f, NODE_ROLE_ARN)
+  assert.match(n.message, /for kms:CreateGrant: /)
+  assert.match(n.fix!.summary, new RegExp(`^add statements for ${NODE_ROLE} to the key policy of`))
+  const fixed = fixedPolicy(n)
+  assert.deepEqual(fixed.Statement.find((s) => s.Sid === 'KarpenterEbsGrants')!.Principal, {
+    AWS: [CONTROLLER_ROLE_ARN, NODE_ROLE_ARN],
+  })
+  const only = run(withKey(customerKey(doc(admin))), (f: Finding[]) => f)
+  void only
+  const single = fixedPolicy(
+    bySubject(
+      run(withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN]))))),
+      NODE_ROLE_ARN,
+    ),
+  )
+  assert.deepEqual(single.Statement.find((s) => s.Sid === 'KarpenterEbsGrants')!.Principal, {
+    AWS: [CONTROLLER_ROLE_ARN, NODE_ROLE_ARN],
+  })
+  const lone = fixedPolicy(
+    bySubject(
+      run(
+        withKey(
+          customerKey(
+            doc(
+              admin,
+              { ...kmsUseStatements([CONTROLLER_ROLE_ARN])[0]!, Sid: 'Mine' },
+              { ...kmsUseStatements([CONTROLLER_ROLE_ARN])[1]!, Sid: 'MyGrants' },
+            ),
+          ),
+        ),
+      ),
+      NODE_ROLE_ARN,
+    ),
+  )
+  assert.deepEqual(lone.Statement.find((s) => s.Sid === 'KarpenterEbsGrants')!.Principal, {
+    AWS: NODE_ROLE_ARN,
+  })
+})
+
+test('an existing fix statement with a service principal adds no principal', () => {
+  const policy = doc(admin, {
+    Sid: 'KarpenterEbsGrants',
+    Effect: 'Allow',
+    Principal: { Service: 'ec2.amazonaws.com' },
+    Action: 'kms:CreateGrant',
+    Resource: '*',
+  })
+  const fixed = fixedPolicy(bySubject(run(withKey(customerKey(policy))), CONTROLLER_ROLE_ARN))
+  assert.deepEqual(fixed.Statement.find((s) => s.Sid === 'KarpenterEbsGrants')!.Principal, {
+    AWS: [CONTROLLER_ROLE_ARN, NODE_ROLE_ARN],
+  })
+})
+
+test('kms:GrantIsForAWSResource is in the context of CreateGrant only', () => {
+  const onlyForGrants: PolicyStatement = {
+    Sid: 'GrantsOnly',
+    Effect: 'Allow',
+    Principal: { AWS: [CONTROLLER_ROLE_ARN, NODE_ROLE_ARN] },
+    Action: ['kms:CreateGrant', 'kms:Decrypt', 'kms:GenerateDataKeyWithoutPlaintext'],
+    Resource: '*',
+    Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+  }
+  const c = bySubject(run(withKey(customerKey(doc(admin, onlyForGrants)))), CONTROLLER_ROLE_ARN)
+  assert.notEqual(c.status, 'pass')
+  assert.match(c.message, /kms:GenerateDataKeyWithoutPlaintext, kms:Decrypt/)
+  assert.doesNotMatch(c.message, /kms:CreateGrant/)
+})
+
+test('IAM decides for only some actions: the evidence says IAM counts, and the fix is the key policy', () => {
+  const decryptOnly = { ...rootStatement, Action: 'kms:Decrypt' }
+  const c = bySubject(run(withKey(customerKey(doc(decryptOnly)))), CONTROLLER_ROLE_ARN)
+  assert.equal(c.status, 'fail')
+  assert.equal(c.evidence?.iamPoliciesCount, true)
+  assert.match(c.message, /: neither the key policy nor its IAM policies allow it;/)
+  assert.match(c.fix!.commands![0]!, KEY_POLICY_FIX)
+})
+
+test('IAM decides and an attached policy of the role could not be read: not judged as denied', () => {
+  const c = bySubject(
+    run(
+      withKey(customerKey(doc(rootStatement)), (f) => {
+        const r = f.iam.roles[CONTROLLER_ROLE]
+        assert.ok(r?.ok && r.value && r.value.attached.ok)
+        r.value.attached = ok([
+          ...r.value.attached.value,
+          { arn: 'arn:aws:iam::1:policy/x', name: 'x', document: null },
+        ])
+      }),
+    ),
+    CONTROLLER_ROLE_ARN,
+  )
+  assert.equal(c.status, 'unknown')
+})
+
+test('IAM decides: the role boundary counts when read, and an unread one leaves it unknown', () => {
+  const allowKms = doc({ Effect: 'Allow', Action: KMS_ACTIONS, Resource: KEY_ARN })
+  const withBoundary = (document: PolicyDocument | undefined) => (f: Facts) => {
+    const r = f.iam.roles[CONTROLLER_ROLE]
+    assert.ok(r?.ok && r.value && r.value.inline.ok)
+    r.value.inline = ok([{ name: 'kms', document: allowKms }])
+    r.value.role.permissionsBoundaryArn = `arn:aws:iam::${ACCOUNT}:policy/B`
+    if (document) r.value.boundary = { arn: r.value.role.permissionsBoundaryArn, name: 'B', document }
+  }
+  const ceiling = doc({ Effect: 'Allow', Action: '*', Resource: '*' })
+  assert.equal(
+    bySubject(run(withKey(customerKey(doc(rootStatement)), withBoundary(ceiling))), CONTROLLER_ROLE_ARN)
+      .status,
+    'pass',
+  )
+  // Bug fixed with this test: the unread boundary was judged a denial ("neither the key policy nor its
+  // IAM policies allow it", a fail) although the IAM policies allow; it is not confirmed, so unknown.
+  const unread = bySubject(
+    run(withKey(customerKey(doc(rootStatement)), withBoundary(undefined))),
+    CONTROLLER_ROLE_ARN,
+  )
+  assert.equal(unread.status, 'unknown')
+  assert.match(
+    unread.message,
+    /the permissions boundary could not be read: the allow of the identity policies is not confirmed/,
+  )
+  assert.equal(unread.fix, undefined)
+})
+
+test('two notes in an unknown are joined', () => {
+  const org: PolicyStatement = {
+    Sid: 'Org',
+    Effect: 'Allow',
+    Principal: { AWS: '*' },
+    Action: 'kms:*',
+    Resource: '*',
+    Condition: { StringEquals: { 'aws:PrincipalOrgID': 'o-abc123', 'aws:SourceVpce': 'vpce-1' } },
+  }
+  const c = bySubject(run(withKey(customerKey(doc(admin, org)))), CONTROLLER_ROLE_ARN)
+  assert.equal(c.status, 'unknown')
+  assert.match(c.message, /evaluate locally: [^;]+; /)
+})
