@@ -506,8 +506,6 @@ test('the key-policy fix adds only the roles that lack an action (a single one a
   assert.deepEqual(fixed.Statement.find((s) => s.Sid === 'KarpenterEbsGrants')!.Principal, {
     AWS: [CONTROLLER_ROLE_ARN, NODE_ROLE_ARN],
   })
-  const only = run(withKey(customerKey(doc(admin))), (f: Finding[]) => f)
-  void only
   const single = fixedPolicy(
     bySubject(
       run(withKey(customerKey(doc(admin, ...kmsUseStatements([CONTROLLER_ROLE_ARN]))))),
