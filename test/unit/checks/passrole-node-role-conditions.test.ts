@@ -424,3 +424,75 @@ test('the simulator with an unreadable-boundary shape is not "unconfirmed": its 
   )
   assert.equal(f!.status, 'fail')
 })
+
+test('a collected role with a path is named by its real ARN', () => {
+  const withPath = `arn:aws:iam::${ACCOUNT}:role/nodes/${NODE_ROLE}`
+  const [f] = findings((f) => {
+    const r = f.iam.roles[NODE_ROLE]
+    assert.ok(r?.ok && r.value)
+    r.value.role.arn = withPath
+  })
+  assert.equal(f!.subject, withPath)
+})
+
+test('the evaluation of the exact ARN wins over another role of the same name', () => {
+  const other = `arn:aws:iam::210987654321:role/${NODE_ROLE}`
+  const [f] = findings((f) => {
+    f.iam.passRole = {
+      [other]: ok(passRoleEvaluation({ resource: other, ...IMPLICIT })),
+      [NODE_ROLE_ARN]: ok(passRoleEvaluation()),
+    }
+  })
+  assert.equal(f!.status, 'pass')
+})
+
+test('the controller role not collected, or missing: the verdict stands without a boundary', () => {
+  assert.equal(findings((f) => delete f.iam.roles[CONTROLLER_ROLE])[0]!.status, 'pass')
+  assert.equal(findings((f) => (f.iam.roles[CONTROLLER_ROLE] = ok(null)))[0]!.status, 'pass')
+})
+
+test('identity allows and the boundary allows, yet denied (an SCP, by the simulator): judged as an identity denial', () => {
+  const [f] = findings(
+    evaluated({
+      identityDecision: 'allowed',
+      permissionsBoundary: { arn: BOUNDARY_ARN, decision: 'allowed', matchedStatements: ['Ceiling'] },
+      ...IMPLICIT,
+    }),
+  )
+  assert.match(f!.message, /: no statement allows it;/)
+  assert.match(f!.fix!.summary, /^let KarpenterControllerRole-demo pass/)
+  const [g] = findings(evaluated({ identityDecision: 'allowed', ...IMPLICIT }))
+  assert.match(g!.message, /: no statement allows it;/)
+})
+
+test('an explicit Deny in the boundary naming two statements: both named', () => {
+  const [f] = findings(
+    localBoundary(
+      { arn: BOUNDARY_ARN, decision: 'explicitDeny', matchedStatements: ['A', 'B'] },
+      { decision: 'explicitDeny' },
+    ),
+  )
+  assert.match(
+    f!.message,
+    /an explicit Deny in its permissions boundary KarpenterBoundary \(A, B\) forbids it/,
+  )
+  assert.match(f!.fix!.summary, /^remove or narrow the Deny statements A, B /)
+})
+
+test('an explicit identity Deny with a boundary present: the advice names the identity statements', () => {
+  const [f] = findings(
+    localBoundary(
+      { arn: BOUNDARY_ARN, decision: 'explicitDeny', matchedStatements: ['BoundaryDeny'] },
+      { decision: 'explicitDeny', identityDecision: 'explicitDeny', matchedStatements: ['IdentityDeny'] },
+    ),
+  )
+  assert.match(f!.message, /an explicit Deny \(IdentityDeny\) forbids it/)
+  assert.match(f!.fix!.summary, /^remove or narrow the Deny statement IdentityDeny /)
+})
+
+test('a local identity denial for a controller with a boundary: no simulator remark in the fix', () => {
+  const [f] = findings(
+    both(withBoundaryArn, evaluated({ method: 'local', identityDecision: 'implicitDeny', ...IMPLICIT })),
+  )
+  assert.equal(f!.fix!.summary, `let ${CONTROLLER_ROLE} pass ${NODE_ROLE} to EC2`)
+})
