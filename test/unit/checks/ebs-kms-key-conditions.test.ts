@@ -633,3 +633,31 @@ test('two notes in an unknown are joined', () => {
   assert.equal(c.status, 'unknown')
   assert.match(c.message, /evaluate locally: [^;]+; /)
 })
+
+test('a failing key named twice by one class: every spelling and the class once in the message; two classes joined', () => {
+  const twice = run(
+    withKey(customerKey(doc(admin)), (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      f.kube.nodeClasses.value[0]!.spec.blockDeviceMappings = [
+        { ebs: { kmsKeyID: ALIAS } },
+        { ebs: { kmsKeyID: KEY_ARN } },
+      ]
+      f.kms!.keys[KEY_ARN] = f.kms!.keys[ALIAS]!
+    }),
+  )
+  assert.match(
+    bySubject(twice, CONTROLLER_ROLE_ARN).message,
+    new RegExp(`\\(kmsKeyID ${ALIAS}, ${KEY_ARN} of EC2NodeClass default\\) for `),
+  )
+  const two = run(
+    withKey(customerKey(doc(admin)), (f) => {
+      assert.ok(f.kube.nodeClasses.ok)
+      const nc = f.kube.nodeClasses.value[0]!
+      f.kube.nodeClasses.value.push({ ...nc, metadata: { name: 'gpu' } })
+    }),
+  )
+  assert.match(
+    bySubject(two, CONTROLLER_ROLE_ARN).message,
+    new RegExp(`\\(kmsKeyID ${ALIAS} of EC2NodeClass default, gpu\\) for `),
+  )
+})
