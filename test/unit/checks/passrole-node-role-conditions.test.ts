@@ -496,3 +496,22 @@ test('a local identity denial for a controller with a boundary: no simulator rem
   )
   assert.equal(f!.fix!.summary, `let ${CONTROLLER_ROLE} pass ${NODE_ROLE} to EC2`)
 })
+
+test('another role evaluated is not taken for the node role', () => {
+  const other = `arn:aws:iam::${ACCOUNT}:role/Other`
+  const [f] = findings((f) => (f.iam.passRole = { [other]: ok(passRoleEvaluation({ resource: other })) }))
+  assert.equal(f!.status, 'unknown')
+  assert.match(f!.message, /was not evaluated$/)
+})
+
+test('two node roles denied: one fix naming both', () => {
+  const f = findings(
+    both(
+      nodeClasses({ role: NODE_ROLE }, { role: TENANT }),
+      evaluated(IMPLICIT),
+      evaluated(IMPLICIT, TENANT_ARN),
+    ),
+  )
+  assert.equal(f[0]!.fix!.summary, `let ${CONTROLLER_ROLE} pass ${NODE_ROLE}, ${TENANT} to EC2`)
+  assert.deepEqual(f[1]!.fix, f[0]!.fix)
+})
