@@ -338,3 +338,30 @@ test('the subject follows the live ServiceAccount name and namespace', () => {
   })
   assert.equal(f!.subject, 'karpenter/kc')
 })
+
+test('a boolean in the values with "true" live: only the type failure, no drift', () => {
+  const f = findings(both(userValue(true), live('true')))
+  assert.deepEqual(
+    f.map((x) => x.status),
+    ['fail'],
+  )
+})
+
+test('annotations set to null in the values, or absent on the live ServiceAccount: not set', () => {
+  assert.match(
+    findings((f) => (release(f).values.serviceAccount = { annotations: null }))[0]!.message,
+    /is not set on kube-system\/karpenter/,
+  )
+  assert.match(
+    findings((f) => delete liveSa(f).metadata.annotations)[0]!.message,
+    /is not set on kube-system\/karpenter/,
+  )
+})
+
+test('a null rendered into the manifest is named as null', () => {
+  const [f] = findings(rendered(null))
+  assert.match(
+    f!.message,
+    /is the null null in the ServiceAccount manifest the release rendered, not the string "true": .*cannot unmarshal null into/,
+  )
+})
