@@ -443,3 +443,43 @@ test('Fargate: skipped only when every controller pod runs on a Fargate node', (
   )
   assert.notEqual(findings(both(fargate, (f) => (f.kube.pods = ok([]))))[2]!.status, 'skipped')
 })
+
+test('a controller in its own namespace: every subject and command names it; a pod keeps its own namespace', () => {
+  const f = findings((f) => {
+    deployment(f).metadata.namespace = 'karpenter'
+    Object.assign(deployment(f), { availableReplicas: 0 })
+    pods(f)[0]!.metadata.namespace = 'other'
+    pods(f)[0]!.containerStatuses[0]!.restartCount = 9
+    f.kube.nodes = ok([])
+    f.kube.release = failed('list secrets')
+  })
+  assert.equal(f[0]!.subject, 'karpenter/karpenter')
+  assert.deepEqual(f[0]!.fix!.commands, [
+    'kubectl -n karpenter logs deploy/karpenter -c controller',
+    'kubectl -n karpenter describe deploy karpenter',
+    'kubectl -n karpenter get pods -l app.kubernetes.io/name=karpenter -o wide',
+  ])
+  assert.equal(f[1]!.subject, 'other/karpenter-abc')
+  assert.deepEqual(f[1]!.fix!.commands, [
+    'kubectl -n other logs karpenter-abc -c controller --previous',
+    'kubectl -n other describe pod karpenter-abc',
+  ])
+  assert.equal(f[2]!.fix!.commands!.at(-1), 'kubectl -n karpenter scale deploy karpenter --replicas=1')
+  const [scaled] = findings((f) => {
+    deployment(f).metadata.namespace = 'karpenter'
+    Object.assign(deployment(f), { replicas: 0 })
+  })
+  assert.deepEqual(scaled!.fix!.commands, ['kubectl -n karpenter scale deploy karpenter --replicas=2'])
+})
+
+test("without the release's values: the chart's CriticalAddonsOnly toleration, and only it", () => {
+  const tainted = (key: string) => (f: Facts) => {
+    f.kube.release = failed('list secrets')
+    f.kube.nodes = ok([
+      node('a', { taints: [{ key, effect: 'NoSchedule' }] }),
+      node('b', { taints: [{ key, effect: 'NoSchedule' }] }),
+    ])
+  }
+  assert.equal(findings(tainted('CriticalAddonsOnly'))[2]!.status, 'pass')
+  assert.equal(findings(tainted('dedicated'))[2]!.status, 'fail')
+})
