@@ -365,3 +365,18 @@ test('a null rendered into the manifest is named as null', () => {
     /is the null null in the ServiceAccount manifest the release rendered, not the string "true": .*cannot unmarshal null into/,
   )
 })
+
+test('the live ServiceAccount unreadable while the values set "true": only the unknown, no "not applied"', () => {
+  const f = findings(
+    both(userValue('true'), (f) => (f.kube.serviceAccount = failed('get serviceaccount karpenter'))),
+  )
+  assert.deepEqual(
+    f.map((x) => x.status),
+    ['unknown'],
+  )
+})
+
+test('no controller Deployment: the restart names the release', () => {
+  const [f] = findings(both(userValue(true), (f) => (f.kube.deployment = ok(null))))
+  assert.equal(f!.fix!.commands![1], 'kubectl rollout restart deployment/karpenter -n kube-system')
+})
