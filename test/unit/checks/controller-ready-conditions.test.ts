@@ -483,3 +483,66 @@ test("without the release's values: the chart's CriticalAddonsOnly toleration, a
   assert.equal(findings(tainted('CriticalAddonsOnly'))[2]!.status, 'pass')
   assert.equal(findings(tainted('dedicated'))[2]!.status, 'fail')
 })
+
+test('a Deployment without a namespace: its fixes and its pods without one are in kube-system', () => {
+  const f = findings((f) => {
+    deployment(f).metadata.namespace = undefined
+    Object.assign(deployment(f), { availableReplicas: 0 })
+    delete pods(f)[0]!.metadata.namespace
+    pods(f)[0]!.containerStatuses[0]!.restartCount = 9
+    f.kube.nodes = ok([])
+    f.kube.release = failed('list secrets')
+  })
+  assert.deepEqual(f[0]!.fix!.commands, DEBUG)
+  assert.equal(f[1]!.subject, 'kube-system/karpenter-abc')
+  assert.equal(f[2]!.fix!.commands!.at(-1), 'kubectl -n kube-system scale deploy karpenter --replicas=1')
+  const [scaled] = findings((f) => {
+    deployment(f).metadata.namespace = undefined
+    Object.assign(deployment(f), { replicas: 0 })
+  })
+  assert.deepEqual(scaled!.fix!.commands, ['kubectl -n kube-system scale deploy karpenter --replicas=2'])
+  const [crash] = findings((f) => {
+    deployment(f).metadata.namespace = 'karpenter'
+    delete pods(f)[1]!.metadata.namespace
+    pods(f)[1]!.containerStatuses[0]!.restartCount = 9
+  }).slice(1)
+  assert.equal(crash!.subject, 'karpenter/karpenter-def')
+})
+
+test('the Available condition is the one judged, not the first condition', () => {
+  const [f] = findings((f) =>
+    Object.assign(deployment(f), {
+      conditions: [
+        { type: 'Progressing', status: 'True' },
+        { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable' },
+      ],
+    }),
+  )
+  assert.equal(f!.status, 'warn')
+})
+
+test('a toleration of another key does not tolerate a taint of the same value', () => {
+  const f = findings((f) => {
+    f.kube.nodes = ok([
+      node('a', { taints: [{ key: 'x', value: 'v', effect: 'NoSchedule' }] }),
+      node('b', { taints: [{ key: 'x', value: 'v', effect: 'NoSchedule' }] }),
+    ])
+    release(f).computedValues.tolerations = [{ key: 'y', value: 'v' }]
+  })
+  assert.equal(f[2]!.status, 'fail')
+})
+
+test('any required hostname term keeps one replica per node', () => {
+  const f = findings((f) => {
+    f.kube.nodes = ok([node('solo')])
+    release(f).computedValues.affinity = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { topologyKey: 'topology.kubernetes.io/zone' },
+          { topologyKey: 'kubernetes.io/hostname' },
+        ],
+      },
+    }
+  })
+  assert.equal(f[2]!.status, 'warn')
+})
