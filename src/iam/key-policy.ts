@@ -107,6 +107,9 @@ export function keyUse(
   if (iamEnabled || (crossAccount && direct.decision === 'allowed')) {
     if (ident?.decision === 'allowed') return out('allowed', 'iam', ident.matchedStatements)
     if (ident?.uncertain?.length) return out('uncertain', 'iam', [])
+    // The identity policies allow, but the permissions boundary could not be read: not confirmed, not denied.
+    if (ident?.boundary?.decision === 'unreadable' && ident.identity.decision === 'allowed')
+      return out('uncertain', 'iam', [])
     return out('implicitDeny', 'iam', [])
   }
   if (direct.uncertain?.length || enabling.uncertain?.length || unjudged > 0)
