@@ -10,38 +10,21 @@ import type {
   RoleFacts,
 } from '../../../src/facts/types.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
+import {
+  asList as list,
+  attachedOf as attachedTo,
+  editStatements as editRoleStatements,
+  dropActions as dropRoleActions,
+  roleOf,
+  setChartVersion as setVersion,
+} from '../../helpers/check-fixtures.js'
 
-const role = (f: Facts): RoleFacts => {
-  const r = f.iam.roles[CONTROLLER_ROLE]
-  assert.ok(r?.ok && r.value)
-  return r.value
-}
-
-const attachedOf = (f: Facts): AttachedPolicy[] => {
-  const a = role(f).attached
-  assert.ok(a.ok)
-  return a.value
-}
-
-const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v])
-
+const role = (f: Facts): RoleFacts => roleOf(f, CONTROLLER_ROLE)
+const attachedOf = (f: Facts): AttachedPolicy[] => attachedTo(f, CONTROLLER_ROLE)
 /** Rewrites every statement of the reference policies attached in the healthy fixture. */
-const editStatements = (edit: (s: PolicyStatement) => PolicyStatement | null) => (f: Facts) => {
-  for (const p of attachedOf(f)) {
-    if (p.document)
-      p.document = { ...p.document, Statement: p.document.Statement.map(edit).filter((s) => s !== null) }
-  }
-}
-
-const dropActions = (...actions: string[]) =>
-  editStatements((s) => {
-    const kept = list(s.Action).filter((a) => !actions.includes(a))
-    return kept.length === 0 ? null : { ...s, Action: kept }
-  })
-
-const setVersion = (v: string) => (f: Facts) => {
-  if (f.kube.release.ok && f.kube.release.value) f.kube.release.value.chartVersion = v
-}
+const editStatements = (edit: (s: PolicyStatement) => PolicyStatement | null) =>
+  editRoleStatements(CONTROLLER_ROLE, edit)
+const dropActions = (...actions: string[]) => dropRoleActions(CONTROLLER_ROLE, ...actions)
 
 const attach =
   (name: string, document: PolicyDocument | null, extra: Partial<AttachedPolicy> = {}) =>

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { ebsKmsKey, KMS_ACTIONS } from '../../../src/checks/ebs-kms-key.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Finding } from '../../../src/checks/types.js'
-import type { Facts, KmsKey, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { Facts, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -19,56 +19,23 @@ import {
   ok,
   REGION,
 } from '../../helpers/facts.js'
+import {
+  ACCOUNT_ROOT as ROOT,
+  bySubject,
+  customerKey,
+  KEY_ALIAS as ALIAS,
+  KEY_ARN,
+  KEY_ID,
+  keyAdmin as admin,
+  policyDoc as doc,
+  rootStatement,
+  VIA_EC2,
+  withKey,
+} from '../../helpers/check-fixtures.js'
 
-const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab'
-const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/${KEY_ID}`
-const ALIAS = 'alias/karpenter-ebs'
-const ROOT = `arn:aws:iam::${ACCOUNT}:root`
-const VIA_EC2 = `ec2.${REGION}.amazonaws.com`
 const USED = `kmsKeyID ${ALIAS} of EC2NodeClass default`
 
-const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
-const admin: PolicyStatement = {
-  Sid: 'KeyAdmins',
-  Effect: 'Allow',
-  Principal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Admin` },
-  Action: 'kms:*',
-  Resource: '*',
-}
-const rootStatement: PolicyStatement = {
-  Sid: 'Enable IAM User Permissions',
-  Effect: 'Allow',
-  Principal: { AWS: ROOT },
-  Action: 'kms:*',
-  Resource: '*',
-}
-
-const customerKey = (policy: PolicyDocument, over: Partial<KmsKey> = {}): KmsKey => ({
-  arn: KEY_ARN,
-  keyId: KEY_ID,
-  accountId: ACCOUNT,
-  keyManager: 'CUSTOMER',
-  keyState: 'Enabled',
-  policy: ok(policy),
-  ...over,
-})
-
-function withKey(key: KmsKey | null, mutate?: (f: Facts) => void, id = ALIAS) {
-  return healthyFacts((f) => {
-    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0] : undefined
-    assert.ok(nc)
-    nc.spec.blockDeviceMappings = [{ deviceName: '/dev/xvda', ebs: { encrypted: true, kmsKeyID: id } }]
-    f.kms = { keys: { [id]: ok(key) } }
-    mutate?.(f)
-  })
-}
-
 const run = (f: Facts) => runCheck(ebsKmsKey, f).findings
-const bySubject = (findings: Finding[], subject: string) => {
-  const f = findings.find((x) => x.subject === subject)
-  assert.ok(f, `a finding about ${subject}: ${findings.map((x) => `${x.subject} ${x.status}`).join(', ')}`)
-  return f
-}
 
 const CAVEATS = [
   `judged for the requests EC2 makes to KMS while launching (kms:ViaService ${VIA_EC2}, kms:CallerAccount, kms:GrantIsForAWSResource true for CreateGrant); a condition on any other key is not judged`,

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ebsKmsKey } from '../../../src/checks/ebs-kms-key.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Finding } from '../../../src/checks/types.js'
-import type { Facts, KmsKey, PolicyDocument, PolicyStatement, RoleFacts } from '../../../src/facts/types.js'
+import type { Facts, PolicyDocument, PolicyStatement, RoleFacts } from '../../../src/facts/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -16,21 +15,19 @@ import {
   ok,
   REGION,
 } from '../../helpers/facts.js'
-
-const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab'
-const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/${KEY_ID}`
-const ALIAS = 'alias/karpenter-ebs'
-const ROOT = `arn:aws:iam::${ACCOUNT}:root`
-const VIA_EC2 = `ec2.${REGION}.amazonaws.com`
-
-/** The default key policy of a key made in the console or by CreateKey: the account root, kms:*. */
-const rootStatement: PolicyStatement = {
-  Sid: 'Enable IAM User Permissions',
-  Effect: 'Allow',
-  Principal: { AWS: ROOT },
-  Action: 'kms:*',
-  Resource: '*',
-}
+import {
+  ACCOUNT_ROOT as ROOT,
+  bySubject,
+  customerKey,
+  KEY_ALIAS as ALIAS,
+  KEY_ARN,
+  KEY_ID,
+  keyAdmin as admin,
+  policyDoc as doc,
+  rootStatement,
+  VIA_EC2,
+  withKey,
+} from '../../helpers/check-fixtures.js'
 
 /** What Karpenter's troubleshooting guide puts on the key: any principal of the account, through EC2. */
 const throughEc2: PolicyStatement = {
@@ -49,45 +46,8 @@ const throughEc2: PolicyStatement = {
   Condition: { StringEquals: { 'kms:CallerAccount': ACCOUNT, 'kms:ViaService': VIA_EC2 } },
 }
 
-const admin: PolicyStatement = {
-  Sid: 'KeyAdmins',
-  Effect: 'Allow',
-  Principal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Admin` },
-  Action: 'kms:*',
-  Resource: '*',
-}
-
-const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Version: '2012-10-17', Statement })
-
 /** Both roles named, with the actions and conditions ebs-kms-key's fix writes. */
 const named = (principals: string[]) => kmsUseStatements(principals)
-
-const customerKey = (policy: PolicyDocument, over: Partial<KmsKey> = {}): KmsKey => ({
-  arn: KEY_ARN,
-  keyId: KEY_ID,
-  accountId: ACCOUNT,
-  keyManager: 'CUSTOMER',
-  keyState: 'Enabled',
-  policy: ok(policy),
-  ...over,
-})
-
-/** The healthy cluster with its `default` EC2NodeClass encrypting its root volume with `id`. */
-function withKey(key: KmsKey | null, mutate?: (f: Facts) => void, id = ALIAS) {
-  return healthyFacts((f) => {
-    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0] : undefined
-    assert.ok(nc)
-    nc.spec.blockDeviceMappings = [
-      {
-        deviceName: '/dev/xvda',
-        rootVolume: true,
-        ebs: { encrypted: true, kmsKeyID: id, volumeSize: '20Gi' },
-      },
-    ]
-    f.kms = { keys: { [id]: ok(key) } }
-    mutate?.(f)
-  })
-}
 
 const role = (f: Facts, name: string): RoleFacts => {
   const r = f.iam.roles[name]
@@ -105,12 +65,6 @@ const iamKmsStatement: PolicyStatement = {
   Effect: 'Allow',
   Action: ['kms:CreateGrant', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
   Resource: KEY_ARN,
-}
-
-const bySubject = (findings: Finding[], subject: string) => {
-  const f = findings.find((x) => x.subject === subject)
-  assert.ok(f, `a finding about ${subject}: ${findings.map((x) => `${x.subject} ${x.status}`).join(', ')}`)
-  return f
 }
 
 const run = (f: Facts) => runCheck(ebsKmsKey, f)

@@ -15,19 +15,10 @@ import {
   NODE_ROLE_ARN,
   ok,
 } from '../../helpers/facts.js'
+import { roleOf, withoutPolicies as withoutRolePolicies } from '../../helpers/check-fixtures.js'
 
-const role = (f: Facts): RoleFacts => {
-  const r = f.iam.roles[NODE_ROLE]
-  assert.ok(r?.ok && r.value)
-  return r.value
-}
-
-const withoutPolicies =
-  (...names: string[]) =>
-  (f: Facts) => {
-    const attached = role(f).attached
-    if (attached.ok) role(f).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
-  }
+const role = (f: Facts): RoleFacts => roleOf(f, NODE_ROLE)
+const withoutPolicies = (...names: string[]) => withoutRolePolicies(NODE_ROLE, ...names)
 
 const mode = (m: string | undefined) => (f: Facts) => {
   if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.authenticationMode = m as string

@@ -11,19 +11,10 @@ import {
   nodeRole as nodeRoleFacts,
   ok,
 } from '../../helpers/facts.js'
+import { roleOf, withoutPolicies as withoutRolePolicies } from '../../helpers/check-fixtures.js'
 
-const role = (f: Facts): RoleFacts => {
-  const r = f.iam.roles[NODE_ROLE]
-  assert.ok(r?.ok && r.value)
-  return r.value
-}
-
-const withoutPolicies =
-  (...names: string[]) =>
-  (f: Facts) => {
-    const attached = role(f).attached
-    if (attached.ok) role(f).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
-  }
+const role = (f: Facts): RoleFacts => roleOf(f, NODE_ROLE)
+const withoutPolicies = (...names: string[]) => withoutRolePolicies(NODE_ROLE, ...names)
 
 const apiMode = (mode: string) => (f: Facts) => {
   if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.authenticationMode = mode

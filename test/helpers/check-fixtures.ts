@@ -1,0 +1,127 @@
+// Edits of the healthy fixture (helpers/facts.ts) shared by the check tests and their "-conditions"
+// twins (mutation testing): one copy of each, so both files break the same fixture the same way.
+import assert from 'node:assert/strict'
+import type { Finding } from '../../src/checks/types.js'
+import type {
+  AttachedPolicy,
+  Facts,
+  KmsKey,
+  PolicyDocument,
+  PolicyStatement,
+  RoleFacts,
+} from '../../src/facts/types.js'
+import { ACCOUNT, healthyFacts, ok, REGION } from './facts.js'
+
+/** The facts of role `name`, which the fixture read. */
+export function roleOf(f: Facts, name: string): RoleFacts {
+  const r = f.iam.roles[name]
+  assert.ok(r?.ok && r.value)
+  return r.value
+}
+
+/** The policies attached to role `name`, which the fixture read. */
+export function attachedOf(f: Facts, name: string): AttachedPolicy[] {
+  const a = roleOf(f, name).attached
+  assert.ok(a.ok)
+  return a.value
+}
+
+export const asList = (v: string | string[] | undefined) =>
+  v === undefined ? [] : Array.isArray(v) ? v : [v]
+
+/** Rewrites every statement of the policies attached to role `name` (null drops it). */
+export const editStatements =
+  (name: string, edit: (s: PolicyStatement) => PolicyStatement | null) => (f: Facts) => {
+    for (const p of attachedOf(f, name)) {
+      if (p.document)
+        p.document = { ...p.document, Statement: p.document.Statement.map(edit).filter((s) => s !== null) }
+    }
+  }
+
+/** Takes `actions` out of role `name`'s attached policies (a statement left without any is dropped). */
+export const dropActions = (name: string, ...actions: string[]) =>
+  editStatements(name, (s) => {
+    const kept = asList(s.Action).filter((a) => !actions.includes(a))
+    return kept.length === 0 ? null : { ...s, Action: kept }
+  })
+
+/** Detaches the managed policies `names` from role `name`. */
+export const withoutPolicies =
+  (name: string, ...names: string[]) =>
+  (f: Facts) => {
+    const attached = roleOf(f, name).attached
+    if (attached.ok) roleOf(f, name).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
+  }
+
+/** The finding about `subject` (one must exist). */
+export function bySubject(findings: Finding[], subject: string): Finding {
+  const f = findings.find((x) => x.subject === subject)
+  assert.ok(f, `a finding about ${subject}: ${findings.map((x) => `${x.subject} ${x.status}`).join(', ')}`)
+  return f
+}
+
+// ---- a customer managed KMS key on the EBS volumes (ebs-kms-key) ----
+
+export const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab'
+export const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/${KEY_ID}`
+export const KEY_ALIAS = 'alias/karpenter-ebs'
+export const ACCOUNT_ROOT = `arn:aws:iam::${ACCOUNT}:root`
+export const VIA_EC2 = `ec2.${REGION}.amazonaws.com`
+
+export const policyDoc = (...Statement: PolicyStatement[]): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement,
+})
+
+/** The default key policy of a key made in the console or by CreateKey: the account root, kms:*. */
+export const rootStatement: PolicyStatement = {
+  Sid: 'Enable IAM User Permissions',
+  Effect: 'Allow',
+  Principal: { AWS: ACCOUNT_ROOT },
+  Action: 'kms:*',
+  Resource: '*',
+}
+
+/** Key administrators: a role of the account, every KMS action. */
+export const keyAdmin: PolicyStatement = {
+  Sid: 'KeyAdmins',
+  Effect: 'Allow',
+  Principal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Admin` },
+  Action: 'kms:*',
+  Resource: '*',
+}
+
+export const customerKey = (policy: PolicyDocument, over: Partial<KmsKey> = {}): KmsKey => ({
+  arn: KEY_ARN,
+  keyId: KEY_ID,
+  accountId: ACCOUNT,
+  keyManager: 'CUSTOMER',
+  keyState: 'Enabled',
+  policy: ok(policy),
+  ...over,
+})
+
+/** The healthy cluster with its `default` EC2NodeClass encrypting its root volume with `id`. */
+export function withKey(key: KmsKey | null, mutate?: (f: Facts) => void, id = KEY_ALIAS): Facts {
+  return healthyFacts((f) => {
+    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0] : undefined
+    assert.ok(nc)
+    nc.spec.blockDeviceMappings = [
+      {
+        deviceName: '/dev/xvda',
+        rootVolume: true,
+        ebs: { encrypted: true, kmsKeyID: id, volumeSize: '20Gi' },
+      },
+    ]
+    f.kms = { keys: { [id]: ok(key) } }
+    mutate?.(f)
+  })
+}
+
+/** The Karpenter chart (and app) version of the release in the fixture. */
+export const setChartVersion = (v: string, app?: string) => (f: Facts) => {
+  if (f.kube.release.ok && f.kube.release.value) {
+    f.kube.release.value.chartVersion = v
+    if (app !== undefined) f.kube.release.value.appVersion = app
+  }
+}
