@@ -8,7 +8,12 @@ import type {
   Read,
   ReadFailure,
 } from '../facts/types.js'
-import { NODE_ADVISED_POLICIES, NODE_ECR_POLICIES, NODE_MANAGED_POLICIES } from '../spec/controller-policy.js'
+import {
+  EC2_SERVICES,
+  NODE_ADVISED_POLICIES,
+  NODE_ECR_POLICIES,
+  NODE_MANAGED_POLICIES,
+} from '../spec/controller-policy.js'
 import {
   describeFailure,
   need,
@@ -22,7 +27,6 @@ import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
 
-const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
 const NODE_GROUPS = ['system:bootstrappers', 'system:nodes']
 const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
 const NODE_ENTRY_TYPES = ['EC2_LINUX', 'EC2_WINDOWS']

@@ -1,9 +1,8 @@
 import type { EC2NodeClass, Facts, PermissionEvaluation, PolicyDocument } from '../facts/types.js'
 import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
+import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
 import { boundaryRepair } from './controller-policy.js'
 import type { Check, Finding, Fix } from './types.js'
-
-const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
 
 /** A node role and the EC2NodeClasses that launch nodes with it. */
 interface NodeRoleUse {
@@ -46,6 +45,18 @@ export const passroleNodeRole: Check = {
     }
     return findings
   },
+}
+
+/**
+ * Every node role the EC2NodeClasses launch nodes with, sorted: the grant doctor's fix writes names
+ * them all, since put-role-policy replaces the policy and a grant of only today's failing roles
+ * would take PassRole away from the roles an earlier fix granted.
+ */
+export function nodeRoleArnsInUse(facts: Facts): string[] {
+  const nodeClasses = facts.kube.nodeClasses.ok ? facts.kube.nodeClasses.value : []
+  return nodeRoleUses(facts, nodeClasses, [])
+    .map((u) => u.arn)
+    .sort()
 }
 
 /** Node roles from spec.role (a name) and from spec.instanceProfile (the profile's roles). */
@@ -270,24 +281,12 @@ function passRoleFix(
   denied: NodeRoleUse[],
 ): Fix {
   const role = controllerRole ?? `KarpenterControllerRole-${facts.meta.clusterName}`
-  const resources = uses.map((u) => u.arn)
-  const document = {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Sid: 'AllowPassingInstanceRole',
-        Effect: 'Allow',
-        Action: 'iam:PassRole',
-        Resource: resources.length === 1 ? resources[0] : resources,
-        Condition: { StringEquals: { 'iam:PassedToService': EC2_SERVICES } },
-      },
-    ],
-  }
+  const document = passRolePolicy(uses.map((u) => u.arn).sort())
   const names = denied.map((u) => roleNameFromArn(u.arn)).join(', ')
   return {
     summary: `let ${role} pass ${names} to EC2${controllerRole ? '' : ` (the controller role was not discovered: ${role} is the getting-started name, adjust it)`}`,
     commands: [
-      `aws iam put-role-policy --role-name ${role} --policy-name KarpenterPassNodeRole --policy-document '${JSON.stringify(document)}'`,
+      `aws iam put-role-policy --role-name ${role} --policy-name ${PASS_NODE_ROLES_POLICY} --policy-document '${JSON.stringify(document)}'`,
     ],
     snippet: { language: 'json', text: JSON.stringify(document, null, 2) },
   }

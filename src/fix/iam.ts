@@ -12,7 +12,8 @@ import { INLINE_LIMIT } from '../checks/controller-policy.js'
 import { nodeRolePolicies } from '../install/resources.js'
 import { ownershipTags } from '../spec/install.js'
 import { MANAGED_LABEL } from '../spec/karpenter.js'
-import { passRolePolicy } from '../spec/tenant.js'
+import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
+import { nodeRoleArnsInUse } from '../checks/passrole-node-role.js'
 import { Builder, arn, group } from './builder.js'
 
 export const passRole: Builder = (facts, failing, check) => {
@@ -32,8 +33,9 @@ export const passRole: Builder = (facts, failing, check) => {
         address: 'iam-policy.passrole-fix',
         roleName: controller,
         roleArn: arn(facts, 'iam', `role/${controller}`, ''),
-        policyName: 'KarpctlPassNodeRoles',
-        document: passRolePolicy([...new Set(roles)].sort(), 'AllowPassingNodeRoles'),
+        policyName: PASS_NODE_ROLES_POLICY,
+        // Every role in use, not only the failing ones: see nodeRoleArnsInUse.
+        document: passRolePolicy([...new Set([...nodeRoleArnsInUse(facts), ...roles])].sort()),
         dependsOn: [],
       }),
     ].map((r) => ({ ...r, group: group(check) })),

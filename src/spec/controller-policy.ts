@@ -20,6 +20,32 @@ export interface NamedPolicy {
   document: PolicyDocument
 }
 
+/** The service principals of EC2 (the commercial partitions' and China's). */
+export const EC2_SERVICES = ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn']
+
+/**
+ * The controller may pass these node roles to EC2, and nothing else: the reference template's
+ * AllowPassingInstanceRole. install, tenant and doctor's fixes all write this one statement.
+ */
+export function passRoleStatement(roleArns: string[], sid = 'AllowPassingInstanceRole'): PolicyStatement {
+  return {
+    Sid: sid,
+    Effect: 'Allow',
+    Resource: roleArns.length === 1 ? (roleArns[0] as string) : roleArns,
+    Action: 'iam:PassRole',
+    Condition: { StringEquals: { 'iam:PassedToService': EC2_SERVICES } },
+  }
+}
+
+/** The inline policy doctor's fix writes on the controller role: PassRole on every node role in use. */
+export const PASS_NODE_ROLES_POLICY = 'KarpctlPassNodeRoles'
+
+/** A policy document holding only {@link passRoleStatement}. */
+export const passRolePolicy = (roleArns: string[], sid?: string): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement: [passRoleStatement(roleArns, sid)],
+})
+
 export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolicy[] {
   const ec2 = (type: string, account = '*') => `arn:${p.partition}:ec2:${p.region}:${account}:${type}/*`
   const clusterOwned = { [`aws:ResourceTag/kubernetes.io/cluster/${p.clusterName}`]: 'owned' }
@@ -104,13 +130,7 @@ export function controllerPolicyDocuments(p: ControllerPolicyParams): NamedPolic
   ]
 
   const iamIntegration: PolicyStatement[] = [
-    {
-      Sid: 'AllowPassingInstanceRole',
-      Effect: 'Allow',
-      Resource: p.nodeRoleArns.length === 1 ? (p.nodeRoleArns[0] as string) : p.nodeRoleArns,
-      Action: 'iam:PassRole',
-      Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] } },
-    },
+    passRoleStatement(p.nodeRoleArns),
     {
       Sid: 'AllowScopedInstanceProfileCreationActions',
       Effect: 'Allow',

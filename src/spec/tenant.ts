@@ -1,8 +1,9 @@
 // One customer of a shared cluster, as pure data: its node role, its EC2NodeClass and NodePool (tainted
 // and labelled so only its workloads land there), and the PassRole grant the controller needs for it.
 import { InputError } from '../errors.js'
-import type { PolicyDocument, SelectorTerm } from '../facts/types.js'
+import type { SelectorTerm } from '../facts/types.js'
 import { TENANT_KEY } from '../checks/tenant-isolation.js'
+import { passRolePolicy } from './controller-policy.js'
 import { ownershipTags } from './install.js'
 import { MANAGED_LABEL } from './karpenter.js'
 import { roleName } from './names.js'
@@ -74,23 +75,9 @@ export function tenantNames(s: Pick<TenantSpec, 'clusterName' | 'accountId' | 'p
   }
 }
 
-/** The controller may pass these roles to EC2, and nothing else (as the reference template scopes it). */
-export function passRolePolicy(roleArns: string[], sid = 'AllowPassingTenantInstanceRole'): PolicyDocument {
-  return {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Sid: sid,
-        Effect: 'Allow',
-        Resource: roleArns.length === 1 ? (roleArns[0] as string) : roleArns,
-        Action: 'iam:PassRole',
-        Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] } },
-      },
-    ],
-  }
-}
-
-export const tenantPassRolePolicy = (roleArn: string) => passRolePolicy([roleArn])
+/** The controller may pass the tenant's node role to EC2, and nothing else (as the reference template scopes it). */
+export const tenantPassRolePolicy = (roleArn: string) =>
+  passRolePolicy([roleArn], 'AllowPassingTenantInstanceRole')
 
 export function tenantNodeClass(s: TenantSpec) {
   const n = tenantNames(s)

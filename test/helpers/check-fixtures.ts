@@ -6,11 +6,20 @@ import type {
   AttachedPolicy,
   Facts,
   KmsKey,
+  PermissionEvaluation,
   PolicyDocument,
   PolicyStatement,
   RoleFacts,
 } from '../../src/facts/types.js'
-import { ACCOUNT, healthyFacts, ok, REGION } from './facts.js'
+import {
+  ACCOUNT,
+  healthyFacts,
+  healthyNodeClass,
+  NODE_ROLE_ARN,
+  ok,
+  passRoleEvaluation,
+  REGION,
+} from './facts.js'
 
 /** The facts of role `name`, which the fixture read. */
 export function roleOf(f: Facts, name: string): RoleFacts {
@@ -51,6 +60,25 @@ export const withoutPolicies =
   (f: Facts) => {
     const attached = roleOf(f, name).attached
     if (attached.ok) roleOf(f, name).attached = ok(attached.value.filter((p) => !names.includes(p.name)))
+  }
+
+/** The PassRole evaluation of the node role `arn` (the fixture's node role by default). */
+export const evaluated =
+  (over: Partial<PermissionEvaluation>, arn = NODE_ROLE_ARN) =>
+  (f: Facts) => {
+    f.iam.passRole[arn] = ok(passRoleEvaluation({ resource: arn, ...over }))
+  }
+
+/** EC2NodeClasses nc0, nc1, … : the healthy one's spec with each of `specs` laid over it. */
+export const nodeClasses =
+  (...specs: Partial<ReturnType<typeof healthyNodeClass>['spec']>[]) =>
+  (f: Facts) => {
+    f.kube.nodeClasses = ok(
+      specs.map((spec, i) => {
+        const nc = healthyNodeClass()
+        return { ...nc, metadata: { name: `nc${i}` }, spec: { ...nc.spec, ...spec } }
+      }),
+    )
   }
 
 /** The finding about `subject` (one must exist). */

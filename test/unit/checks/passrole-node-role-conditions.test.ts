@@ -15,37 +15,22 @@ import {
   CONTROLLER_ROLE,
   failed,
   healthyFacts,
-  healthyNodeClass,
   NODE_ROLE,
   NODE_ROLE_ARN,
   ok,
   passRoleEvaluation,
 } from '../../helpers/facts.js'
+import { evaluated, nodeClasses } from '../../helpers/check-fixtures.js'
 
 const findings = (fn?: (f: Facts) => void) => runCheck(passroleNodeRole, healthyFacts(fn)).findings
 const BOUNDARY_ARN = `arn:aws:iam::${ACCOUNT}:policy/KarpenterBoundary`
 const TENANT = 'KarpenterNodeRole-demo-acme'
 const TENANT_ARN = `arn:aws:iam::${ACCOUNT}:role/${TENANT}`
 
-const evaluated =
-  (over: Partial<PermissionEvaluation>, arn = NODE_ROLE_ARN) =>
-  (f: Facts) => {
-    f.iam.passRole[arn] = ok(passRoleEvaluation({ resource: arn, ...over }))
-  }
 const both =
   (...fns: ((f: Facts) => void)[]) =>
   (f: Facts) =>
     fns.forEach((fn) => fn(f))
-const nodeClasses =
-  (...specs: Partial<ReturnType<typeof healthyNodeClass>['spec']>[]) =>
-  (f: Facts) => {
-    f.kube.nodeClasses = ok(
-      specs.map((spec, i) => {
-        const nc = healthyNodeClass()
-        return { ...nc, metadata: { name: `nc${i}` }, spec: { ...nc.spec, ...spec } }
-      }),
-    )
-  }
 const withBoundaryArn = (f: Facts) => {
   const r = f.iam.roles[CONTROLLER_ROLE]
   if (r?.ok && r.value) r.value.role.permissionsBoundaryArn = BOUNDARY_ARN
@@ -216,8 +201,8 @@ const passFix = (role: string, resources: string | string[], names: string, extr
       {
         Sid: 'AllowPassingInstanceRole',
         Effect: 'Allow',
-        Action: 'iam:PassRole',
         Resource: resources,
+        Action: 'iam:PassRole',
         Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] } },
       },
     ],
@@ -225,7 +210,7 @@ const passFix = (role: string, resources: string | string[], names: string, extr
   return {
     summary: `let ${role} pass ${names} to EC2${extra}`,
     commands: [
-      `aws iam put-role-policy --role-name ${role} --policy-name KarpenterPassNodeRole --policy-document '${JSON.stringify(document)}'`,
+      `aws iam put-role-policy --role-name ${role} --policy-name KarpctlPassNodeRoles --policy-document '${JSON.stringify(document)}'`,
     ],
     snippet: { language: 'json', text: JSON.stringify(document, null, 2) },
   }

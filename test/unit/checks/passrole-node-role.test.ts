@@ -75,7 +75,7 @@ test('implicit deny → fail with a put-role-policy fix scoped to the node role 
   assert.match(
     cmd,
     new RegExp(
-      `^aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpenterPassNodeRole --policy-document '`,
+      `^aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpctlPassNodeRoles --policy-document '`,
     ),
   )
   const doc = JSON.parse(cmd.slice(cmd.indexOf("'") + 1, cmd.lastIndexOf("'")))

@@ -7,7 +7,8 @@ import { runChecks } from '../../../src/checks/run.js'
 import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
 import { fixSet } from '../../../src/fix/fixes.js'
 import { narrowTrust } from '../../../src/fix/iam.js'
-import { healthyFacts } from '../../helpers/facts.js'
+import { evaluated, nodeClasses } from '../../helpers/check-fixtures.js'
+import { ACCOUNT, CONTROLLER_ROLE, healthyFacts, NODE_ROLE, NODE_ROLE_ARN } from '../../helpers/facts.js'
 import { repoRoot } from '../../helpers/fixtures.js'
 
 const broken = () =>
@@ -98,4 +99,29 @@ test('a controller role managed by CloudFormation: its trust is left to the stac
       (m) => m.check === 'irsa-trust-policy' && /CloudFormation stack Karpenter-demo/.test(m.message),
     ),
   )
+})
+
+test('the PassRole fix names every node role in use: put-role-policy replaces the policy, so a grant of only the failing role would take PassRole from a role an earlier fix granted', () => {
+  const granted = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo-acme`
+  const facts = healthyFacts((f) => {
+    nodeClasses({ role: NODE_ROLE }, { role: 'KarpenterNodeRole-demo-acme' })(f)
+    evaluated({ decision: 'implicitDeny', matchedStatements: [] })(f)
+    evaluated({}, granted)(f)
+  })
+  const fs = fixSet(facts, runChecks(catalog, facts), { selected: (id) => id === 'passrole-node-role' })
+  const pass = fs.resources.find((r) => r.address === 'iam-policy.passrole-fix')
+  assert.ok(pass, 'a PassRole fix')
+  assert.equal(pass.name, `${CONTROLLER_ROLE}/KarpctlPassNodeRoles`)
+  assert.deepEqual(pass.documents?.KarpctlPassNodeRoles, {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'AllowPassingInstanceRole',
+        Effect: 'Allow',
+        Resource: [NODE_ROLE_ARN, granted],
+        Action: 'iam:PassRole',
+        Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] } },
+      },
+    ],
+  })
 })
