@@ -31,6 +31,14 @@ const rows = [
   ['new karpctl --version', node, [newBin, '--version']],
   ['old karpctl doctor --help', node, [oldBin, 'doctor', '--help']],
   ['new karpctl doctor --help', node, [newBin, 'doctor', '--help']],
+  // A screen not seen before (help-cache.ts): a new variable each round makes a new key, the code cache
+  // stays warm. What the first `--help` after an install or a change of terminal costs.
+  [
+    'new doctor --help, new screen',
+    node,
+    [newBin, 'doctor', '--help'],
+    (i) => ({ KARPCTL_BENCH_ROUND: `${i}` }),
+  ],
   ['old karpctl doctor --list', node, [oldBin, 'doctor', '--list']],
   ['new karpctl doctor --list', node, [newBin, 'doctor', '--list']],
 ]
@@ -53,8 +61,8 @@ for (let i = 0; i < Math.max(5, Math.floor(runs / 4)); i++) {
 
 const times = rows.map(() => [])
 for (let i = 0; i < runs + 2; i++) {
-  rows.forEach(([, cmd, args], j) => {
-    const ms = time(cmd, args)
+  rows.forEach(([, cmd, args, extraEnv], j) => {
+    const ms = time(cmd, args, extraEnv?.(i))
     if (i >= 2) times[j].push(ms) // two warm-up rounds: page cache, and the code cache written
   })
 }
@@ -76,9 +84,9 @@ console.log(
   `${'new --version, cold cache'.padEnd(28)}${median(cold).toFixed(1).padStart(9)}${min(cold).toFixed(1).padStart(9)}` +
     `${(median(cold) / kube).toFixed(2).padStart(9)}${(median(cold) / bare).toFixed(2).padStart(7)}`,
 )
-for (const cmd of ['--version', 'doctor --help']) {
-  const r = med[`new karpctl ${cmd}`] / kube
+for (const cmd of ['karpctl --version', 'karpctl doctor --help', 'doctor --help, new screen']) {
+  const r = med[`new ${cmd}`] / kube
   console.log(
-    `aim: karpctl ${cmd} <= 1.3 × kubectl version --client → ${r.toFixed(2)}× ${r <= 1.3 ? 'met' : 'MISSED'}`,
+    `aim: ${cmd} <= 1.3 × kubectl version --client → ${r.toFixed(2)}× ${r <= 1.3 ? 'met' : 'MISSED'}`,
   )
 }

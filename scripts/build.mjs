@@ -230,6 +230,9 @@ await built({
       nodeMin: nodeMinimum(pkg.engines.node),
       hashes: Object.fromEntries(BUNDLES.map((f) => [f, hash(`dist/${f}`)])),
       commands,
+      // What may show a help screen (boot/help-cache.ts), as oclif decides: its help flags, and a topic alone.
+      helpFlags: ['--help', ...(pkg.oclif.additionalHelpFlags ?? [])],
+      topics: Object.keys(pkg.oclif.topics ?? {}),
     }),
   },
 })

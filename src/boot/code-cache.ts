@@ -8,7 +8,7 @@
 // Node's version (V8 rejects another V8's cache anyway). It is written once, at exit, when there was
 // none or V8 rejected it, to a temporary file renamed into place: two karpctl runs at once never see a
 // half-written cache. An unreadable, corrupt or unwritable cache only costs the compile it would save.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -35,10 +35,14 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string | u
   return home ? join(home, '.cache', 'karpctl') : undefined
 }
 
+const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)
+
+/** How the cache files of one bundle and command end, whatever karpctl's and Node's versions. */
+export const cacheSuffix = (bundle: string, variant: string) => `-${safe(bundle)}-${safe(variant)}.v8cache`
+
 /** A cache file name from parts that may hold anything: only [A-Za-z0-9._-] reach the file system. */
 export function cacheFileName(bundle: string, key: string, variant: string): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)
-  return `${safe(key)}-node${safe(process.versions.node)}-${safe(bundle)}-${safe(variant)}.v8cache`
+  return `${safe(key)}-node${safe(process.versions.node)}${cacheSuffix(bundle, variant)}`
 }
 
 const pending = new Map<string, () => void>()
@@ -87,7 +91,9 @@ export function loadBundle(file: string, variant: string, options: CacheOptions)
   options.onLoad?.(file, !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'accepted')
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
     // At exit: the cache then also holds every function this run compiled lazily (the command's own).
-    pending.set(cacheFile, () => writeCache(cacheFile, script, options))
+    pending.set(cacheFile, () =>
+      writeCache(cacheFile, script, options, cacheSuffix(file.replace(/.*[\\/]/, ''), variant)),
+    )
     if (!exitHook) {
       exitHook = true
       process.once('exit', flushCaches)
@@ -112,7 +118,7 @@ export function flushCaches(): void {
   pending.clear()
 }
 
-function writeCache(cacheFile: string, script: vm.Script, options: CacheOptions): void {
+function writeCache(cacheFile: string, script: vm.Script, options: CacheOptions, suffix: string): void {
   const tmp = `${cacheFile}.${process.pid}.tmp`
   try {
     const data = script.createCachedData()
@@ -126,5 +132,28 @@ function writeCache(cacheFile: string, script: vm.Script, options: CacheOptions)
     } catch {
       // nothing to clean up
     }
+    return
   }
+  try {
+    pruneCaches(cacheFile, suffix)
+  } catch (err) {
+    options.onError?.(`prune ${dirname(cacheFile)}`, err)
+  }
+}
+
+/**
+ * Each upgrade of karpctl (or of Node) names new cache files, megabytes each: of the caches of one bundle
+ * and command (`suffix`) other than `current`, only the newest stays, so two installs used in turn (a
+ * global one and a project's) keep theirs, and nothing piles up.
+ */
+export function pruneCaches(current: string, suffix: string, keepOthers = 1): void {
+  const dir = dirname(current)
+  const others = readdirSync(dir)
+    .filter((n) => n.endsWith(suffix) && join(dir, n) !== current)
+    .map((n) => ({
+      path: join(dir, n),
+      mtime: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+    }))
+    .sort((a, b) => b.mtime - a.mtime)
+  for (const old of others.slice(keepOthers)) rmSync(old.path, { force: true })
 }

@@ -2,6 +2,7 @@
 // cache (code-cache.ts), then oclif's execute, exactly as before: same help, version, errors and exits.
 import { dirname, join, relative, sep } from 'node:path'
 import { cacheDirectory, loadBundle, type CacheOptions } from './code-cache.js'
+import { helpFiles, mayShowHelp, readScreen, recordHelpTo, screenFile, screenKey } from './help-cache.js'
 
 /**
  * Set by scripts/build.mjs: karpctl's name and version, each bundle's content hash, the command words,
@@ -16,6 +17,8 @@ declare const KARPCTL_BUILD: {
   /** package.json `engines.node`, and the minimum it names as [major, minor, patch]. */
   engines: string
   nodeMin: [number, number, number]
+  helpFlags: string[]
+  topics: string[]
 }
 
 interface Cli {
@@ -89,6 +92,7 @@ export async function run(binDir: string): Promise<void> {
   }
   const root = dirname(binDir)
   const dist = join(root, 'dist')
+  if (helpFromCache(root)) return
   const variant = cacheVariant(process.argv.slice(2), KARPCTL_BUILD.commands)
   const before = process.env.OCLIF_DISABLE_ENGINE_WARNING
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
@@ -101,4 +105,34 @@ export async function run(binDir: string): Promise<void> {
     else process.env.OCLIF_DISABLE_ENGINE_WARNING = before
   }
   await cli.execute({ dir: root })
+}
+
+/**
+ * Prints the help screen this invocation showed before, if it is cached (help-cache.ts); else, when it
+ * may show one, tells the help class to record it. False: run the CLI.
+ */
+function helpFromCache(root: string): boolean {
+  const argv = process.argv.slice(2)
+  const dir = cacheDirectory()
+  if (!dir || !mayShowHelp(argv, KARPCTL_BUILD.helpFlags, KARPCTL_BUILD.topics)) return false
+  const files = helpFiles(root, process.env, KARPCTL_BUILD.name)
+  if (!files) return false
+  const build = `${KARPCTL_BUILD.version}-${KARPCTL_BUILD.hashes['cli.js'] ?? 'unhashed'}`
+  const file = screenFile(
+    dir,
+    screenKey(build, {
+      argv,
+      env: process.env,
+      tty: process.stdout.isTTY === true,
+      columns: process.stdout.columns,
+      files,
+    }),
+  )
+  const screen = readScreen(file)
+  if (!screen) {
+    recordHelpTo(file)
+    return false
+  }
+  process.stdout.write(screen)
+  return true
 }

@@ -3,7 +3,7 @@
 // so these cases never touch the network: snapshots and input that fails before any read.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -103,6 +103,44 @@ test('--version prints what oclif prints, from the boot file alone', async () =>
   const late = await karpctl(['doctor', '--version'])
   assert.equal(late.code, 2)
   assert.match(errorLines(late).join('\n'), /Nonexistent flag: --version/)
+})
+
+test('a help screen shown once is printed from the cache next time, and only for the same screen', async () => {
+  const cache = mkdtempSync(join(tmpdir(), 'karpctl-help-screens-'))
+  try {
+    const env = { XDG_CACHE_HOME: cache }
+    const screens = () => readdirSync(join(cache, 'karpctl')).filter((n) => n.startsWith('help-'))
+    const first = await karpctl(['doctor', '--help'], env)
+    assert.equal(first.code, 0)
+    assert.match(first.stdout, /^Find every known Karpenter misconfiguration/)
+    assert.equal(screens().length, 1, 'the screen was recorded')
+    const file = join(cache, 'karpctl', screens()[0] as string)
+    assert.equal(readFileSync(file, 'utf8'), first.stdout)
+    // Printed from the file: the CLI bundle is not what answers.
+    writeFileSync(file, 'from the cache\n')
+    const second = await karpctl(['doctor', '--help'], env)
+    assert.deepEqual([second.code, second.stdout, second.stderr], [0, 'from the cache\n', ''])
+    // Another width, another screen: rendered by oclif, and recorded beside the first.
+    const wide = await karpctl(['doctor', '--help'], { ...env, OCLIF_COLUMNS: '200' })
+    assert.equal(wide.code, 0)
+    assert.match(wide.stdout, /^Find every known Karpenter misconfiguration/)
+    assert.equal(screens().length, 2)
+    // A topic alone is a help screen too; a run that is not help records nothing.
+    assert.equal((await karpctl(['tenant'], env)).code, 0)
+    assert.equal(screens().length, 3)
+    assert.equal((await karpctl(['doctor', '--only', 'nope'], env)).code, 2)
+    assert.equal(screens().length, 3)
+    // KARPCTL_CODE_CACHE=0 turns every cache off.
+    const off = mkdtempSync(join(tmpdir(), 'karpctl-help-off-'))
+    assert.equal(
+      (await karpctl(['doctor', '--help'], { XDG_CACHE_HOME: off, KARPCTL_CODE_CACHE: '0' })).code,
+      0,
+    )
+    assert.deepEqual(readdirSync(off), [])
+    rmSync(off, { recursive: true, force: true })
+  } finally {
+    rmSync(cache, { recursive: true, force: true })
+  }
 })
 
 test('doctor --snapshot of a healthy cluster exits 0 with a closing count line', async () => {

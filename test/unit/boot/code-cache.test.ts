@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,8 +8,10 @@ import { afterEach, beforeEach, describe, test } from 'node:test'
 import {
   cacheDirectory,
   cacheFileName,
+  cacheSuffix,
   flushCaches,
   loadBundle,
+  pruneCaches,
   type CacheOptions,
 } from '../../../src/boot/code-cache.js'
 
@@ -168,5 +170,58 @@ describe('which cache a run uses', () => {
     // A typo or any other word never names a file of its own.
     assert.equal(cacheVariant(['doctr'], commands), 'main')
     assert.equal(cacheVariant(['../../etc'], commands), 'main')
+  })
+})
+
+describe('old caches', () => {
+  test('of one bundle and command, only the newest other than the current stays; nothing else is touched', () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'karpctl-prune-'))
+    try {
+      const name = (version: string, variant = 'doctor') => cacheFileName('aws.js', `${version}-abc`, variant)
+      const files = ['0.1.0', '0.2.0', '0.3.0', '0.4.0'].map((v, i) => {
+        const f = join(cacheDir, name(v))
+        writeFileSync(f, 'x')
+        utimesSync(f, 1000 + i, 1000 + i)
+        return f
+      })
+      const keep = [
+        name('0.1.0', 'doctor-help'),
+        cacheFileName('cli.js', '0.1.0-abc', 'doctor'),
+        'help-k.txt',
+      ]
+      for (const k of keep) writeFileSync(join(cacheDir, k), 'x')
+      // The current one is the oldest by mtime: it stays whatever its age.
+      pruneCaches(files[0] as string, cacheSuffix('aws.js', 'doctor'))
+      assert.deepEqual(readdirSync(cacheDir).sort(), [name('0.1.0'), name('0.4.0'), ...keep].sort())
+      assert.ok(name('0.1.0').endsWith(cacheSuffix('aws.js', 'doctor')))
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
+  })
+
+  test('writing a new cache drops the stale ones of the same bundle and command', () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'karpctl-prune-write-'))
+    dir = mkdtempSync(join(tmpdir(), 'karpctl-prune-bundle-'))
+    try {
+      const file = bundle()
+      const base = file.replace(/.*[\\/]/, '')
+      const stale = ['0.7.0-a', '0.8.0-b', '0.9.0-c'].map((k, i) => {
+        const f = join(cacheDir, cacheFileName(base, k, 'main'))
+        writeFileSync(f, 'x')
+        utimesSync(f, 1000 + i, 1000 + i)
+        return f
+      })
+      const seen: string[] = []
+      loadBundle(file, 'main', options(cacheDir, seen))
+      flushCaches()
+      assert.deepEqual(seen, ['none'])
+      assert.deepEqual(
+        readdirSync(cacheDir).sort(),
+        [cacheFileName(base, '1.0.0-abc', 'main'), stale[2]!.replace(/.*[\\/]/, '')].sort(),
+      )
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
