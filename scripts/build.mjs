@@ -154,6 +154,30 @@ const validatorApart = {
   },
 }
 
+/**
+ * oclif's sort of command ids by localeCompare, at every start, builds ICU's collator (~10 ms):
+ * src/boot/id-order.ts sorts karpctl's ids the same way without it. The build fails if oclif's code
+ * changed, rather than ship its sort unpatched or patched wrongly.
+ */
+const OCLIF_ID_SORT = '.sort((a, b) => a.id.localeCompare(b.id));'
+const idOrder = {
+  name: 'oclif-id-order',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (source.split(OCLIF_ID_SORT).length !== 2)
+        throw new Error(
+          `${args.path}: oclif's command sort is not \`${OCLIF_ID_SORT}\` once: update src/boot/id-order.ts`,
+        )
+      const order = JSON.stringify(resolve('src/boot/id-order.ts'))
+      return {
+        contents: `const { idOrder: karpctlIdOrder } = require(${order});\n${source.replace(OCLIF_ID_SORT, '.sort((a, b) => karpctlIdOrder(a.id, b.id));')}`,
+        loader: 'js',
+      }
+    })
+  },
+}
+
 rmSync('dist', { recursive: true, force: true })
 mkdirSync('dist')
 writeFileSync('dist/package.json', '{ "type": "commonjs" }\n')
@@ -162,7 +186,7 @@ await built({
   // The command_not_found hook is its own small bundle: oclif requires it by path (package.json).
   entryPoints: { cli: 'src/cli.ts', 'hooks/not-found': 'src/hooks/not-found.ts' },
   outdir: 'dist',
-  plugins: [vendorImports, validatorApart],
+  plugins: [vendorImports, validatorApart, idOrder],
   // Imported by the commands that need them, from node_modules (rarely used); typescript and
   // ts-node only by oclif's development mode.
   external: ['./vendor/*', '@inquirer/*', '@cdktf/hcl2json', 'typescript', 'ts-node'],

@@ -1,6 +1,7 @@
 // The CLI bundle (dist/cli.js, CommonJS, loaded through V8's code cache by src/boot/main.ts): oclif and
 // the commands in one file, so a run reads, parses and compiles one minified file instead of hundreds.
-export { execute } from '@oclif/core'
+// Config too: tests load the bundle's own oclif, as patched by the build (scripts/build.mjs).
+export { Config, execute } from '@oclif/core'
 
 /**
  * The commands (oclif's explicit discovery target, dist/commands.js), evaluated when oclif first needs a
