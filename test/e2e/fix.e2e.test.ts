@@ -20,14 +20,17 @@ import {
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge'
 import {
+  AttachRolePolicyCommand,
   CreatePolicyCommand,
   CreatePolicyVersionCommand,
+  CreateRoleCommand,
   DeleteRolePermissionsBoundaryCommand,
   DeleteRolePolicyCommand,
   DetachRolePolicyCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
   GetRoleCommand,
+  GetRolePolicyCommand,
   ListAttachedRolePoliciesCommand,
   ListRolePoliciesCommand,
   PutRolePermissionsBoundaryCommand,
@@ -41,13 +44,17 @@ import {
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs'
 import {
+  awsAuthConfigMap,
   awsClients,
   CLUSTER_NAME,
   controllerTrustPolicy,
+  defaultEC2NodeClass,
   fixturesDir,
   gettingStartedValues,
   helm,
   karpenterChartDir,
+  markNodeClassReady,
+  nodeClassStatusFromSeed,
   REGION,
   runKarpctl,
   seedAws,
@@ -330,6 +337,57 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     await fixed(t, 'controller-policy')
     const inline = await aws.iam.send(new ListRolePoliciesCommand({ RoleName: seed.controllerRoleName }))
     assert.ok(inline.PolicyNames!.includes(`KarpenterControllerMissing-${CLUSTER_NAME}`))
+  })
+
+  test("PassRole for a second node role: the fix's grant names both, so the first keeps it when the reference statement goes", async (t) => {
+    // A second EC2NodeClass with a node role of its own, healthy but for PassRole (its policies and
+    // cluster access as the first role's), which the reference statement does not name.
+    const second = `KarpenterNodeRole-${CLUSTER_NAME}-second`
+    const trust = await aws.iam.send(new GetRoleCommand({ RoleName: seed.nodeRoleName }))
+    const role = await aws.iam.send(
+      new CreateRoleCommand({
+        RoleName: second,
+        AssumeRolePolicyDocument: decodeURIComponent(trust.Role!.AssumeRolePolicyDocument!),
+      }),
+    )
+    for (const p of (await aws.iam.send(new ListAttachedRolePoliciesCommand({ RoleName: seed.nodeRoleName })))
+      .AttachedPolicies!)
+      await aws.iam.send(new AttachRolePolicyCommand({ RoleName: second, PolicyArn: p.PolicyArn }))
+    await bed.kube.apply(awsAuthConfigMap([seed.nodeRoleArn, role.Role!.Arn!]))
+    await bed.kube.apply(defaultEC2NodeClass({ name: 'second', role: second }))
+    await markNodeClassReady(bed.kube, 'second', nodeClassStatusFromSeed(seed))
+
+    const r = await fixed(t, 'passrole-node-role')
+    assert.deepEqual(
+      r.j.fix.plan.steps.map((x) => [x.address, x.action]),
+      [['iam-policy.passrole-fix', 'create']],
+    )
+    const grant = await aws.iam.send(
+      new GetRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyName: 'KarpctlPassNodeRoles' }),
+    )
+    const doc = JSON.parse(decodeURIComponent(grant.PolicyDocument!)) as {
+      Statement: { Resource: string[] }[]
+    }
+    assert.deepEqual(doc.Statement[0]!.Resource, [seed.nodeRoleArn, role.Role!.Arn!].sort())
+
+    // Before, the grant named only the role that failed: without the reference statement, the first
+    // role failed, and the next --fix's grant (of it alone) took PassRole from the second.
+    const { doc: reference, replace } = await policyWith(aws, seed, 'AllowPassingInstanceRole')
+    await replace({
+      ...reference,
+      Statement: reference.Statement.filter((x) => x.Sid !== 'AllowPassingInstanceRole'),
+    })
+    const after = await fixJson(bed, ['--dry-run'])
+    assert.equal(status(after.j, 'passrole-node-role'), 'pass', 'both roles still passable')
+    assert.equal(after.code, 0, after.stderr)
+
+    // The cluster as the other tests expect it: one EC2NodeClass, one node role mapped.
+    await replace(reference)
+    await bed.kube.delete('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/second')
+    await bed.kube.apply(awsAuthConfigMap([seed.nodeRoleArn]))
+    await aws.iam.send(
+      new DeleteRolePolicyCommand({ RoleName: seed.controllerRoleName, PolicyName: 'KarpctlPassNodeRoles' }),
+    )
   })
 
   test('an explicit Deny on a controller action: manual, left failing, and the reason said; nothing written', async () => {
