@@ -255,7 +255,8 @@ await built({
       hashes: Object.fromEntries(BUNDLES.map((f) => [f, hash(`dist/${f}`)])),
       commands,
       // What may show a help screen (boot/help-cache.ts), as oclif decides: its help flags, and a topic alone.
-      helpFlags: ['--help', ...(pkg.oclif.additionalHelpFlags ?? [])],
+      // None when an init hook must run first (as for the version flags).
+      helpFlags: pkg.oclif.hooks?.init ? [] : ['--help', ...(pkg.oclif.additionalHelpFlags ?? [])],
       topics: Object.keys(pkg.oclif.topics ?? {}),
     }),
   },

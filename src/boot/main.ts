@@ -114,7 +114,9 @@ export async function run(binDir: string): Promise<void> {
 function helpFromCache(root: string): boolean {
   const argv = process.argv.slice(2)
   const dir = cacheDirectory()
-  if (!dir || !mayShowHelp(argv, KARPCTL_BUILD.helpFlags, KARPCTL_BUILD.topics)) return false
+  // No help flags: an init hook must see every run (the build says so).
+  if (!dir || KARPCTL_BUILD.helpFlags.length === 0) return false
+  if (!mayShowHelp(argv, KARPCTL_BUILD.helpFlags, KARPCTL_BUILD.topics)) return false
   const files = helpFiles(root, process.env, KARPCTL_BUILD.name)
   if (!files) return false
   const build = `${KARPCTL_BUILD.version}-${KARPCTL_BUILD.hashes['cli.js'] ?? 'unhashed'}`
