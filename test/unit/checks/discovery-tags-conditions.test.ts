@@ -278,3 +278,11 @@ test('subnets or security groups of the EC2NodeClass not collected: skipped, say
     [{ status: 'skipped', message: 'security groups of EC2NodeClass default were not collected' }],
   )
 })
+
+test('no cluster, and nothing matched: the fixes ask for subnet and security-group ids', () => {
+  const findings = run((f) => (f.eks.cluster = ok(null)), subnets(), groups())
+  assert.deepEqual(
+    findings.map((f) => f.fix),
+    [tagFix('<subnets-ids>', 'subnets'), tagFix('<security-groups-ids>', 'security-groups')],
+  )
+})
