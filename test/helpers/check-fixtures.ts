@@ -4,12 +4,17 @@ import assert from 'node:assert/strict'
 import type { Finding } from '../../src/checks/types.js'
 import type {
   AttachedPolicy,
+  EC2NodeClass,
+  ClusterAutoscalerDeployment,
+  EventRule,
   Facts,
   KmsKey,
+  NodePool,
   PermissionEvaluation,
   PolicyDocument,
   PolicyStatement,
   RoleFacts,
+  Taint,
 } from '../../src/facts/types.js'
 import {
   ACCOUNT,
@@ -43,7 +48,10 @@ export const editStatements =
   (name: string, edit: (s: PolicyStatement) => PolicyStatement | null) => (f: Facts) => {
     for (const p of attachedOf(f, name)) {
       if (p.document)
-        p.document = { ...p.document, Statement: p.document.Statement.map(edit).filter((s) => s !== null) }
+        p.document = {
+          ...p.document,
+          Statement: p.document.Statement.map(edit).filter((s) => s !== null),
+        }
     }
   }
 
@@ -152,4 +160,122 @@ export const setChartVersion = (v: string, app?: string) => (f: Facts) => {
     f.kube.release.value.chartVersion = v
     if (app !== undefined) f.kube.release.value.appVersion = app
   }
+}
+
+// ---- a cluster-autoscaler beside Karpenter (cluster-autoscaler) ----
+
+export const CA_AUTO =
+  '--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/demo'
+export const CA_ASG = 'eks-system-2ac6e2b1-1b2c-3d4e-5f60-718293a4b5c6'
+
+/** A cluster-autoscaler Deployment `kube-system/cluster-autoscaler` run with `args`. */
+export const ca = (args: string[], replicas = 1): ClusterAutoscalerDeployment => ({
+  namespace: 'kube-system',
+  name: 'cluster-autoscaler',
+  replicas,
+  annotations: {},
+  args: ['./cluster-autoscaler', '--cloud-provider=aws', ...args],
+})
+
+/** The healthy cluster plus one managed node group `system` (where the controller runs) and `ca`. */
+export const withCa = (a: ClusterAutoscalerDeployment | null, mutate?: (f: Facts) => void) =>
+  healthyFacts((f) => {
+    f.kube.clusterAutoscalers = ok(a ? [a] : [])
+    f.eks.nodegroups = ok([
+      { name: 'system', autoScalingGroups: [CA_ASG] },
+      { name: 'batch', autoScalingGroups: ['eks-batch-0000'] },
+    ])
+    f.kube.nodes = ok([
+      {
+        name: 'ip-10-0-1-1',
+        labels: { 'eks.amazonaws.com/nodegroup': 'system' },
+        taints: [],
+        ready: true,
+        karpenter: false,
+      },
+    ])
+    f.kube.pods = ok([
+      {
+        metadata: { name: 'karpenter-abc', namespace: 'kube-system' },
+        nodeName: 'ip-10-0-1-1',
+        containerStatuses: [],
+      },
+    ])
+    mutate?.(f)
+  })
+
+// ---- the interruption queue (interruption-queue, interruption-rules) ----
+
+/** settings.interruptionQueue of the release, the controller's INTERRUPTION_QUEUE unset. */
+export const setQueueSetting = (value: unknown) => (f: Facts) => {
+  if (!f.kube.release.ok || !f.kube.release.value) return
+  const settings = f.kube.release.value.computedValues.settings as Record<string, unknown>
+  settings.interruptionQueue = value
+  if (f.kube.deployment.ok && f.kube.deployment.value) delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
+}
+
+/** The access policy of the interruption queue. */
+export const setQueuePolicy = (policy: PolicyDocument | null) => (f: Facts) => {
+  if (f.sqs.queue.ok && f.sqs.queue.value) f.sqs.queue.value.policy = policy
+}
+
+/** The EventBridge rules the collector found, edited. */
+export const editRules = (edit: (rules: EventRule[]) => EventRule[]) => (f: Facts) => {
+  if (f.events.rules.ok) f.events.rules = ok(edit(f.events.rules.value))
+}
+
+export const isSpotRule = (r: EventRule) => r.name.endsWith('SpotInterruptionRule')
+
+/** A queue the rules may still send to after a reinstall. */
+export const OLD_QUEUE_ARN = 'arn:aws:sqs:us-west-2:123456789012:demo-old'
+
+// ---- tenant NodePools (tenant-isolation) ----
+
+export interface TenantOpts {
+  role?: string
+  nodeClass?: string
+  taints?: Taint[]
+  labels?: Record<string, string>
+  poolLabel?: boolean
+}
+
+/** A NodePool for `tenant`, isolated as karpctl makes them unless `o` says otherwise. */
+export function tenantPool(tenant: string, o: TenantOpts = {}): NodePool {
+  return {
+    metadata: { name: tenant, labels: o.poolLabel === false ? {} : { 'karpctl.io/tenant': tenant } },
+    spec: {
+      template: {
+        metadata: { labels: o.labels ?? { 'karpctl.io/tenant': tenant } },
+        spec: {
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: o.nodeClass ?? tenant },
+          taints: o.taints ?? [{ key: 'karpctl.io/tenant', value: tenant, effect: 'NoSchedule' }],
+        },
+      },
+    },
+  }
+}
+
+export function tenantClass(name: string, role = `KarpenterNodeRole-demo-${name}`): EC2NodeClass {
+  return {
+    metadata: { name },
+    spec: {
+      role,
+      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    },
+  }
+}
+
+/** The healthy install plus tenants: each entry adds a NodePool and (unless it reuses one) an EC2NodeClass. */
+export function withTenants(tenants: [string, TenantOpts?][], mutate?: (f: Facts) => void): Facts {
+  return healthyFacts((f) => {
+    if (!f.kube.nodePools.ok || !f.kube.nodeClasses.ok) throw new Error('fixture')
+    for (const [name, o = {}] of tenants) {
+      f.kube.nodePools.value.push(tenantPool(name, o))
+      const nc = o.nodeClass ?? name
+      if (!f.kube.nodeClasses.value.some((c) => c.metadata.name === nc))
+        f.kube.nodeClasses.value.push(tenantClass(nc, o.role))
+    }
+    mutate?.(f)
+  })
 }

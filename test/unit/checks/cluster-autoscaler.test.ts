@@ -2,47 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { clusterAutoscaler, discoveryScope, flagValues } from '../../../src/checks/cluster-autoscaler.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { ClusterAutoscalerDeployment, Facts } from '../../../src/facts/types.js'
-import { failed, healthyFacts, ok } from '../../helpers/facts.js'
-
-const AUTO =
-  '--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/demo'
-const ASG = 'eks-system-2ac6e2b1-1b2c-3d4e-5f60-718293a4b5c6'
-
-const ca = (args: string[], replicas = 1): ClusterAutoscalerDeployment => ({
-  namespace: 'kube-system',
-  name: 'cluster-autoscaler',
-  replicas,
-  annotations: {},
-  args: ['./cluster-autoscaler', '--cloud-provider=aws', ...args],
-})
-
-/** The healthy cluster plus one managed node group `system` (where the controller runs) and `ca`. */
-const withCa = (a: ClusterAutoscalerDeployment | null, mutate?: (f: Facts) => void) =>
-  healthyFacts((f) => {
-    f.kube.clusterAutoscalers = ok(a ? [a] : [])
-    f.eks.nodegroups = ok([
-      { name: 'system', autoScalingGroups: [ASG] },
-      { name: 'batch', autoScalingGroups: ['eks-batch-0000'] },
-    ])
-    f.kube.nodes = ok([
-      {
-        name: 'ip-10-0-1-1',
-        labels: { 'eks.amazonaws.com/nodegroup': 'system' },
-        taints: [],
-        ready: true,
-        karpenter: false,
-      },
-    ])
-    f.kube.pods = ok([
-      {
-        metadata: { name: 'karpenter-abc', namespace: 'kube-system' },
-        nodeName: 'ip-10-0-1-1',
-        containerStatuses: [],
-      },
-    ])
-    mutate?.(f)
-  })
+import type { Facts } from '../../../src/facts/types.js'
+import { CA_ASG as ASG, CA_AUTO as AUTO, ca, withCa } from '../../helpers/check-fixtures.js'
+import { failed, ok } from '../../helpers/facts.js'
 
 const run = (f: Facts) => runCheck(clusterAutoscaler, f)
 

@@ -5,18 +5,8 @@ import { interruptionQueue } from '../../../src/checks/interruption-queue.js'
 import { interruptionRules } from '../../../src/checks/interruption-rules.js'
 import { runCheck, runChecks } from '../../../src/checks/run.js'
 import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
+import { setQueuePolicy as setPolicy, setQueueSetting } from '../../helpers/check-fixtures.js'
 import { failed, healthyFacts, ok, QUEUE_ARN } from '../../helpers/facts.js'
-
-const setQueueSetting = (value: unknown) => (f: Facts) => {
-  if (!f.kube.release.ok || !f.kube.release.value) return
-  const settings = f.kube.release.value.computedValues.settings as Record<string, unknown>
-  settings.interruptionQueue = value
-  if (f.kube.deployment.ok && f.kube.deployment.value) delete f.kube.deployment.value.env.INTERRUPTION_QUEUE
-}
-
-const setPolicy = (policy: PolicyDocument | null) => (f: Facts) => {
-  if (f.sqs.queue.ok && f.sqs.queue.value) f.sqs.queue.value.policy = policy
-}
 
 /** The JSON a `--attributes '{...}'` argument carries. */
 const attributesOf = (cmd: string) =>

@@ -2,14 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { interruptionRules } from '../../../src/checks/interruption-rules.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { EventRule, Facts } from '../../../src/facts/types.js'
-import { failed, healthyFacts, ok, QUEUE_ARN } from '../../helpers/facts.js'
-
-const editRules = (edit: (rules: EventRule[]) => EventRule[]) => (f: Facts) => {
-  if (f.events.rules.ok) f.events.rules = ok(edit(f.events.rules.value))
-}
-
-const isSpot = (r: EventRule) => r.name.endsWith('SpotInterruptionRule')
+import type { EventRule } from '../../../src/facts/types.js'
+import { editRules, isSpotRule as isSpot, OLD_QUEUE_ARN } from '../../helpers/check-fixtures.js'
+import { failed, healthyFacts, QUEUE_ARN } from '../../helpers/facts.js'
 
 test('healthy: the five rules are enabled and target the queue', () => {
   const r = runCheck(interruptionRules, healthyFacts())
@@ -122,8 +117,6 @@ test('a failed rules read makes the check unknown', () => {
 })
 
 // ---- rules that exist but target another queue (issue 12, item 3) ----
-
-const OLD_QUEUE_ARN = 'arn:aws:sqs:us-west-2:123456789012:demo-old'
 
 /** Every rule sends to `arn` instead (the target keeps `id`). */
 const retarget = (arn: string, id = 'KarpenterInterruptionQueueTarget') =>

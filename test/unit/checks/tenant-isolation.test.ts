@@ -1,57 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { EC2NodeClass, Facts, NodePool, Taint } from '../../../src/facts/types.js'
 import { tenantIsolation } from '../../../src/checks/tenant-isolation.js'
 import { runCheck } from '../../../src/checks/run.js'
+import { withTenants } from '../../helpers/check-fixtures.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
-
-interface TenantOpts {
-  role?: string
-  nodeClass?: string
-  taints?: Taint[]
-  labels?: Record<string, string>
-  poolLabel?: boolean
-}
-
-function tenantPool(tenant: string, o: TenantOpts = {}): NodePool {
-  return {
-    metadata: { name: tenant, labels: o.poolLabel === false ? {} : { 'karpctl.io/tenant': tenant } },
-    spec: {
-      template: {
-        metadata: { labels: o.labels ?? { 'karpctl.io/tenant': tenant } },
-        spec: {
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: o.nodeClass ?? tenant },
-          taints: o.taints ?? [{ key: 'karpctl.io/tenant', value: tenant, effect: 'NoSchedule' }],
-        },
-      },
-    },
-  }
-}
-
-function tenantClass(name: string, role = `KarpenterNodeRole-demo-${name}`): EC2NodeClass {
-  return {
-    metadata: { name },
-    spec: {
-      role,
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    },
-  }
-}
-
-/** The healthy install plus tenants: each entry adds a NodePool and (unless it reuses one) an EC2NodeClass. */
-function withTenants(tenants: [string, TenantOpts?][], mutate?: (f: Facts) => void): Facts {
-  return healthyFacts((f) => {
-    if (!f.kube.nodePools.ok || !f.kube.nodeClasses.ok) throw new Error('fixture')
-    for (const [name, o = {}] of tenants) {
-      f.kube.nodePools.value.push(tenantPool(name, o))
-      const nc = o.nodeClass ?? name
-      if (!f.kube.nodeClasses.value.some((c) => c.metadata.name === nc))
-        f.kube.nodeClasses.value.push(tenantClass(nc, o.role))
-    }
-    mutate?.(f)
-  })
-}
 
 test('isolated tenants pass: taint, label and their own roles', () => {
   const r = runCheck(tenantIsolation, withTenants([['acme'], ['globex']]))

@@ -1,0 +1,288 @@
+// The conditions discovery-tags judges, one at a time (issue 12, item 8: mutation testing): which
+// selector values are foreign (not this cluster, not `*`, not absent), how selectors are described,
+// subnets outside the VPC, the availability zones counted (only those in the VPC), the security
+// groups, and what happens without a cluster VPC; each finding and fix exact.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { discoveryTags } from '../../../src/checks/discovery-tags.js'
+import { runCheck } from '../../../src/checks/run.js'
+import type { EC2NodeClass, Facts, SecurityGroup, SelectorTerm, Subnet } from '../../../src/facts/types.js'
+import { CLUSTER_SG, healthyFacts, NODE_SG, ok, VPC } from '../../helpers/facts.js'
+
+const NC = 'EC2NodeClass/default'
+const subnet = (id: string, az: string, vpcId = VPC): Subnet => ({
+  id,
+  vpcId,
+  availabilityZone: az,
+  cidr: '10.0.0.0/19',
+  availableIps: 8000,
+  tags: {},
+})
+const sg = (id: string, vpcId = VPC): SecurityGroup => ({ id, name: id, vpcId, tags: {}, ingress: [] })
+const nodeClass = (f: Facts): EC2NodeClass => {
+  assert.ok(f.kube.nodeClasses.ok)
+  return f.kube.nodeClasses.value[0]!
+}
+const subnets =
+  (...list: Subnet[]) =>
+  (f: Facts) =>
+    (f.ec2.subnetsByNodeClass.default = ok(list))
+const groups =
+  (...list: SecurityGroup[]) =>
+  (f: Facts) =>
+    (f.ec2.securityGroupsByNodeClass.default = ok(list))
+const selecting =
+  (subnetTerms: SelectorTerm[], sgTerms: SelectorTerm[] = nodeClassSgTerms) =>
+  (f: Facts) => {
+    nodeClass(f).spec.subnetSelectorTerms = subnetTerms
+    nodeClass(f).spec.securityGroupSelectorTerms = sgTerms
+  }
+const nodeClassSgTerms: SelectorTerm[] = [{ tags: { 'karpenter.sh/discovery': 'demo' } }]
+const both =
+  (...fns: ((f: Facts) => void)[]) =>
+  (f: Facts) =>
+    fns.forEach((fn) => fn(f))
+const run = (...fns: ((f: Facts) => void)[]) => runCheck(discoveryTags, healthyFacts(both(...fns))).findings
+const SG_PASS = { status: 'pass', subject: NC, message: `EC2NodeClass default: security groups ${NODE_SG}` }
+const tagFix = (resources: string, what: string) => ({
+  summary: `tag the cluster's ${what} so the selector finds them`,
+  commands: [
+    `aws ec2 create-tags --region us-west-2 --resources ${resources} --tags Key=karpenter.sh/discovery,Value=demo`,
+  ],
+})
+
+test('discovery-tags is an error-severity network check', () => {
+  assert.equal(discoveryTags.meta.id, 'discovery-tags')
+  assert.equal(discoveryTags.meta.severity, 'error')
+  assert.equal(discoveryTags.meta.category, 'network')
+})
+
+test('healthy: the subnet pass (zones sorted) and the security-group pass, exactly', () => {
+  const reversed = (f: Facts) => {
+    const read = f.ec2.subnetsByNodeClass.default
+    assert.ok(read?.ok)
+    read.value.reverse()
+  }
+  assert.deepEqual(run(reversed), [
+    {
+      status: 'pass',
+      subject: NC,
+      message: 'EC2NodeClass default: 3 subnets in 3 AZs (us-west-2a, us-west-2b, us-west-2c)',
+    },
+    SG_PASS,
+  ])
+})
+
+test('two AZs are enough: a pass, no warning', () => {
+  assert.deepEqual(run(subnets(subnet('subnet-0a', 'us-west-2a'), subnet('subnet-0b', 'us-west-2b'))), [
+    {
+      status: 'pass',
+      subject: NC,
+      message: 'EC2NodeClass default: 2 subnets in 2 AZs (us-west-2a, us-west-2b)',
+    },
+    SG_PASS,
+  ])
+})
+
+test('one AZ: warn, and the fix tags the cluster subnets not selected yet', () => {
+  assert.deepEqual(run(subnets(subnet('subnet-0a', 'us-west-2a'))), [
+    {
+      status: 'warn',
+      subject: NC,
+      message:
+        'EC2NodeClass default has subnets in only 1 availability zone (us-west-2a): one AZ outage stops all provisioning',
+      evidence: { zones: ['us-west-2a'] },
+      fix: tagFix('subnet-0b subnet-0c', 'subnets'),
+    },
+    SG_PASS,
+  ])
+})
+
+test('subnets outside the VPC fail (each named) and do not count as zones; no subnet pass', () => {
+  const findings = run(
+    subnets(
+      subnet('subnet-0a', 'us-west-2a'),
+      subnet('subnet-x', 'us-west-2b', 'vpc-other'),
+      subnet('subnet-y', 'us-west-2c', 'vpc-other'),
+    ),
+  )
+  assert.deepEqual(findings.slice(0, 2), [
+    {
+      status: 'fail',
+      subject: 'subnet-x,subnet-y',
+      message: `EC2NodeClass default selects subnets outside the cluster VPC ${VPC}: subnet-x (vpc-other), subnet-y (vpc-other)`,
+      evidence: {
+        outside: [
+          { id: 'subnet-x', vpcId: 'vpc-other' },
+          { id: 'subnet-y', vpcId: 'vpc-other' },
+        ],
+        vpc: VPC,
+      },
+      fix: {
+        summary: 'remove the discovery tag from the foreign subnets (or narrow the selector)',
+        commands: [
+          'aws ec2 delete-tags --region us-west-2 --resources subnet-x subnet-y --tags Key=karpenter.sh/discovery',
+        ],
+      },
+    },
+    {
+      status: 'warn',
+      subject: NC,
+      message:
+        'EC2NodeClass default has subnets in only 1 availability zone (us-west-2a): one AZ outage stops all provisioning',
+      evidence: { zones: ['us-west-2a'] },
+      fix: tagFix('subnet-0b subnet-0c', 'subnets'),
+    },
+  ])
+  assert.equal(findings.length, 3)
+})
+
+test('outside the VPC but in two zones inside it: the fail, no pass', () => {
+  const findings = run(
+    subnets(
+      subnet('subnet-0a', 'us-west-2a'),
+      subnet('subnet-0b', 'us-west-2b'),
+      subnet('subnet-x', 'us-west-2c', 'vpc-other'),
+    ),
+  )
+  assert.deepEqual(
+    findings.map((f) => [f.status, f.subject]),
+    [
+      ['fail', 'subnet-x'],
+      ['pass', NC],
+    ],
+  )
+  assert.deepEqual(findings[1], SG_PASS)
+})
+
+test('no subnet matched: the selector described term by term, and the fix tags the cluster subnets', () => {
+  const terms: SelectorTerm[] = [
+    { tags: { 'karpenter.sh/discovery': 'demo', tier: 'private' } },
+    { id: 'subnet-0z' },
+    { name: 'private-*' },
+    { tags: { tier: 'app' }, name: 'app-*' },
+  ]
+  assert.deepEqual(run(selecting(terms), subnets())[0], {
+    status: 'fail',
+    subject: NC,
+    message:
+      'subnet selector of EC2NodeClass default (karpenter.sh/discovery=demo,tier=private OR id=subnet-0z OR name=private-* OR tier=app,name=app-*) matches no subnet: Karpenter cannot launch nodes',
+    evidence: { selector: terms, clusterSubnets: ['subnet-0a', 'subnet-0b', 'subnet-0c'] },
+    fix: tagFix('subnet-0a subnet-0b subnet-0c', 'subnets'),
+  })
+})
+
+test('no subnet matched on a cluster without subnets listed: the fix says which ids to give', () => {
+  const noSubnets = (f: Facts) => {
+    if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.subnetIds = []
+  }
+  assert.deepEqual(run(noSubnets, subnets())[0]?.fix, tagFix('<subnets-ids>', 'subnets'))
+})
+
+test('selector values: this cluster, `*` and terms without the discovery tag are not foreign', () => {
+  const terms: SelectorTerm[] = [
+    { id: 'subnet-0a' },
+    { tags: { 'karpenter.sh/discovery': '*' } },
+    { tags: { 'karpenter.sh/discovery': 'demo' } },
+  ]
+  assert.deepEqual(
+    run(selecting(terms)).map((f) => f.status),
+    ['pass', 'pass'],
+  )
+})
+
+test('values of another cluster in both selectors: one fail naming each, with the patch to this cluster', () => {
+  const other = (v: string): SelectorTerm[] => [{ tags: { 'karpenter.sh/discovery': v } }]
+  const f = run(selecting(other('my-cluster'), other('tutorial')))[0]
+  const term = '[{"tags":{"karpenter.sh/discovery":"demo"}}]'
+  assert.deepEqual(f, {
+    status: 'fail',
+    subject: NC,
+    message:
+      'EC2NodeClass default selects karpenter.sh/discovery=my-cluster, tutorial, not this cluster (demo): a value copied from another cluster or tutorial',
+    evidence: { selectorValues: ['my-cluster', 'tutorial'] },
+    fix: {
+      summary: 'select karpenter.sh/discovery=demo',
+      commands: [
+        `kubectl patch ec2nodeclass default --type merge -p '{"spec":{"subnetSelectorTerms":${term},"securityGroupSelectorTerms":${term}}}'`,
+      ],
+    },
+  })
+})
+
+test('no security group matched: fail, describing the selector; the fix tags the cluster security group, or asks for ids', () => {
+  const terms: SelectorTerm[] = [{ tags: { 'karpenter.sh/discovery': 'demo' } }, { id: 'sg-0z' }]
+  const expected = (resources: string) => ({
+    status: 'fail',
+    subject: NC,
+    message:
+      'security-group selector of EC2NodeClass default (karpenter.sh/discovery=demo OR id=sg-0z) matches no security group',
+    evidence: { selector: terms },
+    fix: tagFix(resources, 'security-groups'),
+  })
+  const sgTerms = selecting([{ tags: { 'karpenter.sh/discovery': 'demo' } }], terms)
+  assert.deepEqual(run(sgTerms, groups()).at(-1), expected(CLUSTER_SG))
+  const noClusterSg = (f: Facts) => {
+    if (f.eks.cluster.ok && f.eks.cluster.value) delete f.eks.cluster.value.clusterSecurityGroupId
+  }
+  assert.deepEqual(run(sgTerms, groups(), noClusterSg).at(-1), expected('<security-groups-ids>'))
+})
+
+test('security groups of another VPC: one fail naming each, and the fix removes their tag', () => {
+  assert.deepEqual(run(groups(sg(NODE_SG), sg('sg-x', 'vpc-other'), sg('sg-y', 'vpc-other'))).at(-1), {
+    status: 'fail',
+    subject: 'sg-x,sg-y',
+    message:
+      'EC2NodeClass default selects security groups of another VPC: sg-x (vpc-other), sg-y (vpc-other): RunInstances will fail',
+    evidence: { foreign: ['sg-x', 'sg-y'], vpc: VPC },
+    fix: {
+      summary: 'remove the discovery tag from those security groups',
+      commands: [
+        'aws ec2 delete-tags --region us-west-2 --resources sg-x sg-y --tags Key=karpenter.sh/discovery',
+      ],
+    },
+  })
+})
+
+test('several security groups in the VPC: the pass lists them all', () => {
+  assert.deepEqual(run(groups(sg(NODE_SG), sg('sg-2'))).at(-1), {
+    ...SG_PASS,
+    message: `EC2NodeClass default: security groups ${NODE_SG}, sg-2`,
+  })
+})
+
+test('no cluster (no VPC to compare with): nothing is outside it, every subnet zone counts', () => {
+  const findings = run(
+    (f) => (f.eks.cluster = ok(null)),
+    subnets(subnet('subnet-x', 'us-west-2a', 'vpc-a'), subnet('subnet-y', 'us-west-2b', 'vpc-b')),
+    groups(sg('sg-x', 'vpc-a')),
+  )
+  assert.deepEqual(findings, [
+    {
+      status: 'pass',
+      subject: NC,
+      message: 'EC2NodeClass default: 2 subnets in 2 AZs (us-west-2a, us-west-2b)',
+    },
+    { status: 'pass', subject: NC, message: 'EC2NodeClass default: security groups sg-x' },
+  ])
+})
+
+test('subnets or security groups of the EC2NodeClass not collected: skipped, saying which', () => {
+  const skipped = (fn: (f: Facts) => void) => runCheck(discoveryTags, healthyFacts(fn)).findings
+  assert.deepEqual(
+    skipped((f) => delete f.ec2.subnetsByNodeClass.default),
+    [{ status: 'skipped', message: 'subnets of EC2NodeClass default were not collected' }],
+  )
+  assert.deepEqual(
+    skipped((f) => delete f.ec2.securityGroupsByNodeClass.default),
+    [{ status: 'skipped', message: 'security groups of EC2NodeClass default were not collected' }],
+  )
+})
+
+test('no cluster, and nothing matched: the fixes ask for subnet and security-group ids', () => {
+  const findings = run((f) => (f.eks.cluster = ok(null)), subnets(), groups())
+  assert.deepEqual(
+    findings.map((f) => f.fix),
+    [tagFix('<subnets-ids>', 'subnets'), tagFix('<security-groups-ids>', 'security-groups')],
+  )
+})
