@@ -84,7 +84,7 @@ export const irsaTrustPolicy: Check = {
       return findings
     }
     if (broad.some((s) => s.admits && s.audOk)) return findings
-    const subs = statements.map((s) => s.sub).filter(Boolean)
+    const subs = statements.filter((s) => s.sub).map(lettingIn)
     const wrongAud = statements.filter((s) => s.admits && !s.audOk)
     findings.push({
       status: 'fail',
@@ -140,6 +140,17 @@ function judgeSub(s: IrsaStatement, expected: string): SubJudgement {
       // An operator the check does not read (e.g. ArnLike on :sub): not exact, so not trusted as such.
       return { admits: false, broad: true, literalWildcard: false }
   }
+}
+
+/**
+ * What a statement's :sub lets in, in words: a negation lets in everyone but its values (not "allows"
+ * the service account it names), and an operator the check does not read is named as such.
+ */
+function lettingIn(s: IrsaStatement): string {
+  const { base } = parseOperator(s.operator)
+  if (base === 'StringNotEquals' || base === 'StringNotLike') return `every service account except ${s.sub}`
+  if (['StringEquals', 'StringEqualsIgnoreCase', 'StringLike'].includes(base)) return s.sub
+  return `${s.sub} (compared by ${s.operator}, which does not match a service account name)`
 }
 
 function broadMessage(roleName: string, issuer: string, s: IrsaStatement & SubJudgement, expected: string) {

@@ -227,3 +227,16 @@ test('a negated or unread operator that shuts the controller out: the mismatch c
     assert.doesNotMatch(message, /compares literally/, op)
   }
 })
+
+test('a negation on :sub is not a trust that "allows" the service account it names: the mismatch says what it lets in', () => {
+  for (const op of ['StringNotEquals', 'StringNotLike'])
+    assert.equal(
+      mismatch(trusting({ [op]: { [SUB]: RUNNING }, StringEquals: AUD })),
+      `trust of ${CONTROLLER_ROLE} allows every service account except ${RUNNING}, but the controller runs as ${RUNNING}`,
+      op,
+    )
+  assert.equal(
+    mismatch(trusting({ ArnLike: { [SUB]: RUNNING }, StringEquals: AUD })),
+    `trust of ${CONTROLLER_ROLE} allows ${RUNNING} (compared by ArnLike, which does not match a service account name), but the controller runs as ${RUNNING}`,
+  )
+})
