@@ -304,3 +304,16 @@ test('no Helm release: skipped (the ServiceAccount is the chart’s)', () => {
     'skipped',
   )
 })
+
+test('the restart names the controller Deployment, not the ServiceAccount (a custom serviceAccount.name)', () => {
+  const findings = run(
+    both(associations(), (f) => {
+      if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
+        f.kube.serviceAccount.value.metadata.name = 'karpenter-controller'
+    }),
+  )
+  assert.deepEqual(findings[0]?.fix?.commands, [
+    `aws eks create-pod-identity-association --cluster-name demo --namespace kube-system --service-account karpenter-controller --role-arn ${CONTROLLER_ROLE_ARN} --region us-west-2`,
+    'kubectl -n kube-system rollout restart deployment karpenter',
+  ])
+})
