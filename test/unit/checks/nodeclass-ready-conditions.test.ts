@@ -471,3 +471,13 @@ test('no release but a NodePool or an EC2NodeClass: still judged', () => {
   assert.equal(result(both(noRelease, (f) => (f.kube.nodePools = ok([])))).status, 'warn')
   assert.equal(result(noRelease).status, 'pass')
 })
+
+test('a NodePool with Ready=Unknown passes on its reference, without claiming Ready', () => {
+  const findings = run((f) => {
+    nodePool(f).status = {
+      conditions: [{ type: 'Ready', status: 'Unknown', reason: 'AwaitingReconciliation' }],
+    }
+  })
+  assert.equal(findings[1]?.status, 'pass')
+  assert.equal(findings[1]?.message, 'NodePool default uses EC2NodeClass default')
+})
