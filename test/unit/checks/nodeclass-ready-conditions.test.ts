@@ -481,3 +481,9 @@ test('a NodePool with Ready=Unknown passes on its reference, without claiming Re
   assert.equal(findings[1]?.status, 'pass')
   assert.equal(findings[1]?.message, 'NodePool default uses EC2NodeClass default')
 })
+
+test('an EC2NodeClass with no status at all: warn, with no conditions as evidence', () => {
+  const findings = run((f) => (nodeClass(f).status = undefined))
+  assert.equal(findings[0]?.status, 'warn')
+  assert.deepEqual(findings[0]?.evidence, NODECLASS_EVIDENCE([]))
+})
