@@ -74,6 +74,16 @@ test('healthy: the role exists, named with the NodePool that allows spot', () =>
   ])
 })
 
+test('two spot NodePools and the role: the pass names both', () => {
+  const findings = run(
+    (f) => (f.kube.nodePools = ok([named('a', capacity('Exists')), named('b', capacity('In', ['spot']))])),
+  )
+  assert.equal(
+    findings[0]?.message,
+    'spot service-linked role AWSServiceRoleForEC2Spot exists (spot allowed by NodePool a, b)',
+  )
+})
+
 test('two spot NodePools, no role: fail, both named, exact', () => {
   const findings = run((f) => {
     noRole(f)
