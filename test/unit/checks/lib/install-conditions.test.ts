@@ -94,6 +94,7 @@ test('imageVersion: the tag, with or without v and a digest; none without a x.y.
   assert.deepEqual(imageVersion('public.ecr.aws/karpenter/controller:1.14.1@sha256:abc'), v('1.14.1'))
   assert.deepEqual(imageVersion('public.ecr.aws/karpenter/controller:v0.30.0-rc.1'), v('v0.30.0-rc.1'))
   assert.deepEqual(imageVersion('registry:5000/karpenter:1.2.3'), v('1.2.3'))
+  assert.deepEqual(imageVersion('registry.local/karpenter:10.2.3'), v('10.2.3'))
   assert.equal(imageVersion('public.ecr.aws/karpenter/controller:latest'), null)
   assert.equal(imageVersion('public.ecr.aws/karpenter/controller:1.14'), null)
   assert.equal(imageVersion('public.ecr.aws/karpenter/controller:x1.14.1'), null)
