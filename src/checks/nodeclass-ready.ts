@@ -188,7 +188,7 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
     {
       status: 'pass',
       subject,
-      message: `NodePool ${name} uses EC2NodeClass ${ref.name}${r ? ' and is Ready' : ''}`,
+      message: `NodePool ${name} uses EC2NodeClass ${ref.name}${r?.status === 'True' ? ' and is Ready' : ''}`,
       evidence,
     },
   ]

@@ -1,5 +1,6 @@
 import type { Facts, PodIdentityAssociation, PolicyDocument } from '../facts/types.js'
 import { need, needRelease, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import { controllerDeploymentName } from './lib/install.js'
 import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import { controllerServiceAccount } from './lib/trust.js'
@@ -91,7 +92,7 @@ function missingAssociation(
       summary: `associate ${subject} with the controller role, then restart the controller so it picks up the credentials`,
       commands: [
         `aws eks create-pod-identity-association --cluster-name ${clusterName} --namespace ${sa.namespace} --service-account ${sa.name} --role-arn ${roleArn} --region ${region}`,
-        `kubectl -n ${sa.namespace} rollout restart deployment ${sa.name}`,
+        `kubectl -n ${sa.namespace} rollout restart deployment ${controllerDeploymentName(facts)}`,
       ],
     },
   }

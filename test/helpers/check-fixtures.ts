@@ -18,6 +18,8 @@ import type {
 } from '../../src/facts/types.js'
 import {
   ACCOUNT,
+  CONTROLLER_ROLE,
+  CONTROLLER_ROLE_ARN,
   healthyFacts,
   healthyNodeClass,
   NODE_ROLE_ARN,
@@ -279,3 +281,47 @@ export function withTenants(tenants: [string, TenantOpts?][], mutate?: (f: Facts
     mutate?.(f)
   })
 }
+
+/** The first EC2NodeClass of the fixture (`default`). */
+export const nodeClass = (f: Facts): EC2NodeClass =>
+  f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : assert.fail('fixture')
+
+/** The first NodePool of the fixture (`default`). */
+export const nodePool = (f: Facts): NodePool =>
+  f.kube.nodePools.ok ? f.kube.nodePools.value[0]! : assert.fail('fixture')
+
+// ---- the controller on EKS Pod Identity instead of IRSA (pod-identity) ----
+
+/** A trust policy that lets the Pod Identity agent perform `actions`. */
+export const podTrust = (actions: string[] = ['sts:AssumeRole', 'sts:TagSession']): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' }, Action: actions }],
+})
+
+/** The healthy install switched from IRSA to Pod Identity. */
+export function podIdentityFacts(mutate?: (f: Facts) => void): Facts {
+  return healthyFacts((f) => {
+    f.iam.controllerIdentity = 'pod-identity'
+    if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
+      f.kube.serviceAccount.value.metadata.annotations = {}
+    if (f.kube.release.ok && f.kube.release.value) delete f.kube.release.value.renderedServiceAccount
+    f.eks.podIdentityAssociations = ok([
+      {
+        associationId: 'a-1234567890abcdef0',
+        namespace: 'kube-system',
+        serviceAccount: 'karpenter',
+        roleArn: CONTROLLER_ROLE_ARN,
+      },
+    ])
+    f.eks.addons = ok(['vpc-cni', 'coredns', 'kube-proxy', 'eks-pod-identity-agent'])
+    const role = f.iam.roles[CONTROLLER_ROLE]
+    if (role?.ok && role.value) role.value.role.trust = podTrust()
+    mutate?.(f)
+  })
+}
+
+/** Several fixture edits, applied in order. */
+export const both =
+  (...fns: ((f: Facts) => void)[]) =>
+  (f: Facts) =>
+    fns.forEach((fn) => fn(f))

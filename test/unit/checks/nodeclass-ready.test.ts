@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parseAllDocuments } from 'yaml'
-import type { EC2NodeClass, Facts, NodePool } from '../../../src/facts/types.js'
 import { nodeclassReady } from '../../../src/checks/nodeclass-ready.js'
 import { runCheck } from '../../../src/checks/run.js'
+import { nodeClass, nodePool } from '../../helpers/check-fixtures.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
-
-const nodeClass = (f: Facts): EC2NodeClass =>
-  f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : assert.fail('fixture')
-const nodePool = (f: Facts): NodePool =>
-  f.kube.nodePools.ok ? f.kube.nodePools.value[0]! : assert.fail('fixture')
 
 test('healthy EC2NodeClass and NodePool pass', () => {
   const r = runCheck(nodeclassReady, healthyFacts())

@@ -2,35 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { podIdentity } from '../../../src/checks/pod-identity.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/facts/types.js'
+import { podIdentityFacts, podTrust } from '../../helpers/check-fixtures.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
-
-const podTrust = (actions: string[] = ['sts:AssumeRole', 'sts:TagSession']): PolicyDocument => ({
-  Version: '2012-10-17',
-  Statement: [{ Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' }, Action: actions }],
-})
-
-/** The healthy install switched from IRSA to Pod Identity. */
-function podIdentityFacts(mutate?: (f: Facts) => void): Facts {
-  return healthyFacts((f) => {
-    f.iam.controllerIdentity = 'pod-identity'
-    if (f.kube.serviceAccount.ok && f.kube.serviceAccount.value)
-      f.kube.serviceAccount.value.metadata.annotations = {}
-    if (f.kube.release.ok && f.kube.release.value) delete f.kube.release.value.renderedServiceAccount
-    f.eks.podIdentityAssociations = ok([
-      {
-        associationId: 'a-1234567890abcdef0',
-        namespace: 'kube-system',
-        serviceAccount: 'karpenter',
-        roleArn: CONTROLLER_ROLE_ARN,
-      },
-    ])
-    f.eks.addons = ok(['vpc-cni', 'coredns', 'kube-proxy', 'eks-pod-identity-agent'])
-    const role = f.iam.roles[CONTROLLER_ROLE]
-    if (role?.ok && role.value) role.value.role.trust = podTrust()
-    mutate?.(f)
-  })
-}
 
 test('healthy Pod Identity: association, trust and agent add-on pass', () => {
   const r = runCheck(podIdentity, podIdentityFacts())
