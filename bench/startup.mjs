@@ -34,6 +34,12 @@ const rows = [
   // A screen not seen before (help-cache.ts): a new variable each round makes a new key, the code cache
   // stays warm. What the first `--help` after an install or a change of terminal costs.
   [
+    'old doctor --help, new screen',
+    node,
+    [oldBin, 'doctor', '--help'],
+    (i) => ({ KARPCTL_BENCH_ROUND: `${i}` }),
+  ],
+  [
     'new doctor --help, new screen',
     node,
     [newBin, 'doctor', '--help'],

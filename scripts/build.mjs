@@ -12,7 +12,7 @@ import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { Ajv } from 'ajv'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 
@@ -178,6 +178,29 @@ const idOrder = {
   },
 }
 
+/**
+ * string-width 4 and strip-ansi 6 (oclif's help, through wrap-ansi 7) with the fast paths of
+ * src/boot/fast-text.ts around them. Only those majors: another may measure differently.
+ */
+const FAST_TEXT = { 'string-width': ['4.', 'fastStringWidth'], 'strip-ansi': ['6.', 'fastStripAnsi'] }
+const fastText = {
+  name: 'fast-text',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](string-width|strip-ansi)[\\/]index\.js$/ }, (args) => {
+      const name = /(string-width|strip-ansi)[\\/]index\.js$/.exec(args.path)[1]
+      const [major, wrapper] = FAST_TEXT[name]
+      const { version } = JSON.parse(readFileSync(join(dirname(args.path), 'package.json'), 'utf8'))
+      if (!version.startsWith(major)) return undefined
+      const fast = JSON.stringify(resolve('src/boot/fast-text.ts'))
+      const source = readFileSync(args.path, 'utf8')
+      return {
+        contents: `${source}\n;{ const fast = require(${fast}).${wrapper}(module.exports); fast.default = fast; module.exports = fast; }\n`,
+        loader: 'js',
+      }
+    })
+  },
+}
+
 rmSync('dist', { recursive: true, force: true })
 mkdirSync('dist')
 writeFileSync('dist/package.json', '{ "type": "commonjs" }\n')
@@ -186,7 +209,7 @@ await built({
   // The command_not_found hook is its own small bundle: oclif requires it by path (package.json).
   entryPoints: { cli: 'src/cli.ts', 'hooks/not-found': 'src/hooks/not-found.ts' },
   outdir: 'dist',
-  plugins: [vendorImports, validatorApart, idOrder],
+  plugins: [vendorImports, validatorApart, idOrder, fastText],
   // Imported by the commands that need them, from node_modules (rarely used); typescript and
   // ts-node only by oclif's development mode.
   external: ['./vendor/*', '@inquirer/*', '@cdktf/hcl2json', 'typescript', 'ts-node'],
