@@ -118,7 +118,8 @@ function malformed(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef
     ]
   }
   const name = ref.name
-  const missing = !ref.elsewhere && facts.sqs.queue.ok && !queue
+  if (ref.elsewhere) return [foreignQueue(facts, release, ref, where, what, name, evidence)]
+  const missing = facts.sqs.queue.ok && !queue
   const findings: Finding[] = [
     {
       status: 'fail',
@@ -136,6 +137,34 @@ function malformed(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef
   ]
   if (queue) findings.push(policyFinding(facts, queue))
   return findings
+}
+
+/**
+ * The setting names a queue of another region or account. Karpenter reads the queue of the name in its
+ * own region and account, so its name alone would point at another queue (or none): a queue is needed
+ * here. Not repaired by --fix (evidence.elsewhere): which queue to keep is the owner's call.
+ */
+function foreignQueue(
+  facts: Facts,
+  release: HelmRelease,
+  ref: InterruptionQueueRef,
+  where: string,
+  what: string,
+  name: string,
+  evidence: Record<string, unknown>,
+): Finding {
+  const [, , , region, account] = (ref.arn ?? '').split(':')
+  const home = `${facts.meta.region}${facts.meta.accountId ? ` of account ${facts.meta.accountId}` : ''}`
+  return {
+    status: 'fail',
+    subject: ref.source,
+    message: `${where} is ${what} (${ref.value}) of a queue in ${region}${account && account !== facts.meta.accountId ? ` of account ${account}` : ''}; Karpenter takes a queue name and reads that queue in ${home}, so the controller does not receive that queue's messages`,
+    evidence: { ...evidence, elsewhere: true },
+    fix: {
+      summary: `create queue ${name} in ${facts.meta.region} (as karpctl install makes it) and set its name`,
+      commands: [...createQueueCommands(facts, name), setQueueCommand(facts, release, ref, name)],
+    },
+  }
 }
 
 function policyFinding(facts: Facts, queue: QueueFacts): Finding {

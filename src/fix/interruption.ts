@@ -79,6 +79,7 @@ export const queueFix: Builder = (facts, failing, check) => {
       missing?: string[]
       source?: string
       queueName?: string | null
+      elsewhere?: boolean
     }
     if (e.interruptionQueue && /does not exist/.test(f.message)) {
       const tags = ownershipTags(facts.meta.clusterName)
@@ -106,6 +107,7 @@ export const queueFix: Builder = (facts, failing, check) => {
       e.queueName &&
       e.source &&
       e.source !== 'INTERRUPTION_QUEUE' &&
+      !e.elsewhere &&
       !/no queue .* exists/.test(f.message)
     ) {
       values.push({ path: parseHelmPath(e.source), value: e.queueName, finding: f })

@@ -72,7 +72,7 @@ test('a URL naming the queue, which exists: fail saying where it was set, no "do
   ])
 })
 
-test('an ARN of a queue in another region: not read here, so neither judged nor said to be missing', () => {
+test('an ARN of a queue in another region: Karpenter would read another queue here, so one is created here and named', () => {
   const arn = 'arn:aws:sqs:eu-west-1:123456789012:demo'
   const elsewhere = (queueRead: Facts['sqs']['queue']) => (f: Facts) => {
     setQueueSetting(arn)(f)
@@ -82,22 +82,35 @@ test('an ARN of a queue in another region: not read here, so neither judged nor 
     {
       status: 'fail',
       subject: 'settings.interruptionQueue',
-      message: `settings.interruptionQueue is a queue ARN (${arn}); Karpenter expects the queue name, e.g. demo`,
+      message: `settings.interruptionQueue is a queue ARN (${arn}) of a queue in eu-west-1; Karpenter takes a queue name and reads that queue in us-west-2 of account 123456789012, so the controller does not receive that queue's messages`,
       evidence: {
         value: arn,
         source: 'settings.interruptionQueue',
         form: 'arn',
         queueName: 'demo',
+        elsewhere: true,
       },
-      fix: 'set the queue name instead',
+      fix: 'create queue demo in us-west-2 (as karpctl install makes it) and set its name',
     },
   ]
   // what the collector reads for a queue elsewhere: nothing
   assert.deepEqual(judged(elsewhere(ok(null))), expected)
-  assert.deepEqual(commandsOf(elsewhere(ok(null))), [HELM_SET('demo')])
+  const commands = commandsOf(elsewhere(ok(null)))
+  assert.equal(commands.length, 2)
+  assert.match(commands[0]!, /^aws sqs create-queue --queue-name demo --region us-west-2 --attributes /)
+  assert.equal(commands[1], HELM_SET('demo'))
   // a queue of that name read in this region is another queue: its policy is not judged for it
   const here = healthyFacts().sqs.queue
   assert.deepEqual(judged(elsewhere(here)), expected)
+  // another account: said too
+  const other = (f: Facts) => {
+    setQueueSetting('arn:aws:sqs:us-west-2:999999999999:demo')(f)
+    f.sqs.queue = ok(null)
+  }
+  assert.match(
+    run(other)[0]!.message,
+    /of a queue in us-west-2 of account 999999999999; Karpenter takes a queue name/,
+  )
 })
 
 test('a malformed setting naming a queue that does not exist: the summary says create and set', () => {

@@ -7,8 +7,8 @@ import { runChecks } from '../../../src/checks/run.js'
 import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
 import { fixSet } from '../../../src/fix/fixes.js'
 import { narrowTrust } from '../../../src/fix/iam.js'
-import { evaluated, nodeClasses } from '../../helpers/check-fixtures.js'
-import { ACCOUNT, CONTROLLER_ROLE, healthyFacts, NODE_ROLE, NODE_ROLE_ARN } from '../../helpers/facts.js'
+import { evaluated, nodeClasses, setQueueSetting } from '../../helpers/check-fixtures.js'
+import { ACCOUNT, CONTROLLER_ROLE, healthyFacts, NODE_ROLE, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
 import { repoRoot } from '../../helpers/fixtures.js'
 
 const broken = () =>
@@ -124,4 +124,23 @@ test('the PassRole fix names every node role in use: put-role-policy replaces th
       },
     ],
   })
+})
+
+test('the queue\'s ARN of another region is not "fixed" to its bare name (another queue here): manual, with the check\'s commands', () => {
+  const only = { selected: (id: string) => id === 'interruption-queue' }
+  const here = healthyFacts(setQueueSetting(`arn:aws:sqs:us-west-2:${ACCOUNT}:demo`))
+  assert.ok(
+    fixSet(here, runChecks(catalog, here), only).resources.length > 0,
+    'this region: set in a Helm repair',
+  )
+  // What the collector reads for a queue elsewhere: no queue in this region.
+  const there = healthyFacts((f) => {
+    setQueueSetting(`arn:aws:sqs:eu-west-1:${ACCOUNT}:demo`)(f)
+    f.sqs.queue = ok(null)
+  })
+  const fs = fixSet(there, runChecks(catalog, there), only)
+  assert.deepEqual(fs.resources, [])
+  assert.equal(fs.manual.length, 1)
+  assert.match(fs.manual[0]!.message, /of a queue in eu-west-1/)
+  assert.match(fs.manual[0]!.commands.join('\n'), /aws sqs create-queue --queue-name demo --region us-west-2/)
 })
