@@ -6,6 +6,7 @@ import type {
   AttachedPolicy,
   EC2NodeClass,
   ClusterAutoscalerDeployment,
+  CustomResourceDefinition,
   EventRule,
   Facts,
   KmsKey,
@@ -27,6 +28,21 @@ import {
   passRoleEvaluation,
   REGION,
 } from './facts.js'
+
+/** A CustomResourceDefinition as the collector reads one: its group from its name, the first version stored. */
+export const crd = (
+  name: string,
+  servedVersions: string[] = ['v1'],
+  over: Partial<CustomResourceDefinition> = {},
+): CustomResourceDefinition => ({
+  name,
+  group: name.slice(name.indexOf('.') + 1),
+  servedVersions,
+  storageVersion: servedVersions[0],
+  labels: {},
+  annotations: {},
+  ...over,
+})
 
 /** The facts of role `name`, which the fixture read. */
 export function roleOf(f: Facts, name: string): RoleFacts {

@@ -8,7 +8,7 @@ import { karpenterVersion } from '../../../src/checks/karpenter-version.js'
 import { generationLabel, upgradePath } from '../../../src/checks/lib/install.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { CustomResourceDefinition, Facts, LegacyObjects } from '../../../src/facts/types.js'
-import { both, setChartVersion } from '../../helpers/check-fixtures.js'
+import { both, setChartVersion, crd } from '../../helpers/check-fixtures.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
 
 const run = (fn?: (f: Facts) => void) => runCheck(karpenterVersion, healthyFacts(fn)).findings
@@ -24,14 +24,6 @@ const noController = (f: Facts) => {
 const withImage = (image: string | undefined) => (f: Facts) => {
   if (f.kube.deployment.ok && f.kube.deployment.value) f.kube.deployment.value.image = image
 }
-const crd = (name: string, servedVersions: string[]): CustomResourceDefinition => ({
-  name,
-  group: name.slice(name.indexOf('.') + 1),
-  servedVersions,
-  storageVersion: servedVersions[0],
-  labels: {},
-  annotations: {},
-})
 const withCrds =
   (...crds: CustomResourceDefinition[]) =>
   (f: Facts) => {

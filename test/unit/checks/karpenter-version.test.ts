@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { CustomResourceDefinition } from '../../../src/facts/types.js'
 import { karpenterVersion } from '../../../src/checks/karpenter-version.js'
 import { runCheck } from '../../../src/checks/run.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
-
-const crd = (name: string, servedVersions: string[]): CustomResourceDefinition => ({
-  name,
-  group: name.slice(name.indexOf('.') + 1),
-  servedVersions,
-  storageVersion: servedVersions[0],
-  labels: {},
-  annotations: {},
-})
+import { crd } from '../../helpers/check-fixtures.js'
 
 const withRelease = (chartVersion: string, webhook = true) =>
   healthyFacts((f) => {

@@ -19,22 +19,10 @@ import {
   karpenterCrds,
   upgradePath,
 } from '../../../../src/checks/lib/install.js'
-import type { CustomResourceDefinition, Facts, HelmRelease } from '../../../../src/facts/types.js'
+import type { Facts, HelmRelease } from '../../../../src/facts/types.js'
 import { healthyFacts, ok } from '../../../helpers/facts.js'
+import { crd } from '../../../helpers/check-fixtures.js'
 
-const crd = (
-  name: string,
-  servedVersions: string[] = ['v1'],
-  over: Partial<CustomResourceDefinition> = {},
-): CustomResourceDefinition => ({
-  name,
-  group: name.slice(name.indexOf('.') + 1),
-  servedVersions,
-  storageVersion: servedVersions[0],
-  labels: {},
-  annotations: {},
-  ...over,
-})
 const v = (s: string) => parseVersion(s) as KarpenterVersion
 const NONE = { provisioners: [], awsNodeTemplates: [] }
 const release = (over: Partial<HelmRelease> = {}): HelmRelease => {
