@@ -8,11 +8,12 @@
 // Node's version (V8 rejects another V8's cache anyway). It is written once, at exit, when there was
 // none or V8 rejected it, to a temporary file renamed into place: two karpctl runs at once never see a
 // half-written cache. An unreadable, corrupt or unwritable cache only costs the compile it would save.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
+import { pruneCaches } from './prune.js'
 
 export interface CacheOptions {
   /** The directory cache files go to; undefined: no cache (compile as Node would). */
@@ -135,25 +136,8 @@ function writeCache(cacheFile: string, script: vm.Script, options: CacheOptions,
     return
   }
   try {
-    pruneCaches(cacheFile, suffix)
+    pruneCaches(cacheFile, (n) => n.endsWith(suffix))
   } catch (err) {
     options.onError?.(`prune ${dirname(cacheFile)}`, err)
   }
-}
-
-/**
- * Each upgrade of karpctl (or of Node) names new cache files, megabytes each: of the caches of one bundle
- * and command (`suffix`) other than `current`, only the newest stays, so two installs used in turn (a
- * global one and a project's) keep theirs, and nothing piles up.
- */
-export function pruneCaches(current: string, suffix: string, keepOthers = 1): void {
-  const dir = dirname(current)
-  const others = readdirSync(dir)
-    .filter((n) => n.endsWith(suffix) && join(dir, n) !== current)
-    .map((n) => ({
-      path: join(dir, n),
-      mtime: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0,
-    }))
-    .sort((a, b) => b.mtime - a.mtime)
-  for (const old of others.slice(keepOthers)) rmSync(old.path, { force: true })
 }

@@ -10,9 +10,10 @@
 // reaches the disk: the environment can hold secrets. A screen is written only when the run exited 0
 // and wrote nothing to stderr (no warning is cached, none is lost), via a temporary file renamed into
 // place, and the directory keeps the newest screens only.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { pruneCaches } from './prune.js'
 
 /** Variables that differ between shells and runs without changing any help screen. */
 export const VOLATILE_ENV =
@@ -167,14 +168,7 @@ export function saveScreen(file: string, screen: Buffer, keep = KEEP_SCREENS): v
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     writeFileSync(tmp, screen, { mode: 0o600 })
     renameSync(tmp, file)
-    const screens = readdirSync(dir)
-      .filter((n) => n.startsWith('help-') && n.endsWith('.txt'))
-      .map((n) => ({
-        path: join(dir, n),
-        mtime: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0,
-      }))
-      .sort((a, b) => b.mtime - a.mtime)
-    for (const old of screens.slice(keep)) rmSync(old.path, { force: true })
+    pruneCaches(file, (n) => n.startsWith('help-') && n.endsWith('.txt'), keep - 1)
   } catch {
     // A cache that cannot be written costs the next run a render, nothing else.
     try {

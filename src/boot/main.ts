@@ -69,7 +69,6 @@ export async function versionLine(name: string, version: string): Promise<string
   return `${name}/${version} ${platform}-${arch} node-${process.version}`
 }
 
-/** Runs karpctl from `binDir`, the package's bin/ (oclif finds package.json and the manifest above it). */
 /** Whether Node `version` (process.versions.node) is older than `min`. */
 export function olderThan(version: string, min: readonly number[]): boolean {
   const v = version.split('.').map((n) => Number.parseInt(n, 10) || 0)
@@ -77,6 +76,7 @@ export function olderThan(version: string, min: readonly number[]): boolean {
   return false
 }
 
+/** Runs karpctl from `binDir`, the package's bin/ (oclif finds package.json and the manifest above it). */
 export async function run(binDir: string): Promise<void> {
   // oclif's warning for a Node older than package.json's engines, in its words, without the semver
   // package it loads for it on every start (its own check is turned off while the bundle loads).

@@ -80,6 +80,16 @@ export const dropActions = (name: string, ...actions: string[]) =>
     return kept.length === 0 ? null : { ...s, Action: kept }
   })
 
+/** The same edits, of the controller role (controller-policy's tests). */
+export const controllerRole = {
+  role: (f: Facts): RoleFacts => roleOf(f, CONTROLLER_ROLE),
+  attachedOf: (f: Facts): AttachedPolicy[] => attachedOf(f, CONTROLLER_ROLE),
+  /** Rewrites every statement of the reference policies attached in the healthy fixture. */
+  editStatements: (edit: (s: PolicyStatement) => PolicyStatement | null) =>
+    editStatements(CONTROLLER_ROLE, edit),
+  dropActions: (...actions: string[]) => dropActions(CONTROLLER_ROLE, ...actions),
+}
+
 /** Detaches the managed policies `names` from role `name`. */
 export const withoutPolicies =
   (name: string, ...names: string[]) =>

@@ -5,13 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { boundaryRepair, controllerPolicy, INLINE_LIMIT } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type {
-  AttachedPolicy,
-  Facts,
-  PolicyDocument,
-  PolicyStatement,
-  RoleFacts,
-} from '../../../src/facts/types.js'
+import type { AttachedPolicy, Facts, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -23,19 +17,11 @@ import {
 } from '../../helpers/facts.js'
 import {
   asList as list,
-  attachedOf as attachedTo,
-  editStatements as editRoleStatements,
-  dropActions as dropRoleActions,
-  roleOf,
+  controllerRole,
   setChartVersion as setVersion,
 } from '../../helpers/check-fixtures.js'
 
-const role = (f: Facts): RoleFacts => roleOf(f, CONTROLLER_ROLE)
-const attachedOf = (f: Facts): AttachedPolicy[] => attachedTo(f, CONTROLLER_ROLE)
-/** Rewrites every statement of the reference policies attached in the healthy fixture. */
-const editStatements = (edit: (s: PolicyStatement) => PolicyStatement | null) =>
-  editRoleStatements(CONTROLLER_ROLE, edit)
-const dropActions = (...actions: string[]) => dropRoleActions(CONTROLLER_ROLE, ...actions)
+const { role, attachedOf, editStatements, dropActions } = controllerRole
 
 const settings = (f: Facts) => {
   assert.ok(f.kube.release.ok && f.kube.release.value)

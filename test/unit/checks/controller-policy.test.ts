@@ -2,29 +2,15 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type {
-  AttachedPolicy,
-  Facts,
-  PolicyDocument,
-  PolicyStatement,
-  RoleFacts,
-} from '../../../src/facts/types.js'
+import type { AttachedPolicy, Facts, PolicyDocument } from '../../../src/facts/types.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
 import {
   asList as list,
-  attachedOf as attachedTo,
-  editStatements as editRoleStatements,
-  dropActions as dropRoleActions,
-  roleOf,
+  controllerRole,
   setChartVersion as setVersion,
 } from '../../helpers/check-fixtures.js'
 
-const role = (f: Facts): RoleFacts => roleOf(f, CONTROLLER_ROLE)
-const attachedOf = (f: Facts): AttachedPolicy[] => attachedTo(f, CONTROLLER_ROLE)
-/** Rewrites every statement of the reference policies attached in the healthy fixture. */
-const editStatements = (edit: (s: PolicyStatement) => PolicyStatement | null) =>
-  editRoleStatements(CONTROLLER_ROLE, edit)
-const dropActions = (...actions: string[]) => dropRoleActions(CONTROLLER_ROLE, ...actions)
+const { role, attachedOf, editStatements, dropActions } = controllerRole
 
 const attach =
   (name: string, document: PolicyDocument | null, extra: Partial<AttachedPolicy> = {}) =>
