@@ -10,6 +10,7 @@ import {
   OWNERSHIP,
   type InstallSpec,
 } from '../spec/install.js'
+import { adoptionTags } from '../spec/ownership.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, RULE_TARGET_ID } from '../spec/interruption.js'
 import { defaultNodeClass, defaultNodePool, helmValues, MANAGED_LABEL } from '../spec/karpenter.js'
 import { irsaTrust, nodeTrust, podIdentityTrust } from '../spec/trust.js'
@@ -191,6 +192,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
         }
       : { chart: oci, version: s.karpenterVersion, expectedVersion: s.karpenterVersion }
   const labels = { [OWNERSHIP.managedBy]: 'karpctl' }
+  const adoptLabels = adoptionTags(s.clusterName)
   out.push(
     helmRelease({
       address: 'helm.karpenter-crd',
@@ -200,6 +202,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       ...chart('karpenter-crd', KARPENTER_CRD_CHART),
       values: {},
       labels,
+      adoptLabels,
       adopt: s.adopt,
       dependsOn: [],
     }),
@@ -216,6 +219,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       ...chart('karpenter', KARPENTER_CHART),
       values,
       labels,
+      adoptLabels,
       adopt: s.adopt,
       unique: true,
       // The controller starts with everything it needs already in AWS.

@@ -50,11 +50,7 @@ export const DEFAULT_NODEPOOL: NodePoolChoice = {
   cpuLimit: 1000,
 }
 
-export const OWNERSHIP = { managedBy: 'karpctl.io/managed-by', cluster: 'karpctl.io/cluster' } as const
-
-export function ownershipTags(clusterName: string): Record<string, string> {
-  return { [OWNERSHIP.managedBy]: 'karpctl', [OWNERSHIP.cluster]: clusterName }
-}
+export { OWNERSHIP, ownershipTags } from './ownership.js'
 
 export interface InstallNames {
   controllerRoleName: string

@@ -41,11 +41,10 @@ export function queuePolicy(queueArn: string): PolicyDocument {
 export function withReferenceStatements(policy: PolicyDocument | null, queueArn: string): PolicyDocument {
   const existing = policy?.Statement ?? []
   const [send, denyHttp] = referenceQueueStatements(queueArn) as [PolicyStatement, PolicyStatement]
-  return {
-    Version: '2012-10-17',
-    Id: policy?.Id ?? 'EC2InterruptionPolicy',
-    Statement: [...existing, send, ...(existing.some((s) => s.Sid === 'DenyHTTP') ? [] : [denyHttp])],
-  }
+  const Statement = [...existing, send, ...(existing.some((s) => s.Sid === 'DenyHTTP') ? [] : [denyHttp])]
+  // A policy that exists keeps its own header (no Id added), so taking the statements out gives it back.
+  if (policy) return { ...policy, Statement }
+  return { Version: '2012-10-17', Id: 'EC2InterruptionPolicy', Statement }
 }
 
 export const RULE_TARGET_ID = 'KarpenterInterruptionQueueTarget'

@@ -95,11 +95,16 @@ export async function teardownResources(
   const out: Resource[] = []
   const tenantGone: string[] = []
   const tenantPass: string[] = []
+  // Names are discovered from the running install (the ServiceAccount's role, the queue in the settings,
+  // the rules that target it), never only assumed: an eksctl role `<c>-karpenter` holds the tenants'
+  // grants. karpctl's conventional names are planned too, for what a half-finished install left.
+  const found = discovered(facts)
+  const controllerRoleName = found.controllerRole ?? n.controllerRoleName
   const install = {
     clusterName: c,
     accountId,
     partition,
-    controllerRoleName: n.controllerRoleName,
+    controllerRoleName,
     access: accessEntries ? ('access-entry' as const) : ('aws-auth' as const),
     base: { subnetSelectorTerms: [], securityGroupSelectorTerms: [], amiSelectorTerms: [] },
   }
@@ -161,25 +166,43 @@ export async function teardownResources(
     )
   const afterController = ['helm.karpenter']
   out.push(queueAbsent({ name: n.queueName, ownership: tags, dependsOn: afterController }))
-  for (const r of interruptionRules(c))
+  if (found.queue && found.queue !== n.queueName)
+    out.push({
+      ...queueAbsent({ name: found.queue, ownership: tags, dependsOn: afterController }),
+      address: 'sqs-queue.interruption-found',
+    })
+  const conventional = interruptionRules(c)
+  for (const r of conventional)
     out.push(ruleAbsent({ key: r.key, name: r.name, ownership: tags, dependsOn: afterController }))
+  for (const name of found.rules.filter((r) => !conventional.some((x) => x.name === r)))
+    out.push(ruleAbsent({ key: `found.${name}`, name, ownership: tags, dependsOn: afterController }))
   out.push(
     podIdentityAbsent({
       clusterName: c,
       namespace: ns,
-      serviceAccount: 'karpenter',
+      serviceAccount: found.serviceAccount ?? 'karpenter',
       ownership: tags,
       dependsOn: afterController,
     }),
   )
+  const controllerDeps = [...afterController, 'eks-pod-identity.controller', ...tenantPass]
   out.push(
     iamRoleAbsent({
       address: 'iam-role.controller',
       name: n.controllerRoleName,
       ownership: tags,
-      dependsOn: [...afterController, 'eks-pod-identity.controller', ...tenantPass],
+      dependsOn: controllerDeps,
     }),
   )
+  if (controllerRoleName !== n.controllerRoleName)
+    out.push(
+      iamRoleAbsent({
+        address: 'iam-role.controller-found',
+        name: controllerRoleName,
+        ownership: tags,
+        dependsOn: controllerDeps,
+      }),
+    )
   const nodeAccess = prefixed('install.', [
     ...(accessEntries
       ? [
@@ -218,6 +241,25 @@ export async function teardownResources(
   out.push(orphanSweep({ clusterName: c, sweep: o.sweep, dependsOn: afterController }))
   out.push(spotRoleKept(facts))
   return out
+}
+
+/** What the running install is made of, as doctor's collectors found it. */
+export function discovered(facts: Facts): {
+  controllerRole: string | null
+  queue: string | null
+  rules: string[]
+  serviceAccount: string | null
+} {
+  const queue = facts.sqs.queue.ok ? facts.sqs.queue.value : null
+  const rules = facts.events.rules.ok ? facts.events.rules.value : []
+  const sa = facts.kube.serviceAccount.ok ? facts.kube.serviceAccount.value : null
+  return {
+    controllerRole: facts.iam.controllerRoleName,
+    queue: queue?.name ?? null,
+    // Only the rules that deliver to this install's queue: another cluster's rules are never candidates.
+    rules: queue ? rules.filter((r) => r.targetArns.includes(queue.arn)).map((r) => r.name) : [],
+    serviceAccount: sa?.metadata.name ?? null,
+  }
 }
 
 /** Account-wide: other clusters' spot capacity needs it. Said in the plan, never deleted. */

@@ -174,14 +174,19 @@ export function tenantRemoveResources(i: InstallFacts, tenant: string, timeoutMs
       labels,
       dependsOn: ['kube.nodepool.tenant'],
     }),
-    i.access === 'access-entry'
-      ? accessEntryAbsent({
-          clusterName: i.clusterName,
-          principalArn: n.roleArn,
-          ownership: tags,
-          dependsOn: ['kube.ec2nodeclass.tenant'],
-        })
-      : awsAuthEntryAbsent({ roleArn: n.roleArn, dependsOn: ['kube.ec2nodeclass.tenant'] }),
+    // Both ways in: a cluster that allows access entries may still have had the tenant mapped in
+    // aws-auth (install --node-access aws-auth). Each removal touches only what karpctl marked.
+    ...(i.access === 'access-entry'
+      ? [
+          accessEntryAbsent({
+            clusterName: i.clusterName,
+            principalArn: n.roleArn,
+            ownership: tags,
+            dependsOn: ['kube.ec2nodeclass.tenant'],
+          }),
+        ]
+      : []),
+    awsAuthEntryAbsent({ roleArn: n.roleArn, dependsOn: ['kube.ec2nodeclass.tenant'] }),
     inlinePolicyAbsent({
       address: 'iam-policy.tenant-passrole',
       roleName: i.controllerRoleName,
@@ -194,7 +199,8 @@ export function tenantRemoveResources(i: InstallFacts, tenant: string, timeoutMs
       ownership: tags,
       dependsOn: [
         'kube.ec2nodeclass.tenant',
-        i.access === 'access-entry' ? 'eks-access-entry.remove' : 'aws-auth.remove',
+        ...(i.access === 'access-entry' ? ['eks-access-entry.remove'] : []),
+        'aws-auth.remove',
         'iam-policy.tenant-passrole',
       ],
     }),

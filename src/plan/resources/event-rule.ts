@@ -1,8 +1,13 @@
 // One EventBridge rule that sends an interruption event type to the queue.
 import type * as eb from '@aws-sdk/client-eventbridge'
 import { isNotFound, type Aws } from '../../context/aws.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+
+/** On an adopted rule: the id of the target karpctl added, and the state it found (teardown's give-back). */
+export const ADDED_TARGET = 'karpctl.io/added-target'
+export const ENABLED_FROM = 'karpctl.io/enabled-from'
 
 export interface RuleState {
   arn: string
@@ -56,6 +61,32 @@ export function eventRule(w: {
     if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
     return c
   }
+  const cluster = w.ownership[OWNERSHIP.cluster] ?? ''
+  const stateOf = (cur: RuleState) =>
+    isOwned(cur.tags, w.ownership) ? 'created' : ownershipOf(cur.tags, cluster)
+  // An adopted rule keeps its targets and state; the queue target gets an id no other target holds.
+  const targetId = (cur: RuleState) =>
+    cur.targets.some((t) => t.Id === w.targetId) ? `karpctl-${cluster}`.slice(0, 64) : w.targetId
+  const adoptedRuleChanges = (cur: RuleState): FieldChange[] => [
+    ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target (added)', to: w.queueArn }]),
+    ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
+    ...(cur.tags[ADOPTED_BY] === cluster ? [] : [{ field: 'tags', to: { [ADOPTED_BY]: cluster } }]),
+  ]
+  async function applyAdoptedRule(aws: Aws, cur: RuleState) {
+    const addTarget = !cur.targets.some((t) => t.Arn === w.queueArn)
+    const id = targetId(cur)
+    await aws.write('eventbridge', 'TagResource', {
+      ResourceARN: cur.arn,
+      Tags: Object.entries({
+        [ADOPTED_BY]: cluster,
+        ...(addTarget ? { [ADDED_TARGET]: id } : {}),
+        ...(cur.state === 'ENABLED' ? {} : { [ENABLED_FROM]: cur.state }),
+      }).map(([Key, Value]) => ({ Key, Value })),
+    })
+    if (addTarget)
+      await aws.write('eventbridge', 'PutTargets', { Rule: w.name, Targets: [{ Id: id, Arn: w.queueArn }] })
+    if (cur.state !== 'ENABLED') await aws.write('eventbridge', 'EnableRule', { Name: w.name })
+  }
   return {
     address: `events-rule.${w.key}`,
     kind: 'EventBridge rule',
@@ -69,16 +100,33 @@ export function eventRule(w: {
     })),
     observe: ({ aws }) => observeRule(aws, w.name, w.arn),
     verdict(cur) {
-      if (cur && !isOwned(cur.tags, w.ownership) && !w.adopt)
+      const state = cur ? stateOf(cur) : null
+      if (cur && state !== 'created') {
+        if (state === 'foreign' && !w.adopt)
+          return {
+            action: 'update',
+            changes: [],
+            blocked:
+              'exists and was not made by karpctl: pass --adopt to use it as it is (karpctl then only adds its queue as a target, recorded)',
+          }
+        if (!sameDocument(cur.pattern, w.eventPattern))
+          return {
+            action: 'update',
+            changes: [],
+            blocked: `exists with another event pattern, and karpctl did not make it: change it with the tool that made it, or remove it`,
+          }
+        const changes = adoptedRuleChanges(cur)
         return {
-          action: 'update',
-          changes: [],
-          blocked: 'exists and was not made by karpctl: pass --adopt to take it over',
+          action: changes.length ? 'update' : 'unchanged',
+          changes,
+          note: `adopted (not karpctl's): recorded as ${ADOPTED_BY}; teardown takes back what it added and keeps the rule`,
         }
+      }
       const changes = changesOf(cur)
       return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
     },
     async apply({ aws }, cur) {
+      if (cur && stateOf(cur) !== 'created') return applyAdoptedRule(aws, cur)
       const tags = Object.entries(w.tags).map(([Key, Value]) => ({ Key, Value }))
       if (!cur || !sameDocument(cur.pattern, w.eventPattern) || cur.state !== 'ENABLED')
         await aws.write('eventbridge', 'PutRule', {

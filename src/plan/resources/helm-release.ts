@@ -12,6 +12,9 @@ import { writeFileAtomic } from '../../fs/atomic-write.js'
 import { isOwned, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 
+/** On an adopted release: the revision it had before karpctl's first upgrade. */
+export const ADOPTED_FROM_REVISION = 'karpctl.io/adopted-from-revision'
+
 export interface ReleaseState {
   release: HelmRelease
   labels: Record<string, string>
@@ -30,6 +33,8 @@ export interface ReleaseWant {
   expectedVersion: string
   values: Record<string, unknown>
   labels: Record<string, string>
+  /** The labels an adopted release's new revisions carry instead of `labels` (karpctl.io/adopted-by). */
+  adoptLabels?: Record<string, string>
   adopt: boolean
   dependsOn: string[]
   /** Look for another release of this chart anywhere (the controller chart). */
@@ -91,7 +96,8 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           changes: [],
           blocked: `Karpenter is already installed as release ${cur.other.namespace}/${cur.other.name} (chart ${cur.other.chartVersion}): a second controller would fight it; run \`karpctl doctor\` on that install, or remove it first`,
         }
-      if (cur && !isOwned(cur.labels, w.labels) && !w.adopt)
+      const adopted = cur?.release && !isOwned(cur.labels, w.labels)
+      if (adopted && !w.adopt && !isOwned(cur.labels, w.adoptLabels ?? {}))
         return {
           action: 'update',
           changes: [],
@@ -99,10 +105,25 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
             'installed without karpctl: pass --adopt to let karpctl upgrade it, or leave it to the tool that made it',
         }
       const changes = changesOf(cur)
-      return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
+      return {
+        action: !cur ? 'create' : changes.length ? 'update' : 'unchanged',
+        changes,
+        note: adopted
+          ? `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels ?? {}).join(', ')}, never as karpctl's; teardown keeps it`
+          : undefined,
+      }
     },
-    async apply({ helm }) {
+    async apply({ helm }, cur) {
       const h = await helm()
+      // A release karpctl did not install keeps its owner: it gains the adoption label and the revision
+      // it had before karpctl (what `helm rollback` gives back), never karpctl's created mark.
+      const adopted = cur?.release && !isOwned(cur.labels, w.labels) && !w.repair
+      const labels = adopted
+        ? {
+            ...w.adoptLabels,
+            [ADOPTED_FROM_REVISION]: cur.labels[ADOPTED_FROM_REVISION] ?? String(cur.release.revision),
+          }
+        : w.labels
       // The values may hold the role ARN: a private file, removed whatever happens.
       const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
       await writeFileAtomic(file, stringify(w.values))
@@ -113,7 +134,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           version: w.version,
           namespace: w.namespace,
           valuesFiles: [file],
-          labels: w.labels,
+          labels,
         })
       } finally {
         rmSync(file, { force: true })

@@ -1,11 +1,23 @@
 // An IAM role karpctl owns: its trust, the AWS managed policies attached to it, its inline policies
-// and karpctl's ownership tags. A same-named role that karpctl did not tag is never taken over silently.
+// and karpctl's ownership tags. A same-named role that karpctl did not tag is never taken over silently:
+// with --adopt it is adopted (adopted-role.ts), never marked as karpctl's.
 import type { Aws } from '../../context/aws.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
-import { attachMissing, missingPolicies } from './attached-policies.js'
+import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
+import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
+import {
+  ADDED_INLINE,
+  adoptedChanges,
+  adoptedTrust,
+  adoptionRecord,
+  inlineGaps,
+  missingTrust,
+  type AdoptedRoleState,
+  type AdoptedRoleWant,
+} from './adopted-role.js'
 
 export interface ManagedPolicyWant {
   arn: string
@@ -72,6 +84,47 @@ function principalsOf(doc: PolicyDocument): string {
 }
 
 export function iamRole(w: RoleWant): Resource<RoleState> {
+  const cluster = w.ownership[OWNERSHIP.cluster] ?? ''
+  const adoptedWant: AdoptedRoleWant = {
+    name: w.name,
+    clusterName: cluster,
+    trust: w.trust,
+    managed: w.managed,
+    inline: w.inline,
+  }
+  const adoptedState = (cur: RoleState): AdoptedRoleState => ({
+    trust: cur.role.trust,
+    attached: cur.attached,
+    inline: cur.inline,
+    tags: cur.role.tags,
+  })
+  // Created means every mark of this want (a tenant's role carries its tenant too).
+  const stateOf = (cur: RoleState) =>
+    isOwned(cur.role.tags, w.ownership)
+      ? 'created'
+      : ownershipOf(cur.role.tags, cluster) === 'adopted'
+        ? 'adopted'
+        : 'foreign'
+  async function applyAdopted(aws: Aws, cur: RoleState) {
+    const a = adoptedState(cur)
+    const record = adoptionRecord(adoptedWant, a)
+    await aws.write('iam', 'TagRole', {
+      RoleName: w.name,
+      Tags: Object.entries(record).map(([Key, Value]) => ({ Key, Value })),
+    })
+    if (missingTrust(a.trust, w.trust).length)
+      await aws.write('iam', 'UpdateAssumeRolePolicy', {
+        RoleName: w.name,
+        PolicyDocument: JSON.stringify(adoptedTrust(a.trust, w.trust)),
+      })
+    await attachMissing(aws, w.name, w.managed, cur.attached)
+    for (const name of inlineGaps(adoptedWant, a).put)
+      await aws.write('iam', 'PutRolePolicy', {
+        RoleName: w.name,
+        PolicyName: name,
+        PolicyDocument: JSON.stringify(w.inline.find((p) => p.name === name)?.document),
+      })
+  }
   return {
     address: w.address,
     kind: 'IAM role',
@@ -94,22 +147,36 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
     ),
     observe: ({ aws }) => observeRole(aws, w.name),
     verdict(cur) {
-      if (cur && !isOwned(cur.role.tags, w.ownership) && !w.adopt)
+      const state = cur ? stateOf(cur) : null
+      if (cur && state !== 'created') {
+        // A role another tool made: only on request, and only changes karpctl can give back.
+        if (state === 'foreign' && !w.adopt)
+          return {
+            action: 'update',
+            changes: [],
+            blocked: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
+          }
+        const a = adoptedState(cur)
+        const own = inlineGaps(adoptedWant, a).blocked
+        if (own.length)
+          return {
+            action: 'update',
+            changes: [],
+            blocked: `has inline policies of its own named as karpctl's (${own.join(', ')}): karpctl would overwrite them; rename them, or let karpctl make its own role`,
+          }
+        const changes = adoptedChanges(adoptedWant, a)
         return {
-          action: 'update',
-          changes: [],
-          blocked: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
+          action: changes.length ? 'update' : 'unchanged',
+          changes,
+          note: `adopted (not karpctl's): only additions, recorded as ${ADOPTED_BY} and the ${ADDED_INLINE} / ${ATTACHED_POLICIES} tags; teardown takes them back and keeps the role`,
         }
+      }
       const changes = roleChanges(w, cur)
       if (!cur) return { action: 'create', changes }
-      const adopted = !isOwned(cur.role.tags, w.ownership)
-      return {
-        action: changes.length ? 'update' : 'unchanged',
-        changes,
-        note: adopted ? 'adopted on request (--adopt): karpctl tags it and will manage it' : undefined,
-      }
+      return { action: changes.length ? 'update' : 'unchanged', changes }
     },
     async apply({ aws }, cur) {
+      if (cur && stateOf(cur) !== 'created') return applyAdopted(aws, cur)
       const tagList = Object.entries(w.tags).map(([Key, Value]) => ({ Key, Value }))
       if (!cur) {
         await aws.write('iam', 'CreateRole', {

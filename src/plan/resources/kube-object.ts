@@ -18,6 +18,9 @@ export function objectPath(o: KubeObject): string {
   return `${base}${ns}/${plural}/${o.metadata.name}`
 }
 
+const keptNote = (k: string, v: string) =>
+  `not karpctl's (no ${k}=${v} label): used as it is, never changed or deleted by karpctl`
+
 export function kubeObject(w: {
   address: string
   object: KubeObject
@@ -38,19 +41,25 @@ export function kubeObject(w: {
     verdict(cur) {
       if (!cur) return { action: 'create', changes: [] }
       const [k, v] = w.ownerLabel
-      if (cur.metadata.labels?.[k] !== v && !w.adopt)
+      if (cur.metadata.labels?.[k] !== v) {
+        // Another tool's object: in use, so kept exactly as it is. Server-side apply would change its
+        // spec with no record to give back (a pinned AMI moved to @latest), and a label would make it
+        // karpctl's to delete.
+        if (w.adopt) return { action: 'unchanged', changes: [], note: keptNote(k, v) }
         return {
           action: 'update',
           changes: [],
-          blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to let karpctl manage it`,
+          blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to install beside it (it is then used as it is), or remove it`,
         }
+      }
       const fields = changedFields(cur, {
         metadata: { labels: w.object.metadata.labels ?? {} },
         spec: w.object.spec ?? {},
       })
       return { action: fields.length ? 'update' : 'unchanged', changes: fields.map((field) => ({ field })) }
     },
-    async apply({ kube }) {
+    async apply({ kube }, cur) {
+      if (cur && cur.metadata.labels?.[w.ownerLabel[0]] !== w.ownerLabel[1]) return
       await kube.apply(path, w.object)
     },
   }

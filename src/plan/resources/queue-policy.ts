@@ -4,14 +4,81 @@
 import type * as sqs from '@aws-sdk/client-sqs'
 import { allowsService } from '../../checks/lib/policy.js'
 import { queue } from '../../facts/collect-interruption.js'
-import type { QueueFacts } from '../../facts/types.js'
-import { QUEUE_SENDERS, withReferenceStatements } from '../../spec/interruption.js'
-import type { Resource } from '../types.js'
+import type { Aws } from '../../context/aws.js'
+import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
+import { QUEUE_SENDERS, referenceQueueStatements, withReferenceStatements } from '../../spec/interruption.js'
+import { ADOPTED_BY } from '../../spec/ownership.js'
+import { canonical } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
 
 export const ADDED_POLICY = 'karpctl.io/added-policy-statements'
 
 const sends = (q: QueueFacts) =>
   QUEUE_SENDERS.every((svc) => allowsService(q.policy, svc, 'sqs:SendMessage', q.arn))
+
+/** Which reference statements withReferenceStatements adds: the send grant, and DenyHTTP unless present. */
+export const statementsToAdd = (policy: PolicyDocument | null): string[] => [
+  'send',
+  ...((policy?.Statement ?? []).some((s) => s.Sid === 'DenyHTTP') ? [] : ['DenyHTTP']),
+]
+
+/**
+ * The policy without the statements karpctl recorded adding (teardown's give-back); null when none of
+ * them is there. Only statements equal to the reference ones go, so an owner's edit is never removed.
+ */
+export function withoutAddedStatements(
+  policy: PolicyDocument | null,
+  queueArn: string,
+  added: string[],
+): PolicyDocument | null {
+  if (!policy) return null
+  const [send, denyHttp] = referenceQueueStatements(queueArn)
+  const key = (x: unknown) => JSON.stringify(canonical(x))
+  const drop = new Set([
+    ...(added.includes('send') ? [key(send)] : []),
+    ...(added.includes('DenyHTTP') ? [key(denyHttp)] : []),
+  ])
+  const kept = policy.Statement.filter((s) => !drop.has(key(s)))
+  return kept.length === policy.Statement.length ? null : { ...policy, Statement: kept }
+}
+
+interface AdoptedQueue {
+  queue: QueueFacts
+  tags: Record<string, string>
+}
+
+/** An adopted queue's changes: the send statements when it lacks them, and the adoption mark. */
+export function adoptedQueueChanges(cur: AdoptedQueue, clusterName: string): FieldChange[] {
+  return [
+    ...(sends(cur.queue)
+      ? []
+      : [
+          {
+            field: 'Policy',
+            from: cur.queue.policy ? 'as found' : '(none)',
+            to: `+ ${QUEUE_SENDERS.join(' + ')} may send (its statements kept; recorded as ${ADDED_POLICY})`,
+          },
+        ]),
+    ...(cur.tags[ADOPTED_BY] === clusterName ? [] : [{ field: 'tags', to: { [ADOPTED_BY]: clusterName } }]),
+  ]
+}
+
+/** Records first (the adoption and the statements about to be added), then the policy. */
+export async function applyAdoptedQueue(aws: Aws, cur: AdoptedQueue, clusterName: string) {
+  const add = !sends(cur.queue)
+  await aws.write('sqs', 'TagQueue', {
+    QueueUrl: cur.queue.url,
+    Tags: {
+      [ADOPTED_BY]: clusterName,
+      ...(add ? { [ADDED_POLICY]: statementsToAdd(cur.queue.policy).join(',') } : {}),
+    },
+  })
+  if (add)
+    await aws.write('sqs', 'SetQueueAttributes', {
+      QueueUrl: cur.queue.url,
+      Attributes: { Policy: JSON.stringify(withReferenceStatements(cur.queue.policy, cur.queue.arn)) },
+    } satisfies sqs.SetQueueAttributesCommandInput)
+}
 
 export function queuePolicyStatements(w: {
   queueName: string
@@ -48,7 +115,10 @@ export function queuePolicyStatements(w: {
     },
     async apply({ aws }, cur) {
       if (!cur) return
-      await aws.write('sqs', 'TagQueue', { QueueUrl: cur.url, Tags: { [ADDED_POLICY]: 'send,DenyHTTP' } })
+      await aws.write('sqs', 'TagQueue', {
+        QueueUrl: cur.url,
+        Tags: { [ADDED_POLICY]: statementsToAdd(cur.policy).join(',') },
+      })
       await aws.write('sqs', 'SetQueueAttributes', {
         QueueUrl: cur.url,
         Attributes: { Policy: JSON.stringify(withReferenceStatements(cur.policy, cur.arn)) },

@@ -3,11 +3,18 @@
 import type * as eks from '@aws-sdk/client-eks'
 import type * as iam from '@aws-sdk/client-iam'
 import { parse, stringify } from 'yaml'
-import { isNotFound, toReadFailure } from '../../context/aws.js'
+import { isNotFound, toReadFailure, type Aws } from '../../context/aws.js'
 import { KubeApiError } from '../../context/kube.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import { isOwned } from '../compare.js'
 import type { Resource } from '../types.js'
+import {
+  ADOPTED_SID,
+  giveBack,
+  nothingToGiveBack,
+  type AdoptedRoleState,
+  type GiveBack,
+} from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
 
 const ignoreMissing = async (p: Promise<unknown>) => {
@@ -18,18 +25,23 @@ const ignoreMissing = async (p: Promise<unknown>) => {
   }
 }
 
-interface RoleState {
-  tags: Record<string, string>
-  attached: string[]
-  inline: string[]
+interface RoleState extends AdoptedRoleState {
+  attachedArns: string[]
+  inlineNames: string[]
   profiles: string[]
 }
 
+/**
+ * A role karpctl created is deleted; a role it adopted (or changed with a record, as doctor --fix does) is
+ * kept and gets back what the records list; anything else is kept untouched.
+ */
 export function iamRoleAbsent(w: {
   address: string
   name: string
   ownership: Record<string, string>
   dependsOn: string[]
+  /** Said when the role is kept as another tool's (e.g. the CloudFormation stack that owns it). */
+  keptNote?: string
 }): Resource<RoleState> {
   return {
     address: w.address,
@@ -48,39 +60,75 @@ export function iamRoleAbsent(w: {
         'ListInstanceProfilesForRole',
         { RoleName: w.name },
       )
+      const inline = r.value.inline.ok ? r.value.inline.value : []
+      const attachedArns = r.value.attached.ok ? r.value.attached.value.map((p) => p.arn) : []
       return {
         tags: r.value.role.tags,
-        attached: r.value.attached.ok ? r.value.attached.value.map((p) => p.arn) : [],
-        inline: r.value.inline.ok ? r.value.inline.value.map((p) => p.name) : [],
+        trust: r.value.role.trust,
+        attached: attachedArns,
+        attachedArns,
+        inline: Object.fromEntries(inline.map((p) => [p.name, p.document])),
+        inlineNames: inline.map((p) => p.name),
         profiles: (profiles.InstanceProfiles ?? []).map((p) => p.InstanceProfileName ?? ''),
       }
     },
     verdict(cur) {
       if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
-      if (!isOwned(cur.tags, w.ownership))
-        return { action: 'unchanged', changes: [], note: 'kept: karpctl did not make it (no ownership tags)' }
+      if (!isOwned(cur.tags, w.ownership)) {
+        const g = giveBack(cur)
+        const kept = w.keptNote ?? 'kept: karpctl did not make it (no ownership tags)'
+        if (nothingToGiveBack(g)) return { action: 'unchanged', changes: [], note: kept }
+        return {
+          action: 'update',
+          changes: [
+            ...g.deleteInline.map((p) => ({ field: 'delete inline policy (added by karpctl)', from: p })),
+            ...g.detach.map((p) => ({
+              field: 'detach (attached by karpctl)',
+              from: p.slice(p.lastIndexOf('/') + 1),
+            })),
+            ...(g.trust ? [{ field: 'trust', from: `statements ${ADOPTED_SID}*`, to: '(removed)' }] : []),
+            ...(g.untag.length ? [{ field: 'tags', from: g.untag.join(', '), to: '(removed)' }] : []),
+          ],
+          note: `${kept}; karpctl's recorded changes given back`,
+        }
+      }
       return {
         action: 'delete',
         changes: [
           ...cur.profiles.map((p) => ({ field: 'remove from instance profile', to: p })),
-          ...cur.attached.map((p) => ({ field: 'detach', to: p.slice(p.lastIndexOf('/') + 1) })),
-          ...cur.inline.map((p) => ({ field: 'delete inline policy', to: p })),
+          ...cur.attachedArns.map((p) => ({ field: 'detach', to: p.slice(p.lastIndexOf('/') + 1) })),
+          ...cur.inlineNames.map((p) => ({ field: 'delete inline policy', to: p })),
         ],
       }
     },
     async apply({ aws }, cur) {
       if (!cur) return
+      if (!isOwned(cur.tags, w.ownership)) return giveBackRole(aws, w.name, giveBack(cur))
       for (const p of cur.profiles)
         await ignoreMissing(
           aws.write('iam', 'RemoveRoleFromInstanceProfile', { InstanceProfileName: p, RoleName: w.name }),
         )
-      for (const arn of cur.attached)
+      for (const arn of cur.attachedArns)
         await ignoreMissing(aws.write('iam', 'DetachRolePolicy', { RoleName: w.name, PolicyArn: arn }))
-      for (const name of cur.inline)
+      for (const name of cur.inlineNames)
         await ignoreMissing(aws.write('iam', 'DeleteRolePolicy', { RoleName: w.name, PolicyName: name }))
       await ignoreMissing(aws.write('iam', 'DeleteRole', { RoleName: w.name }))
     },
   }
+}
+
+/** The changes first, the records last: a run killed in between still finds what is left to give back. */
+async function giveBackRole(aws: Aws, name: string, g: GiveBack) {
+  for (const p of g.deleteInline)
+    await ignoreMissing(aws.write('iam', 'DeleteRolePolicy', { RoleName: name, PolicyName: p }))
+  for (const arn of g.detach)
+    await ignoreMissing(aws.write('iam', 'DetachRolePolicy', { RoleName: name, PolicyArn: arn }))
+  if (g.trust)
+    await aws.write('iam', 'UpdateAssumeRolePolicy', {
+      RoleName: name,
+      PolicyDocument: JSON.stringify(g.trust),
+    })
+  if (g.untag.length) await aws.write('iam', 'UntagRole', { RoleName: name, TagKeys: g.untag })
 }
 
 export function accessEntryAbsent(w: {

@@ -1,9 +1,12 @@
-// The interruption queue: the template's attributes and policy, karpctl's tags.
+// The interruption queue: the template's attributes and policy, karpctl's tags. A queue another tool
+// made is used as it is on --adopt (queue-policy.ts adds only what it lacks, recorded), never marked karpctl's.
 import type * as sqs from '@aws-sdk/client-sqs'
 import { queue } from '../../facts/collect-interruption.js'
 import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
 import type { FieldChange, Resource } from '../types.js'
+import { adoptedQueueChanges, applyAdoptedQueue } from './queue-policy.js'
 
 export interface QueueState {
   queue: QueueFacts
@@ -38,6 +41,9 @@ export function sqsQueue(w: {
     if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
     return c
   }
+  const cluster = w.ownership[OWNERSHIP.cluster] ?? ''
+  const stateOf = (cur: QueueState) =>
+    isOwned(cur.tags, w.ownership) ? 'created' : ownershipOf(cur.tags, cluster)
   const attributes = () => ({ ...w.attributes, Policy: JSON.stringify(w.policy) })
   return {
     address: 'sqs-queue.interruption',
@@ -58,12 +64,21 @@ export function sqsQueue(w: {
       return { queue: q, tags: t.Tags ?? {} }
     },
     verdict(cur) {
-      if (cur && !isOwned(cur.tags, w.ownership) && !w.adopt)
+      const state = cur ? stateOf(cur) : null
+      if (cur && state !== 'created') {
+        if (state === 'foreign' && !w.adopt)
+          return {
+            action: 'update',
+            changes: [],
+            blocked: `exists and was not made by karpctl (another tool's interruption queue?): remove it with the tool that made it, or pass --adopt to use it as it is (karpctl then only adds the send statements it lacks, recorded)`,
+          }
+        const changes = adoptedQueueChanges(cur, cluster)
         return {
-          action: 'update',
-          changes: [],
-          blocked: `exists and was not made by karpctl (another tool's interruption queue?): remove it with the tool that made it, or pass --adopt`,
+          action: changes.length ? 'update' : 'unchanged',
+          changes,
+          note: `adopted (not karpctl's): its attributes stay its owner's; recorded as ${ADOPTED_BY}, teardown keeps it`,
         }
+      }
       const changes = changesOf(cur)
       return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
     },
@@ -72,6 +87,7 @@ export function sqsQueue(w: {
         await aws.write('sqs', 'CreateQueue', { QueueName: w.name, Attributes: attributes(), tags: w.tags })
         return
       }
+      if (stateOf(cur) !== 'created') return applyAdoptedQueue(aws, cur, cluster)
       await aws.write('sqs', 'SetQueueAttributes', { QueueUrl: cur.queue.url, Attributes: attributes() })
       if (missingTags(cur.tags, w.tags).length)
         await aws.write('sqs', 'TagQueue', { QueueUrl: cur.queue.url, Tags: w.tags })

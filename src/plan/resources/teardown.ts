@@ -8,9 +8,15 @@ import type * as iam from '@aws-sdk/client-iam'
 import type * as sqs from '@aws-sdk/client-sqs'
 import { isNotFound, toReadFailure } from '../../context/aws.js'
 import { releaseNamed } from '../../facts/collect-kube.js'
+import type { PolicyDocument } from '../../facts/types.js'
+import { parsePolicyDocument } from '../../iam/policy-document.js'
+import { ADOPTED_BY } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
 import type { Resource, Verdict } from '../types.js'
 import { SCALED_FROM } from './cluster-autoscaler.js'
+import { ADDED_TARGET, ENABLED_FROM } from './event-rule.js'
+import { ADOPTED_FROM_REVISION } from './helm-release.js'
+import { ADDED_POLICY, withoutAddedStatements } from './queue-policy.js'
 import { ADDED_TAGS } from './discovery-tags.js'
 import { ADDED_INGRESS } from './webhook-ingress.js'
 
@@ -67,12 +73,16 @@ export function helmReleaseAbsent(w: {
     },
     verdict(cur) {
       if (!cur) return gone
-      if (!isOwned(cur.labels, w.labels))
+      if (!isOwned(cur.labels, w.labels)) {
+        const before = cur.labels[ADOPTED_FROM_REVISION]
         return {
           action: 'unchanged',
           changes: [],
-          note: `kept: installed without karpctl (\`helm uninstall ${w.release} -n ${w.namespace}\`)`,
+          note: before
+            ? `kept: installed without karpctl, adopted at revision ${before} (\`helm rollback ${w.release} ${before} -n ${w.namespace}\` gives back the values it had; \`helm uninstall ${w.release} -n ${w.namespace}\` removes it)`
+            : `kept: installed without karpctl (\`helm uninstall ${w.release} -n ${w.namespace}\`)`,
         }
+      }
       return { action: 'delete', changes: [{ field: 'chart', from: cur.chart }] }
     },
     async apply({ helm }) {
@@ -81,11 +91,23 @@ export function helmReleaseAbsent(w: {
   }
 }
 
+interface QueueState {
+  url: string
+  arn: string
+  tags: Record<string, string>
+  policy: PolicyDocument | null
+}
+
+/** karpctl's queue is deleted; an adopted one gets back its policy as found and loses karpctl's records. */
 export function queueAbsent(w: {
   name: string
   ownership: Record<string, string>
   dependsOn: string[]
-}): Resource<{ url: string; tags: Record<string, string> }> {
+  keptNote?: string
+}): Resource<QueueState> {
+  const added = (cur: QueueState) => (cur.tags[ADDED_POLICY] ?? '').split(',').filter(Boolean)
+  const restored = (cur: QueueState) => withoutAddedStatements(cur.policy, cur.arn, added(cur))
+  const records = (cur: QueueState) => [ADOPTED_BY, ADDED_POLICY].filter((k) => cur.tags[k] !== undefined)
   return {
     address: 'sqs-queue.interruption',
     kind: 'SQS queue',
@@ -102,21 +124,69 @@ export function queueAbsent(w: {
       const t = await aws.call<sqs.ListQueueTagsCommandOutput>('sqs', 'ListQueueTags', {
         QueueUrl: q.QueueUrl,
       })
-      return { url: q.QueueUrl, tags: t.Tags ?? {} }
+      const tags = t.Tags ?? {}
+      // The policy matters only where karpctl recorded adding to it.
+      if (tags[ADDED_POLICY] === undefined) return { url: q.QueueUrl, arn: '', tags, policy: null }
+      const a = await aws.call<sqs.GetQueueAttributesCommandOutput>('sqs', 'GetQueueAttributes', {
+        QueueUrl: q.QueueUrl,
+        AttributeNames: ['QueueArn', 'Policy'],
+      })
+      return {
+        url: q.QueueUrl,
+        arn: a.Attributes?.QueueArn ?? '',
+        tags,
+        policy: a.Attributes?.Policy ? parsePolicyDocument(a.Attributes.Policy) : null,
+      }
     },
-    verdict: (cur) => ownedVerdict(cur, w.ownership),
+    verdict(cur) {
+      if (!cur || isOwned(cur.tags, w.ownership)) return ownedVerdict(cur, w.ownership)
+      const kept = w.keptNote ?? ownerHint(cur.tags)
+      const keys = records(cur)
+      if (!keys.length) return { action: 'unchanged', changes: [], note: kept }
+      return {
+        action: 'update',
+        changes: [
+          ...(restored(cur) ? [{ field: 'Policy', from: 'statements karpctl added', to: '(removed)' }] : []),
+          { field: 'tags', from: keys.join(', '), to: '(removed)' },
+        ],
+        note: `${kept}; karpctl's recorded changes given back`,
+      }
+    },
     async apply({ aws }, cur) {
-      if (cur) await orNull(aws.write('sqs', 'DeleteQueue', { QueueUrl: cur.url }))
+      if (!cur) return
+      if (isOwned(cur.tags, w.ownership)) {
+        await orNull(aws.write('sqs', 'DeleteQueue', { QueueUrl: cur.url }))
+        return
+      }
+      const policy = restored(cur)
+      if (policy)
+        await aws.write('sqs', 'SetQueueAttributes', {
+          QueueUrl: cur.url,
+          Attributes: { Policy: JSON.stringify(policy) },
+        })
+      const keys = records(cur)
+      if (keys.length) await aws.write('sqs', 'UntagQueue', { QueueUrl: cur.url, TagKeys: keys })
     },
   }
 }
 
+interface RuleTeardownState {
+  arn: string
+  targets: string[]
+  tags: Record<string, string>
+}
+
+/** karpctl's rule is deleted; an adopted one loses the target karpctl added, its records, and is
+ * disabled again when karpctl enabled it. */
 export function ruleAbsent(w: {
   key: string
   name: string
   ownership: Record<string, string>
   dependsOn: string[]
-}): Resource<{ arn: string; targets: string[]; tags: Record<string, string> }> {
+  keptNote?: string
+}): Resource<RuleTeardownState> {
+  const records = (cur: RuleTeardownState) =>
+    [ADOPTED_BY, ADDED_TARGET, ENABLED_FROM].filter((k) => cur.tags[k] !== undefined)
   return {
     address: `events-rule.${w.key}`,
     kind: 'EventBridge rule',
@@ -138,9 +208,39 @@ export function ruleAbsent(w: {
       ])
       return { arn: r.Arn ?? '', targets: (t.Targets ?? []).map((x) => x.Id ?? ''), tags: tagMap(tags.Tags) }
     },
-    verdict: (cur) => ownedVerdict(cur, w.ownership),
+    verdict(cur) {
+      if (!cur || isOwned(cur.tags, w.ownership)) return ownedVerdict(cur, w.ownership)
+      const kept = w.keptNote ?? ownerHint(cur.tags)
+      const keys = records(cur)
+      if (!keys.length) return { action: 'unchanged', changes: [], note: kept }
+      const target = cur.tags[ADDED_TARGET]
+      return {
+        action: 'update',
+        changes: [
+          ...(target && cur.targets.includes(target)
+            ? [{ field: 'target', from: target, to: '(removed)' }]
+            : []),
+          ...(cur.tags[ENABLED_FROM]
+            ? [{ field: 'state', from: 'ENABLED', to: cur.tags[ENABLED_FROM] }]
+            : []),
+          { field: 'tags', from: keys.join(', '), to: '(removed)' },
+        ],
+        note: `${kept}; karpctl's recorded changes given back`,
+      }
+    },
     async apply({ aws }, cur) {
       if (!cur) return
+      if (!isOwned(cur.tags, w.ownership)) {
+        const target = cur.tags[ADDED_TARGET]
+        if (target && cur.targets.includes(target))
+          await orNull(aws.write('eventbridge', 'RemoveTargets', { Rule: w.name, Ids: [target] }))
+        if (cur.tags[ENABLED_FROM] === 'DISABLED')
+          await orNull(aws.write('eventbridge', 'DisableRule', { Name: w.name }))
+        const keys = records(cur)
+        if (keys.length)
+          await aws.write('eventbridge', 'UntagResource', { ResourceARN: cur.arn, TagKeys: keys })
+        return
+      }
       if (cur.targets.length)
         await orNull(aws.write('eventbridge', 'RemoveTargets', { Rule: w.name, Ids: cur.targets }))
       await orNull(aws.write('eventbridge', 'DeleteRule', { Name: w.name }))
