@@ -1,7 +1,7 @@
 // A Kubernetes object karpctl owns (EC2NodeClass, NodePool), written with server-side apply as field
 // manager `karpctl`: a re-run sets the same fields, and fields other managers own are left alone.
-import { changedFields } from '../compare.js'
-import type { Resource } from '../types.js'
+import { contains } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
 
 export interface KubeObject {
   apiVersion: string
@@ -16,6 +16,24 @@ export function objectPath(o: KubeObject): string {
   const base = group ? `/apis/${group}/${version}` : `/api/${version}`
   const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''
   return `${base}${ns}/${plural}/${o.metadata.name}`
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * The fields of `want` the live object lacks or holds otherwise, each with the live value and the
+ * desired one: a reviewer sees what an update overwrites, as an IAM update shows its documents.
+ */
+export function fieldChanges(have: unknown, want: Record<string, unknown>, prefix = ''): FieldChange[] {
+  const out: FieldChange[] = []
+  for (const [k, to] of Object.entries(want)) {
+    const from = isMap(have) ? have[k] : undefined
+    if (contains(from, to)) continue
+    if (isMap(to) && isMap(from)) out.push(...fieldChanges(from, to, `${prefix}${k}.`))
+    else out.push({ field: `${prefix}${k}`, from, to })
+  }
+  return out
 }
 
 export function kubeObject(w: {
@@ -44,11 +62,11 @@ export function kubeObject(w: {
           changes: [],
           blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to let karpctl manage it`,
         }
-      const fields = changedFields(cur, {
+      const changes = fieldChanges(cur, {
         metadata: { labels: w.object.metadata.labels ?? {} },
         spec: w.object.spec ?? {},
       })
-      return { action: fields.length ? 'update' : 'unchanged', changes: fields.map((field) => ({ field })) }
+      return { action: changes.length ? 'update' : 'unchanged', changes }
     },
     async apply({ kube }) {
       await kube.apply(path, w.object)
