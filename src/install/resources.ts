@@ -15,6 +15,7 @@ import { defaultNodeClass, defaultNodePool, helmValues, MANAGED_LABEL } from '..
 import { irsaTrust, nodeTrust, podIdentityTrust } from '../spec/trust.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { clusterAutoscalerScaleDown } from '../plan/resources/cluster-autoscaler.js'
+import { chartCrdNames, chartDirCrdNames, crdHandover } from '../plan/resources/crd-handover.js'
 import { discoveryTags } from '../plan/resources/discovery-tags.js'
 import { accessEntry, podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { eventRule } from '../plan/resources/event-rule.js'
@@ -191,7 +192,15 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
         }
       : { chart: oci, version: s.karpenterVersion, expectedVersion: s.karpenterVersion }
   const labels = { [OWNERSHIP.managedBy]: 'karpctl' }
+  // CRDs an earlier install made (the karpenter chart's crds/ folder) must carry the CRD release's
+  // marks before helm installs that release over them; where none exist the step changes nothing.
   out.push(
+    crdHandover({
+      namespace: s.namespace,
+      names: s.chartDir ? chartDirCrdNames(`${s.chartDir}/karpenter-crd`) : chartCrdNames(s.karpenterVersion),
+      adopt: s.adopt,
+      dependsOn: [],
+    }),
     helmRelease({
       address: 'helm.karpenter-crd',
       release: 'karpenter-crd',
@@ -201,7 +210,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       values: {},
       labels,
       adopt: s.adopt,
-      dependsOn: [],
+      dependsOn: ['crd-handover.karpenter-crd'],
     }),
   )
   const values = deepMerge(helmValues(s), extraValues)
