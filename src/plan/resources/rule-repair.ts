@@ -21,9 +21,14 @@ export function ruleRepair(w: {
 }): Resource<RuleState> {
   const stale = (cur: RuleState) => cur.targets.filter((t) => w.staleQueueArns.includes(t.Arn))
   // What the repair takes away (the disabled state, stale queue targets), kept on the rule. An added
-  // target takes nothing away and leaves nothing to record.
-  const takenFrom = (cur: RuleState) =>
-    [cur.state === 'ENABLED' ? '' : cur.state, ...stale(cur).map((t) => t.Arn)].filter(Boolean).join(' ')
+  // target takes nothing away and leaves nothing to record. A run that stopped half-way recorded some
+  // of it already: the re-run adds to that record instead of overwriting it.
+  const takenFrom = (cur: RuleState) => {
+    const now = [cur.state === 'ENABLED' ? '' : cur.state, ...stale(cur).map((t) => t.Arn)].filter(Boolean)
+    if (now.length === 0) return ''
+    const before = (cur.tags[RETARGETED] ?? '').split(' ').filter(Boolean)
+    return [...new Set([...before, ...now])].join(' ')
+  }
   // The note is built from the same record apply writes, so it says what is recorded.
   const noteFor = (cur: RuleState): string => {
     const taken = takenFrom(cur)

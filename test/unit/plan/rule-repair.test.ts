@@ -93,3 +93,17 @@ test('sends to the queue and enabled: unchanged, no note', async () => {
   assert.deepEqual(verdict, { action: 'unchanged', changes: [] })
   assert.deepEqual(ops, [])
 })
+
+test('a re-run after a half-way repair adds to the record instead of overwriting it', async () => {
+  // The first run tagged, added the target and removed the stale one, then died before EnableRule.
+  const { verdict, ops, tag } = await planAndApply(
+    rule({
+      state: 'DISABLED',
+      targets: [{ Id: 'q', Arn: QUEUE }],
+      tags: { [RETARGETED]: `DISABLED ${OLD}` },
+    }),
+  )
+  assert.equal(verdict.note, `kept, not duplicated; its state DISABLED recorded as the ${RETARGETED} tag`)
+  assert.deepEqual(ops, ['TagResource', 'EnableRule'])
+  assert.deepEqual(tag, { Key: RETARGETED, Value: `DISABLED ${OLD}` })
+})
