@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseVersion } from '../../checks/lib/facts.js'
+import { InputError, quote } from '../../errors.js'
 import type { FieldChange, Resource } from '../types.js'
 
 export const HELM_MANAGED_BY = 'app.kubernetes.io/managed-by'
@@ -44,13 +45,24 @@ export function chartCrdNames(version: string): string[] {
 /** The CRDs a karpenter-crd chart folder holds: each template's metadata.name. */
 export function chartDirCrdNames(dir: string): string[] {
   const templates = join(dir, 'templates')
-  return readdirSync(templates)
-    .filter((f) => f.endsWith('.yaml'))
+  let files: string[]
+  try {
+    files = readdirSync(templates).filter((f) => f.endsWith('.yaml'))
+  } catch {
+    files = []
+  }
+  const names = files
     .map((f) => readFileSync(join(templates, f), 'utf8'))
     .filter((text) => /^kind: CustomResourceDefinition$/m.test(text))
     .map((text) => /^ {2}name: (\S+)$/m.exec(text)?.[1])
     .filter((name): name is string => name !== undefined)
     .sort()
+  // A folder without them is not the CRD chart: one line before the plan, not helm's failure mid-apply.
+  if (names.length === 0)
+    throw new InputError(
+      `--chart-dir: ${quote(templates)} holds no CustomResourceDefinition: give the folder that holds karpenter-crd/ and karpenter/`,
+    )
+  return names
 }
 
 const crdPath = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`

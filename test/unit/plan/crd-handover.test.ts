@@ -70,6 +70,15 @@ test('the CRD names of a published version are those its karpenter-crd chart hol
   assert.ok(chartCrdNames('2.0.0').includes('capacitybuffers.autoscaling.x-k8s.io'))
 })
 
+test('a --chart-dir whose karpenter-crd/ holds no CRD template is one input error', () => {
+  assert.throws(
+    () => chartDirCrdNames(fixturePath('v1.14.1/charts/karpenter')),
+    (e: Error & { code?: string }) =>
+      e.code === 'INVALID_INPUT' && /karpenter\/templates" holds no CustomResourceDefinition/.test(e.message),
+  )
+  assert.throws(() => chartDirCrdNames('/nonexistent/karpenter-crd'), /holds no CustomResourceDefinition/)
+})
+
 test('no CRD yet, or every one already the karpenter-crd release of the namespace: unchanged', () => {
   assert.deepEqual(handover(false).verdict(null), { action: 'unchanged', changes: [] })
   const owned = { crds: NAMES.map((n) => helmOwned(n, 'karpenter-crd', 'kube-system')) }
