@@ -16,6 +16,7 @@ import { defaultNodeClass, defaultNodePool, helmValues, MANAGED_LABEL } from '..
 import { irsaTrust, nodeTrust, podIdentityTrust } from '../spec/trust.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { clusterAutoscalerScaleDown } from '../plan/resources/cluster-autoscaler.js'
+import { chartCrdNames, chartDirCrdNames, crdHandover } from '../plan/resources/crd-handover.js'
 import { discoveryTags } from '../plan/resources/discovery-tags.js'
 import { accessEntry, podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { eventRule } from '../plan/resources/event-rule.js'
@@ -193,7 +194,16 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       : { chart: oci, version: s.karpenterVersion, expectedVersion: s.karpenterVersion }
   const labels = { [OWNERSHIP.managedBy]: 'karpctl' }
   const adoptLabels = adoptionTags(s.clusterName)
+  // CRDs an earlier install made (the karpenter chart's crds/ folder) must carry the CRD release's
+  // marks before helm installs that release over them; where none exist the step changes nothing.
   out.push(
+    crdHandover({
+      clusterName: s.clusterName,
+      namespace: s.namespace,
+      names: s.chartDir ? chartDirCrdNames(`${s.chartDir}/karpenter-crd`) : chartCrdNames(s.karpenterVersion),
+      adopt: s.adopt,
+      dependsOn: [],
+    }),
     helmRelease({
       address: 'helm.karpenter-crd',
       release: 'karpenter-crd',
@@ -204,7 +214,7 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       labels,
       adoptLabels,
       adopt: s.adopt,
-      dependsOn: [],
+      dependsOn: ['crd-handover.karpenter-crd'],
     }),
   )
   const values = deepMerge(helmValues(s), extraValues)

@@ -15,6 +15,7 @@ import {
 } from '../plan/resources/removal.js'
 import {
   autoscalerRestore,
+  handedCrdsRestore,
   helmReleaseAbsent,
   oidcProviderAbsent,
   orphanSweep,
@@ -163,6 +164,7 @@ export async function teardownResources(
         labels: helmLabels,
         dependsOn: ['helm.karpenter'],
       }),
+      handedCrdsRestore({ clusterName: c, dependsOn: ['helm.karpenter-crd'] }),
     )
   const afterController = ['helm.karpenter']
   out.push(queueAbsent({ name: n.queueName, ownership: tags, dependsOn: afterController }))

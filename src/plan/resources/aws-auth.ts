@@ -1,9 +1,9 @@
 // The node role in the aws-auth ConfigMap (clusters whose authentication mode has no access entries).
 // karpctl does not own aws-auth: each mapping it adds is listed in the `karpctl.io/added-map-roles`
 // annotation, written in the same update as the mapping, so teardown removes exactly those.
-import { parse, stringify } from 'yaml'
 import type { KubeClient } from '../../context/kube.js'
 import type { Resource } from '../types.js'
+import { mapRoles, mapRolesProblem, withMapRole, type MapRole } from './map-roles.js'
 
 export const ADDED_MAP_ROLES = 'karpctl.io/added-map-roles'
 const PATH = '/api/v1/namespaces/kube-system/configmaps/aws-auth'
@@ -19,18 +19,8 @@ interface ConfigMap {
   }
   data?: Record<string, string>
 }
-interface MapRole {
-  rolearn?: string
-  username?: string
-  groups?: string[]
-}
-
-const mapRolesOf = (cm: ConfigMap | null): MapRole[] => {
-  const v = parse(cm?.data?.mapRoles ?? '') as unknown
-  return Array.isArray(v) ? (v as MapRole[]) : []
-}
-
-const entryFor = (cm: ConfigMap | null, arn: string) => mapRolesOf(cm).find((r) => r.rolearn === arn)
+const entryFor = (cm: ConfigMap | null, arn: string) =>
+  mapRoles(cm?.data?.mapRoles).find((r) => r.rolearn === arn)
 
 export function awsAuthEntry(w: {
   roleArn: string
@@ -52,6 +42,13 @@ export function awsAuthEntry(w: {
     permissions: [],
     observe: ({ kube }) => kube.get<ConfigMap>(PATH),
     verdict(cm) {
+      const problem = mapRolesProblem(cm?.data?.mapRoles)
+      if (problem)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: `aws-auth mapRoles ${problem}: karpctl cannot add an entry to it; fix it (\`kubectl edit configmap aws-auth -n kube-system\`) and run again`,
+        }
       const have = entryFor(cm, w.roleArn)
       if (!have)
         return {
@@ -90,7 +87,7 @@ async function addMapping(kube: KubeClient, wanted: MapRole, label: [string, str
         labels: { [label[0]]: label[1] },
         annotations: { [ADDED_MAP_ROLES]: JSON.stringify([wanted.rolearn]) },
       },
-      data: { mapRoles: stringify([wanted]) },
+      data: { mapRoles: withMapRole('', wanted) },
     })
     return
   }
@@ -104,7 +101,7 @@ async function addMapping(kube: KubeClient, wanted: MapRole, label: [string, str
         [ADDED_MAP_ROLES]: JSON.stringify([...new Set([...added, wanted.rolearn])]),
       },
     },
-    data: { ...cm.data, mapRoles: stringify([...mapRolesOf(cm), wanted]) },
+    data: { ...cm.data, mapRoles: withMapRole(cm.data?.mapRoles, wanted) },
   }
   await kube.write('PUT', PATH, next)
 }

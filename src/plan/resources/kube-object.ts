@@ -1,7 +1,7 @@
 // A Kubernetes object karpctl owns (EC2NodeClass, NodePool), written with server-side apply as field
 // manager `karpctl`: a re-run sets the same fields, and fields other managers own are left alone.
-import { changedFields } from '../compare.js'
-import type { Resource } from '../types.js'
+import { contains } from '../compare.js'
+import type { FieldChange, Resource } from '../types.js'
 
 export interface KubeObject {
   apiVersion: string
@@ -20,6 +20,24 @@ export function objectPath(o: KubeObject): string {
 
 const keptNote = (k: string, v: string) =>
   `not karpctl's (no ${k}=${v} label): used as it is, never changed or deleted by karpctl`
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * The fields of `want` the live object lacks or holds otherwise, each with the live value and the
+ * desired one: a reviewer sees what an update overwrites, as an IAM update shows its documents.
+ */
+export function fieldChanges(have: unknown, want: Record<string, unknown>, prefix = ''): FieldChange[] {
+  const out: FieldChange[] = []
+  for (const [k, to] of Object.entries(want)) {
+    const from = isMap(have) ? have[k] : undefined
+    if (contains(from, to)) continue
+    if (isMap(to) && isMap(from)) out.push(...fieldChanges(from, to, `${prefix}${k}.`))
+    else out.push({ field: `${prefix}${k}`, from, to })
+  }
+  return out
+}
 
 export function kubeObject(w: {
   address: string
@@ -52,11 +70,11 @@ export function kubeObject(w: {
           blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to install beside it (it is then used as it is), or remove it`,
         }
       }
-      const fields = changedFields(cur, {
+      const changes = fieldChanges(cur, {
         metadata: { labels: w.object.metadata.labels ?? {} },
         spec: w.object.spec ?? {},
       })
-      return { action: fields.length ? 'update' : 'unchanged', changes: fields.map((field) => ({ field })) }
+      return { action: changes.length ? 'update' : 'unchanged', changes }
     },
     async apply({ kube }, cur) {
       if (cur && cur.metadata.labels?.[w.ownerLabel[0]] !== w.ownerLabel[1]) return

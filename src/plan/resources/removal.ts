@@ -2,7 +2,6 @@
 // them (tags, labels, its record in aws-auth); anything else is kept and the plan says why.
 import type * as eks from '@aws-sdk/client-eks'
 import type * as iam from '@aws-sdk/client-iam'
-import { parse, stringify } from 'yaml'
 import { isNotFound, toReadFailure, type Aws } from '../../context/aws.js'
 import { KubeApiError } from '../../context/kube.js'
 import { roleFacts } from '../../facts/collect-iam.js'
@@ -16,6 +15,7 @@ import {
   type GiveBack,
 } from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
+import { mapRoles, mapRolesProblem, withoutMapRole } from './map-roles.js'
 
 const ignoreMissing = async (p: Promise<unknown>) => {
   try {
@@ -179,8 +179,7 @@ interface ConfigMap {
 }
 const added = (cm: ConfigMap | null) =>
   JSON.parse(cm?.metadata.annotations?.[ADDED_MAP_ROLES] ?? '[]') as string[]
-const mapped = (cm: ConfigMap | null) =>
-  (parse(cm?.data?.mapRoles ?? '') as { rolearn?: string }[] | null) ?? []
+const mapped = (cm: ConfigMap | null) => mapRoles(cm?.data?.mapRoles)
 
 export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }): Resource<ConfigMap> {
   return {
@@ -193,6 +192,13 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
     permissions: [],
     observe: ({ kube }) => kube.get<ConfigMap>(AWS_AUTH),
     verdict(cm) {
+      const problem = mapRolesProblem(cm?.data?.mapRoles)
+      if (problem)
+        return {
+          action: 'unchanged',
+          changes: [],
+          note: `kept: aws-auth mapRoles ${problem}, so karpctl cannot read it; if it maps this role for karpctl (${ADDED_MAP_ROLES}), remove that entry by hand (\`kubectl edit configmap aws-auth -n kube-system\`)`,
+        }
       if (!mapped(cm).some((r) => r.rolearn === w.roleArn))
         return { action: 'unchanged', changes: [], note: 'already gone' }
       if (!added(cm).includes(w.roleArn))
@@ -217,7 +223,7 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
       await kube.write('PUT', AWS_AUTH, {
         ...cm,
         metadata: { ...cm.metadata, annotations },
-        data: { ...cm.data, mapRoles: stringify(mapped(cm).filter((r) => r.rolearn !== w.roleArn)) },
+        data: { ...cm.data, mapRoles: withoutMapRole(cm.data?.mapRoles, w.roleArn) },
       })
     },
   }

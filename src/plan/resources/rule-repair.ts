@@ -6,6 +6,8 @@ import type { Resource } from '../types.js'
 import { observeRule, type RuleState } from './event-rule.js'
 
 export const RETARGETED = 'karpctl.io/retargeted-from'
+/** EventBridge's limit on a tag value. */
+const TAG_VALUE_MAX = 256
 
 export function ruleRepair(w: {
   name: string
@@ -18,6 +20,26 @@ export function ruleRepair(w: {
   group: string
 }): Resource<RuleState> {
   const stale = (cur: RuleState) => cur.targets.filter((t) => w.staleQueueArns.includes(t.Arn))
+  // What the repair takes away (the disabled state, stale queue targets), kept on the rule. An added
+  // target takes nothing away and leaves nothing to record. A run that stopped half-way recorded some
+  // of it already: the re-run adds to that record instead of overwriting it.
+  const takenFrom = (cur: RuleState) => {
+    const now = [cur.state === 'ENABLED' ? '' : cur.state, ...stale(cur).map((t) => t.Arn)].filter(Boolean)
+    if (now.length === 0) return ''
+    const before = (cur.tags[RETARGETED] ?? '').split(' ').filter(Boolean)
+    return [...new Set([...before, ...now])].join(' ')
+  }
+  // The note is built from the same record apply writes, so it says what is recorded.
+  const noteFor = (cur: RuleState): string => {
+    const taken = takenFrom(cur)
+    if (!taken) return 'kept, not duplicated; only the queue target is added, so nothing is recorded'
+    const what = [
+      ...(cur.state === 'ENABLED' ? [] : [`its state ${cur.state}`]),
+      ...(stale(cur).length ? ['the removed queue targets'] : []),
+    ].join(' and ')
+    const cut = taken.length > TAG_VALUE_MAX ? ` (the first ${TAG_VALUE_MAX} characters)` : ''
+    return `kept, not duplicated; ${what} recorded as the ${RETARGETED} tag${cut}`
+  }
   return {
     address: `events-rule-repair.${w.name}`,
     kind: 'EventBridge rule',
@@ -38,24 +60,17 @@ export function ruleRepair(w: {
         ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
       ]
       return changes.length
-        ? { action: 'update', changes, note: `kept, not duplicated; recorded as the ${RETARGETED} tag` }
+        ? { action: 'update', changes, note: noteFor(cur) }
         : { action: 'unchanged', changes: [] }
     },
     async apply({ aws }, cur) {
       if (!cur) return
       const old = stale(cur)
-      if (old.length || cur.state !== 'ENABLED')
+      const taken = takenFrom(cur)
+      if (taken)
         await aws.write('eventbridge', 'TagResource', {
           ResourceARN: cur.arn,
-          Tags: [
-            {
-              Key: RETARGETED,
-              Value: [cur.state === 'ENABLED' ? '' : cur.state, ...old.map((t) => t.Arn)]
-                .filter(Boolean)
-                .join(' ')
-                .slice(0, 256),
-            },
-          ],
+          Tags: [{ Key: RETARGETED, Value: taken.slice(0, TAG_VALUE_MAX) }],
         })
       if (!cur.targets.some((t) => t.Arn === w.queueArn))
         await aws.write('eventbridge', 'PutTargets', {

@@ -14,6 +14,7 @@ import { ADOPTED_BY } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
 import type { Resource, Verdict } from '../types.js'
 import { SCALED_FROM } from './cluster-autoscaler.js'
+import { CRD_ADOPTED_BY, REPLACED_MARKS, replacedMarks, type Crd } from './crd-handover.js'
 import { ADDED_TARGET, ENABLED_FROM } from './event-rule.js'
 import { ADOPTED_FROM_REVISION } from './helm-release.js'
 import { ADDED_POLICY, withoutAddedStatements } from './queue-policy.js'
@@ -354,6 +355,70 @@ export function oidcProviderAbsent(w: {
     },
     async apply({ aws }) {
       await orNull(aws.write('iam', 'DeleteOpenIDConnectProvider', { OpenIDConnectProviderArn: w.arn }))
+    },
+  }
+}
+
+interface HandedCrd {
+  name: string
+  restore: Record<string, unknown>
+}
+
+/**
+ * CRDs that existed before karpctl handed them to its karpenter-crd release (install --adopt) get back
+ * Helm's marks as they were; karpctl's record and the keep policy (which kept them through the release's
+ * uninstall) go in the same patch.
+ */
+export function handedCrdsRestore(w: { clusterName: string; dependsOn: string[] }): Resource<HandedCrd[]> {
+  return {
+    address: 'kube.crds.restore',
+    kind: 'CRD ownership',
+    name: `${CRD_ADOPTED_BY}=${w.clusterName}`,
+    group: 'Kubernetes',
+    dependsOn: w.dependsOn,
+    desired: { restored: true },
+    permissions: [],
+    async observe({ kube }) {
+      const l = await kube.get<{ items: Crd[] }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
+      return (l?.items ?? [])
+        .filter((c) => c.metadata.annotations?.[CRD_ADOPTED_BY] === w.clusterName)
+        .map((c) => {
+          let before: { labels?: object; annotations?: object } = {}
+          try {
+            before = JSON.parse(c.metadata.annotations?.[REPLACED_MARKS] ?? '{}') as typeof before
+          } catch {
+            // An unreadable record: the marks come off (the state before any Helm release held it).
+          }
+          const restore = replacedMarks({ metadata: { name: c.metadata.name } })
+          return {
+            name: c.metadata.name,
+            restore: {
+              labels: { ...restore.labels, ...before.labels },
+              annotations: {
+                ...restore.annotations,
+                ...before.annotations,
+                [CRD_ADOPTED_BY]: null,
+                [REPLACED_MARKS]: null,
+              },
+            },
+          }
+        })
+    },
+    verdict: (cur) =>
+      !cur?.length
+        ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
+        : {
+            action: 'update',
+            changes: cur.map((c) => ({ field: c.name, to: "Helm's marks as they were before karpctl" })),
+          },
+    async apply({ kube }, cur) {
+      for (const c of cur ?? [])
+        await kube.write(
+          'PATCH',
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${c.name}`,
+          { metadata: c.restore },
+          'application/merge-patch+json',
+        )
     },
   }
 }

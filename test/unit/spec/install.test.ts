@@ -72,10 +72,27 @@ test('IRSA install: OIDC provider, controller role, node role, aws-auth, queue +
     'events-rule.InstanceStateChangeRule',
     'events-rule.CapacityReservationInterruptionRule',
     'ec2-tags.discovery',
+    'crd-handover.karpenter-crd',
     'helm.karpenter-crd',
     'helm.karpenter',
     'kube.ec2nodeclass.default',
     'kube.nodepool.default',
+  ])
+})
+
+test('the CRD handover runs before the karpenter-crd release, for the CRDs the target chart holds', () => {
+  const of = (s: InstallSpec) => {
+    const rs = installResources(s)
+    const handover = rs.find((r) => r.address === 'crd-handover.karpenter-crd')
+    const crdRelease = rs.find((r) => r.address === 'helm.karpenter-crd')
+    assert.deepEqual(crdRelease?.dependsOn, ['crd-handover.karpenter-crd'])
+    return (handover?.desired.crds as string[]).slice().sort()
+  }
+  assert.ok(of(spec()).includes('capacitybuffers.autoscaling.x-k8s.io'))
+  assert.deepEqual(of(spec({ chartDir: fixturePath('v1.0.14/charts'), karpenterVersion: '1.0.14' })), [
+    'ec2nodeclasses.karpenter.k8s.aws',
+    'nodeclaims.karpenter.sh',
+    'nodepools.karpenter.sh',
   ])
 })
 
