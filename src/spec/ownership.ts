@@ -11,6 +11,10 @@ export const OWNERSHIP = { managedBy: 'karpctl.io/managed-by', cluster: 'karpctl
 /** Put on a resource karpctl adopted; its value is the cluster whose install adopted it. */
 export const ADOPTED_BY = 'karpctl.io/adopted-by'
 
+/** The plan's note for another tool's resource that already is what karpctl needs. */
+export const USED_AS_IT_IS =
+  "not karpctl's: already what karpctl needs, so used as it is (never changed or deleted)"
+
 export type OwnershipState = 'created' | 'adopted' | 'foreign'
 
 export function ownershipTags(clusterName: string): Record<string, string> {

@@ -82,7 +82,9 @@ export function adoptedChanges(w: AdoptedRoleWant, cur: AdoptedRoleState): Field
     c.push({ field: 'attach policy', to: nameOf(p.arn) })
   for (const name of inlineGaps(w, cur).put)
     c.push({ field: 'inline policy', from: cur.inline[name] ? 'differs' : undefined, to: name })
-  if (cur.tags[ADOPTED_BY] !== w.clusterName) c.push({ field: 'tags', to: { [ADOPTED_BY]: w.clusterName } })
+  // The mark goes with a change: a role that already is what karpctl needs is used as it is, untouched.
+  if (c.length && cur.tags[ADOPTED_BY] !== w.clusterName)
+    c.push({ field: 'tags', to: { [ADOPTED_BY]: w.clusterName } })
   return c
 }
 

@@ -1,7 +1,7 @@
 // One EventBridge rule that sends an interruption event type to the queue.
 import type * as eb from '@aws-sdk/client-eventbridge'
 import { isNotFound, type Aws } from '../../context/aws.js'
-import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf, USED_AS_IT_IS } from '../../spec/ownership.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 
@@ -67,13 +67,19 @@ export function eventRule(w: {
   // An adopted rule keeps its targets and state; the queue target gets an id no other target holds.
   const targetId = (cur: RuleState) =>
     cur.targets.some((t) => t.Id === w.targetId) ? `karpctl-${cluster}`.slice(0, 64) : w.targetId
-  const adoptedRuleChanges = (cur: RuleState): FieldChange[] => [
+  const ruleGaps = (cur: RuleState): FieldChange[] => [
     ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target (added)', to: w.queueArn }]),
     ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
-    ...(cur.tags[ADOPTED_BY] === cluster ? [] : [{ field: 'tags', to: { [ADOPTED_BY]: cluster } }]),
   ]
+  const adoptedRuleChanges = (cur: RuleState): FieldChange[] => {
+    const c = ruleGaps(cur)
+    return c.length && cur.tags[ADOPTED_BY] !== cluster
+      ? [...c, { field: 'tags', to: { [ADOPTED_BY]: cluster } }]
+      : c
+  }
   async function applyAdoptedRule(aws: Aws, cur: RuleState) {
     const addTarget = !cur.targets.some((t) => t.Arn === w.queueArn)
+    if (!addTarget && cur.state === 'ENABLED') return
     const id = targetId(cur)
     await aws.write('eventbridge', 'TagResource', {
       ResourceARN: cur.arn,
@@ -102,6 +108,8 @@ export function eventRule(w: {
     verdict(cur) {
       const state = cur ? stateOf(cur) : null
       if (cur && state !== 'created') {
+        const used = sameDocument(cur.pattern, w.eventPattern) && ruleGaps(cur).length === 0
+        if (state === 'foreign' && used) return { action: 'unchanged', changes: [], note: USED_AS_IT_IS }
         if (state === 'foreign' && !w.adopt)
           return {
             action: 'update',

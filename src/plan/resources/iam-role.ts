@@ -6,7 +6,7 @@ import { roleFacts } from '../../facts/collect-iam.js'
 import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
-import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
+import { OWNERSHIP, ADOPTED_BY, ownershipOf, USED_AS_IT_IS } from '../../spec/ownership.js'
 import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
 import {
   ADDED_INLINE,
@@ -107,6 +107,7 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
         : 'foreign'
   async function applyAdopted(aws: Aws, cur: RoleState) {
     const a = adoptedState(cur)
+    if (adoptedChanges(adoptedWant, a).length === 0) return
     const record = adoptionRecord(adoptedWant, a)
     await aws.write('iam', 'TagRole', {
       RoleName: w.name,
@@ -150,13 +151,17 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
       const state = cur ? stateOf(cur) : null
       if (cur && state !== 'created') {
         // A role another tool made: only on request, and only changes karpctl can give back.
+        const a = adoptedState(cur)
+        const changes = adoptedChanges(adoptedWant, a)
+        // Another tool's role that already is what karpctl needs is used as it is, with no mark at all.
+        if (state === 'foreign' && changes.length === 0)
+          return { action: 'unchanged', changes: [], note: USED_AS_IT_IS }
         if (state === 'foreign' && !w.adopt)
           return {
             action: 'update',
             changes: [],
             blocked: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
           }
-        const a = adoptedState(cur)
         const own = inlineGaps(adoptedWant, a).blocked
         if (own.length)
           return {
@@ -164,7 +169,6 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
             changes: [],
             blocked: `has inline policies of its own named as karpctl's (${own.join(', ')}): karpctl would overwrite them; rename them, or let karpctl make its own role`,
           }
-        const changes = adoptedChanges(adoptedWant, a)
         return {
           action: changes.length ? 'update' : 'unchanged',
           changes,

@@ -59,25 +59,27 @@ export function adoptedQueueChanges(cur: AdoptedQueue, clusterName: string): Fie
             to: `+ ${QUEUE_SENDERS.join(' + ')} may send (its statements kept; recorded as ${ADDED_POLICY})`,
           },
         ]),
-    ...(cur.tags[ADOPTED_BY] === clusterName ? [] : [{ field: 'tags', to: { [ADOPTED_BY]: clusterName } }]),
+    ...(sends(cur.queue) || cur.tags[ADOPTED_BY] === clusterName
+      ? []
+      : [{ field: 'tags', to: { [ADOPTED_BY]: clusterName } }]),
   ]
 }
 
 /** Records first (the adoption and the statements about to be added), then the policy. */
 export async function applyAdoptedQueue(aws: Aws, cur: AdoptedQueue, clusterName: string) {
   const add = !sends(cur.queue)
+  if (!add) return
   await aws.write('sqs', 'TagQueue', {
     QueueUrl: cur.queue.url,
     Tags: {
       [ADOPTED_BY]: clusterName,
-      ...(add ? { [ADDED_POLICY]: statementsToAdd(cur.queue.policy).join(',') } : {}),
+      [ADDED_POLICY]: statementsToAdd(cur.queue.policy).join(','),
     },
   })
-  if (add)
-    await aws.write('sqs', 'SetQueueAttributes', {
-      QueueUrl: cur.queue.url,
-      Attributes: { Policy: JSON.stringify(withReferenceStatements(cur.queue.policy, cur.queue.arn)) },
-    } satisfies sqs.SetQueueAttributesCommandInput)
+  await aws.write('sqs', 'SetQueueAttributes', {
+    QueueUrl: cur.queue.url,
+    Attributes: { Policy: JSON.stringify(withReferenceStatements(cur.queue.policy, cur.queue.arn)) },
+  } satisfies sqs.SetQueueAttributesCommandInput)
 }
 
 export function queuePolicyStatements(w: {

@@ -21,6 +21,7 @@ import {
   readRecord,
   recordKeys,
   recordTags,
+  USED_AS_IT_IS,
 } from '../../../src/spec/ownership.js'
 import { fakeAccount, type FakeAccount } from '../../helpers/fake-aws-state.js'
 
@@ -350,4 +351,21 @@ test('a Kubernetes object another tool made is used as it is on --adopt: never c
   assert.equal(plan.steps[0]!.verdict.action, 'unchanged')
   assert.match(plan.steps[0]!.verdict.note ?? '', /used as it is/)
   assert.deepEqual(applied, [])
+})
+
+test("another tool's queue and rule that already are what karpctl needs are used as they are: no --adopt, no mark, no write", async () => {
+  const a = stackAccount()
+  a.queues.demo!.attributes.Policy = JSON.stringify(queuePolicy(QUEUE_ARN))
+  a.rules['Karpenter-demo-SpotInterruption']!.state = 'ENABLED'
+  a.rules['Karpenter-demo-SpotInterruption']!.targets = [{ Id: 'x', Arn: QUEUE_ARN }]
+  const acct = fakeAccount(a)
+  const { plan } = await run([queue(false), rule(false)], acct.env)
+  assert.deepEqual(
+    plan.steps.map((s) => [s.verdict.action, s.verdict.blocked, s.verdict.note]),
+    [
+      ['unchanged', undefined, USED_AS_IT_IS],
+      ['unchanged', undefined, USED_AS_IT_IS],
+    ],
+  )
+  assert.deepEqual(acct.writes, [])
 })
