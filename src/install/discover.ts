@@ -8,6 +8,7 @@ import { EnvironmentError, KarpctlError } from '../errors.js'
 import { addons, describeCluster, listClusters, nodegroups } from '../facts/collect-eks.js'
 import { failureOf } from '../facts/read.js'
 import type { EksCluster } from '../facts/types.js'
+import { findExisting, type ExistingInstall } from './existing.js'
 import { findClusterAutoscalers, type AutoscalerDeployment } from '../plan/resources/cluster-autoscaler.js'
 
 export interface Discovery {
@@ -21,6 +22,8 @@ export interface Discovery {
   /** Roles of the managed node groups (they already join the cluster). */
   nodegroupRoles: { nodegroup: string; roleArn: string }[]
   clusterAutoscalers: AutoscalerDeployment[]
+  /** A Karpenter install another tool made, running in the cluster (null: none, or karpctl's). */
+  existing?: ExistingInstall | null
 }
 
 async function identity(ctx: RunContext) {
@@ -105,6 +108,11 @@ export async function discover(ctx: RunContext): Promise<Discovery> {
       return [] as AutoscalerDeployment[]
     }),
   ])
+  // Only when a release runs that karpctl did not install: doctor's collectors then name what it uses.
+  const existing = await findExisting(ctx).catch((err: unknown) => {
+    if (err instanceof KarpctlError) throw err
+    return null
+  })
   const mode = cluster.authenticationMode
   return {
     accountId: who.accountId,
@@ -116,5 +124,6 @@ export async function discover(ctx: RunContext): Promise<Discovery> {
     privateSubnetIds: subnets,
     nodegroupRoles: roles,
     clusterAutoscalers: autoscalers.filter((a) => a.replicas > 0),
+    existing,
   }
 }

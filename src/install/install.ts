@@ -19,6 +19,18 @@ export function specOf(choices: InstallChoices, ctx: RunContext, d: Discovery): 
     region: ctx.options.region,
     accountId: d.accountId,
     partition: d.partition,
+    ...(d.existing
+      ? {
+          existing: {
+            controllerRoleName: d.existing.controllerRoleName,
+            controllerProblems: d.existing.controllerProblems,
+            queueName: d.existing.queueName,
+            ruleNames: d.existing.ruleNames,
+            releaseValues: d.existing.release.values,
+            summary: d.existing.summary,
+          },
+        }
+      : {}),
   }
 }
 
@@ -74,7 +86,8 @@ export async function planInstall(
   env: ApplyEnv,
   d: Discovery,
 ): Promise<Plan> {
-  const title = `karpctl install — cluster ${spec.clusterName} (${spec.region}, account ${d.accountId}), Karpenter ${spec.karpenterVersion}, ${spec.identity === 'irsa' ? 'IRSA' : 'Pod Identity'}, nodes via ${spec.access === 'access-entry' ? 'access entry' : 'aws-auth'}`
+  const found = spec.existing ? `\nfound: ${spec.existing.summary}` : ''
+  const title = `karpctl install — cluster ${spec.clusterName} (${spec.region}, account ${d.accountId}), Karpenter ${spec.karpenterVersion}, ${spec.identity === 'irsa' ? 'IRSA' : 'Pod Identity'}, nodes via ${spec.access === 'access-entry' ? 'access entry' : 'aws-auth'}${found}`
   return buildPlan(title, installResources(spec, extraValues), env)
 }
 

@@ -22,6 +22,7 @@ import { accessEntry, podIdentityAssociation } from '../plan/resources/eks-acces
 import { eventRule } from '../plan/resources/event-rule.js'
 import { chartDirVersion, helmRelease } from '../plan/resources/helm-release.js'
 import { iamRole, type ManagedPolicyWant } from '../plan/resources/iam-role.js'
+import { inUse } from '../plan/resources/in-use.js'
 import { kubeObject } from '../plan/resources/kube-object.js'
 import { oidcProvider } from '../plan/resources/oidc-provider.js'
 import { spotRole } from '../plan/resources/spot-role.js'
@@ -65,21 +66,34 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
     trust = irsaTrust(n.oidcProviderArn, s.oidcIssuer, s.namespace, s.serviceAccount)
   }
   add(
-    iamRole({
-      address: 'iam-role.controller',
-      name: n.controllerRoleName,
-      arn: n.controllerRoleArn,
-      description: `Karpenter controller of EKS cluster ${s.clusterName} (karpctl)`,
-      trust,
-      managed: [],
-      inline: controllerPolicies(s).map((p) => ({ name: p.name, document: p.document })),
-      tags,
-      ownership,
-      adopt: s.adopt,
-      dependsOn: controllerDeps,
-      notOursHint: 'pass --adopt to take it over (karpctl then rewrites its trust and policies)',
-    }),
+    s.existing
+      ? inUse({
+          address: 'iam-role.controller',
+          kind: 'IAM role',
+          name: n.controllerRoleName,
+          group: 'IAM',
+          found: `the controller runs as it: ${s.identity === 'irsa' ? 'IRSA annotation' : 'Pod Identity association'}`,
+          problems: s.existing.controllerProblems,
+          repair:
+            "karpctl does not rewrite another tool's role: run `karpctl doctor --fix` (or change it where it is defined), then install again",
+        })
+      : iamRole({
+          address: 'iam-role.controller',
+          name: n.controllerRoleName,
+          arn: n.controllerRoleArn,
+          description: `Karpenter controller of EKS cluster ${s.clusterName} (karpctl)`,
+          trust,
+          managed: [],
+          inline: controllerPolicies(s).map((p) => ({ name: p.name, document: p.document })),
+          tags,
+          ownership,
+          adopt: s.adopt,
+          dependsOn: controllerDeps,
+          notOursHint:
+            'pass --adopt to take it over (karpctl then adds what it lacks, recorded, and gives it back on teardown)',
+        }),
   )
+  if (s.existing) out[out.length - 1]!.dependsOn = controllerDeps
   if (s.identity === 'pod-identity')
     add(
       podIdentityAssociation({
@@ -217,7 +231,8 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
       dependsOn: ['crd-handover.karpenter-crd'],
     }),
   )
-  const values = deepMerge(helmValues(s), extraValues)
+  // An install karpctl did not make keeps its own values (controller.resources, tolerations…) as the base.
+  const values = deepMerge(deepMerge(s.existing?.releaseValues ?? {}, helmValues(s)), extraValues)
   if (s.scaleDownClusterAutoscaler)
     out.push(clusterAutoscalerScaleDown({ ...s.scaleDownClusterAutoscaler, dependsOn: ['helm.karpenter'] }))
   out.push(

@@ -105,25 +105,30 @@ function nodeRoleChoice(v: string, d: Discovery): InstallSpec['nodeRole'] {
 export type InstallChoices = Omit<InstallSpec, 'clusterName' | 'region' | 'accountId' | 'partition'>
 
 export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker): Promise<InstallChoices> {
+  // Beside a running install, its version, namespace and identity are the defaults: install changes
+  // what it must, and moving any of them is an upgrade or a migration, not a default.
+  const existing = d.existing
+  const versionDefault = existing?.release.chartVersion ?? DEFAULT_KARPENTER_VERSION
+  const namespaceDefault = existing?.release.namespace ?? 'kube-system'
   const version = validateVersion(
-    await ask(a, flags['karpenter-version'], DEFAULT_KARPENTER_VERSION, (p) =>
+    await ask(a, flags['karpenter-version'], versionDefault, (p) =>
       p.input({
         message: 'Karpenter version',
-        default: DEFAULT_KARPENTER_VERSION,
+        default: versionDefault,
         validate: (v) => tryValidate(() => validateVersion(v)),
       }),
     ),
   )
   const namespace = validateNamespace(
-    await ask(a, flags.namespace, 'kube-system', (p) =>
+    await ask(a, flags.namespace, namespaceDefault, (p) =>
       p.input({
         message: 'Namespace for the controller',
-        default: 'kube-system',
+        default: namespaceDefault,
         validate: (v) => tryValidate(() => validateNamespace(v)),
       }),
     ),
   )
-  const identityDefault = d.podIdentityAgent === true ? 'pod-identity' : 'irsa'
+  const identityDefault = existing?.identity ?? (d.podIdentityAgent === true ? 'pod-identity' : 'irsa')
   const identity = oneOf(
     await ask(a, flags.identity, identityDefault, (p) =>
       p.select({
@@ -295,7 +300,7 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
   return {
     karpenterVersion: version,
     namespace,
-    serviceAccount: 'karpenter',
+    serviceAccount: existing?.serviceAccount ?? 'karpenter',
     identity,
     nodeRole,
     access,

@@ -41,6 +41,21 @@ export interface InstallSpec {
   scaleDownClusterAutoscaler?: { namespace: string; name: string }
   /** Take over same-named resources karpctl did not create (only on request). */
   adopt: boolean
+  /** A running install karpctl did not make: its resources are used by their real names. */
+  existing?: ExistingNames
+}
+
+/** What a running install (another tool's) is made of: names install uses instead of its conventions. */
+export interface ExistingNames {
+  controllerRoleName: string
+  /** Failing checks of that role: the plan is blocked on them (doctor --fix, or its owner, repairs them). */
+  controllerProblems: string[]
+  queueName?: string
+  /** Rule key → name of the rule already delivering that event type to the queue. */
+  ruleNames: Record<string, string>
+  /** The release's own values: the base karpctl's values go over (controller.resources stays). */
+  releaseValues: Record<string, unknown>
+  summary: string
 }
 
 export const DEFAULT_NODEPOOL: NodePoolChoice = {
@@ -69,7 +84,9 @@ const arnPrefix = (s: InstallSpec, service: string, region = s.region) =>
   `arn:${s.partition}:${service}:${region}:${s.accountId}`
 
 export function installNames(s: InstallSpec): InstallNames {
-  const controllerRoleName = roleName(`KarpenterControllerRole-${s.clusterName}`)
+  const controllerRoleName =
+    s.existing?.controllerRoleName ?? roleName(`KarpenterControllerRole-${s.clusterName}`)
+  const queueName = (s.existing?.queueName ?? s.clusterName).slice(0, 80)
   const nodeRoleArn = s.nodeRole.create
     ? `${arnPrefix(s, 'iam', '')}:role/${roleName(`KarpenterNodeRole-${s.clusterName}`)}`
     : s.nodeRole.arn
@@ -79,10 +96,13 @@ export function installNames(s: InstallSpec): InstallNames {
     controllerRoleArn: `${arnPrefix(s, 'iam', '')}:role/${controllerRoleName}`,
     nodeRoleName: nodeRoleArn.slice(nodeRoleArn.lastIndexOf('/') + 1),
     nodeRoleArn,
-    queueName: s.clusterName.slice(0, 80),
-    queueArn: `${arnPrefix(s, 'sqs')}:${s.clusterName.slice(0, 80)}`,
+    queueName,
+    queueArn: `${arnPrefix(s, 'sqs')}:${queueName}`,
     oidcProviderArn: issuerHost ? `${arnPrefix(s, 'iam', '')}:oidc-provider/${issuerHost}` : undefined,
-    rules: interruptionRules(s.clusterName),
+    rules: interruptionRules(s.clusterName).map((r) => ({
+      ...r,
+      name: s.existing?.ruleNames[r.key] ?? r.name,
+    })),
     nodeClassName: 'default',
     nodePoolName: 'default',
   }
