@@ -11,17 +11,18 @@
 //   roleOnly: the chart makes the ServiceAccount) in the stack eksctl names
 //   `eksctl-<cluster>-addon-iamserviceaccount-kube-system-karpenter`, with eksctl's stack tags, its trust
 //   the cluster's OIDC provider with StringEquals on :sub and :aud, the stack's six policies attached.
-// - The cluster: VPC, subnets and node security group tagged karpenter.sh/discovery (seed.ts'
-//   createNetwork), moto's EKS cluster, a managed node group's role and two Ready Nodes, aws-auth
+// - The cluster: VPC, subnets, cluster and node security groups tagged karpenter.sh/discovery (seed.ts'
+//   createNetwork, as eksctl's metadata.tags put it), moto's EKS cluster, a managed node group's role and two Ready Nodes, aws-auth
 //   mapping the node group role and KarpenterNodeRole-<cluster> (eksctl's iamIdentityMappings), the spot
 //   service-linked role (`aws iam create-service-linked-role --aws-service-name spot.amazonaws.com`).
 // - Kubernetes: the guide's `helm upgrade --install karpenter <chart> --namespace kube-system --set …`
 //   with the IRSA annotation, then the guide's NodePool and EC2NodeClass (al2023@v20240807 pinned),
 //   reported Ready as the controller would.
+import { CreateTagsCommand } from '@aws-sdk/client-ec2'
 import { CreateOpenIDConnectProviderCommand, CreateRoleCommand } from '@aws-sdk/client-iam'
 import type { Bed } from './bed.js'
 import { deployStack, loadTemplate, type DeployedStack, type Template } from './cloudformation.js'
-import { ACCOUNT_ID, CLUSTER_NAME } from './constants.js'
+import { ACCOUNT_ID, CLUSTER_NAME, DISCOVERY_TAG } from './constants.js'
 import type { KubeObject } from './kube-client.js'
 import {
   applyWithRetry,
@@ -180,6 +181,14 @@ export async function seedAdoptedInstall(
   // eksctl create cluster: network (discovery-tagged, as the guide's cluster config tags it), cluster,
   // the managed node group's role, then `withOIDC`.
   const net = await createNetwork(aws, ctx)
+  // createNetwork tags the subnets and the node group's security group; the guide's cluster config
+  // (metadata.tags) puts karpenter.sh/discovery on the cluster security group too.
+  await aws.ec2.send(
+    new CreateTagsCommand({
+      Resources: [net.clusterSecurityGroupId],
+      Tags: [{ Key: DISCOVERY_TAG, Value: cn }],
+    }),
+  )
   const cluster = await createEksCluster(aws, ctx, net, opts.kubernetesVersion ?? '1.34', skipped)
   const ng = await aws.iam.send(
     new CreateRoleCommand({
@@ -250,7 +259,10 @@ export async function seedAdoptedInstall(
   await applyWithRetry(bed.kube, defaultNodePool())
   await markNodeClassReady(bed.kube, 'default', {
     subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
-    securityGroups: [{ id: net.nodeSecurityGroupId, name: `eksctl-${cn}-nodegroup-sg` }],
+    securityGroups: [
+      { id: net.clusterSecurityGroupId, name: `eks-cluster-sg-${cn}-1234567890` },
+      { id: net.nodeSecurityGroupId, name: `eksctl-${cn}-nodegroup-sg` },
+    ],
     instanceProfile: `${cn}_16072487391293873426`,
   })
   await markNodePoolReady(bed.kube, 'default')

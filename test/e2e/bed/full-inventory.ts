@@ -187,3 +187,15 @@ export async function fullInventory(bed: Bed, net: Network): Promise<Record<stri
       .sort(),
   }
 }
+
+/** Where two inventories differ, one line per path (`roles.X.tags: […] → […]`), for a readable failure. */
+export function inventoryDiff(before: unknown, after: unknown, path = ''): string[] {
+  const show = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v).slice(0, 300))
+  const isMap = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+  if (isMap(before) && isMap(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
+    return keys.flatMap((k) => inventoryDiff(before[k], after[k], path ? `${path}.${k}` : k))
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [`${path}: ${show(before)} → ${show(after)}`]
+}
