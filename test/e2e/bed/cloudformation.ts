@@ -10,11 +10,10 @@
 //   resolved and attached with IAM's AttachRolePolicy, as CloudFormation would have.
 // - AWS::SQS::QueuePolicy is not implemented (moto warns and skips it): it is removed from the
 //   template and, after the stack is created, its document is set as each queue's Policy attribute.
-// - `deploy`-style change sets carry no stack tags: the stack is made with CreateStack.
+// - `deploy`-style change sets carry no stack tags (as reported; not re-checked here): the stack is
+//   made with CreateStack.
 // - Stack tags are propagated only to EC2 resources: deployStack() tags the stack's IAM roles with
-//   them as CloudFormation does (IAM does not take the aws:cloudformation:* system tags).
-// - The SQS properties' YAML scalars (300, true) would reach moto as Python int/bool and read back
-//   as "True": they are given as the strings CloudFormation passes on ("300", "true").
+//   the stack's tags as CloudFormation does (the aws:cloudformation:* system tags are not added).
 import { readFileSync } from 'node:fs'
 import { AttachRolePolicyCommand, TagRoleCommand } from '@aws-sdk/client-iam'
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs'
@@ -151,11 +150,6 @@ export function prepareTemplateForMoto(
         document: p.PolicyDocument,
       })
       delete template.Resources[id]
-    }
-    if (r.Type === 'AWS::SQS::Queue') {
-      for (const [k, v] of Object.entries(p)) {
-        if (typeof v === 'number' || typeof v === 'boolean') p[k] = String(v)
-      }
     }
   }
   return { template, followUps }
