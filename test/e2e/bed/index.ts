@@ -15,3 +15,6 @@ export { artifacts, fixturesDir, karpenterChartDir, cloudFormationTemplatePath, 
 export { runCommand, runKarpctl, targetArgs, type RunOptions, type RunResult } from './run.js'
 export { groupAlive } from './proc.js'
 export * from './install-seed.js'
+export * from './cloudformation.js'
+export * from './adopted-seed.js'
+export * from './full-inventory.js'
