@@ -25,6 +25,8 @@ export interface Helm {
   version: string
   upgradeInstall(u: HelmUpgrade): Promise<void>
   uninstall(release: string, namespace: string): Promise<void>
+  /** `helm rollback` to a revision: an adopted release given back as it was before karpctl. */
+  rollback(release: string, namespace: string, revision: number): Promise<void>
 }
 
 interface RunResult {
@@ -114,6 +116,16 @@ export async function findHelm(opts: {
       const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000)
       if (r.code !== 0)
         throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
+    },
+    async rollback(release, namespace, revision) {
+      opts.log?.record(`helm:rollback:${namespace}/${release}`, true)
+      const r = await run(
+        bin,
+        ['rollback', release, String(revision), '--namespace', namespace, '--wait', ...context],
+        600_000,
+      )
+      if (r.code !== 0)
+        throw new HelmError(`helm rollback ${release} ${revision} failed: ${helmMessage(r.stderr)}`)
     },
     async uninstall(release, namespace) {
       opts.log?.record(`helm:uninstall:${namespace}/${release}`, true)

@@ -12,7 +12,13 @@ import {
 } from '../spec/install.js'
 import { adoptionTags } from '../spec/ownership.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, RULE_TARGET_ID } from '../spec/interruption.js'
-import { defaultNodeClass, defaultNodePool, helmValues, MANAGED_LABEL } from '../spec/karpenter.js'
+import {
+  defaultNodeClass,
+  defaultNodePool,
+  helmValues,
+  MANAGED_LABEL,
+  requiredValues,
+} from '../spec/karpenter.js'
 import { irsaTrust, nodeTrust, podIdentityTrust } from '../spec/trust.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { clusterAutoscalerScaleDown } from '../plan/resources/cluster-autoscaler.js'
@@ -232,7 +238,10 @@ export function installResources(s: InstallSpec, extraValues: Record<string, unk
     }),
   )
   // An install karpctl did not make keeps its own values (controller.resources, tolerations…) as the base.
-  const values = deepMerge(deepMerge(s.existing?.releaseValues ?? {}, helmValues(s)), extraValues)
+  const values = deepMerge(
+    s.existing ? deepMerge(s.existing.releaseValues, requiredValues(s)) : helmValues(s),
+    extraValues,
+  )
   if (s.scaleDownClusterAutoscaler)
     out.push(clusterAutoscalerScaleDown({ ...s.scaleDownClusterAutoscaler, dependsOn: ['helm.karpenter'] }))
   out.push(

@@ -20,6 +20,23 @@ export function helmValues(s: InstallSpec): Record<string, unknown> {
   }
 }
 
+/**
+ * What karpctl needs true of the values of a release it did not install: the cluster, the queue and the
+ * controller's role. Everything else is the release's own (an STS annotation it lacks is doctor's advice,
+ * not install's change), so a release that already says these is left unchanged.
+ */
+export function requiredValues(s: InstallSpec): Record<string, unknown> {
+  const n = installNames(s)
+  const settings: Record<string, string> = { clusterName: s.clusterName }
+  if (s.interruption) settings.interruptionQueue = n.queueName
+  return {
+    settings,
+    ...(s.identity === 'irsa'
+      ? { serviceAccount: { annotations: { 'eks.amazonaws.com/role-arn': n.controllerRoleArn } } }
+      : {}),
+  }
+}
+
 interface KubeObjectShape {
   apiVersion: string
   kind: string

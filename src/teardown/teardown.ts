@@ -163,6 +163,7 @@ export async function teardownResources(
         namespace: namespaceOf('karpenter-crd'),
         labels: helmLabels,
         dependsOn: ['helm.karpenter'],
+        handedCrdsOf: c,
       }),
       handedCrdsRestore({ clusterName: c, dependsOn: ['helm.karpenter-crd'] }),
     )

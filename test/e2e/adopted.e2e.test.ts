@@ -285,87 +285,76 @@ describe(
         assert.deepEqual(await fullInventory(f.bed, f.seed.net), before, 'a dry run changes nothing')
       }
 
-      test(
-        'install --dry-run: a plan, with no second controller role, no second queue, no second rule set; nothing changed',
-        {
-          todo: 'issue 18: exit 2 BLOCKED today — KarpenterNodeRole-demo, queue demo, release kube-system/karpenter, EC2NodeClass and NodePool default "not made by karpctl"; the plan behind it creates KarpenterControllerRole-demo and 5 rules',
-        },
-        (t) => assertNoSecondInstall(t, []),
-      )
+      test('install --dry-run without --adopt: blocked before any change, naming --adopt; the stack’s role, queue and rules are not what blocks', async (t) => {
+        const before = await fullInventory(f.bed, f.seed.net)
+        const r = await install(f.bed, ['--dry-run', '--yes', '--json'])
+        const j = parseJson<{ error?: { code: string; message: string } }>(r, 'install --dry-run')
+        t.diagnostic(out(r))
+        assert.equal(r.code, 2, out(r))
+        assert.equal(j.error?.code, 'BLOCKED')
+        assert.match(j.error?.message ?? '', /pass --adopt/)
+        // Used as they are (already what Karpenter needs): never a reason to block.
+        for (const name of [f.seed.controllerRoleName, `SQS queue ${f.seed.queueName}:`, ...f.seed.ruleNames])
+          assert.ok(!(j.error?.message ?? '').includes(name), `${name} does not block`)
+        assert.deepEqual(await fullInventory(f.bed, f.seed.net), before, 'a blocked dry run changes nothing')
+      })
 
-      test(
-        'install --dry-run --adopt: no second controller role, no second queue, no second rule set; nothing changed',
-        {
-          todo: 'issue 18: plans + KarpenterControllerRole-demo beside the IRSA role demo-karpenter, and + 5 rules Karpenter-demo-<Name> beside the stack’s 5',
-        },
-        (t) => assertNoSecondInstall(t, ['--adopt']),
-      )
+      test('install --dry-run --adopt: no second controller role, no second queue, no second rule set; nothing changed', (t) =>
+        assertNoSecondInstall(t, ['--adopt']))
     })
 
-    test(
-      'install --adopt, then teardown: the full inventory exactly as the stacks and helm made it',
-      {
-        todo: 'issue 18: install --adopt exits 2 (plans a karpenter-crd release; helm refuses the CRDs the guide’s chart installed: invalid ownership metadata) after creating KarpenterControllerRole-demo + 5 rules Karpenter-demo-<Name> and tagging the stack’s KarpenterNodeRole-demo and queue demo karpctl.io/managed-by=karpctl; teardown then DELETES that node role and queue (the stack’s)',
-      },
-      async (t) => {
-        const f = await adoptedBed()
-        t.after(() => f.stop())
-        const before = await fullInventory(f.bed, f.seed.net)
-        const i = await install(f.bed, ['--adopt', '--yes'])
-        t.diagnostic(out(i))
-        // Teardown runs whatever install did: it must give back a half-done adoption too.
-        const d = await teardown(f.bed)
-        t.diagnostic(out(d))
-        const after = await fullInventory(f.bed, f.seed.net)
-        const diff = inventoryDiff(before, after)
-        t.diagnostic(`inventory after teardown, against the seed:\n${diff.join('\n') || '(same)'}`)
-        assert.equal(i.code, 0, out(i))
-        assert.equal(d.code, 0, out(d))
-        assert.deepEqual(after, before, diff.join('\n'))
-      },
-    )
+    test('install --adopt, then teardown: the full inventory exactly as the stacks and helm made it', async (t) => {
+      const f = await adoptedBed()
+      t.after(() => f.stop())
+      const before = await fullInventory(f.bed, f.seed.net)
+      const i = await install(f.bed, ['--adopt', '--yes'])
+      t.diagnostic(out(i))
+      // Teardown runs whatever install did: it must give back a half-done adoption too.
+      const d = await teardown(f.bed)
+      t.diagnostic(out(d))
+      const after = await fullInventory(f.bed, f.seed.net)
+      const diff = inventoryDiff(before, after)
+      t.diagnostic(`inventory after teardown, against the seed:\n${diff.join('\n') || '(same)'}`)
+      assert.equal(i.code, 0, out(i))
+      assert.equal(d.code, 0, out(d))
+      assert.deepEqual(after, before, diff.join('\n'))
+    })
 
-    test(
-      'tenant add acme, then teardown: no KarpctlTenantPassRole-acme left on demo-karpenter',
-      {
-        todo: 'issue 18: tenant add puts KarpctlTenantPassRole-acme on the discovered controller role demo-karpenter; teardown looks for it on KarpenterControllerRole-demo (the conventional name), says "already gone" and leaves it',
-      },
-      async (t) => {
-        const f = await adoptedBed()
-        t.after(() => f.stop())
-        const iam = awsClients(f.bed).iam
-        const inline = async () =>
-          (
-            (await iam.send(new ListRolePoliciesCommand({ RoleName: 'demo-karpenter' }))).PolicyNames ?? []
-          ).sort()
-        const attached = async () =>
-          (
-            (await iam.send(new ListAttachedRolePoliciesCommand({ RoleName: 'demo-karpenter' })))
-              .AttachedPolicies ?? []
-          )
-            .map((p) => p.PolicyArn)
-            .sort()
-        const beforeInline = await inline()
-        const beforeAttached = await attached()
-        const add = await karpctl(f.bed, ['tenant', 'add', 'acme', '--yes', '--timeout', '30'])
-        t.diagnostic(out(add))
-        assert.equal(add.code, 0, out(add))
-        t.diagnostic(`demo-karpenter inline policies after tenant add: ${JSON.stringify(await inline())}`)
-        await iam.send(new GetRoleCommand({ RoleName: 'KarpenterNodeRole-demo-acme' }))
-        const d = await teardown(f.bed)
-        t.diagnostic(out(d))
-        assert.equal(d.code, 0, out(d))
-        assert.ok(
-          !(await inline()).includes('KarpctlTenantPassRole-acme'),
-          'the tenant’s PassRole grant is gone',
+    test('tenant add acme, then teardown: no KarpctlTenantPassRole-acme left on demo-karpenter', async (t) => {
+      const f = await adoptedBed()
+      t.after(() => f.stop())
+      const iam = awsClients(f.bed).iam
+      const inline = async () =>
+        (
+          (await iam.send(new ListRolePoliciesCommand({ RoleName: 'demo-karpenter' }))).PolicyNames ?? []
+        ).sort()
+      const attached = async () =>
+        (
+          (await iam.send(new ListAttachedRolePoliciesCommand({ RoleName: 'demo-karpenter' })))
+            .AttachedPolicies ?? []
         )
-        assert.deepEqual(await inline(), beforeInline, 'demo-karpenter’s inline policies as eksctl left them')
-        assert.deepEqual(
-          await attached(),
-          beforeAttached,
-          'demo-karpenter’s attached policies as eksctl left them',
-        )
-      },
-    )
+          .map((p) => p.PolicyArn)
+          .sort()
+      const beforeInline = await inline()
+      const beforeAttached = await attached()
+      const add = await karpctl(f.bed, ['tenant', 'add', 'acme', '--yes', '--timeout', '30'])
+      t.diagnostic(out(add))
+      assert.equal(add.code, 0, out(add))
+      t.diagnostic(`demo-karpenter inline policies after tenant add: ${JSON.stringify(await inline())}`)
+      await iam.send(new GetRoleCommand({ RoleName: 'KarpenterNodeRole-demo-acme' }))
+      const d = await teardown(f.bed)
+      t.diagnostic(out(d))
+      assert.equal(d.code, 0, out(d))
+      assert.ok(
+        !(await inline()).includes('KarpctlTenantPassRole-acme'),
+        'the tenant’s PassRole grant is gone',
+      )
+      assert.deepEqual(await inline(), beforeInline, 'demo-karpenter’s inline policies as eksctl left them')
+      assert.deepEqual(
+        await attached(),
+        beforeAttached,
+        'demo-karpenter’s attached policies as eksctl left them',
+      )
+    })
   },
 )

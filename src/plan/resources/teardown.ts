@@ -7,6 +7,7 @@ import type * as eks from '@aws-sdk/client-eks'
 import type * as iam from '@aws-sdk/client-iam'
 import type * as sqs from '@aws-sdk/client-sqs'
 import { isNotFound, toReadFailure } from '../../context/aws.js'
+import type { KubeClient } from '../../context/kube.js'
 import { releaseNamed } from '../../facts/collect-kube.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
@@ -14,7 +15,14 @@ import { ADOPTED_BY } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
 import type { Resource, Verdict } from '../types.js'
 import { SCALED_FROM } from './cluster-autoscaler.js'
-import { CRD_ADOPTED_BY, REPLACED_MARKS, replacedMarks, type Crd } from './crd-handover.js'
+import {
+  CRD_ADOPTED_BY,
+  HELM_RELEASE_NAME,
+  HELM_RELEASE_NAMESPACE,
+  REPLACED_MARKS,
+  replacedMarks,
+  type Crd,
+} from './crd-handover.js'
 import { ADDED_TARGET, ENABLED_FROM } from './event-rule.js'
 import { ADOPTED_FROM_REVISION } from './helm-release.js'
 import { ADDED_POLICY, withoutAddedStatements } from './queue-policy.js'
@@ -59,7 +67,14 @@ export function helmReleaseAbsent(w: {
   namespace: string
   labels: Record<string, string>
   dependsOn: string[]
-}): Resource<{ labels: Record<string, string>; chart: string }> {
+  /**
+   * The karpenter-crd release's CRDs that existed before karpctl handed them to it (the cluster whose
+   * record they carry): the release is then forgotten, never uninstalled — helm uninstall would delete
+   * them with every NodePool, whatever their live annotations say (Helm reads its keep policy from the
+   * release's manifest only).
+   */
+  handedCrdsOf?: string
+}): Resource<{ labels: Record<string, string>; chart: string; revision: number; handed: string[] }> {
   return {
     address: w.address,
     kind: 'Helm release',
@@ -70,26 +85,77 @@ export function helmReleaseAbsent(w: {
     permissions: [],
     async observe({ kube }) {
       const r = await releaseNamed(kube, w.namespace, w.release)
-      return r ? { labels: r.labels, chart: `${r.release.chartName}-${r.release.chartVersion}` } : null
+      if (!r) return null
+      const handed = w.handedCrdsOf ? await handedCrds(kube, w.handedCrdsOf) : []
+      return {
+        labels: r.labels,
+        chart: `${r.release.chartName}-${r.release.chartVersion}`,
+        revision: r.release.revision,
+        handed: handed.map((c) => c.metadata.name),
+      }
     },
     verdict(cur) {
       if (!cur) return gone
       if (!isOwned(cur.labels, w.labels)) {
         const before = cur.labels[ADOPTED_FROM_REVISION]
+        if (before)
+          return {
+            action: 'update',
+            changes: [{ field: 'revision', from: cur.revision, to: `rollback to ${before}` }],
+            note: `kept: installed without karpctl; given back as it was before karpctl (revision ${before}, \`helm uninstall ${w.release} -n ${w.namespace}\` removes it)`,
+          }
         return {
           action: 'unchanged',
           changes: [],
-          note: before
-            ? `kept: installed without karpctl, adopted at revision ${before} (\`helm rollback ${w.release} ${before} -n ${w.namespace}\` gives back the values it had; \`helm uninstall ${w.release} -n ${w.namespace}\` removes it)`
-            : `kept: installed without karpctl (\`helm uninstall ${w.release} -n ${w.namespace}\`)`,
+          note: `kept: installed without karpctl (\`helm uninstall ${w.release} -n ${w.namespace}\`)`,
         }
       }
+      if (cur.handed.length)
+        return {
+          action: 'delete',
+          changes: [{ field: 'chart', from: cur.chart }],
+          note: `its CRDs existed before karpctl (${cur.handed.join(', ')}): the release's record is removed and they are kept, with every object of their kinds`,
+        }
       return { action: 'delete', changes: [{ field: 'chart', from: cur.chart }] }
     },
-    async apply({ helm }) {
+    async apply({ helm, kube }, cur) {
+      const before = cur && !isOwned(cur.labels, w.labels) ? cur.labels[ADOPTED_FROM_REVISION] : undefined
+      if (before) {
+        // The rollback's revision is the old one's copy, labels included: no adoption mark is left.
+        await (await helm()).rollback(w.release, w.namespace, Number(before))
+        return
+      }
+      if (cur?.handed.length) {
+        // The CRDs the release itself created (no record of existing before) are karpctl's: deleted,
+        // as helm would. Then Helm's record of the release, its Secrets: without them helm forgets the
+        // release and deletes nothing. The handed CRDs' marks are given back after (kube.crds.restore).
+        const l = await kube.fresh<{ items: Crd[] }>(
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        )
+        for (const c of l?.items ?? []) {
+          const a = c.metadata.annotations ?? {}
+          if (
+            a[HELM_RELEASE_NAME] === w.release &&
+            a[HELM_RELEASE_NAMESPACE] === w.namespace &&
+            a[CRD_ADOPTED_BY] === undefined
+          )
+            await kube.write(
+              'DELETE',
+              `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${c.metadata.name}`,
+            )
+        }
+        const sel = encodeURIComponent(`owner=helm,name=${w.release}`)
+        await kube.write('DELETE', `/api/v1/namespaces/${w.namespace}/secrets?labelSelector=${sel}`)
+        return
+      }
       await (await helm()).uninstall(w.release, w.namespace)
     },
   }
+}
+
+async function handedCrds(kube: KubeClient, clusterName: string): Promise<Crd[]> {
+  const l = await kube.get<{ items: Crd[] }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
+  return (l?.items ?? []).filter((c) => c.metadata.annotations?.[CRD_ADOPTED_BY] === clusterName)
 }
 
 interface QueueState {
@@ -379,30 +445,27 @@ export function handedCrdsRestore(w: { clusterName: string; dependsOn: string[] 
     desired: { restored: true },
     permissions: [],
     async observe({ kube }) {
-      const l = await kube.get<{ items: Crd[] }>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
-      return (l?.items ?? [])
-        .filter((c) => c.metadata.annotations?.[CRD_ADOPTED_BY] === w.clusterName)
-        .map((c) => {
-          let before: { labels?: object; annotations?: object } = {}
-          try {
-            before = JSON.parse(c.metadata.annotations?.[REPLACED_MARKS] ?? '{}') as typeof before
-          } catch {
-            // An unreadable record: the marks come off (the state before any Helm release held it).
-          }
-          const restore = replacedMarks({ metadata: { name: c.metadata.name } })
-          return {
-            name: c.metadata.name,
-            restore: {
-              labels: { ...restore.labels, ...before.labels },
-              annotations: {
-                ...restore.annotations,
-                ...before.annotations,
-                [CRD_ADOPTED_BY]: null,
-                [REPLACED_MARKS]: null,
-              },
+      return (await handedCrds(kube, w.clusterName)).map((c) => {
+        let before: { labels?: object; annotations?: object } = {}
+        try {
+          before = JSON.parse(c.metadata.annotations?.[REPLACED_MARKS] ?? '{}') as typeof before
+        } catch {
+          // An unreadable record: the marks come off (the state before any Helm release held it).
+        }
+        const restore = replacedMarks({ metadata: { name: c.metadata.name } })
+        return {
+          name: c.metadata.name,
+          restore: {
+            labels: { ...restore.labels, ...before.labels },
+            annotations: {
+              ...restore.annotations,
+              ...before.annotations,
+              [CRD_ADOPTED_BY]: null,
+              [REPLACED_MARKS]: null,
             },
-          }
-        })
+          },
+        }
+      })
     },
     verdict: (cur) =>
       !cur?.length
