@@ -6,7 +6,7 @@ import { EnvironmentError } from '../errors.js'
 import type { ReadFailure } from '../facts/types.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
 
-export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms'
+export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
 
 export interface AwsOptions {
   region: string
@@ -50,6 +50,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   eventbridge: 'EventBridge',
   sts: 'STS',
   kms: 'KMS',
+  cloudformation: 'CloudFormation',
 }
 
 const ENDPOINT_PREFIX: Record<AwsService, string> = {
@@ -60,6 +61,7 @@ const ENDPOINT_PREFIX: Record<AwsService, string> = {
   eventbridge: 'events',
   sts: 'sts',
   kms: 'kms',
+  cloudformation: 'cloudformation',
 }
 
 /** The endpoint a service is reached at, as the SDK resolves it (explicit, AWS_ENDPOINT_URL[_SERVICE], or AWS's). */
@@ -90,6 +92,7 @@ const loaders: Record<AwsService, () => Promise<SdkModule>> = {
   eventbridge: () => import('@aws-sdk/client-eventbridge'),
   sts: () => import('@aws-sdk/client-sts'),
   kms: () => import('@aws-sdk/client-kms'),
+  cloudformation: () => import('@aws-sdk/client-cloudformation'),
 }
 
 const clientClass: Record<AwsService, string> = {
@@ -100,6 +103,7 @@ const clientClass: Record<AwsService, string> = {
   eventbridge: 'EventBridgeClient',
   sts: 'STSClient',
   kms: 'KMSClient',
+  cloudformation: 'CloudFormationClient',
 }
 
 export class Aws {

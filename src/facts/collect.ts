@@ -9,6 +9,7 @@ import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
+import { collectOwners, ownedIds } from './collect-owners.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
@@ -250,6 +251,18 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
+  // Who owns what doctor --fix may change: a stack's resource is changed in the stack, never here.
+  // Asked once everything it names is known (the rules' targets come last).
+  const oidcProviders = await oidcP
+  const cloudformation = await collectOwners(
+    aws,
+    ownedIds({
+      iam: { roles, controllerRoleName, controllerIdentity, oidcProviders },
+      sqs: { queue: q },
+      events: { rules: rules.rules },
+      eks: { cluster },
+    }),
+  )
 
   const notes: string[] = []
   if (!kube.release.ok && kube.release.error.kind === 'network') {
@@ -289,7 +302,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       ...(groups ? { nodegroups: groups } : {}),
     },
     iam: {
-      oidcProviders: await oidcP,
+      oidcProviders,
       roles,
       controllerRoleName,
       controllerIdentity,
@@ -300,6 +313,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
     sqs: { queue: q },
     kms: { keys },
+    cloudformation,
     events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
     kube,
     local: { helmRegistry: await helmRegistryP },

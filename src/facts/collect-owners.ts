@@ -1,0 +1,167 @@
+// Which CloudFormation stack owns a resource, asked of CloudFormation (DescribeStackResources by
+// physical id). AWS tags a stack's resources `aws:cloudformation:*` only where the service has tags
+// CloudFormation sets (an SQS queue); IAM roles, managed policies and EventBridge rules never carry
+// them, so the tags cannot prove a getting-started or eksctl stack made the controller role.
+// Below both src/plan (teardown) and src/checks / src/fix: every layer asks the same memoized read.
+import type * as cfn from '@aws-sdk/client-cloudformation'
+import type { Aws } from '../context/aws.js'
+import { patternMatchesEvent } from './collect-interruption.js'
+import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
+import { read } from './read.js'
+import type { Facts, Read, StackOwner, StackResourceSummary } from './types.js'
+
+export type { StackOwner } from './types.js'
+
+/** A stack's answer for one physical id: the resource that has it, and every resource of the stack. */
+export interface StackLookup {
+  owner: StackOwner
+  resources: StackResourceSummary[]
+}
+
+interface SdkError {
+  name?: string
+  Code?: string
+  message?: string
+}
+
+/**
+ * CloudFormation's answer for an id no stack declares: ValidationError "Stack for <id> does not
+ * exist". Only that message: other ValidationErrors (a malformed id) say nothing about ownership.
+ */
+export function isNoStack(err: unknown): boolean {
+  const e = err as SdkError
+  return (e?.name ?? e?.Code) === 'ValidationError' && /^Stack for .* does not exist/.test(e.message ?? '')
+}
+
+/**
+ * A resource a stack once declared and no longer manages: removed with DeletionPolicy Retain
+ * (DELETE_SKIPPED), or deleted. CloudFormation still lists it for up to 90 days.
+ */
+const released = (status: string | undefined) => status === 'DELETE_COMPLETE' || status === 'DELETE_SKIPPED'
+
+/**
+ * The stack that owns the resource with this physical id (a role's name, a managed policy's or an
+ * OIDC provider's ARN, a queue's URL, a rule's name), with the stack's resources; null when no stack
+ * declares it. Throws what CloudFormation answered otherwise (AccessDenied, throttling, an endpoint
+ * without CloudFormation): the caller reports that as unknown, never as "not owned".
+ * One memoized read per id and run (src/context/aws.ts).
+ */
+export async function describeOwner(aws: Aws, physicalId: string): Promise<StackLookup | null> {
+  let out: cfn.DescribeStackResourcesCommandOutput
+  try {
+    out = await aws.call<cfn.DescribeStackResourcesCommandOutput>(
+      'cloudformation',
+      'DescribeStackResources',
+      {
+        PhysicalResourceId: physicalId,
+      },
+    )
+  } catch (err) {
+    if (isNoStack(err)) return null
+    throw err
+  }
+  const all = out.StackResources ?? []
+  // The answer lists the whole stack: the owned resource is the one with this id (a stack may hold
+  // a deleted and a live one with the same id after a replacement; the live one decides).
+  const mine = all.filter((r) => r.PhysicalResourceId === physicalId)
+  const live = mine.find((r) => !released(r.ResourceStatus))
+  if (!live) return null
+  return {
+    owner: {
+      stackName: live.StackName ?? stackNameOf(live.StackId),
+      stackId: live.StackId ?? '',
+      logicalId: live.LogicalResourceId ?? '',
+      resourceType: live.ResourceType ?? '',
+      resourceStatus: live.ResourceStatus ?? '',
+    },
+    resources: all.map((r) => ({
+      logicalId: r.LogicalResourceId ?? '',
+      ...(r.PhysicalResourceId ? { physicalId: r.PhysicalResourceId } : {}),
+      resourceType: r.ResourceType ?? '',
+      resourceStatus: r.ResourceStatus ?? '',
+    })),
+  }
+}
+
+/** `arn:aws:cloudformation:<region>:<account>:stack/<name>/<uuid>` → `<name>`. */
+const stackNameOf = (stackId: string | undefined) => stackId?.split('/')[1] ?? ''
+
+/**
+ * The finder: the CloudFormation stack that owns a physical id, or null when none does. Throws on
+ * AccessDenied, throttling or an endpoint without CloudFormation (unknown is not "not owned").
+ */
+export async function stackOwner(aws: Aws, physicalId: string): Promise<StackOwner | null> {
+  return (await describeOwner(aws, physicalId))?.owner ?? null
+}
+
+/** Where a resource came from and the command its stack removes it with (teardown's kept note). */
+export function ownerCommand(owner: StackOwner): string {
+  return `kept: made by CloudFormation stack ${owner.stackName} (\`aws cloudformation delete-stack --stack-name ${owner.stackName}\`)`
+}
+
+// ---------- what doctor asks about ----------
+
+/** AWS managed policies (`arn:aws:iam::aws:policy/…`) belong to AWS: no stack declares them. */
+const customerManaged = (arn: string) => arn.split(':')[4] !== 'aws'
+
+/** The parts of the facts ownedIds reads (the collector has them before the snapshot is whole). */
+export interface OwnedInputs {
+  iam: Pick<Facts['iam'], 'roles' | 'controllerRoleName' | 'controllerIdentity' | 'oidcProviders'>
+  sqs: Facts['sqs']
+  events: Pick<Facts['events'], 'rules'>
+  eks: Pick<Facts['eks'], 'cluster'>
+}
+
+/**
+ * The physical ids of the resources doctor --fix may change: the controller role and its customer
+ * managed policies, the node roles, the queue, the rules that deliver to it or that would be repaired
+ * (those matching an event no rule delivers to the queue) and, with IRSA, the issuer's OIDC provider.
+ */
+export function ownedIds(facts: OwnedInputs): string[] {
+  const ids: string[] = []
+  const controller = facts.iam.controllerRoleName
+  for (const [name, r] of Object.entries(facts.iam.roles)) {
+    if (!r.ok || !r.value) continue
+    ids.push(name)
+    if (name === controller && r.value.attached.ok)
+      ids.push(...r.value.attached.value.map((p) => p.arn).filter(customerManaged))
+  }
+  const queue = facts.sqs.queue.ok ? facts.sqs.queue.value : null
+  if (queue) ids.push(queue.url)
+  const rules = facts.events.rules.ok ? facts.events.rules.value : []
+  const toQueue = queue ? rules.filter((r) => r.targetArns.includes(queue.arn)) : []
+  ids.push(...toQueue.map((r) => r.name))
+  for (const spec of INTERRUPTION_RULES) {
+    const delivers = (r: (typeof rules)[number]) =>
+      patternMatchesEvent(r.eventPattern, spec.source, spec.detailType)
+    if (toQueue.some(delivers)) continue
+    ids.push(...rules.filter(delivers).map((r) => r.name))
+  }
+  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
+  const issuer = cluster?.oidcIssuer?.replace(/^https:\/\//, '')
+  if (facts.iam.controllerIdentity === 'irsa' && issuer && facts.iam.oidcProviders.ok) {
+    const provider = facts.iam.oidcProviders.value.find((p) => p.url === issuer)
+    if (provider) ids.push(provider.arn)
+  }
+  return [...new Set(ids.filter(Boolean))]
+}
+
+/** The owners of `ids`, each one read (concurrently), with the resources of every owning stack. */
+export async function collectOwners(aws: Aws, ids: string[]): Promise<NonNullable<Facts['cloudformation']>> {
+  const owners: Record<string, Read<StackOwner | null>> = {}
+  const stacks: Record<string, StackResourceSummary[]> = {}
+  const answers = await Promise.all(
+    ids.map(
+      async (id) =>
+        [
+          id,
+          await read(`cloudformation:DescribeStackResources ${id}`, () => describeOwner(aws, id)),
+        ] as const,
+    ),
+  )
+  for (const [id, answer] of answers) {
+    owners[id] = answer.ok ? { ok: true, value: answer.value?.owner ?? null } : answer
+    if (answer.ok && answer.value) stacks[answer.value.owner.stackName] = answer.value.resources
+  }
+  return { owners, stacks }
+}
