@@ -34,6 +34,27 @@ export function isNoStack(err: unknown): boolean {
 }
 
 /**
+ * Answers that mean the endpoint cannot look a resource up (an emulator, a proxy), not that no stack
+ * owns it: CloudFormation's query API answers every operation at `POST /`, so an HTTP 404 is an endpoint
+ * that does not serve it; "Stack with id None does not exist" is an endpoint that ignored
+ * PhysicalResourceId and looked for a stack named by nothing (moto 5.2). Rethrown as NotImplemented,
+ * which the run reports as unsupported (src/context/aws.ts toReadFailure).
+ */
+function unsupportedOrSelf(err: unknown): unknown {
+  const e = err as SdkError & { $metadata?: { httpStatusCode?: number } }
+  const ignoredId =
+    (e?.name ?? e?.Code) === 'ValidationError' &&
+    /^Stack with id (None|null|undefined)? ?does not exist/.test(e.message ?? '')
+  if (!ignoredId && e?.$metadata?.httpStatusCode !== 404) return err
+  return Object.assign(
+    new Error(
+      `the endpoint cannot tell which stack owns a resource (it answered ${ignoredId ? `"${e.message}"` : 'HTTP 404'} to DescribeStackResources by PhysicalResourceId)`,
+    ),
+    { name: 'NotImplemented', $metadata: { httpStatusCode: 501 } },
+  )
+}
+
+/**
  * A resource a stack once declared and no longer manages: removed with DeletionPolicy Retain
  * (DELETE_SKIPPED), or deleted. CloudFormation still lists it for up to 90 days.
  */
@@ -58,7 +79,7 @@ export async function describeOwner(aws: Aws, physicalId: string): Promise<Stack
     )
   } catch (err) {
     if (isNoStack(err)) return null
-    throw err
+    throw unsupportedOrSelf(err)
   }
   const all = out.StackResources ?? []
   // The answer lists the whole stack: the owned resource is the one with this id (a stack may hold

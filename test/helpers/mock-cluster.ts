@@ -613,6 +613,57 @@ export function healthyState(): MockState {
   }
 }
 
+/**
+ * Mutation: the getting-started install. Stack `Karpenter-demo` (the v1.14.1 template) declares the
+ * node role, the six controller managed policies, the queue and the five rules (CloudFormation names
+ * them `<stack>-<LogicalId>-<suffix>`); eksctl's stack declares the controller role that carries the
+ * policies. Nothing of it is tagged `aws:cloudformation:*`, as on AWS (IAM and EventBridge are not).
+ */
+export const GETTING_STARTED_STACK = `Karpenter-${CLUSTER}`
+export const EKSCTL_STACK = `eksctl-${CLUSTER}-podidentityrole-kube-system-karpenter`
+export function useGettingStartedStacks(s: MockState): void {
+  const rules = INTERRUPTION_RULES.map(({ key, source, detailType }) => ({
+    name: `${GETTING_STARTED_STACK}-${key}-${key.length.toString(36).toUpperCase()}X7Q2L`,
+    state: 'ENABLED' as const,
+    eventPattern: { source: [source], 'detail-type': [detailType] },
+    targets: [QUEUE_ARN],
+  }))
+  s.rules = rules
+  const role = s.roles[CONTROLLER_ROLE] as MockRole
+  s.stacks = [
+    {
+      name: GETTING_STARTED_STACK,
+      resources: [
+        { logicalId: 'KarpenterNodeRole', physicalId: NODE_ROLE, type: 'AWS::IAM::Role' },
+        ...role.attached.map((arn) => ({
+          logicalId: arn.slice(arn.lastIndexOf('/') + 1).replace(/^KarpenterController|-demo$/g, ''),
+          physicalId: arn,
+          type: 'AWS::IAM::ManagedPolicy',
+        })),
+        {
+          logicalId: 'KarpenterInterruptionQueue',
+          physicalId: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${CLUSTER}`,
+          type: 'AWS::SQS::Queue',
+        },
+        {
+          logicalId: 'KarpenterInterruptionQueuePolicy',
+          physicalId: `${GETTING_STARTED_STACK}-KarpenterInterruptionQueuePolicy-1A2B3C`,
+          type: 'AWS::SQS::QueuePolicy',
+        },
+        ...INTERRUPTION_RULES.map(({ key }, i) => ({
+          logicalId: key,
+          physicalId: rules[i]!.name,
+          type: 'AWS::Events::Rule',
+        })),
+      ],
+    },
+    {
+      name: EKSCTL_STACK,
+      resources: [{ logicalId: 'Role1', physicalId: CONTROLLER_ROLE, type: 'AWS::IAM::Role' }],
+    },
+  ]
+}
+
 /** Mutation: the controller uses EKS Pod Identity instead of IRSA (association, agent add-on, trust). */
 export function usePodIdentity(s: MockState): void {
   const values = defaultReleaseValues()

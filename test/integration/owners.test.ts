@@ -1,0 +1,155 @@
+// Who owns a resource, asked of CloudFormation on the wire (query protocol, XML answers; "not owned" is
+// a ValidationError): the getting-started install's stacks are found for resources that carry no
+// aws:cloudformation:* tag, each id is asked once per run, and a denied read is unknown, not "not owned".
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import nock from 'nock'
+import { createRunContext } from '../../src/context/run-context.js'
+import { doctor } from '../../src/doctor/doctor.js'
+import { collectOwners, describeOwner, ownerCommand, stackOwner } from '../../src/facts/collect-owners.js'
+import { ACCOUNT, CONTROLLER_ROLE, NODE_ROLE, OIDC_ARN, REGION } from '../helpers/facts.js'
+import {
+  EKSCTL_STACK,
+  GETTING_STARTED_STACK,
+  HOSTS,
+  startMockCluster,
+  stackId,
+  useGettingStartedStacks,
+  type MockCluster,
+  type MockOptions,
+} from '../helpers/mock-cluster.js'
+
+function mock(t: TestContext, options: MockOptions = {}): MockCluster {
+  const m = startMockCluster(options)
+  t.after(() => m.stop())
+  return m
+}
+
+const QUEUE_URL = `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/demo`
+const policyArn = (name: string) => `arn:aws:iam::${ACCOUNT}:policy/${name}`
+
+test('getting-started install: the stacks that own the role, policies, queue and rules are named, each id read once', async (t) => {
+  const m = mock(t, { mutate: useGettingStartedStacks })
+  const { facts } = await doctor({ live: m.runOptions({ maxAttempts: 1 }) })
+  const cfn = facts.cloudformation
+  assert.ok(cfn)
+  const owner = (id: string) => {
+    const r = cfn.owners[id]
+    assert.ok(r?.ok, `${id}: ${JSON.stringify(r)}`)
+    return r.value
+  }
+  assert.equal(owner(CONTROLLER_ROLE)?.stackName, EKSCTL_STACK)
+  assert.equal(owner(CONTROLLER_ROLE)?.resourceType, 'AWS::IAM::Role')
+  assert.equal(owner(CONTROLLER_ROLE)?.stackId, stackId(EKSCTL_STACK))
+  assert.equal(owner(NODE_ROLE)?.stackName, GETTING_STARTED_STACK)
+  assert.deepEqual(owner(policyArn('KarpenterControllerNodeLifecyclePolicy-demo')), {
+    stackName: GETTING_STARTED_STACK,
+    stackId: stackId(GETTING_STARTED_STACK),
+    logicalId: 'NodeLifecyclePolicy',
+    resourceType: 'AWS::IAM::ManagedPolicy',
+    resourceStatus: 'CREATE_COMPLETE',
+  })
+  assert.equal(owner(QUEUE_URL)?.logicalId, 'KarpenterInterruptionQueue')
+  for (const rule of m.state.rules) assert.equal(owner(rule.name)?.resourceType, 'AWS::Events::Rule')
+  // The OIDC provider (IRSA) was asked about too, and no stack declares it.
+  assert.equal(owner(OIDC_ARN), null)
+  // The stack's resources come with the answers: its managed policies are known without another read.
+  const stack = cfn.stacks[GETTING_STARTED_STACK] ?? []
+  assert.equal(stack.filter((r) => r.resourceType === 'AWS::IAM::ManagedPolicy').length, 6)
+  // 1 role + 6 policies + 1 node role + 1 queue + 5 rules + 1 OIDC provider, no repeat, none missing.
+  assert.equal(m.count('cloudformation:DescribeStackResources'), 15)
+  assert.deepEqual(m.duplicates(), [])
+  assert.deepEqual(m.unexpected(), [])
+  assert.ok(m.isDone(), m.pending().join('\n'))
+})
+
+test('the healthy karpctl-made install: every resource asked about is owned by no stack (null, not a failure)', async (t) => {
+  const m = mock(t)
+  const { facts } = await doctor({ live: m.runOptions({ maxAttempts: 1 }) })
+  const owners = facts.cloudformation?.owners ?? {}
+  assert.ok(Object.keys(owners).length >= 10, Object.keys(owners).join(', '))
+  for (const [id, r] of Object.entries(owners)) assert.deepEqual(r, { ok: true, value: null }, id)
+  // AWS managed policies (the node role's) are AWS's: never asked about.
+  assert.ok(!Object.keys(owners).some((id) => id.startsWith('arn:aws:iam::aws:')))
+  assert.deepEqual(facts.cloudformation?.stacks, {})
+})
+
+test('DescribeStackResources denied: the owner is unknown (a failed read), never "not owned"', async (t) => {
+  const m = mock(t, {
+    mutate: useGettingStartedStacks,
+    faults: [{ op: 'cloudformation:DescribeStackResources', error: 'denied', times: Infinity }],
+  })
+  const { facts } = await doctor({ live: m.runOptions({ maxAttempts: 1 }) })
+  const r = facts.cloudformation?.owners[CONTROLLER_ROLE]
+  assert.ok(r && !r.ok)
+  assert.equal(r.error.kind, 'denied')
+  assert.equal(r.error.code, 'AccessDenied')
+  assert.match(r.error.read, /cloudformation:DescribeStackResources KarpenterControllerRole-demo/)
+})
+
+test('the finder: one read per id per run, null for no stack, a retained resource is no longer owned', async (t) => {
+  const m = mock(t, {
+    expectations: false,
+    mutate: (s) => {
+      useGettingStartedStacks(s)
+      // Removed from the template with DeletionPolicy Retain: CloudFormation still lists it.
+      s.stacks.push({
+        name: 'old-karpenter',
+        resources: [
+          { logicalId: 'Queue', physicalId: 'kept-queue', type: 'AWS::SQS::Queue', status: 'DELETE_SKIPPED' },
+        ],
+      })
+    },
+  })
+  const ctx = await createRunContext(m.runOptions({ maxAttempts: 1 }))
+  t.after(() => ctx.aws.destroy())
+  const [a, b] = await Promise.all([
+    stackOwner(ctx.aws, CONTROLLER_ROLE),
+    stackOwner(ctx.aws, CONTROLLER_ROLE),
+  ])
+  assert.equal(a?.stackName, EKSCTL_STACK)
+  assert.deepEqual(a, b)
+  assert.equal((await describeOwner(ctx.aws, CONTROLLER_ROLE))?.resources.length, 1)
+  assert.equal(m.count('cloudformation:DescribeStackResources'), 1)
+  assert.equal(await stackOwner(ctx.aws, 'NotAnyStacksRole'), null)
+  assert.equal(await stackOwner(ctx.aws, 'kept-queue'), null)
+  assert.equal(
+    ownerCommand(a!),
+    `kept: made by CloudFormation stack ${EKSCTL_STACK} (\`aws cloudformation delete-stack --stack-name ${EKSCTL_STACK}\`)`,
+  )
+})
+
+test('an endpoint without CloudFormation (HTML 404): the finder throws, the fact is unsupported, not "not owned"', async (t) => {
+  const m = mock(t, { expectations: false })
+  // Only this endpoint, as an emulator that does not serve the API answers (the mock's credentials stay).
+  nock.cleanAll()
+  nock(HOSTS.cloudformation).persist().post('/').reply(404, '<html><body>Not Found</body></html>', {
+    'content-type': 'text/html',
+  })
+  const ctx = await createRunContext(m.runOptions({ maxAttempts: 1 }))
+  t.after(() => ctx.aws.destroy())
+  await assert.rejects(stackOwner(ctx.aws, CONTROLLER_ROLE))
+  const { owners } = await collectOwners(ctx.aws, [CONTROLLER_ROLE])
+  const r = owners[CONTROLLER_ROLE]
+  assert.ok(r && !r.ok)
+  assert.equal(r.error.kind, 'unsupported')
+})
+
+test('an endpoint that ignores PhysicalResourceId (moto 5.2: "Stack with id None does not exist"): unsupported, not "not owned"', async (t) => {
+  const m = mock(t, {
+    expectations: false,
+    faults: [
+      {
+        op: 'cloudformation:DescribeStackResources',
+        error: { status: 400, code: 'ValidationError', message: 'Stack with id None does not exist' },
+        times: Infinity,
+      },
+    ],
+  })
+  const ctx = await createRunContext(m.runOptions({ maxAttempts: 1 }))
+  t.after(() => ctx.aws.destroy())
+  const r = (await collectOwners(ctx.aws, [CONTROLLER_ROLE])).owners[CONTROLLER_ROLE]
+  assert.ok(r && !r.ok)
+  assert.equal(r.error.kind, 'unsupported')
+  assert.match(r.error.message, /Stack with id None does not exist/)
+})
