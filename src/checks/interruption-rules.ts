@@ -12,7 +12,7 @@ import {
   type KarpenterVersion,
 } from './lib/facts.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
-import { editStack, ownership, type Ownership } from './lib/owners.js'
+import { editStack, inStack, ownership, type Ownership } from './lib/owners.js'
 import type { Check, Finding, Fix } from './types.js'
 
 type RuleSpec = (typeof INTERRUPTION_RULES)[number]
@@ -204,10 +204,12 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
     commands.push(`aws events enable-rule --name ${shellQuote(rule.name)} --region ${region}`)
     steps.push(`enable ${rule.name}`)
   }
-  const fix: Fix = {
-    summary: `${steps.join(', then ')} (the rule is kept, not duplicated)`,
-    commands,
-  }
+  // A stack's rule (the getting-started ones) is repaired in the stack.
+  const fix: Fix = inStack(
+    { summary: `${steps.join(', then ')} (the rule is kept, not duplicated)`, commands },
+    ownership(facts, rule.name),
+    `rule ${rule.name}`,
+  )
   return {
     status: 'fail',
     subject: rule.arn,

@@ -3,6 +3,7 @@
 // (SQS), else nobody. A stack's resource is changed in the stack: a direct change is drift the next
 // stack update reverts (or fails on). Shared by the checks' printed fixes and doctor --fix.
 import type { Facts, ReadFailure, StackOwner, Tags } from '../../facts/types.js'
+import type { Fix } from '../types.js'
 import { describeFailure } from './facts.js'
 
 export type Ownership =
@@ -79,4 +80,23 @@ export function editStack(stackName: string): string[] {
     `aws cloudformation get-template --stack-name ${stackName} --query TemplateBody --output json > ${stackName}.template.json`,
     `aws cloudformation update-stack --stack-name ${stackName} --template-body file://${stackName}.template.json --parameters <each parameter as ParameterKey=NAME,UsePreviousValue=true> --capabilities CAPABILITY_NAMED_IAM`,
   ]
+}
+
+/**
+ * A check's fix for a resource a stack owns: the same change, made in the stack's template, with the
+ * commands that show the stack's drift and update it. Unchanged when no stack owns the resource.
+ */
+export function inStack(fix: Fix, o: Ownership, what: string): Fix {
+  if (o.kind !== 'stack') return fix
+  const s = o.owner.stackName
+  const logical = o.owner.logicalId ? ` (${o.owner.logicalId})` : ''
+  return {
+    summary: `${what} belongs to CloudFormation stack ${s}${logical}: ${fix.summary} in the stack's template and update the stack, not directly (a direct change is drift the stack reverts); if drift detection shows ${what} drifted from the template, restore what the template declares instead`,
+    commands: [
+      `aws cloudformation detect-stack-drift --stack-name ${s}`,
+      `aws cloudformation describe-stack-resource-drifts --stack-name ${s} --stack-resource-drift-status-filters MODIFIED DELETED`,
+      ...editStack(s),
+    ],
+    ...(fix.snippet ? { snippet: fix.snippet } : {}),
+  }
 }
