@@ -6,6 +6,7 @@ import { test, type TestContext } from 'node:test'
 import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { doctor } from '../../src/doctor/doctor.js'
+import { fixSet } from '../../src/fix/fixes.js'
 import { collectOwners, describeOwner, ownerCommand, stackOwner } from '../../src/facts/collect-owners.js'
 import { ACCOUNT, CONTROLLER_ROLE, NODE_ROLE, OIDC_ARN, REGION } from '../helpers/facts.js'
 import {
@@ -152,4 +153,34 @@ test('an endpoint that ignores PhysicalResourceId (moto 5.2: "Stack with id None
   assert.ok(r && !r.ok)
   assert.equal(r.error.kind, 'unsupported')
   assert.match(r.error.message, /Stack with id None does not exist/)
+})
+
+test("getting-started install, the lifecycle policy detached from eksctl's role: doctor prints the re-attach, --fix plans no write on the role", async (t) => {
+  const lifecycle = policyArn('KarpenterControllerNodeLifecyclePolicy-demo')
+  const m = mock(t, {
+    mutate: (s) => {
+      useGettingStartedStacks(s)
+      const role = s.roles[CONTROLLER_ROLE]!
+      role.attached = role.attached.filter((a) => a !== lifecycle)
+    },
+  })
+  const outcome = await doctor({ live: m.runOptions({ maxAttempts: 1 }) })
+  const check = outcome.results.find((r) => r.meta.id === 'controller-policy')!
+  const fail = check.findings.find((f) => f.status === 'fail')
+  assert.ok(fail, check.findings.map((f) => f.message).join('\n'))
+  assert.deepEqual(fail.fix?.commands, [
+    `aws iam attach-role-policy --role-name ${CONTROLLER_ROLE} --policy-arn ${lifecycle}`,
+  ])
+  const fs = fixSet(outcome.facts, outcome.results)
+  assert.ok(!fs.resources.some((r) => r.address === 'iam-policy.controller-missing'))
+  const manual = fs.manual.find((x) => x.check === 'controller-policy')
+  assert.match(
+    manual?.why ?? '',
+    new RegExp(`controller role ${CONTROLLER_ROLE} belongs to CloudFormation stack ${EKSCTL_STACK}`),
+  )
+  assert.deepEqual(m.duplicates(), [])
+  // The detached policy is neither read nor asked about (only what is attached is): the stack's answer
+  // for the other policies listed it.
+  assert.deepEqual(m.unexpected(), [])
+  assert.ok(m.isDone(), m.pending().join('\n'))
 })
