@@ -8,7 +8,7 @@ import type { Aws } from '../context/aws.js'
 import { patternMatchesEvent } from './collect-interruption.js'
 import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
 import { read } from './read.js'
-import type { Facts, Read, StackOwner, StackResourceSummary } from './types.js'
+import type { EventRule, Facts, QueueFacts, Read, StackOwner, StackResourceSummary } from './types.js'
 
 export type { StackOwner } from './types.js'
 
@@ -133,56 +133,101 @@ export interface OwnedInputs {
   eks: Pick<Facts['eks'], 'cluster'>
 }
 
+/** A role's own id, and with it (the controller's) its customer managed policies' ARNs, once it exists. */
+export function roleIds(name: string, exists: boolean, attachedArns: string[] | null): string[] {
+  if (!exists) return []
+  return [name, ...(attachedArns ?? []).filter(customerManaged)]
+}
+
+/** The queue's URL (CloudFormation's physical id of AWS::SQS::Queue). */
+export const queueIds = (queue: Read<QueueFacts | null>): string[] =>
+  queue.ok && queue.value ? [queue.value.url] : []
+
+/**
+ * The rules that deliver to the queue, and for each event no rule delivers to it, the rules that match
+ * it (those interruption-rules would repair).
+ */
+export function ruleIds(queue: Read<QueueFacts | null>, found: Read<EventRule[]>): string[] {
+  const q = queue.ok ? queue.value : null
+  const rules = found.ok ? found.value : []
+  const toQueue = q ? rules.filter((r) => r.targetArns.includes(q.arn)) : []
+  const ids = toQueue.map((r) => r.name)
+  for (const spec of INTERRUPTION_RULES) {
+    const delivers = (r: EventRule) => patternMatchesEvent(r.eventPattern, spec.source, spec.detailType)
+    if (!toQueue.some(delivers)) ids.push(...rules.filter(delivers).map((r) => r.name))
+  }
+  return ids
+}
+
+/** With IRSA, the OIDC provider of the cluster's issuer. */
+export function oidcIds(
+  identity: Facts['iam']['controllerIdentity'],
+  cluster: Facts['eks']['cluster'],
+  providers: Facts['iam']['oidcProviders'],
+): string[] {
+  const issuer = (cluster.ok ? cluster.value : null)?.oidcIssuer?.replace(/^https:\/\//, '')
+  if (identity !== 'irsa' || !issuer || !providers.ok) return []
+  return providers.value.filter((p) => p.url === issuer).map((p) => p.arn)
+}
+
 /**
  * The physical ids of the resources doctor --fix may change: the controller role and its customer
  * managed policies, the node roles, the queue, the rules that deliver to it or that would be repaired
  * (those matching an event no rule delivers to the queue) and, with IRSA, the issuer's OIDC provider.
+ * The collector asks the same ids piece by piece, as each becomes known (OwnerLookups).
  */
 export function ownedIds(facts: OwnedInputs): string[] {
   const ids: string[] = []
-  const controller = facts.iam.controllerRoleName
   for (const [name, r] of Object.entries(facts.iam.roles)) {
-    if (!r.ok || !r.value) continue
-    ids.push(name)
-    if (name === controller && r.value.attached.ok)
-      ids.push(...r.value.attached.value.map((p) => p.arn).filter(customerManaged))
+    const role = r.ok ? r.value : null
+    const attached = name === facts.iam.controllerRoleName && role?.attached.ok ? role.attached.value : []
+    ids.push(
+      ...roleIds(
+        name,
+        !!role,
+        attached.map((p) => p.arn),
+      ),
+    )
   }
-  const queue = facts.sqs.queue.ok ? facts.sqs.queue.value : null
-  if (queue) ids.push(queue.url)
-  const rules = facts.events.rules.ok ? facts.events.rules.value : []
-  const toQueue = queue ? rules.filter((r) => r.targetArns.includes(queue.arn)) : []
-  ids.push(...toQueue.map((r) => r.name))
-  for (const spec of INTERRUPTION_RULES) {
-    const delivers = (r: (typeof rules)[number]) =>
-      patternMatchesEvent(r.eventPattern, spec.source, spec.detailType)
-    if (toQueue.some(delivers)) continue
-    ids.push(...rules.filter(delivers).map((r) => r.name))
-  }
-  const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
-  const issuer = cluster?.oidcIssuer?.replace(/^https:\/\//, '')
-  if (facts.iam.controllerIdentity === 'irsa' && issuer && facts.iam.oidcProviders.ok) {
-    const provider = facts.iam.oidcProviders.value.find((p) => p.url === issuer)
-    if (provider) ids.push(provider.arn)
-  }
+  ids.push(...queueIds(facts.sqs.queue), ...ruleIds(facts.sqs.queue, facts.events.rules))
+  ids.push(...oidcIds(facts.iam.controllerIdentity, facts.eks.cluster, facts.iam.oidcProviders))
   return [...new Set(ids.filter(Boolean))]
+}
+
+/**
+ * The run's ownership lookups: each id asked once, as soon as a collector knows it (so asking adds no
+ * round trip to the longest chain of reads), the answers gathered into the snapshot at the end.
+ */
+export class OwnerLookups {
+  private readonly started = new Map<string, Promise<Read<StackLookup | null>>>()
+
+  constructor(private readonly aws: Aws) {}
+
+  ask(ids: string[]): void {
+    for (const id of ids)
+      if (id && !this.started.has(id))
+        this.started.set(
+          id,
+          read(`cloudformation:DescribeStackResources ${id}`, () => describeOwner(this.aws, id)),
+        )
+  }
+
+  /** Every answer, once every ask was made. */
+  async facts(): Promise<NonNullable<Facts['cloudformation']>> {
+    const owners: Record<string, Read<StackOwner | null>> = {}
+    const stacks: Record<string, StackResourceSummary[]> = {}
+    for (const [id, p] of this.started) {
+      const answer = await p
+      owners[id] = answer.ok ? { ok: true, value: answer.value?.owner ?? null } : answer
+      if (answer.ok && answer.value) stacks[answer.value.owner.stackName] = answer.value.resources
+    }
+    return { owners, stacks }
+  }
 }
 
 /** The owners of `ids`, each one read (concurrently), with the resources of every owning stack. */
 export async function collectOwners(aws: Aws, ids: string[]): Promise<NonNullable<Facts['cloudformation']>> {
-  const owners: Record<string, Read<StackOwner | null>> = {}
-  const stacks: Record<string, StackResourceSummary[]> = {}
-  const answers = await Promise.all(
-    ids.map(
-      async (id) =>
-        [
-          id,
-          await read(`cloudformation:DescribeStackResources ${id}`, () => describeOwner(aws, id)),
-        ] as const,
-    ),
-  )
-  for (const [id, answer] of answers) {
-    owners[id] = answer.ok ? { ok: true, value: answer.value?.owner ?? null } : answer
-    if (answer.ok && answer.value) stacks[answer.value.owner.stackName] = answer.value.resources
-  }
-  return { owners, stacks }
+  const lookups = new OwnerLookups(aws)
+  lookups.ask(ids)
+  return lookups.facts()
 }

@@ -9,7 +9,7 @@ import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
-import { collectOwners, ownedIds } from './collect-owners.js'
+import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
@@ -220,6 +220,26 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
 
+  // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
+  // each id is asked as soon as it is known, from the same memoized reads (ownedIds says which).
+  const owners = new OwnerLookups(aws)
+  const listed = (name: string, controller: boolean) =>
+    iamReads
+      .roleListing(aws, name)
+      .then(({ role, attachedArns }) =>
+        owners.ask(
+          roleIds(name, role.ok && !!role.value, controller && attachedArns.ok ? attachedArns.value : null),
+        ),
+      )
+  const ownersAsked = early(
+    Promise.all([
+      controllerRoleName ? listed(controllerRoleName, true) : undefined,
+      nodeRoleNamesP.then((names) => Promise.all(names.map((n) => listed(n, false)))),
+      queueP.then((found) => owners.ask(queueIds(found))),
+      Promise.all([queueP, rulesP]).then(([found, r]) => owners.ask(ruleIds(found, r.rules))),
+      oidcP.then((p) => owners.ask(oidcIds(controllerIdentity, cluster, p))),
+    ]),
+  )
   const [
     controllerRole,
     nodeRoles,
@@ -251,18 +271,8 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
-  // Who owns what doctor --fix may change: a stack's resource is changed in the stack, never here.
-  // Asked once everything it names is known (the rules' targets come last).
-  const oidcProviders = await oidcP
-  const cloudformation = await collectOwners(
-    aws,
-    ownedIds({
-      iam: { roles, controllerRoleName, controllerIdentity, oidcProviders },
-      sqs: { queue: q },
-      events: { rules: rules.rules },
-      eks: { cluster },
-    }),
-  )
+  await ownersAsked
+  const cloudformation = await owners.facts()
 
   const notes: string[] = []
   if (!kube.release.ok && kube.release.error.kind === 'network') {
@@ -302,7 +312,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       ...(groups ? { nodegroups: groups } : {}),
     },
     iam: {
-      oidcProviders,
+      oidcProviders: await oidcP,
       roles,
       controllerRoleName,
       controllerIdentity,

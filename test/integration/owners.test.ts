@@ -7,7 +7,13 @@ import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { doctor } from '../../src/doctor/doctor.js'
 import { fixSet } from '../../src/fix/fixes.js'
-import { collectOwners, describeOwner, ownerCommand, stackOwner } from '../../src/facts/collect-owners.js'
+import {
+  collectOwners,
+  describeOwner,
+  ownedIds,
+  ownerCommand,
+  stackOwner,
+} from '../../src/facts/collect-owners.js'
 import { ACCOUNT, CONTROLLER_ROLE, NODE_ROLE, OIDC_ARN, REGION } from '../helpers/facts.js'
 import {
   EKSCTL_STACK,
@@ -59,6 +65,7 @@ test('getting-started install: the stacks that own the role, policies, queue and
   assert.equal(stack.filter((r) => r.resourceType === 'AWS::IAM::ManagedPolicy').length, 6)
   // 1 role + 6 policies + 1 node role + 1 queue + 5 rules + 1 OIDC provider, no repeat, none missing.
   assert.equal(m.count('cloudformation:DescribeStackResources'), 15)
+  assert.deepEqual(Object.keys(cfn.owners).sort(), ownedIds(facts).sort())
   assert.deepEqual(m.duplicates(), [])
   assert.deepEqual(m.unexpected(), [])
   assert.ok(m.isDone(), m.pending().join('\n'))
@@ -73,6 +80,8 @@ test('the healthy karpctl-made install: every resource asked about is owned by n
   // AWS managed policies (the node role's) are AWS's: never asked about.
   assert.ok(!Object.keys(owners).some((id) => id.startsWith('arn:aws:iam::aws:')))
   assert.deepEqual(facts.cloudformation?.stacks, {})
+  // Asked piece by piece as the reads answered: exactly the ids ownedIds names on the whole snapshot.
+  assert.deepEqual(Object.keys(owners).sort(), ownedIds(facts).sort())
 })
 
 test('DescribeStackResources denied: the owner is unknown (a failed read), never "not owned"', async (t) => {
@@ -183,4 +192,20 @@ test("getting-started install, the lifecycle policy detached from eksctl's role:
   // for the other policies listed it.
   assert.deepEqual(m.unexpected(), [])
   assert.ok(m.isDone(), m.pending().join('\n'))
+})
+
+test("CloudFormation's lookups have their own bound: a busy run bound does not hold them back", async (t) => {
+  // Per-operation latency applies to the expected reads (the mock's one-shot interceptors).
+  const m = mock(t, { latencyByOp: { 'iam:GetRole': 600 } })
+  const ctx = await createRunContext(m.runOptions({ maxAttempts: 1, concurrency: 1 }))
+  t.after(() => ctx.aws.destroy())
+  // Both clients built first (their cold import is not what is measured).
+  await Promise.all([stackOwner(ctx.aws, 'warm-up'), ctx.aws.call('iam', 'GetRole', { RoleName: NODE_ROLE })])
+  const done: string[] = []
+  const iam = ctx.aws.call('iam', 'GetRole', { RoleName: CONTROLLER_ROLE }).then(() => done.push('iam'))
+  // The only slot of the run's bound is taken by GetRole (600 ms) before the lookup starts.
+  await new Promise((r) => setTimeout(r, 100))
+  const cfn = stackOwner(ctx.aws, CONTROLLER_ROLE).then(() => done.push('cloudformation'))
+  await Promise.all([iam, cfn])
+  assert.deepEqual(done, ['cloudformation', 'iam'])
 })
