@@ -86,14 +86,18 @@ export async function describeOwner(aws: Aws, physicalId: string): Promise<Stack
   // a deleted and a live one with the same id after a replacement; the live one decides).
   const mine = all.filter((r) => r.PhysicalResourceId === physicalId)
   const live = mine.find((r) => !released(r.ResourceStatus))
-  if (!live) return null
+  if (mine.length > 0 && !live) return null
+  // Not among the listed ones: the answer holds only a stack's first 100 resources, but CloudFormation
+  // found the stack by this id, so the stack owns it (which logical id is not said).
+  const of = live ?? all[0]
+  if (!of) return null
   return {
     owner: {
-      stackName: live.StackName ?? stackNameOf(live.StackId),
-      stackId: live.StackId ?? '',
-      logicalId: live.LogicalResourceId ?? '',
-      resourceType: live.ResourceType ?? '',
-      resourceStatus: live.ResourceStatus ?? '',
+      stackName: of.StackName ?? stackNameOf(of.StackId),
+      stackId: of.StackId ?? '',
+      logicalId: live?.LogicalResourceId ?? '',
+      resourceType: live?.ResourceType ?? '',
+      resourceStatus: live?.ResourceStatus ?? '',
     },
     resources: all.map((r) => ({
       logicalId: r.LogicalResourceId ?? '',

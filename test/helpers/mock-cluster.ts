@@ -1335,8 +1335,9 @@ export class MockCluster {
           ? `Stack for ${p.PhysicalResourceId} does not exist`
           : `Stack with id ${p.StackName} does not exist`,
       )
+    // As AWS: only the stack's first 100 resources, whichever id found the stack.
     return queryAnswer(CFN_NS, 'DescribeStackResources', {
-      StackResources: stack.resources.map((r) => ({
+      StackResources: stack.resources.slice(0, 100).map((r) => ({
         StackName: stack.name,
         StackId: stackId(stack.name),
         LogicalResourceId: r.logicalId,

@@ -97,12 +97,20 @@ test('DescribeStackResources denied: the owner is unknown (a failed read), never
   assert.match(r.error.read, /cloudformation:DescribeStackResources KarpenterControllerRole-demo/)
 })
 
-test('the finder: one read per id per run, null for no stack, a retained resource is no longer owned', async (t) => {
+test('the finder: one read per id per run, null for no stack, a retained resource is no longer owned, a big stack still owns what it did not list', async (t) => {
   const m = mock(t, {
     expectations: false,
     mutate: (s) => {
       useGettingStartedStacks(s)
       // Removed from the template with DeletionPolicy Retain: CloudFormation still lists it.
+      s.stacks.push({
+        name: 'big-stack',
+        resources: Array.from({ length: 120 }, (_, i) => ({
+          logicalId: `Rule${i}`,
+          physicalId: `big-rule-${i}`,
+          type: 'AWS::Events::Rule',
+        })),
+      })
       s.stacks.push({
         name: 'old-karpenter',
         resources: [
@@ -122,6 +130,11 @@ test('the finder: one read per id per run, null for no stack, a retained resourc
   assert.equal((await describeOwner(ctx.aws, CONTROLLER_ROLE))?.resources.length, 1)
   assert.equal(m.count('cloudformation:DescribeStackResources'), 1)
   assert.equal(await stackOwner(ctx.aws, 'NotAnyStacksRole'), null)
+  // Past the first 100 resources the answer lists: still that stack's (the logical id is not said).
+  const big = await describeOwner(ctx.aws, 'big-rule-110')
+  assert.equal(big?.owner.stackName, 'big-stack')
+  assert.equal(big?.owner.logicalId, '')
+  assert.equal(big?.resources.length, 100)
   assert.equal(await stackOwner(ctx.aws, 'kept-queue'), null)
   assert.equal(
     ownerCommand(a!),
