@@ -7,6 +7,7 @@ import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { doctor } from '../../src/doctor/doctor.js'
 import { fixSet } from '../../src/fix/fixes.js'
+import { runFix } from '../../src/fix/run.js'
 import {
   collectOwners,
   describeOwner,
@@ -221,4 +222,38 @@ test("CloudFormation's lookups have their own bound: a busy run bound does not h
   const cfn = stackOwner(ctx.aws, CONTROLLER_ROLE).then(() => done.push('cloudformation'))
   await Promise.all([iam, cfn])
   assert.deepEqual(done, ['cloudformation', 'iam'])
+})
+
+test("doctor --fix --yes on the getting-started install, ec2:CreateFleet gone from the stack's policy: no write at all, the stack update listed as manual", async (t) => {
+  const m = mock(t, {
+    expectations: false,
+    mutate: (s) => {
+      useGettingStartedStacks(s)
+      const p = s.managedPolicies[policyArn('KarpenterControllerNodeLifecyclePolicy-demo')]!
+      p.document = {
+        ...p.document,
+        Statement: p.document.Statement.map((st) =>
+          Array.isArray(st.Action) ? { ...st, Action: st.Action.filter((a) => a !== 'ec2:CreateFleet') } : st,
+        ),
+      }
+    },
+  })
+  const said: string[] = []
+  const out = await runFix({
+    live: m.runOptions({ maxAttempts: 1 }),
+    yes: true,
+    dryRun: false,
+    prompter: null,
+    color: false,
+    say: (s) => said.push(s),
+    progress: () => {},
+  })
+  assert.equal(out.writes, 0, said.join('\n'))
+  const manual = out.manual.find((x) => x.check === 'controller-policy')
+  assert.ok(manual, JSON.stringify(out.manual, null, 2))
+  assert.match(manual.why, new RegExp(`belongs to CloudFormation stack ${EKSCTL_STACK}`))
+  assert.ok(
+    manual.commands.some((c) => c.startsWith(`aws cloudformation update-stack --stack-name ${GETTING_STARTED_STACK} `)),
+  )
+  assert.ok(!out.plan.steps.some((s) => s.address === 'iam-policy.controller-missing'))
 })
