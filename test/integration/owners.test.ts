@@ -253,7 +253,9 @@ test("doctor --fix --yes on the getting-started install, ec2:CreateFleet gone fr
   assert.ok(manual, JSON.stringify(out.manual, null, 2))
   assert.match(manual.why, new RegExp(`belongs to CloudFormation stack ${EKSCTL_STACK}`))
   assert.ok(
-    manual.commands.some((c) => c.startsWith(`aws cloudformation update-stack --stack-name ${GETTING_STARTED_STACK} `)),
+    manual.commands.some((c) =>
+      c.startsWith(`aws cloudformation update-stack --stack-name ${GETTING_STARTED_STACK} `),
+    ),
   )
   assert.ok(!out.plan.steps.some((s) => s.address === 'iam-policy.controller-missing'))
 })
