@@ -1,4 +1,11 @@
-import type { AttachedPolicy, Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type {
+  AttachedPolicy,
+  Facts,
+  HelmRelease,
+  PolicyDocument,
+  PolicyStatement,
+  RoleFacts,
+} from '../facts/types.js'
 import { evaluate } from '../iam/evaluate.js'
 import { controllerPolicyDocuments } from '../spec/controller-policy.js'
 import {
@@ -15,6 +22,13 @@ import {
   type KarpenterVersion,
 } from './lib/facts.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
+import {
+  editStack,
+  gettingStartedUpdate,
+  ownership,
+  policyStacks,
+  stackManagedPolicies,
+} from './lib/owners.js'
 import {
   actionMatch,
   asList,
@@ -55,6 +69,8 @@ const atLeast = (v: KarpenterVersion | null, since: Since | undefined) =>
 /** One reference statement, trimmed to what the installed version and its settings use. */
 interface Required {
   policy: string
+  /** The reference policy's logical id in the getting-started template (NodeLifecyclePolicy, …). */
+  key: string
   statement: PolicyStatement
 }
 
@@ -90,7 +106,7 @@ function requiredStatements(facts: Facts, release: HelmRelease, accountId: strin
         atLeast(version, RESOURCE_SINCE.find(([re]) => re.test(r))?.[1]),
       )
       if (actions.length === 0 || resources.length === 0) continue
-      out.push({ policy: doc.name, statement: { ...s, Action: actions, Resource: resources } })
+      out.push({ policy: doc.name, key: doc.key, statement: { ...s, Action: actions, Resource: resources } })
     }
   }
   return out
@@ -247,7 +263,7 @@ export const controllerPolicy: Check = {
       ? boundaryFinding(facts, roleName, role.boundary, boundaryArn, required, accountId, version)
       : null
     if (result.missing.length > 0) {
-      findings.push(missingFinding(facts, roleName, subject, version, result.missing, unreadable))
+      findings.push(missingFinding(facts, role, version, result.missing, unreadable))
     } else {
       const count = new Set(required.flatMap((r) => asList(r.statement.Action))).size
       const capped =
@@ -271,12 +287,13 @@ export const controllerPolicy: Check = {
 
 function missingFinding(
   facts: Facts,
-  roleName: string,
-  subject: string,
+  role: RoleFacts,
   version: string,
   missing: Gap[],
   unreadable: AttachedPolicy[],
 ): Finding {
+  const roleName = role.role.name
+  const subject = role.role.arn
   const actions = [...new Set(missing.map((g) => g.action))]
   const evidence = {
     /** The reference statements that hold the missing actions, trimmed to them (what --fix adds). */
@@ -297,12 +314,13 @@ function missingFinding(
     }
   }
   const denied = missing.filter((g) => g.deniedBy)
+  const repair = stackRepair(facts, role, version, missing)
   return {
     status: 'fail',
     subject,
     message: `controller role ${roleName} lacks ${actions.length} action(s) Karpenter ${version} needs: ${actions.join(', ')}${denied.length > 0 ? ` (explicitly denied: ${[...new Set(denied.map((g) => g.deniedBy))].join(', ')})` : ''}`,
-    evidence,
-    fix: missingFix(facts, roleName, missing),
+    evidence: { ...evidence, ...repair.evidence },
+    fix: repair.fix,
   }
 }
 
@@ -330,6 +348,77 @@ const missingDocument = (missing: Gap[]): PolicyDocument => ({
   Version: '2012-10-17',
   Statement: [...missingStatements(missing).values()].flat(),
 })
+
+/**
+ * The fix of missing actions where CloudFormation is involved, with what it found as evidence: the
+ * stack's own managed policies re-attached when they were detached (the stack declares them: not
+ * drift), the getting-started stack updated to the installed version's template when its attached
+ * policies are older than the controller, the role's stack edited when the role is a stack's. Else
+ * the inline policy of missingFix.
+ */
+function stackRepair(
+  facts: Facts,
+  role: RoleFacts,
+  version: string,
+  missing: Gap[],
+): { fix: Fix; evidence?: Record<string, unknown> } {
+  const roleName = role.role.name
+  const attached = new Set(role.attached.ok ? role.attached.value.map((p) => p.arn) : [])
+  const owner = ownership(facts, roleName, role.role.tags)
+  const roleStack = owner.kind === 'stack' ? owner.owner.stackName : undefined
+  const reattach = new Set<string>()
+  const update = new Set<string>()
+  const left: Gap[] = []
+  for (const g of missing) {
+    const declared = policyStacks(facts).flatMap((stack) => {
+      const arn = stackManagedPolicies(facts, stack).get(g.required.key)
+      return arn ? [{ stack, arn }] : []
+    })
+    const detached = declared.find((d) => !attached.has(d.arn))
+    if (detached && !g.deniedBy) reattach.add(detached.arn)
+    else if (declared[0] && !g.deniedBy) update.add(declared[0].stack)
+    else left.push(g)
+  }
+  if (!roleStack && reattach.size === 0 && update.size === 0)
+    return { fix: missingFix(facts, roleName, missing) }
+  const commands = [...reattach].map(
+    (arn) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${arn}`,
+  )
+  const steps: string[] = []
+  if (reattach.size > 0)
+    steps.push(
+      `re-attach the stack's own managed policies ${[...reattach].map(roleNameFromArn).join(', ')} (detached from ${roleName}; the stack declares them, so this is not drift)`,
+    )
+  for (const stack of update) {
+    commands.push(...gettingStartedUpdate(stack, version))
+    steps.push(
+      `update stack ${stack} to the getting-started template of Karpenter ${version} (its policies predate the controller)`,
+    )
+  }
+  let snippet: Fix['snippet']
+  if (left.length > 0) {
+    if (roleStack) {
+      commands.push(...editStack(roleStack))
+      steps.push(
+        `add the statements below to the policies of ${roleName} in the template of stack ${roleStack} (pass each of its parameters with UsePreviousValue=true), then update the stack${left.some((g) => g.deniedBy) ? '; remove the Deny there too' : ''}`,
+      )
+      snippet = { language: 'json', text: JSON.stringify(missingDocument(left), null, 2) }
+    } else {
+      const rest = missingFix(facts, roleName, left)
+      commands.push(...(rest.commands ?? []))
+      steps.push(rest.summary)
+      snippet = rest.snippet
+    }
+  }
+  return {
+    fix: { summary: steps.join('; then '), commands, ...(snippet ? { snippet } : {}) },
+    evidence: {
+      ...(roleStack ? { roleStack } : {}),
+      ...(reattach.size > 0 ? { reattach: [...reattach] } : {}),
+      ...(update.size > 0 ? { updateStacks: [...update] } : {}),
+    },
+  }
+}
 
 function missingFix(facts: Facts, roleName: string, missing: Gap[]): Fix {
   const byPolicy = missingStatements(missing)

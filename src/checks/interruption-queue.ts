@@ -1,6 +1,7 @@
 import type { Facts, HelmRelease, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
 import { need, needRelease, shellQuote } from './lib/facts.js'
+import { inStack, ownership } from './lib/owners.js'
 import { controllerDeploymentName } from './lib/install.js'
 import {
   interruptionQueue as queueSetting,
@@ -183,7 +184,8 @@ function policyFinding(facts: Facts, queue: QueueFacts): Finding {
     subject: queue.arn,
     message: `policy of queue ${queue.name} does not let ${missing.join(' and ')} send messages: interruption events never arrive`,
     evidence: { missing, policy: queue.policy },
-    fix: policyFix(facts, queue),
+    // The getting-started queue's policy is the stack's KarpenterInterruptionQueuePolicy.
+    fix: inStack(policyFix(facts, queue), ownership(facts, queue.url), `queue ${queue.name}`),
   }
 }
 

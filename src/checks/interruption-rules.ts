@@ -12,6 +12,7 @@ import {
   type KarpenterVersion,
 } from './lib/facts.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
+import { editStack, inStack, ownership, type Ownership } from './lib/owners.js'
 import type { Check, Finding, Fix } from './types.js'
 
 type RuleSpec = (typeof INTERRUPTION_RULES)[number]
@@ -42,7 +43,7 @@ export const interruptionRules: Check = {
     title: 'EventBridge rules deliver interruption events to the queue',
     category: 'interruption',
     severity: 'error',
-    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue. Rules are found by target and by event pattern, so one that sends to another queue is named and re-targeted rather than duplicated.',
+    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue. Rules are found by target and by event pattern, so one that sends to another queue is named and re-targeted rather than duplicated; two enabled rules that deliver the same event to the queue (a getting-started stack and a second install) are a warning: each event arrives twice.',
   },
   run(facts) {
     const release = needRelease(facts)
@@ -57,10 +58,72 @@ export const interruptionRules: Check = {
     const rules = need(facts.events.rules)
     const version = releaseVersion(release)
     const partial = facts.events.partial ?? []
-    return INTERRUPTION_RULES.filter((spec) => needed(spec, version)).map((spec) =>
-      ruleFinding(facts, spec, rules, queueArn, partial),
-    )
+    const specs = INTERRUPTION_RULES.filter((spec) => needed(spec, version))
+    return [
+      ...specs.map((spec) => ruleFinding(facts, spec, rules, queueArn, partial)),
+      ...specs.flatMap((spec) => duplicateFinding(facts, spec, rules, queueArn)),
+    ]
   },
+}
+
+/**
+ * Two or more enabled rules that deliver the same event to the queue: Karpenter receives each event
+ * once per rule (e.g. the getting-started stack's `<stack>-SpotInterruptionRule-…` beside a second
+ * install's `Karpenter-<cluster>-SpotInterruptionRule`). The copy to delete is the one not made by a
+ * stack (deleting a stack's rule by hand is drift); each is deleted with its owner's command.
+ */
+function duplicateFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queueArn: string): Finding[] {
+  const delivering = rules.filter(
+    (r) => matches(r, spec) && r.state === 'ENABLED' && r.targetArns.includes(queueArn),
+  )
+  if (delivering.length < 2) return []
+  const owned = delivering.map((r) => ({ rule: r, owner: ownership(facts, r.name) }))
+  const stackOf = (o: Ownership) => (o.kind === 'stack' ? o.owner.stackName : undefined)
+  // Keep a stack's rule when there is one (its template declares it), else the first.
+  const keep = owned.find((o) => stackOf(o.owner)) ?? owned[0]!
+  const copies = owned.filter((o) => o !== keep)
+  const region = facts.meta.region
+  const who = (o: (typeof owned)[number]) =>
+    o.owner.kind === 'stack'
+      ? `${o.rule.name} (CloudFormation stack ${o.owner.owner.stackName})`
+      : o.owner.kind === 'unknown'
+        ? `${o.rule.name} (owner not known: ${describeFailure(o.owner.error)})`
+        : o.rule.name
+  const commands = copies.flatMap((o) => {
+    const stack = stackOf(o.owner)
+    // The stack holds more than this rule (the getting-started one: roles, policies, the queue).
+    if (stack) return editStack(stack)
+    const ids = (o.rule.targets ?? []).filter((t) => t.arn === queueArn && t.id).map((t) => shellQuote(t.id))
+    return [
+      ...(ids.length > 0
+        ? [
+            `aws events remove-targets --rule ${shellQuote(o.rule.name)} --ids ${ids.join(' ')} --region ${region}`,
+          ]
+        : []),
+      `aws events delete-rule --name ${shellQuote(o.rule.name)} --region ${region}`,
+    ]
+  })
+  return [
+    {
+      status: 'warn',
+      subject: `${queueArn} / ${spec.detailType}`,
+      message: `${delivering.length} enabled rules deliver "${spec.detailType}" to the interruption queue: ${owned.map(who).join(' and ')}; Karpenter receives each event ${delivering.length} times`,
+      evidence: {
+        event: { source: spec.source, detailType: spec.detailType },
+        queueArn,
+        rules: owned.map((o) => ({
+          name: o.rule.name,
+          arn: o.rule.arn,
+          ...(stackOf(o.owner) ? { stack: stackOf(o.owner) } : {}),
+        })),
+        keep: keep.rule.name,
+      },
+      fix: {
+        summary: `keep ${keep.rule.name}${stackOf(keep.owner) ? ` (its stack declares it)` : ''} and delete ${copies.map((o) => o.rule.name).join(', ')} with its owner's command: ${copies.map((o) => (stackOf(o.owner) ? `remove it from the template of stack ${stackOf(o.owner)} and update the stack` : 'delete-rule (below), or remove it from the Terraform configuration that made it')).join('; ')}`,
+        commands,
+      },
+    },
+  ]
 }
 
 function ruleFinding(
@@ -141,10 +204,12 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
     commands.push(`aws events enable-rule --name ${shellQuote(rule.name)} --region ${region}`)
     steps.push(`enable ${rule.name}`)
   }
-  const fix: Fix = {
-    summary: `${steps.join(', then ')} (the rule is kept, not duplicated)`,
-    commands,
-  }
+  // A stack's rule (the getting-started ones) is repaired in the stack.
+  const fix: Fix = inStack(
+    { summary: `${steps.join(', then ')} (the rule is kept, not duplicated)`, commands },
+    ownership(facts, rule.name),
+    `rule ${rule.name}`,
+  )
   return {
     status: 'fail',
     subject: rule.arn,

@@ -1,6 +1,7 @@
 import type { PolicyStatement } from '../facts/types.js'
 import { parseOperator } from '../iam/evaluate.js'
 import { need, needRelease, skip } from './lib/facts.js'
+import { inStack, ownership } from './lib/owners.js'
 import { isWildcard, wildcardMatch } from './lib/policy.js'
 import { controllerServiceAccount, irsaStatements, type IrsaStatement } from './lib/trust.js'
 import type { Check, Finding } from './types.js'
@@ -59,7 +60,12 @@ export const irsaTrustPolicy: Check = {
     }))
     const providerArn =
       provider?.arn ?? `arn:${facts.meta.partition}:iam::${facts.meta.accountId}:oidc-provider/${issuer}`
-    const fix = trustFix(roleName, providerArn, issuer, expectedSub)
+    // A stack's role (eksctl's, the getting-started guide's) has its trust changed in the stack.
+    const fix = inStack(
+      trustFix(roleName, providerArn, issuer, expectedSub),
+      ownership(facts, roleName, role.role.tags),
+      `controller role ${roleName}`,
+    )
     // A statement that lets more than the running service account in is a security finding, and its
     // fix (the exact trust) is also the fix for everything else wrong with the trust: one finding.
     const broad = statements.filter((s) => s.broad)

@@ -23,6 +23,7 @@ import {
   shellQuote,
   skip,
 } from './lib/facts.js'
+import { inStack, ownership } from './lib/owners.js'
 import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -175,12 +176,20 @@ function policyFindings(
     (p) => !has(p) && !(p === 'AmazonEKS_CNI_Policy' && cniOwnRole),
   )
   if (!NODE_ECR_POLICIES.some(has)) missing.push(NODE_ECR_POLICIES[0])
-  const attachFix = (names: string[]): Fix => ({
-    summary: `attach ${names.join(', ')} to ${roleName}`,
-    commands: names.map(
-      (p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`,
-    ),
-  })
+  // The getting-started stack declares its node role's managed policies: attach them there.
+  const role = facts.iam.roles[roleName]
+  const owner = ownership(facts, roleName, role?.ok && role.value ? role.value.role.tags : {})
+  const attachFix = (names: string[]): Fix =>
+    inStack(
+      {
+        summary: `attach ${names.join(', ')} to ${roleName}`,
+        commands: names.map(
+          (p) => `aws iam attach-role-policy --role-name ${roleName} --policy-arn ${managedArn(facts, p)}`,
+        ),
+      },
+      owner,
+      `node role ${roleName}`,
+    )
   const evidence = { attached: attached.map((p) => p.arn) }
   if (missing.length > 0) {
     findings.push({

@@ -1,5 +1,6 @@
 import type { EC2NodeClass, Facts, PermissionEvaluation, PolicyDocument } from '../facts/types.js'
 import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
+import { inStack, ownership } from './lib/owners.js'
 import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
 import { boundaryRepair } from './controller-policy.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -34,7 +35,15 @@ export const passroleNodeRole: Check = {
     const boundaryDenied = denied('boundary')
     const fixes = {
       identity:
-        identityDenied.length > 0 ? passRoleFix(facts, controllerRole, uses, identityDenied) : undefined,
+        identityDenied.length > 0
+          ? inStack(
+              passRoleFix(facts, controllerRole, uses, identityDenied),
+              controllerRole
+                ? ownership(facts, controllerRole, roleTags(facts, controllerRole))
+                : { kind: 'none' },
+              `controller role ${controllerRole}`,
+            )
+          : undefined,
       boundary: boundaryDenied.length > 0 ? boundaryFix(facts, controllerRole, boundaryDenied) : undefined,
     }
     for (const { use, read } of evaluations) {
@@ -319,4 +328,10 @@ function withDenyAdvice(fix: Fix, statements: string[]): Fix {
     ...fix,
     summary: `remove or narrow the Deny statement${statements.length === 1 ? '' : 's'} ${statements.join(', ')} (an Allow cannot override it; an SCP or permission boundary can also deny), then: ${fix.summary}`,
   }
+}
+
+/** The controller role's tags, when it was read (ownership also reads CloudFormation's answer). */
+function roleTags(facts: Facts, name: string): Record<string, string> {
+  const r = facts.iam.roles[name]
+  return r?.ok && r.value ? r.value.role.tags : {}
 }

@@ -4,9 +4,9 @@ import http from 'node:http'
 import https from 'node:https'
 import { EnvironmentError } from '../errors.js'
 import type { ReadFailure } from '../facts/types.js'
-import type { CallLog, Limiter, Memo } from './limiter.js'
+import { Limiter, type CallLog, type Memo } from './limiter.js'
 
-export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms'
+export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
 
 export interface AwsOptions {
   region: string
@@ -50,6 +50,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   eventbridge: 'EventBridge',
   sts: 'STS',
   kms: 'KMS',
+  cloudformation: 'CloudFormation',
 }
 
 const ENDPOINT_PREFIX: Record<AwsService, string> = {
@@ -60,6 +61,7 @@ const ENDPOINT_PREFIX: Record<AwsService, string> = {
   eventbridge: 'events',
   sts: 'sts',
   kms: 'kms',
+  cloudformation: 'cloudformation',
 }
 
 /** The endpoint a service is reached at, as the SDK resolves it (explicit, AWS_ENDPOINT_URL[_SERVICE], or AWS's). */
@@ -90,6 +92,7 @@ const loaders: Record<AwsService, () => Promise<SdkModule>> = {
   eventbridge: () => import('@aws-sdk/client-eventbridge'),
   sts: () => import('@aws-sdk/client-sts'),
   kms: () => import('@aws-sdk/client-kms'),
+  cloudformation: () => import('@aws-sdk/client-cloudformation'),
 }
 
 const clientClass: Record<AwsService, string> = {
@@ -100,6 +103,7 @@ const clientClass: Record<AwsService, string> = {
   eventbridge: 'EventBridgeClient',
   sts: 'STSClient',
   kms: 'KMSClient',
+  cloudformation: 'CloudFormationClient',
 }
 
 export class Aws {
@@ -198,8 +202,17 @@ export class Aws {
     return this.send<O>(service, op, input)
   }
 
+  /**
+   * CloudFormation's ownership lookups have a bound of their own: they answer a side question (who
+   * owns a resource) for each of a dozen resources at once, CloudFormation throttles in its own bucket,
+   * and sharing the run's bound let them hold back the reads they do not depend on (the interruption
+   * rules' targets waited a round trip behind them).
+   */
+  private readonly sideLimiter = new Limiter(8)
+
   private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
-    return this.limiter.run(async () => {
+    const limiter = service === 'cloudformation' ? this.sideLimiter : this.limiter
+    return limiter.run(async () => {
       const { mod, client } = await this.load(service)
       const Command = mod[`${op}Command`] as (new (input: object) => unknown) | undefined
       // The build bundles the commands the source names (scripts/build.mjs) and fails on one it cannot see.

@@ -57,19 +57,41 @@ async function getRole(aws: Aws, name: string): Promise<IamRole | null> {
   }
 }
 
-/** Reads a managed policy's default version; AWS-managed policies are read by name only unless asked. */
-async function attachedPolicies(
-  aws: Aws,
-  roleName: string,
-  withDocuments: boolean,
-): Promise<AttachedPolicy[]> {
-  const policies = await aws.all<iam.ListAttachedRolePoliciesCommandOutput, iam.AttachedPolicy>(
+/** The managed policies attached to a role (memoized: roleFacts and the ownership lookups share it). */
+function listAttached(aws: Aws, roleName: string): Promise<iam.AttachedPolicy[]> {
+  return aws.all<iam.ListAttachedRolePoliciesCommandOutput, iam.AttachedPolicy>(
     'iam',
     'ListAttachedRolePolicies',
     { RoleName: roleName },
     'Marker',
     (out) => ({ items: out.AttachedPolicies, next: out.IsTruncated ? out.Marker : undefined }),
   )
+}
+
+/**
+ * What roleFacts learns first about a role (GetRole and ListAttachedRolePolicies, the same memoized
+ * reads): whether it exists and the ARNs attached, for reads that need no policy document.
+ */
+export async function roleListing(
+  aws: Aws,
+  name: string,
+): Promise<{ role: Read<IamRole | null>; attachedArns: Read<string[]> }> {
+  const [role, attached] = await Promise.all([
+    read(`iam:GetRole ${name}`, () => getRole(aws, name)),
+    read(`iam:ListAttachedRolePolicies ${name}`, async () =>
+      (await listAttached(aws, name)).map((p) => p.PolicyArn ?? ''),
+    ),
+  ])
+  return { role, attachedArns: attached }
+}
+
+/** Reads a managed policy's default version; AWS-managed policies are read by name only unless asked. */
+async function attachedPolicies(
+  aws: Aws,
+  roleName: string,
+  withDocuments: boolean,
+): Promise<AttachedPolicy[]> {
+  const policies = await listAttached(aws, roleName)
   return Promise.all(
     policies.map(async (p): Promise<AttachedPolicy> => {
       const base = { arn: p.PolicyArn ?? '', name: p.PolicyName ?? '' }

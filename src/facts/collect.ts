@@ -9,6 +9,7 @@ import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
+import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
 import { helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
@@ -219,6 +220,26 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
 
+  // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
+  // each id is asked as soon as it is known, from the same memoized reads (ownedIds says which).
+  const owners = new OwnerLookups(aws)
+  const listed = (name: string, controller: boolean) =>
+    iamReads
+      .roleListing(aws, name)
+      .then(({ role, attachedArns }) =>
+        owners.ask(
+          roleIds(name, role.ok && !!role.value, controller && attachedArns.ok ? attachedArns.value : null),
+        ),
+      )
+  const ownersAsked = early(
+    Promise.all([
+      controllerRoleName ? listed(controllerRoleName, true) : undefined,
+      nodeRoleNamesP.then((names) => Promise.all(names.map((n) => listed(n, false)))),
+      queueP.then((found) => owners.ask(queueIds(found))),
+      Promise.all([queueP, rulesP]).then(([found, r]) => owners.ask(ruleIds(found, r.rules))),
+      oidcP.then((p) => owners.ask(oidcIds(controllerIdentity, cluster, p))),
+    ]),
+  )
   const [
     controllerRole,
     nodeRoles,
@@ -250,6 +271,8 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
+  await ownersAsked
+  const cloudformation = await owners.facts()
 
   const notes: string[] = []
   if (!kube.release.ok && kube.release.error.kind === 'network') {
@@ -300,6 +323,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
     sqs: { queue: q },
     kms: { keys },
+    cloudformation,
     events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
     kube,
     local: { helmRegistry: await helmRegistryP },

@@ -215,6 +215,33 @@ export interface KmsKey {
   policy?: Read<PolicyDocument>
 }
 
+// ---------- CloudFormation ----------
+
+/**
+ * The CloudFormation stack that declares a resource, as DescribeStackResources answers for the
+ * resource's physical id. Asked of CloudFormation itself: AWS puts no `aws:cloudformation:*` tags on
+ * IAM roles, managed policies or EventBridge rules, so tags cannot tell.
+ */
+export interface StackOwner {
+  stackName: string
+  stackId: string
+  /** The resource's logical id in the stack's template, e.g. `KarpenterInterruptionQueue`. */
+  logicalId: string
+  /** `AWS::IAM::Role`, `AWS::IAM::ManagedPolicy`, `AWS::SQS::Queue`, `AWS::Events::Rule`, … */
+  resourceType: string
+  /** `CREATE_COMPLETE`, `UPDATE_COMPLETE`, `DELETE_FAILED`, … */
+  resourceStatus: string
+}
+
+/** One resource of a stack, as the same DescribeStackResources answer lists it (its first 100). */
+export interface StackResourceSummary {
+  logicalId: string
+  /** Absent while CloudFormation has not created it. */
+  physicalId?: string
+  resourceType: string
+  resourceStatus: string
+}
+
 // ---------- Kubernetes ----------
 
 export interface ObjectMeta {
@@ -477,6 +504,21 @@ export interface Facts {
      * DescribeKey says the key does not exist.
      */
     keys: Record<string, Read<KmsKey | null>>
+  }
+  /**
+   * Who owns the resources doctor may repair: the controller role and its customer managed
+   * policies, the node roles, the interruption queue, the rules that deliver to it (or would be
+   * repaired to) and, with IRSA, the cluster's OIDC provider. Absent in snapshots saved before
+   * karpctl asked CloudFormation.
+   */
+  cloudformation?: {
+    /**
+     * Keyed by physical id, as CloudFormation names each kind: a role's name, a managed policy's or
+     * OIDC provider's ARN, a queue's URL, a rule's name. null: no stack declares it.
+     */
+    owners: Record<string, Read<StackOwner | null>>
+    /** The resources of each owning stack, keyed by stack name (from the same answers, no other read). */
+    stacks: Record<string, StackResourceSummary[]>
   }
   events: {
     /**

@@ -4,6 +4,7 @@ import type { Facts } from '../facts/types.js'
 import type { DeploymentRef } from '../plan/resources/restart.js'
 import type { Resource } from '../plan/types.js'
 import { controllerDeploymentName, controllerNamespace } from '../checks/lib/install.js'
+import { fixBlocked, ownership, type Ownership } from '../checks/lib/owners.js'
 import { type HelmFixOptions, type ValueEdit } from './helm-values.js'
 
 export interface Built {
@@ -11,6 +12,8 @@ export interface Built {
   manual: Finding[]
   /** Repairs in the Helm values: every check's go into one new revision of the release. */
   values?: ValueEdit[]
+  /** Why a manual finding is manual, where it is not the check's usual reason (a stack owns the resource). */
+  why?: Map<Finding, string>
 }
 export type Builder = (facts: Facts, failing: Finding[], check: string, opts: FixOptions) => Built
 export interface FixOptions extends HelmFixOptions {
@@ -26,3 +29,24 @@ export const controllerDeployment = (facts: Facts): DeploymentRef => ({
   namespace: controllerNamespace(facts),
   name: controllerDeploymentName(facts),
 })
+
+/** Every finding left manual, each for the same reason. */
+export const manualAll = (failing: Finding[], why: string): Built => ({
+  resources: [],
+  manual: failing,
+  why: new Map(failing.map((f) => [f, why])),
+})
+/** Who owns an IAM role (its physical id is its name; the tags are read in case a tool copied them). */
+export function roleOwnership(facts: Facts, name: string): Ownership {
+  const r = facts.iam.roles[name]
+  return ownership(facts, name, r?.ok && r.value ? r.value.role.tags : {})
+}
+/** Why --fix leaves a role alone (a stack owns it, or its owner is unknown), or null. */
+export const roleHeld = (facts: Facts, name: string, what = `role ${name}`) =>
+  fixBlocked(roleOwnership(facts, name), what)
+/** The finding's message with the stack named, as the manual list shows it. */
+export function naming(f: Finding, o: Ownership, verb = 'change it there'): Finding {
+  return o.kind === 'stack'
+    ? { ...f, message: `${f.message} (managed by CloudFormation stack ${o.owner.stackName}: ${verb})` }
+    : f
+}

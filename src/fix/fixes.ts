@@ -69,7 +69,7 @@ export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = 
       out.manual.push({
         check: r.meta.id,
         message: f.message,
-        why: WHY_MANUAL[r.meta.id] ?? 'needs a human decision',
+        why: built.why?.get(f) ?? WHY_MANUAL[r.meta.id] ?? 'needs a human decision',
         commands: f.fix?.commands ?? [],
       })
   }

@@ -14,10 +14,17 @@ import { ownershipTags } from '../spec/install.js'
 import { MANAGED_LABEL } from '../spec/karpenter.js'
 import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
 import { nodeRoleArnsInUse } from '../checks/passrole-node-role.js'
-import { Builder, arn, group } from './builder.js'
+import { Builder, arn, group, manualAll, naming, roleHeld, roleOwnership } from './builder.js'
 
 export const passRole: Builder = (facts, failing, check) => {
   const controller = facts.iam.controllerRoleName
+  // The grant is an inline policy on the controller role: a stack's role gets it in the stack.
+  const held = controller ? roleHeld(facts, controller, `controller role ${controller}`) : null
+  if (controller && held)
+    return manualAll(
+      failing.map((f) => naming(f, roleOwnership(facts, controller), 'grant it there')),
+      held,
+    )
   // A permissions boundary that denies PassRole is another policy's decision: an inline grant cannot help.
   const boundaryDenies = (f: Finding) => {
     const d = (f.evidence as { permissionsBoundary?: { decision?: string } } | undefined)?.permissionsBoundary
@@ -73,13 +80,19 @@ export const irsaTrust: Builder = (facts, failing, check) => {
   const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
   const issuer = cluster?.oidcIssuer?.replace(/^https:\/\//, '')
   if (!name || !role?.ok || !role.value || !issuer) return { resources: [], manual: failing }
-  const stack = role.value.role.tags['aws:cloudformation:stack-name']
+  // The trust is the role's own document: a stack's role has it changed in the stack.
+  const held = roleHeld(facts, name, `controller role ${name}`)
+  if (held)
+    return manualAll(
+      failing.map((f) => naming(f, roleOwnership(facts, name))),
+      held,
+    )
   let trust = role.value.role.trust
   const auto: Finding[] = []
   for (const f of failing) {
     const e = f.evidence as
       { statement?: PolicyStatement; expectedSub?: string; trust?: PolicyDocument } | undefined
-    if (stack || !e?.expectedSub) continue
+    if (!e?.expectedSub) continue
     const stmt =
       e.statement ??
       trust.Statement.find((s) => JSON.stringify(s.Principal ?? '').includes(`oidc-provider/${issuer}`))
@@ -87,13 +100,7 @@ export const irsaTrust: Builder = (facts, failing, check) => {
     trust = narrowTrust(trust, stmt, issuer, e.expectedSub)
     auto.push(f)
   }
-  const manual = failing
-    .filter((f) => !auto.includes(f))
-    .map((f) =>
-      stack
-        ? { ...f, message: `${f.message} (role managed by CloudFormation stack ${stack}: change it there)` }
-        : f,
-    )
+  const manual = failing.filter((f) => !auto.includes(f))
   if (!auto.length) return { resources: [], manual }
   const expected = (auto[0]!.evidence as { expectedSub: string }).expectedSub
   return {
@@ -113,30 +120,44 @@ export const irsaTrust: Builder = (facts, failing, check) => {
 /**
  * Missing reference statements as one inline policy (the name doctor's printed command uses). Not
  * when an explicit Deny or a permissions boundary takes them away (an Allow cannot help), nor on a role
- * CloudFormation manages (the stack is where it belongs), nor past IAM's inline size limit.
+ * a CloudFormation stack owns (the stack is where it belongs: an inline policy is drift it fights),
+ * nor when a stack's own managed policies hold them (re-attached, or the stack updated: the check
+ * prints how), nor past IAM's inline size limit.
  */
 export const controllerPolicy: Builder = (facts, failing, check) => {
   const name = facts.iam.controllerRoleName
   const role = name ? facts.iam.roles[name] : undefined
-  const stack = role?.ok ? role.value?.role.tags['aws:cloudformation:stack-name'] : undefined
+  if (name) {
+    const held = roleHeld(facts, name, `controller role ${name}`)
+    if (held)
+      return manualAll(
+        failing.map((f) => naming(f, roleOwnership(facts, name), 'add them there')),
+        held,
+      )
+  }
+  const viaStack = (f: Finding) => {
+    const e = f.evidence as { reattach?: string[]; updateStacks?: string[] } | undefined
+    return (e?.reattach?.length ?? 0) + (e?.updateStacks?.length ?? 0) > 0
+  }
   const fixable = (f: Finding) => {
     const e = f.evidence as { document?: PolicyDocument; missing?: { deniedBy?: string }[] } | undefined
     return (
       !!e?.document &&
+      !viaStack(f) &&
       !e.missing?.some((m) => m.deniedBy) &&
       JSON.stringify(e.document).length <= INLINE_LIMIT
     )
   }
   const auto = failing.filter(fixable)
-  if (!name || !role?.ok || !role.value || stack || auto.length === 0)
-    return {
-      resources: [],
-      manual: failing.map((f) =>
-        stack
-          ? { ...f, message: `${f.message} (role managed by CloudFormation stack ${stack}: add them there)` }
-          : f,
-      ),
-    }
+  const why = new Map(
+    failing
+      .filter(viaStack)
+      .map((f) => [
+        f,
+        "the actions are in a CloudFormation stack's own managed policies: re-attach them or update the stack (below), not a copy beside them",
+      ]),
+  )
+  if (!name || !role?.ok || !role.value || auto.length === 0) return { resources: [], manual: failing, why }
   const doc = (auto[0]!.evidence as { document: PolicyDocument }).document
   return {
     resources: [
@@ -153,6 +174,7 @@ export const controllerPolicy: Builder = (facts, failing, check) => {
       },
     ],
     manual: failing.filter((f) => !auto.includes(f)),
+    why,
   }
 }
 /** A node role without cluster access gets it the way the cluster's authentication mode allows. */
@@ -193,10 +215,17 @@ export const nodeRole: Builder = (facts, failing, check, opts) => {
   const lacking = access.manual.filter(
     (f) => /lacks /.test(f.message) && Array.isArray((f.evidence as { missing?: unknown })?.missing),
   )
+  const why = new Map<Finding, string>()
   const resources = lacking.flatMap((f) => {
     const roleName = f.subject as string
     const role = facts.iam.roles[roleName]
     if (!role?.ok || !role.value) return []
+    // The getting-started stack declares its node role's managed policies: attach them in the stack.
+    const held = roleHeld(facts, roleName, `node role ${roleName}`)
+    if (held) {
+      why.set(f, held)
+      return []
+    }
     const missing = (f.evidence as { missing: string[] }).missing
     const managed = nodeRolePolicies(facts.meta.partition).filter((p) =>
       missing.some((m) => p.arn.endsWith(`/${m}`)),
@@ -216,6 +245,7 @@ export const nodeRole: Builder = (facts, failing, check, opts) => {
   return {
     resources: [...access.resources, ...resources],
     manual: access.manual.filter((f) => !(lacking.includes(f) && fixed.has(f.subject as string))),
+    why,
   }
 }
 export const spot: Builder = (facts, _failing, check) => ({

@@ -12,7 +12,8 @@ import { ownershipTags } from '../spec/install.js'
 import { type ValueEdit } from './helm-values.js'
 import { interruptionRules, RULE_TARGET_ID } from '../spec/interruption.js'
 import { patternMatchesEvent } from '../facts/collect-interruption.js'
-import { Builder, arn, group, release } from './builder.js'
+import { Builder, arn, group, naming, release } from './builder.js'
+import { fixBlocked, ownership } from '../checks/lib/owners.js'
 
 /** Rules for no rule at all, created as install names them (after the queue, when this plan makes it). */
 const missingRules: Builder = (facts, failing, check) => {
@@ -72,6 +73,7 @@ export const queueFix: Builder = (facts, failing, check) => {
   const resources: Resource[] = []
   const values: ValueEdit[] = []
   const manual: Finding[] = []
+  const why = new Map<Finding, string>()
   const r = release(facts)
   for (const f of failing) {
     const e = (f.evidence ?? {}) as {
@@ -99,7 +101,14 @@ export const queueFix: Builder = (facts, failing, check) => {
       resources.push(...rulesForNewQueue(facts, queueArn, check))
     } else if (e.missing && f.subject?.startsWith('arn:')) {
       const q = facts.sqs.queue.ok ? facts.sqs.queue.value : null
-      if (q)
+      // The policy is the queue's attribute: a stack's queue (the getting-started one) gets it in the stack.
+      const owner = q ? ownership(facts, q.url) : null
+      const held = q && owner ? fixBlocked(owner, `queue ${q.name}`) : null
+      if (q && owner && held) {
+        const m = naming(f, owner)
+        why.set(m, held)
+        manual.push(m)
+      } else if (q)
         resources.push(queuePolicyStatements({ queueName: q.name, queueArn: q.arn, group: group(check) }))
       else manual.push(f)
     } else if (
@@ -113,13 +122,27 @@ export const queueFix: Builder = (facts, failing, check) => {
       values.push({ path: parseHelmPath(e.source), value: e.queueName, finding: f })
     } else manual.push(f)
   }
-  return { resources, manual, values }
+  return { resources, manual, values, why }
 }
 /** Missing rules are created as install names them; an existing rule is repaired in place. */
 export const rules: Builder = (facts, failing, check, opts) => {
   const created = missingRules(facts, failing, check, opts)
-  const repairs = created.manual.filter((f) => (f.evidence as { targetId?: string } | undefined)?.targetId)
+  const why = new Map<Finding, string>()
+  const held: Finding[] = []
+  // A stack's rule (the getting-started ones) is re-targeted or enabled in the stack, not here.
+  const repairs = created.manual.filter((f) => {
+    const e = f.evidence as { targetId?: string; rule?: string } | undefined
+    if (!e?.targetId || !e.rule) return false
+    const owner = ownership(facts, e.rule)
+    const reason = fixBlocked(owner, `rule ${e.rule}`)
+    if (!reason) return true
+    const m = naming(f, owner)
+    why.set(m, reason)
+    held.push(m)
+    return false
+  })
   return {
+    why,
     resources: [
       ...created.resources,
       ...repairs.map((f) => {
@@ -134,6 +157,9 @@ export const rules: Builder = (facts, failing, check, opts) => {
         })
       }),
     ],
-    manual: created.manual.filter((f) => !repairs.includes(f)),
+    manual: [
+      ...created.manual.filter((f) => !repairs.includes(f) && !held.some((h) => h.subject === f.subject)),
+      ...held,
+    ],
   }
 }

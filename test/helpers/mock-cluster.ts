@@ -1,7 +1,7 @@
 // A nock-based mock of one healthy AWS account + EKS cluster `demo` (us-west-2, 123456789012) and its
 // Kubernetes API: the same cluster test/helpers/facts.ts describes as facts, but on the wire, in the
 // formats the real services use (STS/IAM query + XML with URL-encoded policy documents, EC2 query +
-// XML, EKS REST JSON, SQS JSON 1.0, EventBridge JSON 1.1, Kubernetes JSON with a real Helm release
+// XML, EKS REST JSON, SQS JSON 1.0, EventBridge JSON 1.1, CloudFormation query + XML, Kubernetes JSON with a real Helm release
 // Secret). The SDK keeps its real hostnames; nock.disableNetConnect() keeps everything on this machine.
 //
 //   const mock = startMockCluster({ latencyMs: 50, faults: [...], mutate: (s) => { ... } })
@@ -48,7 +48,19 @@ import {
 } from './facts.js'
 import { fixturePath } from './fixtures.js'
 
-export type Service = 'sts' | 'iam' | 'ec2' | 'eks' | 'sqs' | 'eventbridge' | 'kms' | 'kube'
+export type Service =
+  'sts' | 'iam' | 'ec2' | 'eks' | 'sqs' | 'eventbridge' | 'kms' | 'cloudformation' | 'kube'
+/** Every AWS service the mock serves (faults on `*` and the fallbacks cover each). */
+const AWS_SERVICES: Exclude<Service, 'kube'>[] = [
+  'sts',
+  'iam',
+  'ec2',
+  'eks',
+  'sqs',
+  'eventbridge',
+  'kms',
+  'cloudformation',
+]
 
 export const HOSTS: Record<Exclude<Service, 'kube'>, string> = {
   sts: `https://sts.${REGION}.amazonaws.com`,
@@ -58,6 +70,7 @@ export const HOSTS: Record<Exclude<Service, 'kube'>, string> = {
   sqs: `https://sqs.${REGION}.amazonaws.com`,
   eventbridge: `https://events.${REGION}.amazonaws.com`,
   kms: `https://kms.${REGION}.amazonaws.com`,
+  cloudformation: `https://cloudformation.${REGION}.amazonaws.com`,
 }
 /** The EKS endpoint of `demo` (as in healthyFacts) is also the kubeconfig's server, so collect adds no note. */
 export const KUBE_SERVER = 'https://example.gr7.us-west-2.eks.amazonaws.com'
@@ -136,6 +149,15 @@ export interface MockKmsKey {
   policy: PolicyDocument
 }
 
+/** A CloudFormation stack and the physical ids of its resources (what DescribeStackResources lists). */
+export interface MockStack {
+  name: string
+  resources: { logicalId: string; physicalId: string; type: string; status?: string }[]
+}
+
+export const stackId = (name: string) =>
+  `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${name}/1c2fa620-c0e9-11ef-8f5e-0a1b2c3d4e5f`
+
 export interface MockNodegroup {
   name: string
   nodeRole: string
@@ -177,6 +199,8 @@ export interface MockState {
   rules: MockRule[]
   kmsKeys: MockKmsKey[]
   nodegroups: MockNodegroup[]
+  /** CloudFormation stacks (none by default: nothing in the healthy account was made by a stack). */
+  stacks: MockStack[]
   kube: {
     token: string
     /** Helm release Secrets (any namespace), as the API returns them (data base64-encoded). */
@@ -509,6 +533,7 @@ export function healthyState(): MockState {
     })),
     kmsKeys: [],
     nodegroups: [],
+    stacks: [],
     kube: {
       token: KUBE_TOKEN,
       helmSecrets: [helmReleaseSecret(), otherReleaseSecret()],
@@ -586,6 +611,57 @@ export function healthyState(): MockState {
       version: { major: '1', minor: '34', gitVersion: 'v1.34.1-eks-113cf36', platform: 'linux/amd64' },
     },
   }
+}
+
+/**
+ * Mutation: the getting-started install. Stack `Karpenter-demo` (the v1.14.1 template) declares the
+ * node role, the six controller managed policies, the queue and the five rules (CloudFormation names
+ * them `<stack>-<LogicalId>-<suffix>`); eksctl's stack declares the controller role that carries the
+ * policies. Nothing of it is tagged `aws:cloudformation:*`, as on AWS (IAM and EventBridge are not).
+ */
+export const GETTING_STARTED_STACK = `Karpenter-${CLUSTER}`
+export const EKSCTL_STACK = `eksctl-${CLUSTER}-podidentityrole-kube-system-karpenter`
+export function useGettingStartedStacks(s: MockState): void {
+  const rules = INTERRUPTION_RULES.map(({ key, source, detailType }) => ({
+    name: `${GETTING_STARTED_STACK}-${key}-${key.length.toString(36).toUpperCase()}X7Q2L`,
+    state: 'ENABLED' as const,
+    eventPattern: { source: [source], 'detail-type': [detailType] },
+    targets: [QUEUE_ARN],
+  }))
+  s.rules = rules
+  const role = s.roles[CONTROLLER_ROLE] as MockRole
+  s.stacks = [
+    {
+      name: GETTING_STARTED_STACK,
+      resources: [
+        { logicalId: 'KarpenterNodeRole', physicalId: NODE_ROLE, type: 'AWS::IAM::Role' },
+        ...role.attached.map((arn) => ({
+          logicalId: arn.slice(arn.lastIndexOf('/') + 1).replace(/^KarpenterController|-demo$/g, ''),
+          physicalId: arn,
+          type: 'AWS::IAM::ManagedPolicy',
+        })),
+        {
+          logicalId: 'KarpenterInterruptionQueue',
+          physicalId: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${CLUSTER}`,
+          type: 'AWS::SQS::Queue',
+        },
+        {
+          logicalId: 'KarpenterInterruptionQueuePolicy',
+          physicalId: `${GETTING_STARTED_STACK}-KarpenterInterruptionQueuePolicy-1A2B3C`,
+          type: 'AWS::SQS::QueuePolicy',
+        },
+        ...INTERRUPTION_RULES.map(({ key }, i) => ({
+          logicalId: key,
+          physicalId: rules[i]!.name,
+          type: 'AWS::Events::Rule',
+        })),
+      ],
+    },
+    {
+      name: EKSCTL_STACK,
+      resources: [{ logicalId: 'Role1', physicalId: CONTROLLER_ROLE, type: 'AWS::IAM::Role' }],
+    },
+  ]
 }
 
 /** Mutation: the controller uses EKS Pod Identity instead of IRSA (association, agent add-on, trust). */
@@ -788,6 +864,7 @@ const XML = { 'content-type': 'text/xml' }
 const IAM_NS = 'https://iam.amazonaws.com/doc/2010-05-08/'
 const STS_NS = 'https://sts.amazonaws.com/doc/2011-06-15/'
 const EC2_NS = 'http://ec2.amazonaws.com/doc/2016-11-15/'
+const CFN_NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/'
 
 function queryAnswer(ns: string, action: string, result: Xml): Answer {
   return {
@@ -816,10 +893,11 @@ function errorAnswer(service: Service, status: number, code: string, message: st
   switch (service) {
     case 'sts':
     case 'iam':
+    case 'cloudformation':
       return {
         status,
         headers: XML,
-        body: `<ErrorResponse xmlns="${service === 'iam' ? IAM_NS : STS_NS}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>${requestId()}</RequestId></ErrorResponse>`,
+        body: `<ErrorResponse xmlns="${{ iam: IAM_NS, sts: STS_NS, cloudformation: CFN_NS }[service]}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>${requestId()}</RequestId></ErrorResponse>`,
       }
     case 'ec2':
       return {
@@ -902,7 +980,8 @@ function faultAnswer(call: Call, fault: Fault['error']): Answer {
           'Forbidden',
           `forbidden: User "karpctl" cannot get resource at ${call.path}`,
         )
-      if (s === 'iam' || s === 'sts') return errorAnswer(s, 403, 'AccessDenied', message)
+      if (s === 'iam' || s === 'sts' || s === 'cloudformation')
+        return errorAnswer(s, 403, 'AccessDenied', message)
       return errorAnswer(s, 400, 'AccessDeniedException', message)
     }
     case 'server':
@@ -917,7 +996,7 @@ function faultAnswer(call: Call, fault: Fault['error']): Answer {
         'The request processing has failed because of an unknown error.',
       )
     case 'expired':
-      if (s === 'sts' || s === 'iam')
+      if (s === 'sts' || s === 'iam' || s === 'cloudformation')
         return errorAnswer(s, 403, 'ExpiredToken', 'The security token included in the request is expired')
       if (s === 'ec2') return errorAnswer(s, 400, 'RequestExpired', 'Request has expired.')
       if (s === 'kube') return errorAnswer(s, 401, 'Unauthorized', 'Unauthorized')
@@ -932,6 +1011,13 @@ function faultAnswer(call: Call, fault: Fault['error']): Answer {
       if (s === 'eks') return errorAnswer(s, 404, 'ResourceNotFoundException', 'No resource found.')
       if (s === 'sqs') return errorAnswer(s, 400, 'QueueDoesNotExist', 'The specified queue does not exist.')
       if (s === 'kube') return errorAnswer(s, 404, 'NotFound', `${call.path} not found`)
+      if (s === 'cloudformation')
+        return errorAnswer(
+          s,
+          400,
+          'ValidationError',
+          `Stack for ${String(call.params.PhysicalResourceId)} does not exist`,
+        )
       return errorAnswer(s, 400, 'ResourceNotFoundException', 'not found')
   }
 }
@@ -1173,9 +1259,7 @@ export class MockCluster {
 
   private addFault(fault: Fault): void {
     const services: Service[] =
-      fault.op === '*'
-        ? ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge', 'kms']
-        : [fault.op.slice(0, fault.op.indexOf(':')) as Service]
+      fault.op === '*' ? AWS_SERVICES : [fault.op.slice(0, fault.op.indexOf(':')) as Service]
     for (const service of services) {
       const accept = (c: Call) => (fault.op === '*' || c.op === fault.op) && (!fault.match || fault.match(c))
       const times = fault.times ?? 1
@@ -1188,7 +1272,7 @@ export class MockCluster {
   }
 
   private addFallbacks(): void {
-    for (const service of ['sts', 'iam', 'ec2', 'eks', 'sqs', 'eventbridge', 'kms', 'kube'] as Service[]) {
+    for (const service of [...AWS_SERVICES, 'kube'] as Service[]) {
       const { interceptor } = this.intercept(service, () => true, true)
       interceptor.delay(this.latencyMs).reply(this.replyFn(service, (c) => this.serve(c), 'fallback'))
     }
@@ -1228,9 +1312,42 @@ export class MockCluster {
         return this.events(call)
       case 'kms':
         return this.kms(call)
+      case 'cloudformation':
+        return this.cloudformation(call)
       case 'kube':
         return this.kube(call)
     }
+  }
+
+  /** DescribeStackResources by physical id (the owning stack's every resource) or by stack name. */
+  private cloudformation(call: Call): Answer {
+    if (call.op !== 'cloudformation:DescribeStackResources') return this.unknownOp(call)
+    const p = call.params as { PhysicalResourceId?: string; StackName?: string }
+    const stack = p.PhysicalResourceId
+      ? this.state.stacks.find((st) => st.resources.some((r) => r.physicalId === p.PhysicalResourceId))
+      : this.state.stacks.find((st) => st.name === p.StackName)
+    if (!stack)
+      return errorAnswer(
+        'cloudformation',
+        400,
+        'ValidationError',
+        p.PhysicalResourceId
+          ? `Stack for ${p.PhysicalResourceId} does not exist`
+          : `Stack with id ${p.StackName} does not exist`,
+      )
+    // As AWS: only the stack's first 100 resources, whichever id found the stack.
+    return queryAnswer(CFN_NS, 'DescribeStackResources', {
+      StackResources: stack.resources.slice(0, 100).map((r) => ({
+        StackName: stack.name,
+        StackId: stackId(stack.name),
+        LogicalResourceId: r.logicalId,
+        PhysicalResourceId: r.physicalId,
+        ResourceType: r.type,
+        Timestamp: iso,
+        ResourceStatus: r.status ?? 'CREATE_COMPLETE',
+        DriftInformation: { StackResourceDriftStatus: 'NOT_CHECKED' },
+      })),
+    })
   }
 
   private unknownOp(call: Call): Answer {
@@ -1780,7 +1897,8 @@ export class MockCluster {
   expectedCalls(): Call[] {
     const s = this.state
     const out: Call[] = []
-    const q = (service: 'sts' | 'iam' | 'ec2', params: Record<string, string>) => queryCall(service, params)
+    const q = (service: 'sts' | 'iam' | 'ec2' | 'cloudformation', params: Record<string, string>) =>
+      queryCall(service, params)
     const j = (service: 'sqs' | 'eventbridge' | 'kms', target: string, params: Record<string, unknown>) =>
       jsonCall(service, target, params)
     const kube = (path: string) => out.push(kubeCall(path))
@@ -1859,6 +1977,7 @@ export class MockCluster {
     const ns = release?.metadata.namespace ?? 'kube-system'
     const releaseName = release?.metadata.labels?.name ?? 'karpenter'
     let controllerArn: string | undefined
+    let irsa = false
     if (release) {
       const sel = encodeURIComponent(
         `app.kubernetes.io/instance=${releaseName},app.kubernetes.io/name=karpenter`,
@@ -1870,6 +1989,7 @@ export class MockCluster {
       kube(`/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=${sel}`)
       kube(`/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)
       controllerArn = sa.metadata.annotations?.['eks.amazonaws.com/role-arn']
+      irsa = controllerArn !== undefined
       if (!controllerArn) {
         controllerArn = s.podIdentityAssociations.find(
           (a) => a.namespace === ns && a.serviceAccount === sa.metadata.name,
@@ -2006,6 +2126,34 @@ export class MockCluster {
         out.push(j('eventbridge', 'AWSEvents.ListTargetsByRule', { Rule: r.name }))
       }
     }
+
+    // CloudFormation: who owns each resource doctor --fix may change (one DescribeStackResources each):
+    // the roles that exist, the controller's customer managed policies, the queue, the rules that
+    // deliver to it or would be repaired, and with IRSA the issuer's OIDC provider.
+    const owned: string[] = []
+    for (const name of [...(controllerRole ? [controllerRole] : []), ...nodeRoles]) {
+      const r = s.roles[name]
+      if (!r) continue
+      owned.push(name)
+      if (name === controllerRole) owned.push(...r.attached.filter((a) => a.split(':')[4] !== 'aws'))
+    }
+    if (queue && s.queues[queue]) {
+      owned.push(`https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${queue}`)
+      const arn = s.queues[queue]?.QueueArn ?? `arn:aws:sqs:${REGION}:${ACCOUNT}:${queue}`
+      const found = s.rules.filter((x) => x.targets.includes(arn) || interruptionPattern(x.eventPattern))
+      const toQueue = found.filter((x) => x.targets.includes(arn))
+      owned.push(...toQueue.map((x) => x.name))
+      for (const { source, detailType } of INTERRUPTION_RULES) {
+        const delivers = (x: MockRule) =>
+          [x.eventPattern.source].flat().includes(source) &&
+          (!('detail-type' in x.eventPattern) || [x.eventPattern['detail-type']].flat().includes(detailType))
+        if (!toQueue.some(delivers)) owned.push(...found.filter(delivers).map((x) => x.name))
+      }
+    }
+    const provider = s.oidcProviders.find((a) => a.endsWith(`:oidc-provider/${ISSUER}`))
+    if (irsa && provider) owned.push(provider)
+    for (const id of new Set(owned))
+      out.push(q('cloudformation', { Action: 'DescribeStackResources', PhysicalResourceId: id }))
     return out
   }
 }
