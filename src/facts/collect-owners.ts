@@ -79,7 +79,11 @@ export async function describeOwner(aws: Aws, physicalId: string): Promise<Stack
     )
   } catch (err) {
     if (isNoStack(err)) return null
-    throw unsupportedOrSelf(err)
+    const e = unsupportedOrSelf(err)
+    // An endpoint that cannot look an id up may still list its stacks: the account's stacks and their
+    // resources, listed once per run, answer for every id.
+    if (e !== err) return listedOwner(aws, physicalId, e)
+    throw e
   }
   const all = out.StackResources ?? []
   // The answer lists the whole stack: the owned resource is the one with this id (a stack may hold
@@ -108,6 +112,87 @@ export async function describeOwner(aws: Aws, physicalId: string): Promise<Stack
   }
 }
 
+/** Stacks whose resources are still theirs (a deleted stack lets go of what it held). */
+const LIVE_STACKS = [
+  'CREATE_COMPLETE',
+  'UPDATE_COMPLETE',
+  'UPDATE_ROLLBACK_COMPLETE',
+  'ROLLBACK_COMPLETE',
+  'IMPORT_COMPLETE',
+  'IMPORT_ROLLBACK_COMPLETE',
+  'CREATE_IN_PROGRESS',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_ROLLBACK_IN_PROGRESS',
+  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
+  'DELETE_FAILED',
+]
+
+/**
+ * The owner of an id from the listing of every live stack's resources (ListStacks, then
+ * ListStackResources per stack: memoized reads, so a run lists once whatever it asks). Used only where
+ * the endpoint cannot look an id up; a listing that fails leaves the first failure standing.
+ */
+async function listedOwner(aws: Aws, physicalId: string, unsupported: unknown): Promise<StackLookup | null> {
+  let stacks: cfn.StackSummary[]
+  try {
+    stacks = await aws.all<cfn.ListStacksCommandOutput, cfn.StackSummary>(
+      'cloudformation',
+      'ListStacks',
+      { StackStatusFilter: LIVE_STACKS },
+      'NextToken',
+      (o) => ({ items: o.StackSummaries, next: o.NextToken }),
+    )
+  } catch {
+    throw unsupported
+  }
+  const listed = await Promise.all(
+    stacks.map(async (st) => ({
+      st,
+      resources: await aws.all<cfn.ListStackResourcesCommandOutput, cfn.StackResourceSummary>(
+        'cloudformation',
+        'ListStackResources',
+        { StackName: st.StackId ?? st.StackName },
+        'NextToken',
+        (o) => ({ items: o.StackResourceSummaries, next: o.NextToken }),
+      ),
+    })),
+  )
+  for (const { st, resources } of listed) {
+    const live = resources.find(
+      (r) => sameId(r.PhysicalResourceId ?? '', physicalId) && !released(r.ResourceStatus),
+    )
+    if (!live) continue
+    return {
+      owner: {
+        stackName: st.StackName ?? stackNameOf(st.StackId),
+        stackId: st.StackId ?? '',
+        logicalId: live.LogicalResourceId ?? '',
+        resourceType: live.ResourceType ?? '',
+        resourceStatus: live.ResourceStatus ?? '',
+      },
+      resources: resources.map((r) => ({
+        logicalId: r.LogicalResourceId ?? '',
+        ...(r.PhysicalResourceId ? { physicalId: r.PhysicalResourceId } : {}),
+        resourceType: r.ResourceType ?? '',
+        resourceStatus: r.ResourceStatus ?? '',
+      })),
+    }
+  }
+  return null
+}
+
+/**
+ * A queue's physical id is its URL, whose host depends on the endpoint that answered (an emulator, a
+ * legacy `queue.amazonaws.com` URL): two URLs are the same queue when their account and name are.
+ */
+function sameId(a: string, b: string): boolean {
+  const url = /^https?:\/\//
+  if (!url.test(a) || !url.test(b)) return a === b
+  const tail = (u: string) => u.replace(/\/+$/, '').split('/').slice(-2).join('/')
+  return tail(a) === tail(b)
+}
+
 /** `arn:aws:cloudformation:<region>:<account>:stack/<name>/<uuid>` → `<name>`. */
 const stackNameOf = (stackId: string | undefined) => stackId?.split('/')[1] ?? ''
 
@@ -121,7 +206,19 @@ export async function stackOwner(aws: Aws, physicalId: string): Promise<StackOwn
 
 /** Where a resource came from and the command its stack removes it with (teardown's kept note). */
 export function ownerCommand(owner: StackOwner): string {
-  return `kept: made by CloudFormation stack ${owner.stackName} (\`aws cloudformation delete-stack --stack-name ${owner.stackName}\`)`
+  const eksctl = owner.stackName.startsWith('eksctl-') ? ", eksctl's: remove it with eksctl" : ''
+  return `kept: made by CloudFormation stack ${owner.stackName}${eksctl} (\`aws cloudformation delete-stack --stack-name ${owner.stackName}\`)`
+}
+
+/** The kept note of a resource a stack owns; undefined when none does or CloudFormation cannot tell. */
+export async function stackKeptNote(aws: Aws, physicalId: string): Promise<string | undefined> {
+  try {
+    const o = await stackOwner(aws, physicalId)
+    return o ? ownerCommand(o) : undefined
+  } catch {
+    // Unknown owner: the plan says what the tags say (never that karpctl made it).
+    return undefined
+  }
 }
 
 // ---------- what doctor asks about ----------

@@ -234,27 +234,21 @@ describe(
         assert.deepEqual(await fullInventory(f.bed, f.seed.net), before, 'a dry run changes nothing')
       })
 
-      test(
-        'teardown --dry-run names the owners: stack Karpenter-demo (node role, queue, rules) and eksctl’s stack (demo-karpenter)',
-        {
-          todo: 'issue 18: teardown looks for karpctl’s names (KarpenterControllerRole-demo, rules Karpenter-demo-<Name>) and says "remove it with the tool that made it (e.g. `terraform destroy`)" for queue demo; it does not ask CloudFormation (DescribeStackResources) who owns what',
-        },
-        async (t) => {
-          const r = await karpctl(f.bed, ['teardown', '--dry-run'])
-          t.diagnostic(out(r))
-          assert.equal(r.code, 0, out(r))
-          for (const shown of [
-            `IAM role ${f.seed.controllerRoleName}`,
-            `IAM role ${f.seed.nodeRoleName}`,
-            `SQS queue ${f.seed.queueName}`,
-            ...f.seed.ruleNames.map((n) => `EventBridge rule ${n}`),
-          ]) {
-            assert.ok(r.stdout.includes(shown), `the plan shows ${shown}`)
-          }
-          assert.match(r.stdout, /\bKarpenter-demo\b(?!-)/, 'names the stack Karpenter-demo')
-          assert.match(r.stdout, /\beksctl-demo-addon-iamserviceaccount-kube-system-karpenter\b/)
-        },
-      )
+      test('teardown --dry-run names the owners: stack Karpenter-demo (node role, queue, rules) and eksctl’s stack (demo-karpenter)', async (t) => {
+        const r = await karpctl(f.bed, ['teardown', '--dry-run'])
+        t.diagnostic(out(r))
+        assert.equal(r.code, 0, out(r))
+        for (const shown of [
+          `IAM role ${f.seed.controllerRoleName}`,
+          `IAM role ${f.seed.nodeRoleName}`,
+          `SQS queue ${f.seed.queueName}`,
+          ...f.seed.ruleNames.map((n) => `EventBridge rule ${n}`),
+        ]) {
+          assert.ok(r.stdout.includes(shown), `the plan shows ${shown}`)
+        }
+        assert.match(r.stdout, /\bKarpenter-demo\b(?!-)/, 'names the stack Karpenter-demo')
+        assert.match(r.stdout, /\beksctl-demo-addon-iamserviceaccount-kube-system-karpenter\b/)
+      })
 
       /** The install plan of a dry run must take the stack's role, queue and rules as the install's. */
       async function assertNoSecondInstall(t: TestContext, extra: string[]) {

@@ -5,6 +5,7 @@ import type * as iam from '@aws-sdk/client-iam'
 import { isNotFound, toReadFailure, type Aws } from '../../context/aws.js'
 import { KubeApiError } from '../../context/kube.js'
 import { roleFacts } from '../../facts/collect-iam.js'
+import { stackKeptNote } from '../../facts/collect-owners.js'
 import { isOwned } from '../compare.js'
 import type { Resource } from '../types.js'
 import {
@@ -26,6 +27,8 @@ const ignoreMissing = async (p: Promise<unknown>) => {
 }
 
 interface RoleState extends AdoptedRoleState {
+  /** The owning stack's note, when CloudFormation says one owns it. */
+  owner?: string
   attachedArns: string[]
   inlineNames: string[]
   profiles: string[]
@@ -61,8 +64,10 @@ export function iamRoleAbsent(w: {
         { RoleName: w.name },
       )
       const inline = r.value.inline.ok ? r.value.inline.value : []
+      const owner = isOwned(r.value.role.tags, w.ownership) ? undefined : await stackKeptNote(aws, w.name)
       const attachedArns = r.value.attached.ok ? r.value.attached.value.map((p) => p.arn) : []
       return {
+        owner,
         tags: r.value.role.tags,
         trust: r.value.role.trust,
         attached: attachedArns,
@@ -76,7 +81,7 @@ export function iamRoleAbsent(w: {
       if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
       if (!isOwned(cur.tags, w.ownership)) {
         const g = giveBack(cur)
-        const kept = w.keptNote ?? 'kept: karpctl did not make it (no ownership tags)'
+        const kept = w.keptNote ?? cur.owner ?? 'kept: karpctl did not make it (no ownership tags)'
         if (nothingToGiveBack(g)) return { action: 'unchanged', changes: [], note: kept }
         return {
           action: 'update',

@@ -9,6 +9,7 @@ import type * as sqs from '@aws-sdk/client-sqs'
 import { isNotFound, toReadFailure } from '../../context/aws.js'
 import type { KubeClient } from '../../context/kube.js'
 import { releaseNamed } from '../../facts/collect-kube.js'
+import { stackKeptNote } from '../../facts/collect-owners.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
 import { ADOPTED_BY } from '../../spec/ownership.js'
@@ -159,6 +160,8 @@ async function handedCrds(kube: KubeClient, clusterName: string): Promise<Crd[]>
 }
 
 interface QueueState {
+  /** The owning stack's note, when CloudFormation says one owns it. */
+  owner?: string
   url: string
   arn: string
   tags: Record<string, string>
@@ -192,13 +195,15 @@ export function queueAbsent(w: {
         QueueUrl: q.QueueUrl,
       })
       const tags = t.Tags ?? {}
+      const owner = isOwned(tags, w.ownership) ? undefined : await stackKeptNote(aws, q.QueueUrl)
       // The policy matters only where karpctl recorded adding to it.
-      if (tags[ADDED_POLICY] === undefined) return { url: q.QueueUrl, arn: '', tags, policy: null }
+      if (tags[ADDED_POLICY] === undefined) return { owner, url: q.QueueUrl, arn: '', tags, policy: null }
       const a = await aws.call<sqs.GetQueueAttributesCommandOutput>('sqs', 'GetQueueAttributes', {
         QueueUrl: q.QueueUrl,
         AttributeNames: ['QueueArn', 'Policy'],
       })
       return {
+        owner,
         url: q.QueueUrl,
         arn: a.Attributes?.QueueArn ?? '',
         tags,
@@ -207,7 +212,7 @@ export function queueAbsent(w: {
     },
     verdict(cur) {
       if (!cur || isOwned(cur.tags, w.ownership)) return ownedVerdict(cur, w.ownership)
-      const kept = w.keptNote ?? ownerHint(cur.tags)
+      const kept = w.keptNote ?? cur.owner ?? ownerHint(cur.tags)
       const keys = records(cur)
       if (!keys.length) return { action: 'unchanged', changes: [], note: kept }
       return {
@@ -238,6 +243,7 @@ export function queueAbsent(w: {
 }
 
 interface RuleTeardownState {
+  owner?: string
   arn: string
   targets: string[]
   tags: Record<string, string>
@@ -273,11 +279,13 @@ export function ruleAbsent(w: {
           ResourceARN: r.Arn,
         }),
       ])
-      return { arn: r.Arn ?? '', targets: (t.Targets ?? []).map((x) => x.Id ?? ''), tags: tagMap(tags.Tags) }
+      const tagged = tagMap(tags.Tags)
+      const owner = isOwned(tagged, w.ownership) ? undefined : await stackKeptNote(aws, w.name)
+      return { owner, arn: r.Arn ?? '', targets: (t.Targets ?? []).map((x) => x.Id ?? ''), tags: tagged }
     },
     verdict(cur) {
       if (!cur || isOwned(cur.tags, w.ownership)) return ownedVerdict(cur, w.ownership)
-      const kept = w.keptNote ?? ownerHint(cur.tags)
+      const kept = w.keptNote ?? cur.owner ?? ownerHint(cur.tags)
       const keys = records(cur)
       if (!keys.length) return { action: 'unchanged', changes: [], note: kept }
       const target = cur.tags[ADDED_TARGET]
