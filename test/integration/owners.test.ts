@@ -139,7 +139,7 @@ test('the finder: one read per id per run, null for no stack, a retained resourc
   assert.equal(await stackOwner(ctx.aws, 'kept-queue'), null)
   assert.equal(
     ownerCommand(a!),
-    `kept: made by CloudFormation stack ${EKSCTL_STACK} (\`aws cloudformation delete-stack --stack-name ${EKSCTL_STACK}\`)`,
+    `kept: made by CloudFormation stack ${EKSCTL_STACK}, eksctl's: remove it with eksctl (\`aws cloudformation delete-stack --stack-name ${EKSCTL_STACK}\`)`,
   )
 })
 
