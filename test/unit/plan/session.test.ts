@@ -1,0 +1,114 @@
+// --dry-run changes nothing, whatever else is passed (--yes, a confirming terminal, a caller to
+// preflight, a hook before applying); a blocked plan applies nothing, neither through the session nor
+// through the executor itself.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Aws } from '../../../src/context/aws.js'
+import type { Prompter } from '../../../src/install/prompter.js'
+import { applyPlan } from '../../../src/plan/apply.js'
+import { buildPlan } from '../../../src/plan/plan.js'
+import { runPlan, type Session } from '../../../src/plan/session.js'
+import { bareEnv, fakeResource } from '../../helpers/fake-resource.js'
+
+interface Calls {
+  applied: string[]
+  asked: number
+  beforeApply: number
+  said: string[]
+}
+
+function session(over: Partial<Session>, calls: Calls): Session {
+  const prompter: Prompter = {
+    select: () => Promise.reject(new Error('not asked')),
+    checkbox: () => Promise.reject(new Error('not asked')),
+    input: () => Promise.reject(new Error('not asked')),
+    confirm: async () => {
+      calls.asked++
+      return true
+    },
+  }
+  return {
+    prompter,
+    yes: true,
+    dryRun: false,
+    color: false,
+    say: (l) => calls.said.push(l),
+    progress: () => {},
+    ...over,
+  }
+}
+
+const newCalls = (): Calls => ({ applied: [], asked: 0, beforeApply: 0, said: [] })
+
+async function twoSteps(calls: Calls, blocked?: string) {
+  const env = bareEnv()
+  const plan = await buildPlan(
+    't',
+    [
+      fakeResource('g.a', [], {
+        applied: calls.applied,
+        permissions: [{ action: 'iam:CreateRole', resource: '*' }],
+      }),
+      fakeResource('g.b', ['g.a'], { applied: calls.applied, blocked }),
+    ],
+    env,
+  )
+  const opts = {
+    // Any AWS use (the preflight's simulator) fails the test through bareEnv.
+    aws: env.aws as Aws,
+    question: (n: number) => `apply ${n}?`,
+    beforeApply: async () => {
+      calls.beforeApply++
+    },
+  }
+  return { env, plan, opts }
+}
+
+test('--dry-run with --yes applies nothing, asks nothing, runs no preflight and no hook: the outcome is dry-run', async () => {
+  // Kills: the dry-run check removed or moved after the confirmation / the apply; `s.yes` tested first.
+  for (const over of [{ yes: true }, { yes: false }, { yes: true, prompter: null }]) {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls)
+    const out = await runPlan(plan, env, session({ ...over, dryRun: true }, calls), {
+      ...opts,
+      callerArn: 'arn:aws:iam::123456789012:user/u',
+      confirm: async () => {
+        calls.asked++
+        return true
+      },
+    })
+    assert.deepEqual(out, { kind: 'dry-run' })
+    assert.deepEqual(calls, newCalls(), JSON.stringify(over))
+  }
+})
+
+test('the same plan without --dry-run is applied (the harness sees applies)', async () => {
+  const calls = newCalls()
+  const { env, plan, opts } = await twoSteps(calls)
+  const out = await runPlan(plan, env, session({ dryRun: false }, calls), opts)
+  assert.equal(out.kind, 'applied')
+  assert.deepEqual(calls.applied, ['g.a', 'g.b'])
+  assert.equal(calls.beforeApply, 1)
+})
+
+test('a blocked plan applies nothing, not even its steps that are not blocked', async () => {
+  // Kills: assertNotBlocked removed from applyPlan (the executor's own guard), or from runPlan before
+  // the hook that runs before applying.
+  {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, 'not ours')
+    await assert.rejects(runPlan(plan, env, session({}, calls), opts), { code: 'BLOCKED' })
+    assert.deepEqual(calls, newCalls())
+  }
+  {
+    // With --dry-run as well: refused or only planned, never applied.
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, 'not ours')
+    await runPlan(plan, env, session({ dryRun: true }, calls), opts).catch(() => undefined)
+    assert.deepEqual(calls, newCalls())
+  }
+  const calls = newCalls()
+  const { env, plan } = await twoSteps(calls, 'not ours')
+  await assert.rejects(applyPlan(plan, env), { code: 'BLOCKED', message: /thing g.b: not ours/ })
+  assert.deepEqual(calls.applied, [])
+})
