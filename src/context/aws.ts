@@ -3,6 +3,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { EnvironmentError } from '../errors.js'
+import { redactText } from '../facts/redact.js'
 import type { ReadFailure } from '../facts/types.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
 
@@ -382,7 +383,9 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
   const code =
     (e.name && e.name !== 'Error' ? e.name : undefined) ?? e.Code ?? e.code ?? e.cause?.code ?? 'Error'
   const status = e.$metadata?.httpStatusCode
-  const message = (e.message ?? String(err)).split('\n')[0]?.slice(0, 300) ?? ''
+  // AWS quotes credentials in some errors (`Credential=ASIA…/…` of a SignatureDoesNotMatch): every
+  // failure is redacted here, before any plan, progress line or error prints it.
+  const message = redactText((e.message ?? String(err)).split('\n')[0] ?? '').slice(0, 300)
   // An answer that is not an AWS error document (an emulator's HTML 404/500 page) means the
   // endpoint does not offer the operation; say so rather than quote a parser error.
   if (/XML parse error|Unexpected token|not valid JSON|Deserialization error/i.test(message)) {
@@ -412,5 +415,8 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
 export function isNotFound(err: unknown): boolean {
   const e = err as SdkError
   const code = e.name ?? e.Code ?? ''
-  return /NoSuchEntity|ResourceNotFound|NonExistentQueue|QueueDoesNotExist|NotFoundException/.test(code)
+  // InvalidPermission.NotFound: EC2's answer (in a non-default VPC) to revoking a rule that is not there.
+  return /NoSuchEntity|ResourceNotFound|NonExistentQueue|QueueDoesNotExist|NotFoundException|InvalidPermission\.NotFound/.test(
+    code,
+  )
 }

@@ -204,8 +204,17 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
           changes: [],
           note: `kept: aws-auth mapRoles ${problem}, so karpctl cannot read it; if it maps this role for karpctl (${ADDED_MAP_ROLES}), remove that entry by hand (\`kubectl edit configmap aws-auth -n kube-system\`)`,
         }
-      if (!mapped(cm).some((r) => r.rolearn === w.roleArn))
+      if (!mapped(cm).some((r) => r.rolearn === w.roleArn)) {
+        // A record that outlived its entry (removed by hand) would make a later hand-made entry of the
+        // same role look like karpctl's: it goes too.
+        if (added(cm).includes(w.roleArn))
+          return {
+            action: 'update',
+            changes: [{ field: ADDED_MAP_ROLES, from: w.roleArn, to: '(removed)' }],
+            note: 'the mapping is already gone; its record goes',
+          }
         return { action: 'unchanged', changes: [], note: 'already gone' }
+      }
       if (!added(cm).includes(w.roleArn))
         return {
           action: 'unchanged',
@@ -225,10 +234,11 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
         [ADDED_MAP_ROLES]: JSON.stringify(rest),
       }
       if (rest.length === 0) delete annotations[ADDED_MAP_ROLES]
+      const still = mapped(cm).some((r) => r.rolearn === w.roleArn)
       await kube.write('PUT', AWS_AUTH, {
         ...cm,
         metadata: { ...cm.metadata, annotations },
-        data: { ...cm.data, mapRoles: withoutMapRole(cm.data?.mapRoles, w.roleArn) },
+        data: still ? { ...cm.data, mapRoles: withoutMapRole(cm.data?.mapRoles, w.roleArn) } : cm.data,
       })
     },
   }

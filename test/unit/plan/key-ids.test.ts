@@ -35,11 +35,9 @@ const signatureError = (key: string) =>
 const dir = mkdtempSync(join(tmpdir(), 'karpctl-key-ids-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-// Bug: toReadFailure (src/context/aws.ts), which failureOf uses for every AWS error, keeps AWS's message
-// as it is; buildPlan's PlanError, describeStepError (the ApplyResult, the progress line, runPlan's
-// ApplyError) and writeError pass it on. Redacting that one message (redactText) makes both pass.
-const TODO =
-  'AWS error messages are not redacted: toReadFailure keeps e.message as it is, and PlanError, ApplyError and the progress lines quote it'
+// toReadFailure (src/context/aws.ts), which failureOf uses for every AWS error, redacts AWS's message:
+// buildPlan's PlanError, describeStepError (the ApplyResult, the progress line, runPlan's ApplyError)
+// and writeError all quote it.
 
 const leaked = (text: string) => KEYS.filter((k) => text.includes(k))
 
@@ -104,61 +102,53 @@ function printed(err: KarpctlError): string {
   return out.join('')
 }
 
-test(
-  "a read that fails with AWS quoting the key id: the plan's error does not carry it",
-  { todo: TODO },
-  async () => {
-    for (const key of KEYS) {
-      const r: Resource = {
-        ...fakeResource('g.x'),
-        observe: () => Promise.reject(signatureError(key)),
-      }
-      const err = await buildPlan('t', [r], bareEnv()).then(
-        () => assert.fail('the read failed: the plan must fail'),
-        (e: unknown) => e,
-      )
-      assert.ok(err instanceof KarpctlError)
-      assert.deepEqual(leaked(err.message), [], err.message)
-      assert.deepEqual(leaked(printed(err)), [])
+test("a read that fails with AWS quoting the key id: the plan's error does not carry it", async () => {
+  for (const key of KEYS) {
+    const r: Resource = {
+      ...fakeResource('g.x'),
+      observe: () => Promise.reject(signatureError(key)),
     }
-  },
-)
+    const err = await buildPlan('t', [r], bareEnv()).then(
+      () => assert.fail('the read failed: the plan must fail'),
+      (e: unknown) => e,
+    )
+    assert.ok(err instanceof KarpctlError)
+    assert.deepEqual(leaked(err.message), [], err.message)
+    assert.deepEqual(leaked(printed(err)), [])
+  }
+})
 
-test(
-  'a step that fails with AWS quoting the key id: the result, the progress line and the final error do not carry it',
-  { todo: TODO },
-  async () => {
-    for (const key of KEYS) {
-      const env = bareEnv()
-      const plan = await buildPlan(
-        't',
-        [fakeResource('g.x', [], { apply: () => Promise.reject(signatureError(key)) })],
-        env,
-      )
-      const direct = await applyPlan(plan, env)
-      assert.equal(direct.failed.length, 1)
-      assert.deepEqual(leaked(JSON.stringify(direct)), [])
-      const lines: string[] = []
-      const err = await runPlan(
-        plan,
-        env,
-        {
-          prompter: null,
-          yes: true,
-          dryRun: false,
-          color: false,
-          say: (l) => lines.push(l),
-          progress: (l) => lines.push(l),
-        },
-        { aws: env.aws as Aws, question: () => 'apply?' },
-      ).then(
-        () => assert.fail('the step failed: the run must fail'),
-        (e: unknown) => e,
-      )
-      assert.ok(err instanceof KarpctlError)
-      assert.deepEqual(leaked(lines.join('\n')), [], lines.join('\n'))
-      assert.deepEqual(leaked(err.message), [], err.message)
-      assert.deepEqual(leaked(printed(err)), [])
-    }
-  },
-)
+test('a step that fails with AWS quoting the key id: the result, the progress line and the final error do not carry it', async () => {
+  for (const key of KEYS) {
+    const env = bareEnv()
+    const plan = await buildPlan(
+      't',
+      [fakeResource('g.x', [], { apply: () => Promise.reject(signatureError(key)) })],
+      env,
+    )
+    const direct = await applyPlan(plan, env)
+    assert.equal(direct.failed.length, 1)
+    assert.deepEqual(leaked(JSON.stringify(direct)), [])
+    const lines: string[] = []
+    const err = await runPlan(
+      plan,
+      env,
+      {
+        prompter: null,
+        yes: true,
+        dryRun: false,
+        color: false,
+        say: (l) => lines.push(l),
+        progress: (l) => lines.push(l),
+      },
+      { aws: env.aws as Aws, question: () => 'apply?' },
+    ).then(
+      () => assert.fail('the step failed: the run must fail'),
+      (e: unknown) => e,
+    )
+    assert.ok(err instanceof KarpctlError)
+    assert.deepEqual(leaked(lines.join('\n')), [], lines.join('\n'))
+    assert.deepEqual(leaked(err.message), [], err.message)
+    assert.deepEqual(leaked(printed(err)), [])
+  }
+})

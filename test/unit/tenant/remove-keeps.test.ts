@@ -127,6 +127,14 @@ test('the last tenant record goes with its entry; an entry of the same role karp
   assert.deepEqual(k.stored(), notOurs)
 })
 
+test('a record whose entry was removed by hand goes, so a later hand-made entry is never taken for karpctl’s', async () => {
+  const k = kubeWith(configMap(text(NODEGROUP), [ACME, BETA]))
+  assert.equal(await removeMapping('acme', k.env), 'update')
+  assert.deepEqual(k.stored().data.mapRoles, text(NODEGROUP))
+  assert.deepEqual(JSON.parse(k.stored().metadata.annotations!['karpctl.io/added-map-roles']!), [BETA])
+  assert.equal(await removeMapping('acme', k.env), 'unchanged')
+})
+
 test("removing tenant acme deletes its PassRole grant from the controller role, and no other tenant's", async () => {
   // Kills: the grant's policy name or role taken from anything but this tenant and the install.
   const { env, awsWrites } = recordingEnv({
