@@ -7,7 +7,7 @@ export default class Install extends BaseCommand<typeof Install> {
     'Install Karpenter on an EKS cluster: IAM, identity, interruption queue, tags, access, Helm, a default NodePool.'
   static override description = `Asks for what the flags do not give, plans every resource against what exists (create / update / unchanged), checks with IAM's policy simulator that you may make each change, applies the plan in dependency order (independent steps concurrently, with retries where AWS is eventually consistent), then waits for the controller and runs doctor on the result.
 
-Re-running is safe: an installed cluster shows everything unchanged and makes no write call; an install that stopped half-way (Ctrl-C, a crash, throttling) is finished by running the same command again. Resources karpctl creates carry the tags karpctl.io/managed-by=karpctl and karpctl.io/cluster=<cluster>; changes to resources it does not own (discovery tags, aws-auth entries, the 8443 rule, a scaled-down cluster-autoscaler) are recorded on those resources, so teardown undoes exactly them.
+Re-running is safe: an installed cluster shows everything unchanged and makes no write call; an install that stopped half-way (Ctrl-C, a crash, throttling) is finished by running the same command again. Resources karpctl creates carry the tags karpctl.io/managed-by=karpctl and karpctl.io/cluster=<cluster>; changes to resources it does not own (discovery tags, aws-auth entries, the 8443 rule, a scaled-down cluster-autoscaler, what --adopt adds) are recorded on those resources, so teardown undoes exactly them. Beside an install karpctl did not make (the getting-started stack, Terraform, eksctl), its controller role, queue and rules are used by their real names and never created twice.
 
 Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a failing check after install, 2 karpctl could not plan or apply (the message says what to fix; re-run to resume).`
 
@@ -115,7 +115,8 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       helpGroup: 'KARPENTER',
     }),
     adopt: Flags.boolean({
-      summary: 'Take over same-named resources karpctl did not create (never without this flag).',
+      summary:
+        'Adopt what karpctl did not make where it must change it: only recorded additions, given back by teardown, never deleted.',
       helpGroup: 'APPLY',
     }),
     yes: Flags.boolean({
