@@ -133,16 +133,36 @@ function ruleFinding(
   queueArn: string,
   partial: ReadFailure[],
 ): Finding {
-  const candidates = rules.filter((r) => matches(r, spec))
-  const good = candidates.find((r) => r.state === 'ENABLED' && r.targetArns.includes(queueArn))
+  const all = rules.filter((r) => matches(r, spec))
+  const good = all.find((r) => r.state === 'ENABLED' && r.targetArns.includes(queueArn))
   if (good)
     return {
       status: 'pass',
       subject: good.arn,
       message: `rule ${good.name} sends "${spec.detailType}" to the queue`,
     }
+  // Another cluster's rule is its interruption handling, never this cluster's to re-target: without a
+  // rule of its own this cluster needs one created.
+  const candidates = all.filter(
+    (r) => r.targetArns.includes(queueArn) || !otherCluster(r.name, facts.meta.clusterName),
+  )
   if (candidates.length === 0) return missingRule(facts, spec, rules, queueArn, partial)
   return repairRule(facts, spec, pick(candidates, queueArn, facts.meta.clusterName), queueArn)
+}
+
+const RULE_KEYS = INTERRUPTION_RULES.map((r) => r.key.replace(/Rule$/, ''))
+
+/**
+ * The other cluster a rule is named for, as karpctl (`Karpenter-<cluster>-<Event>`) and the
+ * getting-started stack (`Karpenter-<cluster>-<Event>Rule-<suffix>`) name them; undefined when the name
+ * says this cluster or none.
+ */
+export function otherCluster(name: string, cluster: string): string | undefined {
+  for (const key of RULE_KEYS) {
+    const m = new RegExp(`^Karpenter-(.+)-${key}(Rule(-[A-Za-z0-9]+)?)?$`).exec(name)
+    if (m) return m[1] === cluster ? undefined : m[1]
+  }
+  return undefined
 }
 
 /**
