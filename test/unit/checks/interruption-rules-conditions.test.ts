@@ -173,13 +173,17 @@ test('two stale queues under their own ids: both named, both removed, no "list-t
 
 test('the reference target id held by another target on a long-named cluster: the new id is cut to 64 characters', () => {
   const cluster = 'a-cluster-name-that-is-long-enough-to-overflow'
+  // The rule is this cluster's (a rule named for another cluster is never re-targeted).
+  const name = `Karpenter-${cluster}-SpotInterruptionRule`
   const f = failing((f) => {
     f.meta.clusterName = cluster
-    spot({ targetArns: [LAMBDA], targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: LAMBDA }] })(f)
+    spot({ name, targetArns: [LAMBDA], targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: LAMBDA }] })(
+      f,
+    )
   })
   const id = `KarpenterInterruptionQueueTarget-${cluster}`.slice(0, 64)
   assert.equal(id.length, 64)
-  assert.deepEqual(f.fix?.commands, [PUT_TARGETS(SPOT, id)])
+  assert.deepEqual(f.fix?.commands, [PUT_TARGETS(name, id)])
   assert.equal(f.evidence?.targetId, id)
 })
 
