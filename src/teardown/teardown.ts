@@ -238,8 +238,13 @@ export async function teardownResources(
       }),
     )
   const restoreAfter = [...afterController, ...capacityGone]
-  out.push(recordedTagsRestore({ clusterName: c, dependsOn: restoreAfter }))
-  out.push(recordedIngressRestore({ vpcId: cluster?.vpcId, dependsOn: restoreAfter }))
+  // What doctor --fix repaired is given back when the install it repaired goes too: karpctl's release
+  // is removed here, or no Karpenter runs any more (a re-run after the release went).
+  const release = facts.kube.release.ok ? facts.kube.release.value : undefined
+  const repairs =
+    helmSecrets?.items.some((x) => x.metadata.labels?.name === 'karpenter') === true || release === null
+  out.push(recordedTagsRestore({ clusterName: c, vpcId: cluster?.vpcId, repairs, dependsOn: restoreAfter }))
+  out.push(recordedIngressRestore({ vpcId: cluster?.vpcId, repairs, dependsOn: restoreAfter }))
   out.push(autoscalerRestore({ dependsOn: afterController }))
   out.push(orphanSweep({ clusterName: c, sweep: o.sweep, dependsOn: afterController }))
   out.push(spotRoleKept(facts))

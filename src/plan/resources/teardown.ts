@@ -27,8 +27,8 @@ import {
 import { ADDED_TARGET, ENABLED_FROM } from './event-rule.js'
 import { ADOPTED_FROM_REVISION } from './helm-release.js'
 import { ADDED_POLICY, withoutAddedStatements } from './queue-policy.js'
-import { ADDED_TAGS } from './discovery-tags.js'
-import { ADDED_INGRESS } from './webhook-ingress.js'
+import { ADDED_TAGS, REPAIRED_TAGS } from './discovery-tags.js'
+import { ADDED_INGRESS, REPAIRED_INGRESS } from './webhook-ingress.js'
 
 const tagMap = (t?: { Key?: string; Value?: string }[]) =>
   Object.fromEntries((t ?? []).map((x) => [x.Key ?? '', x.Value ?? '']))
@@ -499,34 +499,48 @@ interface Tagged {
   remove: string[]
 }
 
-/** The tags karpctl recorded adding (karpctl.io/added-tags) come off; tags that were there before stay. */
-export function recordedTagsRestore(w: { clusterName: string; dependsOn: string[] }): Resource<Tagged[]> {
+/**
+ * The tags karpctl recorded adding (karpctl.io/added-tags) come off; tags that were there before stay.
+ * With `repairs` (the install doctor --fix repaired is going too), the tags a repair recorded
+ * (karpctl.io/repaired-tags) come off as well. A resource whose discovery tag is already gone is still
+ * found by its record, in the cluster's VPC; one another cluster discovers is not this teardown's.
+ */
+export function recordedTagsRestore(w: {
+  clusterName: string
+  vpcId?: string
+  repairs?: boolean
+  dependsOn: string[]
+}): Resource<Tagged[]> {
+  const records = [ADDED_TAGS, ...(w.repairs ? [REPAIRED_TAGS] : [])]
   return {
     address: 'ec2-tags.restore',
     kind: 'recorded tags',
-    name: `${ADDED_TAGS} (cluster ${w.clusterName})`,
+    name: `${records.join(', ')} (cluster ${w.clusterName})`,
     group: 'Network',
     dependsOn: w.dependsOn,
     desired: { restored: true },
     permissions: [],
     async observe({ aws }) {
-      const filters = [
-        { Name: 'tag-key', Values: [ADDED_TAGS] },
-        { Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] },
-      ]
+      const scope = w.vpcId
+        ? [{ Name: 'vpc-id', Values: [w.vpcId] }]
+        : [{ Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] }]
+      const filters = [{ Name: 'tag-key', Values: records }, ...scope]
       const [subnets, groups] = await Promise.all([
         aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', { Filters: filters }),
         aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
           Filters: filters,
         }),
       ])
-      const of = (id: string, tags: Record<string, string>): Tagged => ({
-        id,
-        remove: [...(tags[ADDED_TAGS] ?? '').split(',').filter(Boolean), ADDED_TAGS],
-      })
+      const of = (id: string, tags: Record<string, string>): Tagged[] => {
+        const discovery = tags['karpenter.sh/discovery']
+        if (discovery !== undefined && discovery !== w.clusterName) return []
+        const keys = records.filter((r) => tags[r] !== undefined)
+        const remove = [...keys.flatMap((r) => (tags[r] ?? '').split(',').filter(Boolean)), ...keys]
+        return keys.length ? [{ id, remove: [...new Set(remove)] }] : []
+      }
       return [
-        ...(subnets.Subnets ?? []).map((s) => of(s.SubnetId ?? '', tagMap(s.Tags))),
-        ...(groups.SecurityGroups ?? []).map((g) => of(g.GroupId ?? '', tagMap(g.Tags))),
+        ...(subnets.Subnets ?? []).flatMap((s) => of(s.SubnetId ?? '', tagMap(s.Tags))),
+        ...(groups.SecurityGroups ?? []).flatMap((g) => of(g.GroupId ?? '', tagMap(g.Tags))),
       ]
     },
     verdict: (cur) =>
@@ -536,7 +550,7 @@ export function recordedTagsRestore(w: { clusterName: string; dependsOn: string[
             action: 'update',
             changes: cur.map((t) => ({
               field: t.id,
-              to: `- ${t.remove.filter((k) => k !== ADDED_TAGS).join(', ')}`,
+              to: `- ${t.remove.filter((k) => !records.includes(k)).join(', ')}`,
             })),
           },
     async apply({ aws }, cur) {
@@ -550,12 +564,15 @@ export function recordedTagsRestore(w: { clusterName: string; dependsOn: string[
 /** The tcp/8443 rule karpctl recorded adding (the karpctl.io/added-ingress-8443 tag names its source). */
 export function recordedIngressRestore(w: {
   vpcId?: string
+  /** The install a repair opened 8443 for is going too: the repair's rule (karpctl.io/repaired-ingress-8443) goes. */
+  repairs?: boolean
   dependsOn: string[]
-}): Resource<{ groupId: string; source: string }[]> {
+}): Resource<{ groupId: string; source: string; record: string }[]> {
+  const records = [ADDED_INGRESS, ...(w.repairs ? [REPAIRED_INGRESS] : [])]
   return {
     address: 'ec2-ingress.restore',
     kind: 'recorded security group rules',
-    name: ADDED_INGRESS,
+    name: records.join(', '),
     group: 'Network',
     dependsOn: w.dependsOn,
     desired: { restored: true },
@@ -563,14 +580,15 @@ export function recordedIngressRestore(w: {
     async observe({ aws }) {
       const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
         Filters: [
-          { Name: 'tag-key', Values: [ADDED_INGRESS] },
+          { Name: 'tag-key', Values: records },
           ...(w.vpcId ? [{ Name: 'vpc-id', Values: [w.vpcId] }] : []),
         ],
       })
-      return (out.SecurityGroups ?? []).map((g) => ({
-        groupId: g.GroupId ?? '',
-        source: tagMap(g.Tags)[ADDED_INGRESS] ?? '',
-      }))
+      return (out.SecurityGroups ?? []).flatMap((g) =>
+        records
+          .filter((r) => tagMap(g.Tags)[r] !== undefined)
+          .map((record) => ({ groupId: g.GroupId ?? '', source: tagMap(g.Tags)[record] ?? '', record })),
+      )
     },
     verdict: (cur) =>
       !cur?.length
@@ -589,7 +607,7 @@ export function recordedIngressRestore(w: {
             ],
           }),
         )
-        await aws.write('ec2', 'DeleteTags', { Resources: [r.groupId], Tags: [{ Key: ADDED_INGRESS }] })
+        await aws.write('ec2', 'DeleteTags', { Resources: [r.groupId], Tags: [{ Key: r.record }] })
       }
     },
   }

@@ -198,3 +198,61 @@ test("Karpenter's orphans: listed always, deleted only with --sweep, another clu
     ],
   )
 })
+
+test('recorded tags: a repair’s record goes only with the install it repaired; a record whose discovery tag is gone is still found, another cluster’s never', async () => {
+  const subnets = [
+    {
+      SubnetId: 'subnet-repaired',
+      Tags: tags({ 'karpenter.sh/discovery': 'demo', 'karpctl.io/repaired-tags': 'karpenter.sh/discovery' }),
+    },
+    { SubnetId: 'subnet-orphan', Tags: tags({ 'karpctl.io/added-tags': 'karpenter.sh/discovery' }) },
+    {
+      SubnetId: 'subnet-other',
+      Tags: tags({ 'karpenter.sh/discovery': 'other', 'karpctl.io/added-tags': 'karpenter.sh/discovery' }),
+    },
+  ]
+  const filtersSeen: unknown[] = []
+  const env = (repairs: boolean) =>
+    fakeEnv({
+      DescribeSubnets: (i) => {
+        filtersSeen.push(i.Filters)
+        const keys = ((i.Filters as { Name: string; Values: string[] }[])[0]?.Values ?? []) as string[]
+        return { Subnets: subnets.filter((s) => s.Tags.some((t) => keys.includes(t.Key))) }
+      },
+      DescribeSecurityGroups: () => ({ SecurityGroups: [] }),
+    })
+  const kept = env(false)
+  const step = await planOf(
+    recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', dependsOn: [] }),
+    kept.env,
+  )
+  assert.deepEqual(step.verdict.changes, [{ field: 'subnet-orphan', to: '- karpenter.sh/discovery' }])
+  assert.deepEqual(filtersSeen[0], [
+    { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
+    { Name: 'vpc-id', Values: ['vpc-1'] },
+  ])
+  const gone = env(true)
+  const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
+  const s2 = await planOf(all, gone.env)
+  assert.deepEqual(
+    s2.verdict.changes.map((c) => c.field),
+    ['subnet-repaired', 'subnet-orphan'],
+  )
+  await applyPlan({ title: 't', steps: [s2] }, gone.env)
+  assert.deepEqual(gone.writes, [
+    [
+      'DeleteTags',
+      {
+        Resources: ['subnet-repaired'],
+        Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/repaired-tags' }],
+      },
+    ],
+    [
+      'DeleteTags',
+      {
+        Resources: ['subnet-orphan'],
+        Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/added-tags' }],
+      },
+    ],
+  ])
+})
