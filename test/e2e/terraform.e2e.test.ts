@@ -36,6 +36,22 @@ type Fresh = SeededBed<TerraformInstall>
 /** A bed with the module's resources and the guide's helm install, the controller played. */
 const terraformBed = () => seededBed(seedTerraformInstall)
 
+/** The part of the full inventory the module's Terraform state holds: what `terraform plan` compares. */
+const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>) => {
+  const pick = (key: string, names: string[]) => {
+    const m = (inv[key] ?? {}) as Record<string, unknown>
+    return Object.fromEntries(names.map((n) => [n, m[n]]))
+  }
+  return {
+    roles: pick('roles', [seed.controllerRoleName, seed.nodeRoleName]),
+    policies: pick('policies', [seed.controllerPolicyArn]),
+    queues: pick('queues', [seed.queueName]),
+    queueAttributes: pick('queueAttributes', [seed.queueName]),
+    rules: pick('rules', seed.ruleNames),
+    ruleTags: pick('ruleTags', seed.ruleNames),
+  }
+}
+
 const json = (s: string | undefined) => JSON.parse(decodeURIComponent(s ?? '')) as unknown
 
 describe(
@@ -152,6 +168,24 @@ describe(
         }
       })
 
+      test('install --dry-run without --adopt: blocked before any change, naming --adopt; the module’s role, queue and rules are not what blocks', async (t) => {
+        const before = await fullInventory(f.bed, f.seed.net)
+        const r = await installOn(f.bed, ['--dry-run', '--yes', '--json'])
+        const j = parseJsonOut<PlanJson>(r, 'install --dry-run')
+        t.diagnostic(shown(r))
+        assert.equal(r.code, 2, shown(r))
+        assert.equal(j.error?.code, 'BLOCKED')
+        assert.match(j.error?.message ?? '', /pass --adopt/)
+        for (const name of [
+          f.seed.controllerRoleName,
+          f.seed.controllerPolicyArn,
+          f.seed.queueName,
+          ...f.seed.ruleNames,
+        ])
+          assert.ok(!(j.error?.message ?? '').includes(name), `${name} does not block`)
+        assert.deepEqual(await fullInventory(f.bed, f.seed.net), before, 'a blocked dry run changes nothing')
+      })
+
       test('install --dry-run --adopt: no second controller role, no second queue, no second rule set; nothing changed', async (t) => {
         const before = await fullInventory(f.bed, f.seed.net)
         const r = await installOn(f.bed, ['--dry-run', '--adopt', '--yes', '--json'])
@@ -228,6 +262,15 @@ describe(
       const before = await fullInventory(f.bed, f.seed.net)
       const i = await installOn(f.bed, ['--adopt', '--yes'])
       t.diagnostic(shown(i))
+      // Terraform manages these resources, their tags included: a change karpctl made to them (an
+      // adoption mark) is what the next `terraform plan` reverts.
+      const mid = await fullInventory(f.bed, f.seed.net)
+      const scope = terraformScope(f.seed)
+      assert.deepEqual(
+        scope(mid),
+        scope(before),
+        `install --adopt changed what Terraform manages:\n${inventoryDiff(scope(before), scope(mid)).join('\n')}`,
+      )
       // Teardown runs whatever install did: it must give back a half-done adoption too.
       const d = await teardownOn(f.bed)
       t.diagnostic(shown(d))
