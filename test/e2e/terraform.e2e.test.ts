@@ -283,5 +283,24 @@ describe(
       // What the real teardown printed of the module's queue: kept, as another tool's.
       assert.match(planNote(d.stdout, `SQS queue ${f.seed.queueName}`) ?? '', /terraform destroy/, shown(d))
     })
+
+    test('tenant add acme, then teardown: the module’s role keeps only the one policy Terraform attached, the inventory as before', async (t) => {
+      const f = await terraformBed()
+      t.after(() => f.stop())
+      const before = await fullInventory(f.bed, f.seed.net)
+      const add = await karpctlOn(f.bed, ['tenant', 'add', 'acme', '--yes', '--timeout', '30'])
+      t.diagnostic(shown(add))
+      assert.equal(add.code, 0, shown(add))
+      const mid = (await fullInventory(f.bed, f.seed.net)).roles as Record<string, { inline: string[] }>
+      t.diagnostic(
+        `${f.seed.controllerRoleName} inline policies after tenant add: ${JSON.stringify(mid[f.seed.controllerRoleName]?.inline)}`,
+      )
+      assert.ok(mid['KarpenterNodeRole-demo-acme'], 'the tenant’s node role was made')
+      const d = await teardownOn(f.bed)
+      t.diagnostic(shown(d))
+      assert.equal(d.code, 0, shown(d))
+      const after = await fullInventory(f.bed, f.seed.net)
+      assert.deepEqual(after, before, inventoryDiff(before, after).join('\n'))
+    })
   },
 )
