@@ -130,6 +130,8 @@ export function guideHelmArgs(opts: {
   controllerRoleArn: string
   namespace?: string
   chartDir?: string
+  /** settings.interruptionQueue; the guide's is the cluster name (the stack's queue) */
+  interruptionQueue?: string
 }): string[] {
   return [
     'upgrade',
@@ -142,7 +144,7 @@ export function guideHelmArgs(opts: {
     '--set',
     `settings.clusterName=${opts.clusterName}`,
     '--set',
-    `settings.interruptionQueue=${opts.clusterName}`,
+    `settings.interruptionQueue=${opts.interruptionQueue ?? opts.clusterName}`,
     '--set',
     'controller.resources.requests.cpu=1',
     '--set',
@@ -162,11 +164,27 @@ export function guideEC2NodeClass(clusterName: string): KubeObject {
   return { ...nc, spec: { ...nc.spec, amiSelectorTerms: [{ alias: GUIDE_AMI_ALIAS }] } }
 }
 
-/** Seeds the whole install on a fresh bed. ~5 s on a warm bed. */
-export async function seedAdoptedInstall(
+/** What eksctl's `create cluster` (withOIDC) leaves: the network, the cluster, the node group's role, the OIDC provider. */
+export interface GuideCluster {
+  ctx: SeedContext
+  net: Network
+  clusterArn: string
+  oidcIssuer: string
+  oidcProviderArn: string
+  nodegroupRoleArn: string
+  eksctlTags: Record<string, string>
+  skipped: string[]
+}
+
+/**
+ * eksctl create cluster as the guide runs it: network (discovery-tagged, as the guide's cluster config
+ * tags it), cluster, the managed node group's role, then `withOIDC`. Shared by every install seeded on
+ * the guide's cluster (the getting-started stacks, the Terraform module's resources).
+ */
+export async function seedGuideCluster(
   bed: Bed,
   opts: { clusterName?: string; kubernetesVersion?: string } = {},
-): Promise<AdoptedInstall> {
+): Promise<GuideCluster> {
   const ctx: SeedContext = {
     clusterName: opts.clusterName ?? CLUSTER_NAME,
     region: bed.region,
@@ -177,9 +195,6 @@ export async function seedAdoptedInstall(
   const aws = awsClients({ awsEndpoint: bed.awsEndpoint, region: ctx.region })
   const skipped: string[] = []
   const eksctlTags = { 'alpha.eksctl.io/cluster-name': cn, 'alpha.eksctl.io/eksctl-version': EKSCTL_VERSION }
-
-  // eksctl create cluster: network (discovery-tagged, as the guide's cluster config tags it), cluster,
-  // the managed node group's role, then `withOIDC`.
   const net = await createNetwork(aws, ctx)
   // createNetwork tags the subnets and the node group's security group; the guide's cluster config
   // (metadata.tags) puts karpenter.sh/discovery on the cluster security group too.
@@ -210,7 +225,67 @@ export async function seedAdoptedInstall(
       Tags: Object.entries(eksctlTags).map(([Key, Value]) => ({ Key, Value })),
     }),
   )
-  const oidcProviderArn = oidc.OpenIDConnectProviderArn!
+  return {
+    ctx,
+    net,
+    clusterArn: cluster.clusterArn,
+    oidcIssuer: cluster.oidcIssuer,
+    oidcProviderArn: oidc.OpenIDConnectProviderArn!,
+    nodegroupRoleArn: ng.Role!.Arn!,
+    eksctlTags,
+    skipped,
+  }
+}
+
+/**
+ * The Kubernetes side of the guide: aws-auth mapping the node group's role and Karpenter's node role,
+ * the node group's Nodes, the guide's `helm upgrade --install` (IRSA annotation; the interruption queue
+ * given), the guide's EC2NodeClass and NodePool, reported Ready as the controller would.
+ */
+export async function seedGuideKubernetes(
+  bed: Bed,
+  cluster: GuideCluster,
+  opts: { controllerRoleArn: string; nodeRoleArn: string; interruptionQueue: string },
+): Promise<{ namespace: string; name: string }> {
+  const { ctx, net } = cluster
+  const cn = ctx.clusterName
+  await bed.kube.apply(awsAuthConfigMap([cluster.nodegroupRoleArn, opts.nodeRoleArn]))
+  await createNodegroupNodes(bed.kube, { count: 2, region: ctx.region })
+  const helmRelease = { namespace: 'kube-system', name: 'karpenter' }
+  await helm(
+    bed,
+    guideHelmArgs({
+      clusterName: cn,
+      controllerRoleArn: opts.controllerRoleArn,
+      namespace: helmRelease.namespace,
+      interruptionQueue: opts.interruptionQueue,
+    }),
+  )
+  await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS['1.14.1'])
+  await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
+  await applyWithRetry(bed.kube, guideEC2NodeClass(cn))
+  await applyWithRetry(bed.kube, defaultNodePool())
+  await markNodeClassReady(bed.kube, 'default', {
+    subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
+    securityGroups: [
+      { id: net.clusterSecurityGroupId, name: `eks-cluster-sg-${cn}-1234567890` },
+      { id: net.nodeSecurityGroupId, name: `eksctl-${cn}-nodegroup-sg` },
+    ],
+    instanceProfile: `${cn}_16072487391293873426`,
+  })
+  await markNodePoolReady(bed.kube, 'default')
+  return helmRelease
+}
+
+/** Seeds the whole install on a fresh bed. ~5 s on a warm bed. */
+export async function seedAdoptedInstall(
+  bed: Bed,
+  opts: { clusterName?: string; kubernetesVersion?: string } = {},
+): Promise<AdoptedInstall> {
+  const cluster = await seedGuideCluster(bed, opts)
+  const { ctx, eksctlTags, oidcProviderArn, skipped } = cluster
+  const cn = ctx.clusterName
+  const aws = awsClients({ awsEndpoint: bed.awsEndpoint, region: ctx.region })
 
   // aws cloudformation create-stack --stack-name Karpenter-<cluster> --template-body file://cloudformation.yaml
   //   --capabilities CAPABILITY_NAMED_IAM --parameters ParameterKey=ClusterName,ParameterValue=<cluster>
@@ -249,27 +324,15 @@ export async function seedAdoptedInstall(
 
   // Kubernetes: aws-auth (eksctl's iamIdentityMappings + the node group), node group Nodes, the chart.
   const nodeRoleArn = `arn:aws:iam::${ctx.accountId}:role/${nodeRoleName}`
-  await bed.kube.apply(awsAuthConfigMap([ng.Role!.Arn!, nodeRoleArn]))
-  await createNodegroupNodes(bed.kube, { count: 2, region: ctx.region })
-  const helmRelease = { namespace: 'kube-system', name: 'karpenter' }
-  await helm(bed, guideHelmArgs({ clusterName: cn, controllerRoleArn, namespace: helmRelease.namespace }))
-  await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS['1.14.1'])
-  await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
-  await applyWithRetry(bed.kube, guideEC2NodeClass(cn))
-  await applyWithRetry(bed.kube, defaultNodePool())
-  await markNodeClassReady(bed.kube, 'default', {
-    subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
-    securityGroups: [
-      { id: net.clusterSecurityGroupId, name: `eks-cluster-sg-${cn}-1234567890` },
-      { id: net.nodeSecurityGroupId, name: `eksctl-${cn}-nodegroup-sg` },
-    ],
-    instanceProfile: `${cn}_16072487391293873426`,
+  const helmRelease = await seedGuideKubernetes(bed, cluster, {
+    controllerRoleArn,
+    nodeRoleArn,
+    interruptionQueue: queueName,
   })
-  await markNodePoolReady(bed.kube, 'default')
 
   return {
     ...ctx,
-    net,
+    net: cluster.net,
     clusterArn: cluster.clusterArn,
     oidcIssuer: cluster.oidcIssuer,
     oidcProviderArn,
@@ -277,7 +340,7 @@ export async function seedAdoptedInstall(
     irsaStack,
     nodeRoleName,
     nodeRoleArn,
-    nodegroupRoleArn: ng.Role!.Arn!,
+    nodegroupRoleArn: cluster.nodegroupRoleArn,
     controllerRoleName,
     controllerRoleArn,
     controllerPolicyArns,

@@ -177,13 +177,15 @@ const cfnTags: ScalarTag[] = [
 export function renderCloudFormation(
   ctx: SeedContext,
   templatePath = cloudFormationTemplatePath(),
+  /** names other than the template's (another tool's queue, e.g. the Terraform module's `Karpenter-<cluster>`) */
+  names: { queueName?: string } = {},
 ): RenderedTemplate {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const tpl = parse(readFileSync(templatePath, 'utf8'), { customTags: cfnTags }) as any
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const res = tpl.Resources as Record<string, any>
   const nodeRoleName = `KarpenterNodeRole-${ctx.clusterName}`
-  const queueName = ctx.clusterName
+  const queueName = names.queueName ?? ctx.clusterName
   const queueArn = `arn:${ctx.partition}:sqs:${ctx.region}:${ctx.accountId}:${queueName}`
   const vars: Record<string, string> = {
     'AWS::Partition': ctx.partition,
