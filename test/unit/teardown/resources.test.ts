@@ -212,7 +212,7 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
     },
   ]
   const filtersSeen: unknown[] = []
-  const env = (repairs: boolean) =>
+  const env = () =>
     fakeEnv({
       DescribeSubnets: (i) => {
         filtersSeen.push(i.Filters)
@@ -221,7 +221,7 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
       },
       DescribeSecurityGroups: () => ({ SecurityGroups: [] }),
     })
-  const kept = env(false)
+  const kept = env()
   const step = await planOf(
     recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', dependsOn: [] }),
     kept.env,
@@ -231,7 +231,7 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
     { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
     { Name: 'vpc-id', Values: ['vpc-1'] },
   ])
-  const gone = env(true)
+  const gone = env()
   const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
   const s2 = await planOf(all, gone.env)
   assert.deepEqual(
