@@ -127,17 +127,29 @@ export const irsaTrust: Builder = (facts, failing, check) => {
 export const controllerPolicy: Builder = (facts, failing, check) => {
   const name = facts.iam.controllerRoleName
   const role = name ? facts.iam.roles[name] : undefined
-  if (name) {
-    const held = roleHeld(facts, name, `controller role ${name}`)
-    if (held)
-      return manualAll(
-        failing.map((f) => naming(f, roleOwnership(facts, name), 'add them there')),
-        held,
-      )
-  }
   const viaStack = (f: Finding) => {
     const e = f.evidence as { reattach?: string[]; updateStacks?: string[] } | undefined
     return (e?.reattach?.length ?? 0) + (e?.updateStacks?.length ?? 0) > 0
+  }
+  // Re-attaching a stack's own detached policy restores what the stack declares: not drift. That reason
+  // comes first; only the rest is held for the role's stack.
+  const stackWay =
+    "the actions are in a CloudFormation stack's own managed policies: re-attach them or update the stack (below), not a copy beside them"
+  if (name) {
+    const held = roleHeld(facts, name, `controller role ${name}`)
+    if (held) {
+      const rest = failing.filter((f) => !viaStack(f))
+      const out = manualAll(
+        rest.map((f) => naming(f, roleOwnership(facts, name), 'add them there')),
+        held,
+      )
+      const stackFixed = failing
+        .filter(viaStack)
+        .map((f) => naming(f, roleOwnership(facts, name), 're-attach its policies as printed'))
+      const why = new Map(out.why)
+      for (const f of stackFixed) why.set(f, stackWay)
+      return { ...out, manual: [...stackFixed, ...out.manual], why }
+    }
   }
   const fixable = (f: Finding) => {
     const e = f.evidence as { document?: PolicyDocument; missing?: { deniedBy?: string }[] } | undefined
@@ -149,14 +161,7 @@ export const controllerPolicy: Builder = (facts, failing, check) => {
     )
   }
   const auto = failing.filter(fixable)
-  const why = new Map(
-    failing
-      .filter(viaStack)
-      .map((f) => [
-        f,
-        "the actions are in a CloudFormation stack's own managed policies: re-attach them or update the stack (below), not a copy beside them",
-      ]),
-  )
+  const why = new Map(failing.filter(viaStack).map((f) => [f, stackWay]))
   if (!name || !role?.ok || !role.value || auto.length === 0) return { resources: [], manual: failing, why }
   const doc = (auto[0]!.evidence as { document: PolicyDocument }).document
   return {

@@ -113,21 +113,15 @@ test(
     )
     // The re-attach restores what eksctl's stack declares (ManagedPolicyArns): the manual item must not
     // call that direct command drift, nor send the user to add the actions to the stack.
-    await t.test(
-      'the manual item of the detached policy says re-attaching is not drift',
-      {
-        todo: 'karpctl: src/fix/iam.ts controllerPolicy returns manualAll(roleHeld(...)) before its viaStack reason, so the item printed with `aws iam attach-role-policy` says "change it in the stack, a direct change is drift the stack reverts" and "(managed by CloudFormation stack eksctl-…: add them there)"; the check\'s own fix says re-attaching "is not drift"',
-      },
-      () => {
-        const m = policyManual[0]!
-        assert.doesNotMatch(
-          `${m.message} ${m.why}`,
-          /a direct change is drift|add them there/,
-          JSON.stringify(m),
-        )
-        assert.match(m.why, /re-attach/, JSON.stringify(m))
-      },
-    )
+    await t.test('the manual item of the detached policy says re-attaching is not drift', () => {
+      const m = policyManual[0]!
+      assert.doesNotMatch(
+        `${m.message} ${m.why}`,
+        /a direct change is drift|add them there/,
+        JSON.stringify(m),
+      )
+      assert.match(m.why, /re-attach/, JSON.stringify(m))
+    })
     const ruleManual = j.fix.manual.filter((m) => m.check === 'interruption-rules')
     assert.equal(ruleManual.length, 1, JSON.stringify(j.fix.manual))
     assert.ok(ruleManual[0]!.message.includes(ruleName), ruleManual[0]!.message)

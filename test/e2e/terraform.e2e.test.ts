@@ -244,16 +244,10 @@ describe(
         for (const rule of f.seed.ruleNames) assertKeptForTerraform(plan, 'EventBridge rule', rule)
       })
 
-      test(
-        'teardown --dry-run: the controller role is not karpctl’s, `terraform destroy` named',
-        {
-          todo: 'karpctl: an IAM role teardown keeps says "kept: karpctl did not make it (no ownership tags)" and names no tool (src/plan/resources/removal.ts iamRoleAbsent), where the queue and the rules get ownerHint(), which names `terraform destroy`',
-        },
-        async (t) => {
-          const plan = await teardownPlan(t)
-          assertKeptForTerraform(plan, 'IAM role', f.seed.controllerRoleName)
-        },
-      )
+      test('teardown --dry-run: the controller role is not karpctl’s, `terraform destroy` named', async (t) => {
+        const plan = await teardownPlan(t)
+        assertKeptForTerraform(plan, 'IAM role', f.seed.controllerRoleName)
+      })
     })
 
     test('install --adopt, then teardown: the full inventory exactly as Terraform and helm made it', async (t) => {

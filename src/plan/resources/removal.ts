@@ -16,6 +16,7 @@ import {
   type GiveBack,
 } from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
+import { ownerHint } from './teardown.js'
 import { mapRoles, mapRolesProblem, withoutMapRole } from './map-roles.js'
 
 const ignoreMissing = async (p: Promise<unknown>) => {
@@ -81,7 +82,7 @@ export function iamRoleAbsent(w: {
       if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
       if (!isOwned(cur.tags, w.ownership)) {
         const g = giveBack(cur)
-        const kept = w.keptNote ?? cur.owner ?? 'kept: karpctl did not make it (no ownership tags)'
+        const kept = w.keptNote ?? cur.owner ?? ownerHint(cur.tags)
         if (nothingToGiveBack(g)) return { action: 'unchanged', changes: [], note: kept }
         return {
           action: 'update',

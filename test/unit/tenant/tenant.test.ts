@@ -219,7 +219,11 @@ test("remove keeps what is not the tenant's: an unlabelled NodePool, a role with
       ['kube.ec2nodeclass.tenant', 'unchanged', "kept: not labelled as karpctl's"],
       ['aws-auth.remove', 'unchanged', 'kept: not in karpctl.io/added-map-roles, so karpctl did not add it'],
       ['iam-policy.tenant-passrole', 'unchanged', 'already gone'],
-      ['iam-role.tenant', 'unchanged', 'kept: karpctl did not make it (no ownership tags)'],
+      [
+        'iam-role.tenant',
+        'unchanged',
+        'kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`)',
+      ],
     ],
   )
 })
