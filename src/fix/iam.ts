@@ -143,11 +143,16 @@ export const controllerPolicy: Builder = (facts, failing, check) => {
         rest.map((f) => naming(f, roleOwnership(facts, name), 'add them there')),
         held,
       )
+      const owner = roleOwnership(facts, name)
       const stackFixed = failing
         .filter(viaStack)
-        .map((f) => naming(f, roleOwnership(facts, name), 're-attach its policies as printed'))
+        .map((f) => naming(f, owner, 're-attach its policies as printed'))
+      const of =
+        owner.kind === 'stack'
+          ? `controller role ${name} belongs to CloudFormation stack ${owner.owner.stackName}: `
+          : ''
       const why = new Map(out.why)
-      for (const f of stackFixed) why.set(f, stackWay)
+      for (const f of stackFixed) why.set(f, `${of}${stackWay} (what the stack declares: not drift)`)
       return { ...out, manual: [...stackFixed, ...out.manual], why }
     }
   }

@@ -2,6 +2,7 @@
 // resources make and applies their writes, so a test can run adopt → teardown and compare the account
 // with what it was before. Only the operations the resources use; anything else throws.
 import type { ApplyEnv } from '../../src/plan/types.js'
+import { onePage } from './pager.js'
 
 export interface FakeRole {
   trust: unknown
@@ -140,13 +141,7 @@ export function fakeAccount(initial: FakeAccount) {
         f(input)
         return {}
       },
-      all: async (
-        s: string,
-        op: string,
-        input: Record<string, unknown>,
-        _t: string,
-        page: (o: unknown) => { items?: unknown[] },
-      ) => page(await call(s, op, input)).items ?? [],
+      all: onePage(call),
     },
     kube: { get: async () => null },
     sleep: async () => {},

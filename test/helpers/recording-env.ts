@@ -2,6 +2,7 @@
 // AWS and Kubernetes write is recorded in order, so a test can compare the calls a step made with
 // the ones it must make, exactly.
 import type { ApplyEnv } from '../../src/plan/types.js'
+import { onePage } from './pager.js'
 
 export type AwsAnswer = (input: Record<string, unknown>) => unknown
 
@@ -46,13 +47,7 @@ export function recordingEnv(
         awsWrites.push({ op, input: clone(input) })
         return {}
       },
-      all: async (
-        s: string,
-        op: string,
-        input: Record<string, unknown>,
-        _t: string,
-        page: (out: unknown) => { items?: unknown[] },
-      ) => page(await answer(s, op, input)).items ?? [],
+      all: onePage(answer),
     },
     kube: {
       get: kubeRead,

@@ -1,7 +1,8 @@
 // One EventBridge rule that sends an interruption event type to the queue.
 import type * as eb from '@aws-sdk/client-eventbridge'
 import { isNotFound, type Aws } from '../../context/aws.js'
-import { ADOPTED_BY, OWNERSHIP, ownershipOf, USED_AS_IT_IS } from '../../spec/ownership.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
+import { notCreatedVerdict } from './not-created.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 
@@ -107,28 +108,22 @@ export function eventRule(w: {
     observe: ({ aws }) => observeRule(aws, w.name, w.arn),
     verdict(cur) {
       const state = cur ? stateOf(cur) : null
-      if (cur && state !== 'created') {
-        const used = sameDocument(cur.pattern, w.eventPattern) && ruleGaps(cur).length === 0
-        if (state === 'foreign' && used) return { action: 'unchanged', changes: [], note: USED_AS_IT_IS }
-        if (state === 'foreign' && !w.adopt)
-          return {
-            action: 'update',
-            changes: [],
-            blocked:
-              'exists and was not made by karpctl: pass --adopt to use it as it is (karpctl then only adds its queue as a target, recorded)',
-          }
-        if (!sameDocument(cur.pattern, w.eventPattern))
-          return {
-            action: 'update',
-            changes: [],
-            blocked: `exists with another event pattern, and karpctl did not make it: change it with the tool that made it, or remove it`,
-          }
-        const changes = adoptedRuleChanges(cur)
-        return {
-          action: changes.length ? 'update' : 'unchanged',
-          changes,
-          note: `adopted (not karpctl's): recorded as ${ADOPTED_BY}; teardown takes back what it added and keeps the rule`,
-        }
+      if (cur && state && state !== 'created') {
+        const samePattern = sameDocument(cur.pattern, w.eventPattern)
+        return notCreatedVerdict({
+          state,
+          changes: [
+            ...(samePattern ? [] : [{ field: 'event pattern', from: cur.pattern, to: w.eventPattern }]),
+            ...adoptedRuleChanges(cur),
+          ],
+          adopt: w.adopt,
+          notOurs:
+            'exists and was not made by karpctl: pass --adopt to use it as it is (karpctl then only adds its queue as a target, recorded)',
+          refuse: samePattern
+            ? undefined
+            : 'exists with another event pattern, and karpctl did not make it: change it with the tool that made it, or remove it',
+          adoptedNote: `adopted (not karpctl's): recorded as ${ADOPTED_BY}; teardown takes back what it added and keeps the rule`,
+        })
       }
       const changes = changesOf(cur)
       return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }

@@ -6,7 +6,8 @@ import { roleFacts } from '../../facts/collect-iam.js'
 import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
-import { OWNERSHIP, ADOPTED_BY, ownershipOf, USED_AS_IT_IS } from '../../spec/ownership.js'
+import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
+import { notCreatedVerdict } from './not-created.js'
 import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
 import {
   ADDED_INLINE,
@@ -149,31 +150,20 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
     observe: ({ aws }) => observeRole(aws, w.name),
     verdict(cur) {
       const state = cur ? stateOf(cur) : null
-      if (cur && state !== 'created') {
+      if (cur && state && state !== 'created') {
         // A role another tool made: only on request, and only changes karpctl can give back.
         const a = adoptedState(cur)
-        const changes = adoptedChanges(adoptedWant, a)
-        // Another tool's role that already is what karpctl needs is used as it is, with no mark at all.
-        if (state === 'foreign' && changes.length === 0)
-          return { action: 'unchanged', changes: [], note: USED_AS_IT_IS }
-        if (state === 'foreign' && !w.adopt)
-          return {
-            action: 'update',
-            changes: [],
-            blocked: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
-          }
         const own = inlineGaps(adoptedWant, a).blocked
-        if (own.length)
-          return {
-            action: 'update',
-            changes: [],
-            blocked: `has inline policies of its own named as karpctl's (${own.join(', ')}): karpctl would overwrite them; rename them, or let karpctl make its own role`,
-          }
-        return {
-          action: changes.length ? 'update' : 'unchanged',
-          changes,
-          note: `adopted (not karpctl's): only additions, recorded as ${ADOPTED_BY} and the ${ADDED_INLINE} / ${ATTACHED_POLICIES} tags; teardown takes them back and keeps the role`,
-        }
+        return notCreatedVerdict({
+          state,
+          changes: adoptedChanges(adoptedWant, a),
+          adopt: w.adopt,
+          notOurs: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
+          refuse: own.length
+            ? `has inline policies of its own named as karpctl's (${own.join(', ')}): karpctl would overwrite them; rename them, or let karpctl make its own role`
+            : undefined,
+          adoptedNote: `adopted (not karpctl's): only additions, recorded as ${ADOPTED_BY} and the ${ADDED_INLINE} / ${ATTACHED_POLICIES} tags; teardown takes them back and keeps the role`,
+        })
       }
       const changes = roleChanges(w, cur)
       if (!cur) return { action: 'create', changes }

@@ -4,7 +4,8 @@ import type * as sqs from '@aws-sdk/client-sqs'
 import { queue } from '../../facts/collect-interruption.js'
 import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
-import { ADOPTED_BY, OWNERSHIP, ownershipOf, USED_AS_IT_IS } from '../../spec/ownership.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
+import { notCreatedVerdict } from './not-created.js'
 import type { FieldChange, Resource } from '../types.js'
 import { adoptedQueueChanges, applyAdoptedQueue } from './queue-policy.js'
 
@@ -65,22 +66,14 @@ export function sqsQueue(w: {
     },
     verdict(cur) {
       const state = cur ? stateOf(cur) : null
-      if (cur && state !== 'created') {
-        const changes = adoptedQueueChanges(cur, cluster)
-        if (state === 'foreign' && changes.length === 0)
-          return { action: 'unchanged', changes: [], note: USED_AS_IT_IS }
-        if (state === 'foreign' && !w.adopt)
-          return {
-            action: 'update',
-            changes: [],
-            blocked: `exists and was not made by karpctl (another tool's interruption queue?): remove it with the tool that made it, or pass --adopt to use it as it is (karpctl then only adds the send statements it lacks, recorded)`,
-          }
-        return {
-          action: changes.length ? 'update' : 'unchanged',
-          changes,
-          note: `adopted (not karpctl's): its attributes stay its owner's; recorded as ${ADOPTED_BY}, teardown keeps it`,
-        }
-      }
+      if (cur && state && state !== 'created')
+        return notCreatedVerdict({
+          state,
+          changes: adoptedQueueChanges(cur, cluster),
+          adopt: w.adopt,
+          notOurs: `exists and was not made by karpctl (another tool's interruption queue?): remove it with the tool that made it, or pass --adopt to use it as it is (karpctl then only adds the send statements it lacks, recorded)`,
+          adoptedNote: `adopted (not karpctl's): its attributes stay its owner's; recorded as ${ADOPTED_BY}, teardown keeps it`,
+        })
       const changes = changesOf(cur)
       return { action: !cur ? 'create' : changes.length ? 'update' : 'unchanged', changes }
     },

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Aws } from '../../../src/context/aws.js'
 import { describeOwner, stackKeptNote } from '../../../src/facts/collect-owners.js'
+import { onePage } from '../../helpers/pager.js'
 
 function fakeAws(listing: 'ok' | 'denied') {
   const calls: string[] = []
@@ -54,13 +55,7 @@ function fakeAws(listing: 'ok' | 'denied') {
   }
   const aws = {
     call,
-    all: async (
-      s: string,
-      op: string,
-      input: Record<string, unknown>,
-      _t: string,
-      page: (o: unknown) => { items?: unknown[] },
-    ) => page(await call(s, op, input)).items ?? [],
+    all: onePage(call),
   } as unknown as Aws
   return { aws, calls }
 }

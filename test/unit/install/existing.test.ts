@@ -7,27 +7,7 @@ import { existingFrom } from '../../../src/install/existing.js'
 import { installResources } from '../../../src/install/resources.js'
 import type { Facts } from '../../../src/facts/types.js'
 import { ACCOUNT, CONTROLLER_ROLE, healthyFacts, QUEUE_ARN, REGION } from '../../helpers/facts.js'
-import { DEFAULT_NODEPOOL, type InstallSpec } from '../../../src/spec/install.js'
-
-const spec = (over: Partial<InstallSpec>): InstallSpec => ({
-  clusterName: 'demo',
-  region: REGION,
-  accountId: ACCOUNT,
-  partition: 'aws',
-  karpenterVersion: '1.14.1',
-  namespace: 'kube-system',
-  serviceAccount: 'karpenter',
-  identity: 'irsa',
-  nodeRole: { create: true },
-  access: 'aws-auth',
-  interruption: true,
-  nodePool: DEFAULT_NODEPOOL,
-  oidcIssuer: 'https://oidc.eks.us-west-2.amazonaws.com/id/X',
-  subnetIds: ['subnet-a'],
-  securityGroupIds: ['sg-cluster'],
-  adopt: false,
-  ...over,
-})
+import { spec } from '../../helpers/install-spec.js'
 
 const stackShaped = (f: Facts) => {
   // The getting-started stack names its rules <stack>-<Logical>-<suffix>; eksctl names the role <c>-karpenter.

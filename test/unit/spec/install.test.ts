@@ -11,30 +11,7 @@ import { shortenName } from '../../../src/spec/names.js'
 import { irsaTrust } from '../../../src/spec/trust.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 
-const ISSUER = 'https://oidc.eks.us-west-2.amazonaws.com/id/ABC'
-
-export function spec(over: Partial<InstallSpec> = {}): InstallSpec {
-  return {
-    clusterName: 'demo',
-    region: 'us-west-2',
-    accountId: '123456789012',
-    partition: 'aws',
-    karpenterVersion: '1.14.1',
-    namespace: 'kube-system',
-    serviceAccount: 'karpenter',
-    identity: 'irsa',
-    nodeRole: { create: true },
-    access: 'aws-auth',
-    interruption: true,
-    nodePool: DEFAULT_NODEPOOL,
-    oidcIssuer: ISSUER,
-    subnetIds: ['subnet-a', 'subnet-b'],
-    securityGroupIds: ['sg-cluster'],
-    clusterSecurityGroupId: 'sg-cluster',
-    adopt: false,
-    ...over,
-  }
-}
+import { ISSUER, spec } from '../../helpers/install-spec.js'
 
 const addresses = (s: InstallSpec) => installResources(s).map((r) => r.address)
 

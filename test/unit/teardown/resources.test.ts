@@ -14,6 +14,7 @@ import {
 } from '../../../src/plan/resources/teardown.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import { helmReleaseSecret } from '../../helpers/mock-cluster.js'
+import { onePage } from '../../helpers/pager.js'
 
 const OWN = { 'karpctl.io/managed-by': 'karpctl', 'karpctl.io/cluster': 'demo' }
 const tags = (t: Record<string, string>) => Object.entries(t).map(([Key, Value]) => ({ Key, Value }))
@@ -33,13 +34,7 @@ function fakeEnv(answers: Record<string, (input: Record<string, unknown>) => unk
         writes.push([op, input])
         return {}
       },
-      all: async (
-        s: string,
-        op: string,
-        input: Record<string, unknown>,
-        _t: string,
-        page: (o: unknown) => { items?: unknown[] },
-      ) => page(await answer(s, op, input)).items ?? [],
+      all: onePage(answer),
     },
     kube: { get: async () => null },
     helm: async () => ({ uninstall: async (r: string) => writes.push(['helm uninstall', r]) }),
