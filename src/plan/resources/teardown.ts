@@ -521,26 +521,57 @@ export function recordedTagsRestore(w: {
     desired: { restored: true },
     permissions: [],
     async observe({ aws }) {
-      const scope = w.vpcId
-        ? [{ Name: 'vpc-id', Values: [w.vpcId] }]
-        : [{ Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] }]
-      const filters = [{ Name: 'tag-key', Values: records }, ...scope]
-      const [subnets, groups] = await Promise.all([
-        aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', { Filters: filters }),
-        aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
-          Filters: filters,
-        }),
-      ])
-      const of = (id: string, tags: Record<string, string>): Tagged[] => {
+      // Two listings: the records on what this cluster discovers, and (the discovery tag gone) in its
+      // VPC. EC2 emulators differ in which filters they honour; both are narrowed again below.
+      const scopes = [
+        [
+          { Name: 'tag-key', Values: records },
+          { Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] },
+        ],
+        ...(w.vpcId
+          ? [
+              [
+                { Name: 'tag-key', Values: records },
+                { Name: 'vpc-id', Values: [w.vpcId] },
+              ],
+            ]
+          : []),
+      ]
+      const listings = await Promise.all(
+        scopes.map((Filters) =>
+          Promise.all([
+            aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', { Filters }),
+            aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', { Filters }),
+          ]),
+        ),
+      )
+      const byId = <T>(items: T[], id: (t: T) => string | undefined) => [
+        ...new Map(items.map((x) => [id(x) ?? '', x])).values(),
+      ]
+      const subnets = {
+        Subnets: byId(
+          listings.flatMap(([s]) => s.Subnets ?? []),
+          (s) => s.SubnetId,
+        ),
+      }
+      const groups = {
+        SecurityGroups: byId(
+          listings.flatMap(([, g]) => g.SecurityGroups ?? []),
+          (g) => g.GroupId,
+        ),
+      }
+      // This cluster's: discovered by it, or (its discovery tag gone) in its VPC; never another cluster's.
+      const of = (id: string, tags: Record<string, string>, vpc?: string): Tagged[] => {
         const discovery = tags['karpenter.sh/discovery']
         if (discovery !== undefined && discovery !== w.clusterName) return []
+        if (discovery === undefined && (!w.vpcId || vpc !== w.vpcId)) return []
         const keys = records.filter((r) => tags[r] !== undefined)
         const remove = [...keys.flatMap((r) => (tags[r] ?? '').split(',').filter(Boolean)), ...keys]
         return keys.length ? [{ id, remove: [...new Set(remove)] }] : []
       }
       return [
-        ...(subnets.Subnets ?? []).flatMap((s) => of(s.SubnetId ?? '', tagMap(s.Tags))),
-        ...(groups.SecurityGroups ?? []).flatMap((g) => of(g.GroupId ?? '', tagMap(g.Tags))),
+        ...(subnets.Subnets ?? []).flatMap((s) => of(s.SubnetId ?? '', tagMap(s.Tags), s.VpcId)),
+        ...(groups.SecurityGroups ?? []).flatMap((g) => of(g.GroupId ?? '', tagMap(g.Tags), g.VpcId)),
       ]
     },
     verdict: (cur) =>

@@ -204,7 +204,10 @@ export async function inventory(bed: Bed, net: Network): Promise<Record<string, 
     sgTags: Object.fromEntries(
       sgs.map((g) => [g.GroupId, { tags: tagList(g.Tags), ingress: g.IpPermissions?.length }]),
     ),
+    // What is deployed, not the history: a re-run that finds a release still pending (the killed run's
+    // helm was mid-install) upgrades it once more, a superseded revision and the same end state.
     helm: secrets
+      .filter((s) => s.metadata.labels?.status !== 'superseded')
       .map(
         (s) =>
           `${s.metadata.namespace}/${s.metadata.labels?.name} ${s.metadata.labels?.status} managed-by=${s.metadata.labels?.['karpctl.io/managed-by']}`,

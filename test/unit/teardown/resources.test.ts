@@ -200,7 +200,17 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
       SubnetId: 'subnet-repaired',
       Tags: tags({ 'karpenter.sh/discovery': 'demo', 'karpctl.io/repaired-tags': 'karpenter.sh/discovery' }),
     },
-    { SubnetId: 'subnet-orphan', Tags: tags({ 'karpctl.io/added-tags': 'karpenter.sh/discovery' }) },
+    {
+      SubnetId: 'subnet-orphan',
+      VpcId: 'vpc-1',
+      Tags: tags({ 'karpctl.io/added-tags': 'karpenter.sh/discovery' }),
+    },
+    // Its discovery tag gone, in another VPC: not this cluster's record.
+    {
+      SubnetId: 'subnet-elsewhere',
+      VpcId: 'vpc-2',
+      Tags: tags({ 'karpctl.io/added-tags': 'karpenter.sh/discovery' }),
+    },
     {
       SubnetId: 'subnet-other',
       Tags: tags({ 'karpenter.sh/discovery': 'other', 'karpctl.io/added-tags': 'karpenter.sh/discovery' }),
@@ -222,10 +232,7 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
     kept.env,
   )
   assert.deepEqual(step.verdict.changes, [{ field: 'subnet-orphan', to: '- karpenter.sh/discovery' }])
-  assert.deepEqual(filtersSeen[0], [
-    { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
-    { Name: 'vpc-id', Values: ['vpc-1'] },
-  ])
+  assert.deepEqual(filtersSeen[0], [{ Name: 'tag-key', Values: ['karpctl.io/added-tags'] }])
   const gone = env()
   const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
   const s2 = await planOf(all, gone.env)
