@@ -110,15 +110,28 @@ test('the service account: the one found, else the release values name, else kar
   assert.equal(fallback.serviceAccount, 'karpenter')
 })
 
-/** A RunContext whose Kubernetes client answers the Helm secret lists; any other call fails the test. */
-function kubeCtx(secrets: ReturnType<typeof helmReleaseSecret>[]): RunContext {
+/**
+ * A RunContext whose Kubernetes client answers the Helm secret lists (cluster-wide, and the release's
+ * namespace); reaching the fact collection (its options) rejects with "collect reached".
+ */
+function kubeCtx(
+  secrets: ReturnType<typeof helmReleaseSecret>[],
+  inNamespace: ReturnType<typeof helmReleaseSecret>[] = secrets,
+): RunContext {
   const kube = {
     get: async (path: string) => {
-      if (path.includes('/secrets?labelSelector=')) return { items: secrets }
+      if (path.startsWith('/api/v1/secrets?labelSelector=')) return { items: secrets }
+      if (path.startsWith('/api/v1/namespaces/kube-system/secrets?labelSelector='))
+        return { items: inNamespace }
       throw new Error(`unexpected read ${path}`)
     },
   }
-  return { kube } as unknown as RunContext
+  return {
+    kube,
+    get options(): never {
+      throw new Error('collect reached')
+    },
+  } as unknown as RunContext
 }
 
 test("findExisting: none without a Karpenter release, none when the release is karpctl's", async () => {
@@ -126,4 +139,13 @@ test("findExisting: none without a Karpenter release, none when the release is k
   const ours = helmReleaseSecret()
   ours.metadata.labels = { ...ours.metadata.labels, [OWNERSHIP.managedBy]: 'karpctl' }
   assert.equal(await findExisting(kubeCtx([ours])), null)
+})
+
+test('findExisting: a release another tool made is looked into (the facts are collected)', async () => {
+  await assert.rejects(findExisting(kubeCtx([helmReleaseSecret()])), /^Error: collect reached$/)
+  const other = helmReleaseSecret()
+  other.metadata.labels = { ...other.metadata.labels, [OWNERSHIP.managedBy]: 'terraform' }
+  await assert.rejects(findExisting(kubeCtx([other])), /^Error: collect reached$/)
+  // Its revision not found by name in its namespace: still not karpctl's.
+  await assert.rejects(findExisting(kubeCtx([helmReleaseSecret()], [])), /^Error: collect reached$/)
 })

@@ -234,6 +234,14 @@ test('apply patches only the pending CRDs and keeps the record of an earlier, ha
   assert.equal(r.kubeWrites[0]!.path, `${PATH}nodeclaims.karpenter.sh`)
   const body = r.kubeWrites[0]!.body as { metadata: { annotations: Record<string, string> } }
   assert.equal(body.metadata.annotations[REPLACED_MARKS], first)
+  // A CRD without any annotation: its record is made from nothing.
+  const bare = recordingEnv()
+  await handover(true).apply(bare.env, { crds: [{ metadata: { name: 'nodepools.karpenter.sh' } }] })
+  const bareBody = bare.kubeWrites[0]!.body as { metadata: { annotations: Record<string, string> } }
+  assert.equal(
+    bareBody.metadata.annotations[REPLACED_MARKS],
+    JSON.stringify(replacedMarks({ metadata: { name: 'nodepools.karpenter.sh' } })),
+  )
   const none = recordingEnv()
   await handover(true).apply(none.env, null)
   assert.deepEqual(none.kubeWrites, [])
