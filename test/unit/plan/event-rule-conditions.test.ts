@@ -12,6 +12,7 @@ import {
   type RuleState,
 } from '../../../src/plan/resources/event-rule.js'
 import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/spec/ownership.js'
+import type { ApplyEnv } from '../../../src/plan/types.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 
 const QUEUE = 'arn:aws:sqs:us-west-2:1:demo'
@@ -307,4 +308,76 @@ test("karpctl's own target id for a cluster is cut to EventBridge's 64 character
   await r.apply(env.env, foreign({ targets: [{ Id: 'T', Arn: 'arn:x' }] }))
   const put = env.awsWrites.find((w) => w.op === 'PutTargets')!
   assert.deepEqual(put.input.Targets, [{ Id: `karpctl-${long}`.slice(0, 64), Arn: QUEUE }])
+})
+
+/** An ApplyEnv that answers each read by operation and records the service of every call and write. */
+function serviceEnv(answers: Record<string, unknown>) {
+  const services: string[] = []
+  const aws = {
+    call: async (service: string, op: string) => {
+      services.push(`${service}:${op}`)
+      return answers[op] ?? {}
+    },
+    write: async (service: string, op: string) => {
+      services.push(`${service}:${op}`)
+      return {}
+    },
+  }
+  return { env: { aws } as unknown as ApplyEnv, services }
+}
+
+test('every read and write of a rule goes to EventBridge', async () => {
+  const s = serviceEnv({ DescribeRule: { Arn: ARN, State: 'DISABLED' } })
+  const r = rule(true)
+  const cur = await r.observe(s.env)
+  await r.apply(s.env, cur)
+  await rule().apply(s.env, null)
+  await rule().apply(s.env, state({ tags: { ...OWN } }))
+  assert.deepEqual(s.services, [
+    'eventbridge:DescribeRule',
+    'eventbridge:ListTargetsByRule',
+    'eventbridge:ListTagsForResource',
+    'eventbridge:TagResource',
+    'eventbridge:PutTargets',
+    'eventbridge:EnableRule',
+    'eventbridge:PutRule',
+    'eventbridge:PutTargets',
+    'eventbridge:TagResource',
+  ])
+})
+
+test('a rule with several targets: the queue among them is enough, and a taken id among them is avoided', async () => {
+  const two = [
+    { Id: 'other', Arn: 'arn:x' },
+    { Id: 'KarpenterInterruptionQueueTarget', Arn: QUEUE },
+  ]
+  // karpctl's own rule: no target change, no PutTargets.
+  assert.deepEqual(rule().verdict(state({ targets: two })), { action: 'unchanged', changes: [] })
+  // Another tool's rule delivering to the queue among others: used as it is.
+  assert.deepEqual(rule().verdict(foreign({ targets: two })), {
+    action: 'unchanged',
+    changes: [],
+    note: USED_AS_IT_IS,
+  })
+  // Adopted and disabled: enabled only, no target added.
+  const env = recordingEnv()
+  await rule(true).apply(env.env, foreign({ targets: two, state: 'DISABLED' }))
+  assert.deepEqual(
+    env.awsWrites.map((w) => w.op),
+    ['TagResource', 'EnableRule'],
+  )
+  // The wanted id taken by the second of two targets: karpctl's own id.
+  const taken = recordingEnv()
+  await rule(true).apply(
+    taken.env,
+    foreign({
+      targets: [
+        { Id: 'other', Arn: 'arn:x' },
+        { Id: 'KarpenterInterruptionQueueTarget', Arn: 'arn:y' },
+      ],
+    }),
+  )
+  assert.deepEqual(taken.awsWrites.find((w) => w.op === 'PutTargets')?.input.Targets, [
+    { Id: 'karpctl-demo', Arn: QUEUE },
+  ])
 })

@@ -475,3 +475,22 @@ test('inUse: planned by its real name, never written; a failing check blocks wit
     blocked: 'a: x; b: y: run doctor --fix',
   })
 })
+
+test("an adopted queue's and doctor --fix's writes go to SQS", async () => {
+  const services: string[] = []
+  const aws = {
+    write: async (service: string, op: string) => {
+      services.push(`${service}:${op}`)
+      return {}
+    },
+  }
+  const env = { aws } as unknown as ApplyEnv
+  await applyAdoptedQueue(env.aws, { queue: queueOf(null), tags: {} }, 'demo')
+  await queuePolicyStatements({ queueName: 'demo', queueArn: Q_ARN, group: 'g' }).apply(env, queueOf(null))
+  assert.deepEqual(services, [
+    'sqs:TagQueue',
+    'sqs:SetQueueAttributes',
+    'sqs:TagQueue',
+    'sqs:SetQueueAttributes',
+  ])
+})

@@ -8,6 +8,7 @@ import { ADDED_POLICY } from '../../../src/plan/resources/queue-policy.js'
 import { sqsQueue, type QueueState } from '../../../src/plan/resources/sqs-queue.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, referenceQueueStatements } from '../../../src/spec/interruption.js'
 import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/spec/ownership.js'
+import type { ApplyEnv } from '../../../src/plan/types.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 
 const ARN = 'arn:aws:sqs:us-west-2:1:demo'
@@ -174,4 +175,41 @@ test('adopted: the send statements it lacks and the mark; nothing more once it s
   const none = recordingEnv()
   await resource(true).apply(none.env, state({ messageRetentionSeconds: 60 }, { team: 'x' }))
   assert.deepEqual(none.awsWrites, [])
+})
+
+/** An ApplyEnv that answers each read by operation and records the service of every call and write. */
+function serviceEnv(answers: Record<string, unknown>) {
+  const services: string[] = []
+  const aws = {
+    call: async (service: string, op: string) => {
+      services.push(`${service}:${op}`)
+      return answers[op] ?? {}
+    },
+    write: async (service: string, op: string) => {
+      services.push(`${service}:${op}`)
+      return {}
+    },
+  }
+  return { env: { aws } as unknown as ApplyEnv, services }
+}
+
+test('every read and write of the queue goes to SQS', async () => {
+  const s = serviceEnv({
+    GetQueueUrl: { QueueUrl: URL },
+    GetQueueAttributes: { Attributes: { QueueArn: ARN } },
+  })
+  const cur = await resource().observe(s.env)
+  await resource(true).apply(s.env, cur)
+  await resource().apply(s.env, null)
+  await resource().apply(s.env, state({}, { ...OWN }))
+  assert.deepEqual(s.services, [
+    'sqs:GetQueueUrl',
+    'sqs:GetQueueAttributes',
+    'sqs:ListQueueTags',
+    'sqs:TagQueue',
+    'sqs:SetQueueAttributes',
+    'sqs:CreateQueue',
+    'sqs:SetQueueAttributes',
+    'sqs:TagQueue',
+  ])
 })
