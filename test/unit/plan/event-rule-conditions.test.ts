@@ -171,6 +171,11 @@ test("karpctl's rule applied: PutRule (tags only on create), the target when mis
   assert.deepEqual(await writes(state({ pattern: {} })), [put(false)])
   assert.deepEqual(await writes(state({ state: 'DISABLED' })), [put(false)])
   assert.deepEqual(await writes(state({ targets: [] })), [targets])
+  // A target to another queue is not the queue's.
+  assert.deepEqual(
+    await writes(state({ targets: [{ Id: 'KarpenterInterruptionQueueTarget', Arn: 'arn:other' }] })),
+    [targets],
+  )
   assert.deepEqual(await writes(state({ tags: { ...OWN } })), [
     {
       op: 'TagResource',
@@ -189,6 +194,7 @@ test("another tool's rule: used as it is when it already delivers, enabled; else
   }
   assert.deepEqual(rule().verdict(foreign({ state: 'DISABLED' })), blocked)
   assert.deepEqual(rule().verdict(foreign({ targets: [] })), blocked)
+  assert.deepEqual(rule().verdict(foreign({ targets: [{ Id: 'x', Arn: 'arn:other' }] })), blocked)
   assert.deepEqual(rule().verdict(foreign({ pattern: {} })), blocked)
   // Another pattern is blocked even with --adopt: karpctl never rewrites it.
   assert.deepEqual(rule(true).verdict(foreign({ pattern: {} })), {

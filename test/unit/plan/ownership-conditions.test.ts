@@ -270,6 +270,9 @@ test('nothingToGiveBack is false when any one part is left', () => {
   assert.equal(nothingToGiveBack({ ...empty, deleteInline: ['a'] }), false)
   assert.equal(nothingToGiveBack({ ...empty, untag: ['a'] }), false)
   assert.equal(nothingToGiveBack({ ...empty, trust: trust(own) }), false)
+  // The parts are counted, never set against each other.
+  assert.equal(nothingToGiveBack({ ...empty, detach: ['a'], deleteInline: ['b'] }), false)
+  assert.equal(nothingToGiveBack({ ...empty, detach: ['a'], untag: ['b'] }), false)
   // Only the mark left (the records already gone): still something to give back.
   assert.deepEqual(giveBack(state({ tags: { [ADOPTED_BY]: 'other' } })).untag, [ADOPTED_BY])
 })
