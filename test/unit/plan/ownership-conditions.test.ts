@@ -423,6 +423,10 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
       },
     },
   ])
+  // Both statements added: both recorded, comma-separated (teardown splits the record on commas).
+  const both = recordingEnv()
+  await r.apply(both.env, queueOf(policy(mine)))
+  assert.deepEqual(both.awsWrites[0]?.input.Tags, { [ADDED_POLICY]: 'send,DenyHTTP' })
 })
 
 test('queuePolicyStatements observes the queue by its name', async () => {
