@@ -194,6 +194,20 @@ test('adopted: only additions, marked; its own inline policy of the same name bl
     ],
     note,
   })
+  // Every own inline policy of karpctl's names is named.
+  assert.match(
+    iamRole(
+      want({
+        adopt: true,
+        inline: [
+          { name: 'P', document: doc('ec2:One') },
+          { name: 'Q', document: doc('ec2:Two') },
+        ],
+      }),
+    ).verdict(state({ attached: [], inline: { P: doc('ec2:Own'), Q: doc('ec2:Own') } }, { team: 'x' }))
+      .blocked ?? '',
+    /^has inline policies of its own named as karpctl's \(P, Q\): /,
+  )
   // Already adopted by this cluster: no --adopt needed, and nothing left is unchanged.
   assert.deepEqual(iamRole(want()).verdict(state({}, { [ADOPTED_BY]: 'demo' })), {
     action: 'unchanged',
@@ -293,6 +307,7 @@ test(
 
 test('observe: the role, its attached policy ARNs (no documents read) and inline policies; null when gone; a failed read throws', async () => {
   const enc = (d: unknown) => encodeURIComponent(JSON.stringify(d))
+  const documentsRead: string[] = []
   const reads: Record<string, (i: Record<string, unknown>) => unknown> = {
     GetRole: () => ({
       Role: {
@@ -306,12 +321,22 @@ test('observe: the role, its attached policy ARNs (no documents read) and inline
     ListAttachedRolePolicies: () => ({ AttachedPolicies: [{ PolicyArn: A, PolicyName: 'A' }] }),
     ListRolePolicies: () => ({ PolicyNames: ['P'] }),
     GetRolePolicy: () => ({ PolicyDocument: enc(doc('ec2:One')) }),
+    // A managed policy's document is not what the plan compares: never read.
+    GetPolicy: () => {
+      documentsRead.push('GetPolicy')
+      return { Policy: { Arn: A, DefaultVersionId: 'v1' } }
+    },
+    GetPolicyVersion: () => {
+      documentsRead.push('GetPolicyVersion')
+      return { PolicyVersion: { Document: enc(doc('ec2:One')) } }
+    },
   }
   const cur = await iamRole(want()).observe(recordingEnv({ aws: reads }).env)
   assert.deepEqual(cur?.attached, [A])
   assert.deepEqual(cur?.inline, { P: doc('ec2:One') })
   assert.deepEqual(cur?.role.tags, { team: 'x' })
   assert.deepEqual(cur?.role.trust, trust(web))
+  assert.deepEqual(documentsRead, [])
   const { GetRole: _gone, ...withoutRole } = reads
   assert.equal(await iamRole(want()).observe(recordingEnv({ aws: withoutRole }).env), null)
   const denied = () => {
