@@ -252,3 +252,79 @@ test('IAM role: gone; kept untouched without marks or records; a role with recor
     },
   )
 })
+
+test("IAM role give-back: each recorded change named, then undone (policies, statements, records), all in IAM; karpctl's role emptied then deleted", async () => {
+  const r = iamRoleAbsent({ address: 'iam-role.remove', name: 'R', ownership: OWN, dependsOn: [] })
+  const adopted = {
+    trust: {
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow' as const, Action: 'own' },
+        { Sid: 'KarpctlAdopted0', Effect: 'Allow' as const, Action: 'added' },
+      ],
+    },
+    attached: ['arn:aws:iam::aws:policy/A', 'arn:aws:iam::aws:policy/Own'],
+    attachedArns: ['arn:aws:iam::aws:policy/A', 'arn:aws:iam::aws:policy/Own'],
+    inline: { P: { Version: '2012-10-17', Statement: [] }, Mine: { Version: '2012-10-17', Statement: [] } },
+    inlineNames: ['P', 'Mine'],
+    profiles: [],
+    tags: {
+      team: 'x',
+      [ADOPTED_BY]: 'demo',
+      'karpctl.io/attached-policies': 'A',
+      'karpctl.io/added-inline-policies': 'P',
+    },
+  }
+  assert.deepEqual(r.verdict(adopted).changes, [
+    { field: 'delete inline policy (added by karpctl)', from: 'P' },
+    { field: 'detach (attached by karpctl)', from: 'A' },
+    { field: 'trust', from: 'statements KarpctlAdopted*', to: '(removed)' },
+    {
+      field: 'tags',
+      from: `${ADOPTED_BY}, karpctl.io/attached-policies, karpctl.io/added-inline-policies`,
+      to: '(removed)',
+    },
+  ])
+  const writes: string[] = []
+  const env = {
+    aws: {
+      write: async (service: string, op: string, input: unknown) => {
+        writes.push(`${service}:${op}:${JSON.stringify(input)}`)
+        return {}
+      },
+    },
+  } as unknown as ApplyEnv
+  await r.apply(env, adopted)
+  assert.deepEqual(writes, [
+    `iam:DeleteRolePolicy:${JSON.stringify({ RoleName: 'R', PolicyName: 'P' })}`,
+    `iam:DetachRolePolicy:${JSON.stringify({ RoleName: 'R', PolicyArn: 'arn:aws:iam::aws:policy/A' })}`,
+    `iam:UpdateAssumeRolePolicy:${JSON.stringify({
+      RoleName: 'R',
+      PolicyDocument: JSON.stringify({ ...adopted.trust, Statement: [adopted.trust.Statement[0]] }),
+    })}`,
+    `iam:UntagRole:${JSON.stringify({
+      RoleName: 'R',
+      TagKeys: [ADOPTED_BY, 'karpctl.io/attached-policies', 'karpctl.io/added-inline-policies'],
+    })}`,
+  ])
+  writes.length = 0
+  await r.apply(env, null)
+  assert.equal(writes.length, 0)
+  await r.apply(env, { ...adopted, tags: { ...OWN }, profiles: ['IP'] })
+  assert.deepEqual(
+    writes.map((w) => w.split(':').slice(0, 2).join(':')),
+    [
+      'iam:RemoveRoleFromInstanceProfile',
+      'iam:DetachRolePolicy',
+      'iam:DetachRolePolicy',
+      'iam:DeleteRolePolicy',
+      'iam:DeleteRolePolicy',
+      'iam:DeleteRole',
+    ],
+  )
+  assert.equal(
+    writes[0],
+    `iam:RemoveRoleFromInstanceProfile:${JSON.stringify({ InstanceProfileName: 'IP', RoleName: 'R' })}`,
+  )
+  assert.equal(writes[5], `iam:DeleteRole:${JSON.stringify({ RoleName: 'R' })}`)
+})
