@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { KubeApiError } from '../../../src/context/kube.js'
-import { accessEntryAbsent, iamRoleAbsent, kubeObjectAbsent } from '../../../src/plan/resources/removal.js'
+import { ADDED_MAP_ROLES } from '../../../src/plan/resources/aws-auth.js'
+import {
+  accessEntryAbsent,
+  awsAuthEntryAbsent,
+  iamRoleAbsent,
+  kubeObjectAbsent,
+} from '../../../src/plan/resources/removal.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
 import { ADOPTED_BY, ownershipTags } from '../../../src/spec/ownership.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
@@ -327,4 +333,69 @@ test("IAM role give-back: each recorded change named, then undone (policies, sta
     `iam:RemoveRoleFromInstanceProfile:${JSON.stringify({ InstanceProfileName: 'IP', RoleName: 'R' })}`,
   )
   assert.equal(writes[5], `iam:DeleteRole:${JSON.stringify({ RoleName: 'R' })}`)
+})
+
+test("aws-auth entry: kept unread, kept when not karpctl's, its stale record dropped, deleted when recorded; apply rewrites only karpctl's entry", async () => {
+  const AWS_AUTH = '/api/v1/namespaces/kube-system/configmaps/aws-auth'
+  const ROLE = 'arn:aws:iam::1:role/KarpenterNodeRole-demo'
+  const OTHER = 'arn:aws:iam::1:role/Other'
+  const r = awsAuthEntryAbsent({ roleArn: ROLE, dependsOn: ['q'] })
+  assert.equal(r.address, 'aws-auth.remove')
+  assert.equal(r.kind, 'aws-auth mapping')
+  assert.equal(r.name, ROLE)
+  assert.equal(r.group, 'Cluster access')
+  assert.deepEqual(r.desired, { absent: true })
+  assert.deepEqual(r.permissions, [])
+  const entry = (arn: string) =>
+    `- rolearn: ${arn}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n  - system:nodes\n`
+  const cm = (roles: string[], added?: string[]) => ({
+    metadata: added ? { annotations: { [ADDED_MAP_ROLES]: JSON.stringify(added), keep: 'me' } } : {},
+    data: { mapRoles: roles.map(entry).join(''), other: 'x' },
+  })
+  const unreadable = r.verdict({ metadata: {}, data: { mapRoles: '- [unclosed' } })
+  assert.equal(unreadable.action, 'unchanged')
+  assert.match(
+    unreadable.note ?? '',
+    /^kept: aws-auth mapRoles .*, so karpctl cannot read it; if it maps this role for karpctl/,
+  )
+  assert.deepEqual(unreadable.changes, [])
+  assert.deepEqual(r.verdict(cm([OTHER])), { action: 'unchanged', changes: [], note: 'already gone' })
+  assert.deepEqual(r.verdict(null), { action: 'unchanged', changes: [], note: 'already gone' })
+  assert.deepEqual(r.verdict(cm([OTHER], [ROLE])), {
+    action: 'update',
+    changes: [{ field: ADDED_MAP_ROLES, from: ROLE, to: '(removed)' }],
+    note: 'the mapping is already gone; its record goes',
+  })
+  assert.deepEqual(r.verdict(cm([OTHER, ROLE], [OTHER])), {
+    action: 'unchanged',
+    changes: [],
+    note: `kept: not in ${ADDED_MAP_ROLES}, so karpctl did not add it`,
+  })
+  assert.deepEqual(r.verdict(cm([OTHER, ROLE], [ROLE])), { action: 'delete', changes: [] })
+
+  const apply = async (live: unknown) => {
+    const env = recordingEnv({ kube: { [AWS_AUTH]: live } })
+    await r.apply(env.env, null)
+    return env.kubeWrites
+  }
+  assert.deepEqual(await apply(null), [])
+  assert.deepEqual(await apply(cm([OTHER, ROLE], [OTHER])), [])
+  assert.deepEqual(await apply(cm([OTHER, ROLE], [ROLE, OTHER])), [
+    {
+      method: 'PUT',
+      path: AWS_AUTH,
+      body: {
+        metadata: { annotations: { [ADDED_MAP_ROLES]: JSON.stringify([OTHER]), keep: 'me' } },
+        data: { mapRoles: entry(OTHER), other: 'x' },
+      },
+    },
+  ])
+  // The last record goes with its entry; an entry already gone leaves the data as it is.
+  assert.deepEqual(await apply(cm([OTHER], [ROLE])), [
+    {
+      method: 'PUT',
+      path: AWS_AUTH,
+      body: { metadata: { annotations: { keep: 'me' } }, data: cm([OTHER]).data },
+    },
+  ])
 })
