@@ -1,20 +1,38 @@
 // Mutation testing of the pure judging code: doctor's checks, the IAM evaluator and the lint
-// (issue 12, item 8). Run with `npm run test:mutation`; it is not part of `npm test` (it takes a
-// long time). `STRYKER_SCOPE=checks|iam|lint` runs one directory, with its own report and its own
-// incremental file, so a run stays bounded and one directory's results never overwrite another's.
+// (issue 12, item 8), and of the engine's plan, its specs and the commands built on them: install,
+// teardown, tenant and fix (issue 18). Run with `npm run test:mutation`; it is not part of `npm test`
+// (it takes a long time). Unset, it runs the judging code; `STRYKER_SCOPE=<directory>` runs one
+// directory, with its own report and its own incremental file, so a run stays bounded and one
+// directory's results never overwrite another's. A whole engine directory takes hours on two cores:
+// narrow it with `-- --mutate <file>,<file>`.
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = dirname(fileURLToPath(import.meta.url))
-const scopes = ['checks', 'iam', 'lint']
+// Unset, the scope is the judging code (as before issue 18); the engine's directories run one at a time.
+const judging = ['checks', 'iam', 'lint']
+const scopes = [...judging, 'plan', 'spec', 'install', 'teardown', 'tenant', 'fix']
 const scope = process.env.STRYKER_SCOPE ?? 'all'
 if (scope !== 'all' && !scopes.includes(scope)) {
-  throw new Error(`STRYKER_SCOPE must be one of ${scopes.join(', ')} (or unset for all), not ${scope}`)
+  throw new Error(
+    `STRYKER_SCOPE must be one of ${scopes.join(', ')} (or unset for ${judging.join(', ')}), not ${scope}`,
+  )
 }
-const dirs = scope === 'all' ? scopes : [scope]
+const dirs = scope === 'all' ? judging : [scope]
+
+// The unit tests of the engine and the commands built on it.
+const engine = {
+  plan: 'test/unit/plan/**/*.test.ts',
+  spec: 'test/unit/spec/**/*.test.ts',
+  install: 'test/unit/install/**/*.test.ts',
+  teardown: 'test/unit/teardown/**/*.test.ts',
+  tenant: 'test/unit/tenant/**/*.test.ts',
+  fix: 'test/unit/fix/**/*.test.ts',
+}
 
 // The unit tests that run each directory's code: its own, and those of the code built on it (the
-// checks run the IAM evaluator; fix and report run the checks).
+// checks run the IAM evaluator; fix and report run the checks; install, teardown, tenant and fix
+// run the plan's resources, which are built from the specs; teardown runs tenant's removal).
 const testsOf = {
   checks: ['test/unit/checks/**/*.test.ts', 'test/unit/fix/**/*.test.ts'],
   iam: [
@@ -25,6 +43,12 @@ const testsOf = {
     'test/unit/facts/redact-corpus.test.ts',
   ],
   lint: ['test/unit/lint/**/*.test.ts'],
+  plan: Object.values(engine),
+  spec: Object.values(engine),
+  install: [engine.install, engine.plan, engine.spec, engine.tenant, engine.fix],
+  teardown: [engine.teardown],
+  tenant: [engine.tenant, engine.teardown, engine.spec],
+  fix: [engine.fix],
 }
 
 // Stryker runs the tests in a sandbox copy under .stryker-tmp/, where `../shared` (the Karpenter
