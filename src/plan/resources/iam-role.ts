@@ -154,9 +154,18 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
         // A role another tool made: only on request, and only changes karpctl can give back.
         const a = adoptedState(cur)
         const own = inlineGaps(adoptedWant, a).blocked
+        // An inline policy of its own under one of karpctl's names holds other statements: the role is
+        // not what karpctl needs, so never "used as it is".
         return notCreatedVerdict({
           state,
-          changes: adoptedChanges(adoptedWant, a),
+          changes: [
+            ...adoptedChanges(adoptedWant, a),
+            ...own.map((name) => ({
+              field: 'inline policy (its own)',
+              from: name,
+              to: 'differs from karpctl’s',
+            })),
+          ],
           adopt: w.adopt,
           notOurs: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,
           refuse: own.length

@@ -224,7 +224,7 @@ test('IAM role: gone; kept untouched without marks or records; a role with recor
   assert.deepEqual(r.verdict(base), {
     action: 'unchanged',
     changes: [],
-    note: 'kept: karpctl did not make it (no ownership tags)',
+    note: 'kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`)',
   })
   assert.equal(r.verdict({ ...base, owner: 'kept: stack S owns it' }).note, 'kept: stack S owns it')
   const noted = iamRoleAbsent({
@@ -238,7 +238,7 @@ test('IAM role: gone; kept untouched without marks or records; a role with recor
   assert.deepEqual(r.verdict({ ...base, tags: { ...base.tags, [ADOPTED_BY]: 'demo' } }), {
     action: 'update',
     changes: [{ field: 'tags', from: ADOPTED_BY, to: '(removed)' }],
-    note: "kept: karpctl did not make it (no ownership tags); karpctl's recorded changes given back",
+    note: "kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`); karpctl's recorded changes given back",
   })
   assert.deepEqual(
     r.verdict({

@@ -232,7 +232,16 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
     kept.env,
   )
   assert.deepEqual(step.verdict.changes, [{ field: 'subnet-orphan', to: '- karpenter.sh/discovery' }])
-  assert.deepEqual(filtersSeen[0], [{ Name: 'tag-key', Values: ['karpctl.io/added-tags'] }])
+  assert.deepEqual(filtersSeen, [
+    [
+      { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
+      { Name: 'tag:karpenter.sh/discovery', Values: ['demo'] },
+    ],
+    [
+      { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
+      { Name: 'vpc-id', Values: ['vpc-1'] },
+    ],
+  ])
   const gone = env()
   const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
   const s2 = await planOf(all, gone.env)
