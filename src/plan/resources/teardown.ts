@@ -523,20 +523,21 @@ export function recordedTagsRestore(w: {
     async observe({ aws }) {
       // Two listings: the records on what this cluster discovers, and (the discovery tag gone) in its
       // VPC. EC2 emulators differ in which filters they honour; both are narrowed again below.
-      const scopes = [
+      // One record key per listing: moto (5.2) matches a multi-valued tag-key filter as none.
+      const scopes = records.flatMap((record) => [
         [
-          { Name: 'tag-key', Values: records },
+          { Name: 'tag-key', Values: [record] },
           { Name: 'tag:karpenter.sh/discovery', Values: [w.clusterName] },
         ],
         ...(w.vpcId
           ? [
               [
-                { Name: 'tag-key', Values: records },
+                { Name: 'tag-key', Values: [record] },
                 { Name: 'vpc-id', Values: [w.vpcId] },
               ],
             ]
           : []),
-      ]
+      ])
       const listings = await Promise.all(
         scopes.map((Filters) =>
           Promise.all([
@@ -609,17 +610,25 @@ export function recordedIngressRestore(w: {
     desired: { restored: true },
     permissions: [],
     async observe({ aws }) {
-      const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
-        Filters: [
-          { Name: 'tag-key', Values: records },
-          ...(w.vpcId ? [{ Name: 'vpc-id', Values: [w.vpcId] }] : []),
-        ],
-      })
-      return (out.SecurityGroups ?? []).flatMap((g) =>
-        records
-          .filter((r) => tagMap(g.Tags)[r] !== undefined)
-          .map((record) => ({ groupId: g.GroupId ?? '', source: tagMap(g.Tags)[record] ?? '', record })),
+      // One record key per listing (moto matches a multi-valued tag-key filter as none).
+      const found = await Promise.all(
+        records.map(async (record) => {
+          const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>(
+            'ec2',
+            'DescribeSecurityGroups',
+            {
+              Filters: [
+                { Name: 'tag-key', Values: [record] },
+                ...(w.vpcId ? [{ Name: 'vpc-id', Values: [w.vpcId] }] : []),
+              ],
+            },
+          )
+          return (out.SecurityGroups ?? [])
+            .filter((g) => tagMap(g.Tags)[record] !== undefined)
+            .map((g) => ({ groupId: g.GroupId ?? '', source: tagMap(g.Tags)[record] ?? '', record }))
+        }),
       )
+      return found.flat()
     },
     verdict: (cur) =>
       !cur?.length

@@ -245,25 +245,25 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
   const gone = env()
   const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
   const s2 = await planOf(all, gone.env)
-  assert.deepEqual(
-    s2.verdict.changes.map((c) => c.field),
-    ['subnet-repaired', 'subnet-orphan'],
-  )
+  assert.deepEqual(s2.verdict.changes.map((c) => c.field).sort(), ['subnet-orphan', 'subnet-repaired'])
   await applyPlan({ title: 't', steps: [s2] }, gone.env)
-  assert.deepEqual(gone.writes, [
+  assert.deepEqual(
+    [...gone.writes].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     [
-      'DeleteTags',
-      {
-        Resources: ['subnet-repaired'],
-        Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/repaired-tags' }],
-      },
-    ],
-    [
-      'DeleteTags',
-      {
-        Resources: ['subnet-orphan'],
-        Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/added-tags' }],
-      },
-    ],
-  ])
+      [
+        'DeleteTags',
+        {
+          Resources: ['subnet-repaired'],
+          Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/repaired-tags' }],
+        },
+      ],
+      [
+        'DeleteTags',
+        {
+          Resources: ['subnet-orphan'],
+          Tags: [{ Key: 'karpenter.sh/discovery' }, { Key: 'karpctl.io/added-tags' }],
+        },
+      ],
+    ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  )
 })
