@@ -5,11 +5,7 @@
 // doctor is clean; install plans no second controller role, queue or rule set; install --adopt then
 // teardown gives back exactly what the stacks and helm made; a tenant's PassRole grant on the adopted
 // controller role goes with the tenant.
-//
-// Tests marked `todo` fail today (karpctl's side is not written yet): the todo text says why. Remove the
-// `todo` when the feature lands and the test is a gate.
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import { DescribeRuleCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
 import {
@@ -22,85 +18,33 @@ import {
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import {
   awsClients,
-  fixturesDir,
   fullInventory,
   inventoryDiff,
-  playController,
   renderCloudFormation,
-  runKarpctl,
   seedAdoptedInstall,
-  startBed,
-  targetArgs,
   type AdoptedInstall,
   type Bed,
-  type RunResult,
 } from './bed/index.js'
+import {
+  installOn,
+  karpctlOn,
+  parseJsonOut,
+  seededBed,
+  shown,
+  teardownOn,
+  type DoctorJson,
+  type PlanJson,
+  type SeededBed,
+} from './bed/cli.js'
 
-const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
-const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
-const karpctl = (bed: Bed, args: string[]) =>
-  runKarpctl(bed, [...args, ...targetArgs(bed)], { env: envOf(bed), timeoutMs: 300_000 })
-const install = (bed: Bed, extra: string[]) =>
-  karpctl(bed, ['install', '--chart-dir', CHARTS(), '--timeout', '60', ...extra])
-const teardown = (bed: Bed) => karpctl(bed, ['teardown', '--confirm', 'demo', '--timeout', '60'])
-
-const out = (r: RunResult) =>
-  `exit ${r.code}\n--- stdout\n${r.stdout.slice(-6000)}\n--- stderr\n${r.stderr.slice(-6000)}`
-
-interface CheckJson {
-  id: string
-  status: string
-  findings: { status: string; message: string }[]
-}
-interface DoctorJson {
-  summary: Record<string, number>
-  checks: CheckJson[]
-}
-interface PlanStepJson {
-  address: string
-  kind: string
-  name: string
-  action: 'create' | 'update' | 'unchanged' | 'delete'
-  note?: string
-  blocked?: string
-}
-interface InstallJson {
-  plan: { summary: Record<string, number>; steps: PlanStepJson[] }
-}
-
-function parseJson<T>(r: RunResult, what: string): T {
-  try {
-    return JSON.parse(r.stdout) as T
-  } catch {
-    throw new Error(`${what} printed no JSON\n${out(r)}`)
-  }
-}
-
-interface Fresh {
-  bed: Bed
-  seed: AdoptedInstall
-  stop: () => Promise<void>
-}
-
-/** A bed with the guide's install, the controller played (Deployment available, NodePools Ready). */
-async function adoptedBed(): Promise<Fresh> {
-  const bed = await startBed()
-  try {
-    const seed = await seedAdoptedInstall(bed)
-    const stopController = playController(bed, seed.net)
-    return {
-      bed,
-      seed,
-      stop: async () => {
-        await stopController()
-        await bed.stop()
-      },
-    }
-  } catch (e) {
-    await bed.stop()
-    throw e
-  }
-}
+const karpctl = karpctlOn
+const install = installOn
+const teardown = (bed: Bed) => teardownOn(bed)
+const out = shown
+const parseJson = parseJsonOut
+type InstallJson = PlanJson
+type Fresh = SeededBed<AdoptedInstall>
+const adoptedBed = () => seededBed(seedAdoptedInstall)
 
 describe(
   'an install karpctl did not make: getting-started stacks, eksctl IRSA, the guide’s helm',
