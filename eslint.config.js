@@ -1,6 +1,12 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+// The use cases built on the engine, and the commands on them.
+const USE_CASES = ['install', 'tenant', 'teardown', 'fix', 'doctor', 'commands'].flatMap((d) => [
+  `**/${d}/*`,
+  `**/${d}/**`,
+])
+
 export default tseslint.config(
   {
     ignores: [
@@ -38,5 +44,34 @@ export default tseslint.config(
     files: ['bin/**/*.js', 'bench/**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  // Layers only look down: the engine (src/plan) never imports a use case, and what reads and judges
+  // (context, facts, checks, spec) never imports the engine; shared names and finders live below both.
+  {
+    files: ['src/plan/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: USE_CASES, message: 'src/plan is the engine: it must not import a use case' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/context/**/*.ts', 'src/facts/**/*.ts', 'src/checks/**/*.ts', 'src/spec/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...USE_CASES, '**/plan/*', '**/plan/**'],
+              message: 'reading and judging code must not import the engine (src/plan) or a use case',
+            },
+          ],
+        },
+      ],
+    },
   },
 )

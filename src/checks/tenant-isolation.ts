@@ -2,9 +2,7 @@ import type { EC2NodeClass, Facts, NodePool, Taint } from '../facts/types.js'
 import { need, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
 import { optional } from './lib/parts.js'
 import type { Check, Finding, Fix } from './types.js'
-
-/** karpctl's convention: the NodePool, its nodes' label and its taint all carry this key. */
-export const TENANT_KEY = 'karpctl.io/tenant'
+import { TENANT_KEY } from '../spec/ownership.js'
 
 export const tenantIsolation: Check = {
   meta: {

@@ -206,7 +206,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     const { runFix } = await import('../fix/run.js')
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
-    const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
+    const prompter = interactive ? await (await import('../context/prompter.js')).terminalPrompter() : null
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const chartDir = flags['chart-dir']

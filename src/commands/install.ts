@@ -148,13 +148,13 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const { createRunContext } = await import('../context/run-context.js')
     const { discover } = await import('../install/discover.js')
     const { installChoices } = await import('../install/wizard.js')
-    const { applyEnv, loadExtraValues, planInstall, requireTools, specOf } =
-      await import('../install/install.js')
+    const { loadExtraValues, planInstall, specOf } = await import('../install/install.js')
+    const { applyEnv, requireTools } = await import('../plan/env.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
-    const prompter = interactive ? await (await import('../install/prompter.js')).terminalPrompter() : null
+    const prompter = interactive ? await (await import('../context/prompter.js')).terminalPrompter() : null
     const color = useColor(process.stdout)
     // Progress goes to stderr even with --json (oclif mutes its own log helpers then): stdout stays data.
     const progress = (s: string) => this.progress(s)
@@ -178,10 +178,22 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
         say(
           `note: cluster-autoscaler runs (${d.clusterAutoscalers.map((a) => `${a.namespace}/${a.name}`).join(', ')}); pass --scale-down-cluster-autoscaler to scale it to 0 so it does not fight Karpenter`,
         )
+      // Before any question: answers for the wrong cluster would be wasted, and nothing may be changed.
+      const env = await applyEnv(ctx, { clusterName: target.clusterName })
       const choices = await installChoices({ ...flags, values: flags.values }, d, { prompter })
+      if (prompter) {
+        const { equivalentCommand } = await import('../install/command-line.js')
+        say(
+          `The same install without questions:\n  ${equivalentCommand(
+            this.config.bin,
+            { ...target, profile: flags.profile, kubeContext: flags['kube-context'] },
+            choices,
+            flags,
+          )}`,
+        )
+      }
       const spec = specOf(choices, ctx, d)
       const extraValues = await loadExtraValues(spec.extraValuesFile)
-      const env = applyEnv(ctx, spec)
       if (spin) ux.action.start('Planning', undefined, { stdout: false })
       const plan = await planInstall(spec, extraValues, env, d)
       if (spin) ux.action.stop()
@@ -252,6 +264,16 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       const { renderHuman } = await import('../report/human.js')
       this.log('')
       this.log(renderHuman(outcome.results, outcome.facts, { color }))
+      if (!hasErrorFailure(outcome.results)) {
+        const { nextSteps } = await import('../install/next-steps.js')
+        this.log('')
+        for (const line of nextSteps(
+          this.config.bin,
+          { ...target, kubeContext: flags['kube-context'] },
+          { smokeTested: Boolean(flags['smoke-test']), nodePool: 'default' },
+        ))
+          this.log(line)
+      }
       return undefined
     } finally {
       ctx.aws.destroy()

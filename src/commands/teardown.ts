@@ -56,7 +56,7 @@ The spot service-linked role is account-wide and always kept. A teardown that st
     const interactive = !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
     const prompter =
       interactive && flags.confirm === undefined
-        ? await (await import('../install/prompter.js')).terminalPrompter()
+        ? await (await import('../context/prompter.js')).terminalPrompter()
         : null
     const { useColor } = await import('../report/style.js')
     const { createRunContext } = await import('../context/run-context.js')
@@ -65,14 +65,14 @@ The spot service-linked role is account-wide and always kept. A teardown that st
     const { buildPlan } = await import('../plan/plan.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
     const { runPlan } = await import('../plan/session.js')
-    const { applyEnv } = await import('../install/install.js')
+    const { applyEnv } = await import('../plan/env.js')
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const ctx = await createRunContext({ ...options, retryMode: 'adaptive' })
     try {
       const facts = await collect(ctx)
-      const env = applyEnv(ctx, { clusterName: cluster })
+      const env = await applyEnv(ctx, { clusterName: cluster })
       const resources = await teardownResources(ctx, facts, {
         keepCrds: flags['keep-crds'],
         sweep: flags.sweep,

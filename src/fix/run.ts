@@ -7,13 +7,15 @@ import type { CheckResult } from '../checks/types.js'
 import { createRunContext, type RunOptions } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
 import type { Facts } from '../facts/types.js'
-import { applyEnv, requireTools } from '../install/install.js'
-import type { Prompter } from '../install/prompter.js'
+import { applyEnv, requireTools } from '../plan/env.js'
+import type { Prompter } from '../context/prompter.js'
 import { buildPlan } from '../plan/plan.js'
 import { planJson, renderPlan } from '../plan/render.js'
 import { runPlan, type Outcome } from '../plan/session.js'
 import { changing } from '../plan/types.js'
+import { waitFor } from '../install/verify.js'
 import { fixSet, type Manual } from './fixes.js'
+import { fixWaits } from './waits.js'
 
 export interface FixRequest {
   live: RunOptions
@@ -27,6 +29,8 @@ export interface FixRequest {
   color: boolean
   say: (s: string) => void
   progress: (s: string) => void
+  /** How long to wait for Karpenter to re-resolve what was fixed before judging again (default 120 s). */
+  waitMs?: number
 }
 
 export interface FixOutcome {
@@ -47,7 +51,7 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
     const facts = await collect(ctx)
     const results = runChecks(checks, facts)
     const fs = fixSet(facts, results, { chartDir: req.chartDir })
-    const env = applyEnv(ctx, { clusterName: req.live.clusterName })
+    const env = await applyEnv(ctx, { clusterName: req.live.clusterName })
     const plan = await buildPlan(
       `karpctl doctor --fix — cluster ${req.live.clusterName} (${req.live.region}, account ${facts.meta.accountId})`,
       fs.resources,
@@ -94,6 +98,13 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
     )
     if (outcome.kind !== 'applied')
       return { ...base, outcome, writes: ctx.log.writes.length, facts, results, rendered: '' }
+    const waitMs = req.waitMs ?? 120_000
+    const pending = await waitFor(ctx.kube, fixWaits(facts, outcome.result.applied), {
+      timeoutMs: waitMs,
+      sleep: env.sleep,
+      onReady: (label, ms) => req.progress(`✔ ${label}${ms > 0 ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`),
+    })
+    for (const p of pending) req.progress(`! ${p}: not yet after ${waitMs / 1000} s (doctor says why)`)
     // Judge again from a fresh read: what was fixed, and what is left.
     const after = await createRunContext(req.live)
     try {

@@ -8,8 +8,11 @@ import { EnvironmentError, KarpctlError } from '../errors.js'
 import { addons, describeCluster, listClusters, nodegroups } from '../facts/collect-eks.js'
 import { failureOf } from '../facts/read.js'
 import type { EksCluster } from '../facts/types.js'
+import { findRelease } from '../facts/collect-kube.js'
+import { roleName } from '../spec/names.js'
+import { currentSettings, type CurrentSettings } from './current.js'
 import { findExisting, type ExistingInstall } from './existing.js'
-import { findClusterAutoscalers, type AutoscalerDeployment } from '../plan/resources/cluster-autoscaler.js'
+import { findClusterAutoscalers, type AutoscalerDeployment } from '../facts/cluster-autoscalers.js'
 
 export interface Discovery {
   accountId: string
@@ -24,6 +27,8 @@ export interface Discovery {
   clusterAutoscalers: AutoscalerDeployment[]
   /** A Karpenter install another tool made, running in the cluster (null: none, or karpctl's). */
   existing?: ExistingInstall | null
+  /** What the running install (anyone's) is set to: the defaults of this run. */
+  current?: CurrentSettings | null
 }
 
 async function identity(ctx: RunContext) {
@@ -90,6 +95,12 @@ async function nodegroupRoles(ctx: RunContext, cluster: string) {
   }
 }
 
+async function currentOf(ctx: RunContext): Promise<CurrentSettings | null> {
+  const release = await findRelease(ctx.kube)
+  if (!release) return null
+  return currentSettings(ctx.kube, release, roleName(`KarpenterNodeRole-${ctx.options.clusterName}`))
+}
+
 export async function discover(ctx: RunContext): Promise<Discovery> {
   const name = ctx.options.clusterName
   const [who, cluster] = await Promise.all([identity(ctx), requireActiveCluster(ctx)])
@@ -113,6 +124,10 @@ export async function discover(ctx: RunContext): Promise<Discovery> {
     if (err instanceof KarpctlError) throw err
     return null
   })
+  const current = await currentOf(ctx).catch((err: unknown) => {
+    if (err instanceof KarpctlError) throw err
+    return null
+  })
   const mode = cluster.authenticationMode
   return {
     accountId: who.accountId,
@@ -125,5 +140,6 @@ export async function discover(ctx: RunContext): Promise<Discovery> {
     nodegroupRoles: roles,
     clusterAutoscalers: autoscalers.filter((a) => a.replicas > 0),
     existing,
+    current,
   }
 }

@@ -1,13 +1,12 @@
 // The install use case: choices → spec → plan (diffed against the cluster) → preflight → apply →
 // verify. The command only parses flags, asks and renders; everything that talks to AWS is here.
 import { parse } from 'yaml'
-import { readFile } from 'node:fs/promises'
 import type { RunContext } from '../context/run-context.js'
-import { findHelm, type Helm } from '../context/helm.js'
 import { InputError } from '../errors.js'
+import { readTextFile } from '../lint/values.js'
 import { buildPlan } from '../plan/plan.js'
-import { changing, type ApplyEnv, type Plan } from '../plan/types.js'
-import { ownershipTags, type InstallSpec } from '../spec/install.js'
+import type { ApplyEnv, Plan } from '../plan/types.js'
+import type { InstallSpec } from '../spec/install.js'
 import type { Discovery } from './discover.js'
 import { installResources } from './resources.js'
 import type { InstallChoices } from './wizard.js'
@@ -34,18 +33,28 @@ export function specOf(choices: InstallChoices, ctx: RunContext, d: Discovery): 
   }
 }
 
-/** A values file the user adds on top of karpctl's: a YAML map, or a clear error naming the file. */
+/**
+ * A values file the user adds on top of karpctl's: a regular UTF-8 file of bounded size (a FIFO would
+ * block the run, a 50 MB file is not values) holding a YAML map, or a clear error naming the file.
+ */
 export async function loadExtraValues(file: string | undefined): Promise<Record<string, unknown>> {
   if (!file) return {}
-  let text: string
+  return valuesOf(await readTextFile(file, 'values file', 'VALUES_FILE'), file)
+}
+
+/** For the wizard: the typed path is checked as it is typed, not after the last question. */
+export async function valuesFileProblem(file: string): Promise<true | string> {
+  if (!file.trim()) return true
   try {
-    text = await readFile(file, 'utf8')
+    await loadExtraValues(file)
+    return true
   } catch (err) {
-    throw new InputError(
-      `cannot read values file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      'INVALID_VALUES',
-    )
+    if (err instanceof InputError) return err.message
+    throw err
   }
+}
+
+function valuesOf(text: string, file: string): Record<string, unknown> {
   let v: unknown
   try {
     v = parse(text, { version: '1.1', maxAliasCount: 100 })
@@ -64,22 +73,6 @@ export async function loadExtraValues(file: string | undefined): Promise<Record<
   return v as Record<string, unknown>
 }
 
-export function applyEnv(
-  ctx: RunContext,
-  spec: Pick<InstallSpec, 'clusterName'>,
-  helmBin?: string,
-): ApplyEnv {
-  let helm: Promise<Helm> | undefined
-  return {
-    aws: ctx.aws,
-    kube: ctx.kube,
-    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext: ctx.options.kubeContext, log: ctx.log })),
-    ownershipTags: ownershipTags(spec.clusterName),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    now: ctx.clock,
-  }
-}
-
 export async function planInstall(
   spec: InstallSpec,
   extraValues: Record<string, unknown>,
@@ -89,9 +82,4 @@ export async function planInstall(
   const found = spec.existing ? `\nfound: ${spec.existing.summary}` : ''
   const title = `karpctl install — cluster ${spec.clusterName} (${spec.region}, account ${d.accountId}), Karpenter ${spec.karpenterVersion}, ${spec.identity === 'irsa' ? 'IRSA' : 'Pod Identity'}, nodes via ${spec.access === 'access-entry' ? 'access entry' : 'aws-auth'}${found}`
   return buildPlan(title, installResources(spec, extraValues), env)
-}
-
-/** Fails before any change when a step needs helm and helm is missing or too old. */
-export async function requireTools(plan: Plan, env: ApplyEnv): Promise<void> {
-  if (plan.steps.some((s) => changing(s) && s.resource.address.startsWith('helm.'))) await env.helm()
 }

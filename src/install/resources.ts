@@ -1,7 +1,6 @@
 // From an install spec to the resources of its plan: the one place that knows what a Karpenter
 // install is made of. doctor --fix, tenants and teardown build on the same resources.
 import { KARPENTER_CHART, KARPENTER_CRD_CHART } from '../checks/lib/compat.js'
-import { NODE_ADVISED_POLICIES, NODE_MANAGED_POLICIES } from '../spec/controller-policy.js'
 import {
   controllerPolicies,
   hasWebhooks,
@@ -27,28 +26,15 @@ import { discoveryTags } from '../plan/resources/discovery-tags.js'
 import { accessEntry, podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { eventRule } from '../plan/resources/event-rule.js'
 import { chartDirVersion, helmRelease } from '../plan/resources/helm-release.js'
-import { iamRole, type ManagedPolicyWant } from '../plan/resources/iam-role.js'
+import { iamRole } from '../plan/resources/iam-role.js'
 import { inUse } from '../plan/resources/in-use.js'
 import { kubeObject } from '../plan/resources/kube-object.js'
+import { nodeRolePolicies } from '../plan/resources/node-role-policies.js'
 import { oidcProvider } from '../plan/resources/oidc-provider.js'
 import { spotRole } from '../plan/resources/spot-role.js'
 import { sqsQueue } from '../plan/resources/sqs-queue.js'
 import { webhookIngress } from '../plan/resources/webhook-ingress.js'
 import type { Resource } from '../plan/types.js'
-
-const managedArn = (partition: string, name: string) => `arn:${partition}:iam::aws:policy/${name}`
-
-/** The AWS managed policies every node role karpctl makes carries (ECR PullOnly, or ReadOnly where absent). */
-export function nodeRolePolicies(partition: string): ManagedPolicyWant[] {
-  return [
-    ...NODE_MANAGED_POLICIES.map((p) => ({ arn: managedArn(partition, p) })),
-    {
-      arn: managedArn(partition, 'AmazonEC2ContainerRegistryPullOnly'),
-      orElse: managedArn(partition, 'AmazonEC2ContainerRegistryReadOnly'),
-    },
-    ...NODE_ADVISED_POLICIES.map((p) => ({ arn: managedArn(partition, p) })),
-  ]
-}
 
 export function installResources(s: InstallSpec, extraValues: Record<string, unknown> = {}): Resource[] {
   const n = installNames(s)

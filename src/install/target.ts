@@ -5,7 +5,7 @@ import { Aws } from '../context/aws.js'
 import { CallLog, Limiter, Memo } from '../context/limiter.js'
 import { resolveTarget, type Target } from '../context/target.js'
 import { InputError, KarpctlError } from '../errors.js'
-import type { Prompter } from './prompter.js'
+import type { Prompter } from '../context/prompter.js'
 
 type TargetFlags = { cluster?: string; region?: string; profile?: string; 'kube-context'?: string }
 

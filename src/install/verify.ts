@@ -21,17 +21,16 @@ export const nodeClassReady = (name: string): WaitTarget => ({
   ready: (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
 })
 
+export const controllerAvailable = (namespace: string, name = 'karpenter'): WaitTarget => ({
+  label: `Karpenter controller ${namespace}/${name} available`,
+  path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+  ready: (o) =>
+    (o.status?.availableReplicas ?? 0) > 0 ||
+    (o.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True'),
+})
+
 export function installWaits(namespace: string, nodeClass: string): WaitTarget[] {
-  return [
-    {
-      label: `Karpenter controller ${namespace}/karpenter available`,
-      path: `/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`,
-      ready: (o) =>
-        (o.status?.availableReplicas ?? 0) > 0 ||
-        (o.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True'),
-    },
-    nodeClassReady(nodeClass),
-  ]
+  return [controllerAvailable(namespace), nodeClassReady(nodeClass)]
 }
 
 /** Polls each target until ready or the deadline; resolves the labels that did not get ready. */

@@ -1,10 +1,20 @@
 // install's questions: each answers one choice of the spec, has a flag, and a default drawn from the
 // cluster (Pod Identity when its agent runs, access entries when the authentication mode allows).
 import { InputError } from '../errors.js'
-import { DEFAULT_KARPENTER_VERSION } from '../checks/lib/compat.js'
+import {
+  COMPATIBILITY_URL,
+  DEFAULT_KARPENTER_VERSION,
+  formatMinor,
+  kubernetesSupport,
+  minimumKarpenterFor,
+  parseKubernetesMinor,
+  supportRange,
+} from '../checks/lib/compat.js'
+import { parseVersion } from '../checks/lib/facts.js'
 import { DEFAULT_NODEPOOL, type InstallSpec, type NodePoolChoice } from '../spec/install.js'
 import type { Discovery } from './discover.js'
-import type { Prompter } from './prompter.js'
+import { valuesFileProblem } from './install.js'
+import type { Prompter } from '../context/prompter.js'
 
 export interface InstallFlags {
   'karpenter-version'?: string
@@ -54,6 +64,26 @@ function validateVersion(v: string): string {
       'INVALID_VERSION',
     )
   return bare
+}
+
+/**
+ * Doctor's compatibility table, before any change: a version that does not run on the cluster's
+ * Kubernetes would apply every step and then fail doctor.
+ */
+export function validateCompat(version: string, clusterName: string, kubernetes: string | undefined): string {
+  const k = parseKubernetesMinor(kubernetes)
+  const v = parseVersion(version)
+  if (!k || !v) return version
+  const support = kubernetesSupport(v, k)
+  if (support !== 'too-old' && support !== 'too-new') return version
+  const range = supportRange(v)?.entry
+  const min = minimumKarpenterFor(k)
+  throw new InputError(
+    `Karpenter ${version} supports Kubernetes ${range?.minKubernetes}–${range?.maxKubernetes}, and cluster ${clusterName} runs ${formatMinor(k)}: ${
+      support === 'too-new' && min ? `choose ${min} or newer` : 'choose a version that supports it'
+    } (${COMPATIBILITY_URL}) — nothing was changed`,
+    'UNSUPPORTED_VERSION',
+  )
 }
 
 function validateNamespace(ns: string): string {
@@ -107,15 +137,20 @@ export type InstallChoices = Omit<InstallSpec, 'clusterName' | 'region' | 'accou
 export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker): Promise<InstallChoices> {
   // Beside a running install, its version, namespace and identity are the defaults: install changes
   // what it must, and moving any of them is an upgrade or a migration, not a default.
+  // Beside any install (karpctl's too), what it runs with is the default: a re-run keeps the earlier
+  // answers unless a flag says otherwise.
   const existing = d.existing
-  const versionDefault = existing?.release.chartVersion ?? DEFAULT_KARPENTER_VERSION
-  const namespaceDefault = existing?.release.namespace ?? 'kube-system'
-  const version = validateVersion(
+  const cur = d.current ?? undefined
+  const pool = { ...DEFAULT_NODEPOOL, ...cur?.nodePool }
+  const versionDefault = cur?.karpenterVersion ?? DEFAULT_KARPENTER_VERSION
+  const namespaceDefault = cur?.namespace ?? 'kube-system'
+  const supported = (v: string) => validateCompat(validateVersion(v), d.cluster.name, d.cluster.version)
+  const version = supported(
     await ask(a, flags['karpenter-version'], versionDefault, (p) =>
       p.input({
         message: 'Karpenter version',
         default: versionDefault,
-        validate: (v) => tryValidate(() => validateVersion(v)),
+        validate: (v) => tryValidate(() => supported(v)),
       }),
     ),
   )
@@ -128,7 +163,13 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       }),
     ),
   )
-  const identityDefault = existing?.identity ?? (d.podIdentityAgent === true ? 'pod-identity' : 'irsa')
+  if (!d.cluster.oidcIssuer && d.podIdentityAgent === false && flags.identity === undefined)
+    throw new InputError(
+      `cluster ${d.cluster.name} has neither an OIDC issuer (IRSA) nor the eks-pod-identity-agent add-on (Pod Identity): add the add-on (aws eks create-addon --cluster-name ${d.cluster.name} --addon-name eks-pod-identity-agent) and run again — nothing was changed`,
+      'NO_IDENTITY',
+    )
+  const fallbackIdentity = d.podIdentityAgent === true || !d.cluster.oidcIssuer ? 'pod-identity' : 'irsa'
+  const identityDefault = existing?.identity ?? cur?.identity ?? fallbackIdentity
   const identity = oneOf(
     await ask(a, flags.identity, identityDefault, (p) =>
       p.select({
@@ -142,6 +183,9 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
               d.podIdentityAgent === true
                 ? 'the eks-pod-identity-agent add-on is installed'
                 : 'needs the eks-pod-identity-agent add-on (not found)',
+            ...(d.podIdentityAgent === false
+              ? { disabled: '(install the eks-pod-identity-agent add-on first)' }
+              : {}),
           },
           {
             name: 'IRSA (OIDC provider + service account annotation)',
@@ -149,6 +193,7 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
             description: d.cluster.oidcIssuer
               ? `issuer ${d.cluster.oidcIssuer}`
               : 'the cluster has no OIDC issuer',
+            ...(d.cluster.oidcIssuer ? {} : { disabled: '(the cluster has no OIDC issuer)' }),
           },
         ],
       }),
@@ -169,15 +214,20 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       value: g.roleArn,
     })),
   ]
+  const roleDefault = cur?.nodeRole ?? 'create'
+  if (!roleChoices.some((c) => c.value === roleDefault || c.value.endsWith(`/${roleDefault}`)))
+    roleChoices.push({ name: `Keep ${roleDefault} (the default EC2NodeClass's role)`, value: roleDefault })
+  const roleDefaultValue =
+    roleChoices.find((c) => c.value === roleDefault || c.value.endsWith(`/${roleDefault}`))?.value ?? 'create'
   const nodeRole = nodeRoleChoice(
-    await ask(a, flags['node-role'], 'create', (p) =>
+    await ask(a, flags['node-role'], roleDefaultValue, (p) =>
       roleChoices.length > 1
-        ? p.select({ message: 'Node IAM role', choices: roleChoices, default: 'create' })
+        ? p.select({ message: 'Node IAM role', choices: roleChoices, default: roleDefaultValue })
         : Promise.resolve('create'),
     ),
     d,
   )
-  const accessDefault = d.accessEntriesAllowed ? 'access-entry' : 'aws-auth'
+  const accessDefault = d.accessEntriesAllowed && cur?.access !== 'aws-auth' ? 'access-entry' : 'aws-auth'
   const access = nodeRole.create
     ? oneOf(
         await ask(a, flags['node-access'], accessDefault, (p) =>
@@ -188,9 +238,12 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
               {
                 name: 'EKS access entry (EC2_LINUX)',
                 value: 'access-entry',
-                description: d.accessEntriesAllowed
-                  ? `authentication mode ${d.cluster.authenticationMode}`
-                  : `authentication mode ${d.cluster.authenticationMode ?? 'CONFIG_MAP'} does not allow it`,
+                description: `authentication mode ${d.cluster.authenticationMode ?? 'CONFIG_MAP'}`,
+                ...(d.accessEntriesAllowed
+                  ? {}
+                  : {
+                      disabled: `(authentication mode ${d.cluster.authenticationMode ?? 'CONFIG_MAP'} does not allow it)`,
+                    }),
               },
               { name: 'aws-auth ConfigMap', value: 'aws-auth' },
             ],
@@ -205,21 +258,22 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       `cluster ${d.cluster.name}'s authentication mode is ${d.cluster.authenticationMode ?? 'CONFIG_MAP'}: access entries need API or API_AND_CONFIG_MAP; use --node-access aws-auth`,
       'ACCESS_MODE',
     )
-  const interruption = await ask(a, flags.interruption, true, (p) =>
+  const interruptionDefault = cur?.interruption ?? true
+  const interruption = await ask(a, flags.interruption, interruptionDefault, (p) =>
     p.confirm({
       message: 'Handle spot interruptions and health events (SQS queue + 5 EventBridge rules)?',
-      default: true,
+      default: interruptionDefault,
     }),
   )
   const nodePool: NodePoolChoice = {
     capacityTypes: listOf(
-      await ask(a, flags['capacity-types'], DEFAULT_NODEPOOL.capacityTypes, (p) =>
+      await ask(a, flags['capacity-types'], pool.capacityTypes, (p) =>
         p.checkbox({
           message: 'Default NodePool: capacity types',
           choices: CAPACITY.map((c) => ({
             name: c,
             value: c,
-            checked: DEFAULT_NODEPOOL.capacityTypes.includes(c),
+            checked: pool.capacityTypes.includes(c),
           })),
         }),
       ),
@@ -227,11 +281,11 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       'capacity-types',
     ),
     instanceCategories: listOf(
-      await ask(a, flags['instance-categories'], DEFAULT_NODEPOOL.instanceCategories, async (p) =>
+      await ask(a, flags['instance-categories'], pool.instanceCategories, async (p) =>
         (
           await p.input({
             message: 'Default NodePool: instance categories (comma-separated)',
-            default: DEFAULT_NODEPOOL.instanceCategories.join(','),
+            default: pool.instanceCategories.join(','),
           })
         ).split(','),
       ),
@@ -239,24 +293,24 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       'instance-categories',
     ),
     architectures: listOf(
-      await ask(a, flags.architectures, DEFAULT_NODEPOOL.architectures, (p) =>
+      await ask(a, flags.architectures, pool.architectures, (p) =>
         p.checkbox({
           message: 'Default NodePool: architectures',
           choices: ARCHES.map((c) => ({
             name: c,
             value: c,
-            checked: DEFAULT_NODEPOOL.architectures.includes(c),
+            checked: pool.architectures.includes(c),
           })),
         }),
       ),
       ARCHES,
       'architectures',
     ),
-    cpuLimit: await ask(a, flags['cpu-limit'], DEFAULT_NODEPOOL.cpuLimit, async (p) =>
+    cpuLimit: await ask(a, flags['cpu-limit'], pool.cpuLimit, async (p) =>
       Number(
         await p.input({
           message: 'Default NodePool: CPU limit (cores)',
-          default: String(DEFAULT_NODEPOOL.cpuLimit),
+          default: String(pool.cpuLimit),
           validate: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? true : 'a positive whole number'),
         }),
       ),
@@ -271,7 +325,11 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
         'INVALID_INPUT',
       )
   const extraValuesFile = await ask(a, flags.values, '', (p) =>
-    p.input({ message: 'Extra Helm values file (empty for none)', default: '' }),
+    p.input({
+      message: 'Extra Helm values file (empty for none)',
+      default: '',
+      validate: (v) => valuesFileProblem(v.trim()),
+    }),
   )
 
   const autoscaler = d.clusterAutoscalers[0]
@@ -310,7 +368,7 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
     subnetIds,
     securityGroupIds,
     clusterSecurityGroupId: d.cluster.clusterSecurityGroupId ?? d.cluster.securityGroupIds[0],
-    extraValuesFile: extraValuesFile || undefined,
+    extraValuesFile: extraValuesFile.trim() || undefined,
     chartDir: flags['chart-dir'],
     scaleDownClusterAutoscaler:
       scaleDown && autoscaler ? { namespace: autoscaler.namespace, name: autoscaler.name } : undefined,

@@ -5,7 +5,7 @@ import { KarpctlError } from '../errors.js'
 import { failureOf } from '../facts/read.js'
 import { Limiter } from '../context/limiter.js'
 import { assertNotBlocked } from './plan.js'
-import { backoff, DEFAULT_RETRY, retryable, type RetryPolicy } from './retry.js'
+import { backoff, DEFAULT_RETRY, retryable, waitingFor, type RetryPolicy } from './retry.js'
 import { changing, type ApplyEnv, type Plan, type Step } from './types.js'
 
 export type StepStatus = 'start' | 'retry' | 'done' | 'failed' | 'skipped'
@@ -16,6 +16,10 @@ export interface StepEvent {
   attempt?: number
   message?: string
   ms?: number
+  /** On a retry: what the step waits for, how many attempts it has, and the pause before the next. */
+  waiting?: string
+  attempts?: number
+  delayMs?: number
 }
 
 export interface ApplyOptions {
@@ -85,8 +89,10 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
           } catch (err) {
             const message = describeStepError(err, step)
             if (attempt < policy.attempts && !(err instanceof KarpctlError) && retryable(err)) {
-              emit({ step, status: 'retry', attempt, message })
-              await env.sleep(backoff(policy, attempt))
+              const delayMs = backoff(policy, attempt)
+              const waiting = waitingFor(err, step.resource.kind)
+              emit({ step, status: 'retry', attempt, message, waiting, attempts: policy.attempts, delayMs })
+              await env.sleep(delayMs)
               continue
             }
             result.failed.push({ address: key, message })

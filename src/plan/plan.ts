@@ -54,7 +54,7 @@ export async function buildPlan(title: string, resources: Resource[], env: Apply
       return { resource, current, verdict: resource.verdict(current) }
     }),
   )
-  return { title, steps }
+  return { title, steps, ...(env.kubeTarget ? { kubeTarget: env.kubeTarget } : {}) }
 }
 
 /** Every blocked step, as one error listing them all (so the user fixes them in one go). */

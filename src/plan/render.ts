@@ -1,5 +1,6 @@
 // The plan as a person reads it (like `terraform plan`) and as data (--json).
 import { forTerminal, visible } from '../report/terminal.js'
+import { kubeTargetLine } from '../context/kube-target.js'
 import { planCounts } from './plan.js'
 import type { Plan, Step } from './types.js'
 
@@ -52,7 +53,9 @@ function stepLines(step: Step, o: RenderOptions): string[] {
 export function renderPlan(rawPlan: Plan, o: RenderOptions): string {
   // Names, notes and documents come from AWS and the cluster: made visible before colours are added.
   const plan = { title: visible(rawPlan.title), steps: rawPlan.steps.map(printable) }
-  const out = [plan.title, '']
+  const out = [plan.title]
+  if (rawPlan.kubeTarget) out.push(visible(kubeTargetLine(rawPlan.kubeTarget)))
+  out.push('')
   const groups = new Map<string, Step[]>()
   for (const s of plan.steps) groups.set(s.resource.group, [...(groups.get(s.resource.group) ?? []), s])
   for (const [group, steps] of groups) {
@@ -71,6 +74,7 @@ export function renderPlan(rawPlan: Plan, o: RenderOptions): string {
 export function planJson(plan: Plan) {
   return {
     title: plan.title,
+    ...(plan.kubeTarget ? { kubeContext: plan.kubeTarget } : {}),
     summary: planCounts(plan),
     steps: plan.steps.map((s) => ({
       address: s.resource.address,

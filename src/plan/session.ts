@@ -3,9 +3,9 @@
 // apply with a line per step, and turn failures into one error that says how to finish the job.
 import type { Aws } from '../context/aws.js'
 import { InputError } from '../errors.js'
-import { preflight } from '../install/preflight.js'
-import type { Prompter } from '../install/prompter.js'
-import { progressLine } from '../report/progress.js'
+import type { Prompter } from '../context/prompter.js'
+import { preflight, PreflightError } from './preflight.js'
+import { progressLine } from './progress.js'
 import { ApplyError, applyPlan, type ApplyResult } from './apply.js'
 import { assertNotBlocked, planCounts } from './plan.js'
 import { changing, type ApplyEnv, type Plan } from './types.js'
@@ -56,10 +56,7 @@ export async function runPlan(
   await o.beforeApply?.()
   if (o.callerArn) {
     const pf = await preflight(o.aws, plan, o.callerArn)
-    if (pf.status === 'denied') {
-      const { PreflightError } = await import('../install/errors.js')
-      throw new PreflightError(o.callerArn, pf.denied)
-    }
+    if (pf.status === 'denied') throw new PreflightError(o.callerArn, pf.denied)
     if (pf.status === 'unavailable')
       s.say(
         `preflight: IAM's policy simulator is unavailable (${pf.reason}); permissions could not be checked before applying`,

@@ -3,6 +3,7 @@
 import type { Aws } from '../context/aws.js'
 import type { KubeClient } from '../context/kube.js'
 import type { Helm } from '../context/helm.js'
+import type { KubeTarget } from '../context/kube-target.js'
 
 export type Action = 'create' | 'update' | 'unchanged' | 'delete'
 
@@ -34,6 +35,8 @@ export interface ApplyEnv {
   now: () => Date
   /** A line about a step that waits (nodes draining). */
   progress?: (message: string) => void
+  /** Where Kubernetes changes go, proven to be the cluster's before the plan (every plan names it). */
+  kubeTarget?: KubeTarget
 }
 
 /** An IAM action the caller needs on a resource to apply a step (checked by the preflight). */
@@ -69,6 +72,8 @@ export interface Step {
 export interface Plan {
   title: string
   steps: Step[]
+  /** The kube context the plan writes to. */
+  kubeTarget?: KubeTarget
 }
 
 export const changing = (s: Step) => s.verdict.action !== 'unchanged'

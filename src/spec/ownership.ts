@@ -73,3 +73,9 @@ export function recordKeys(tags: Record<string, string> | undefined, key: string
   for (let n = 1; t[n === 1 ? key : `${key}-${n}`] !== undefined; n++) out.push(n === 1 ? key : `${key}-${n}`)
   return out
 }
+
+/** On a cluster-autoscaler Deployment install scaled to 0: its replicas before, for teardown to give back. */
+export const SCALED_FROM = 'karpctl.io/scaled-down-from-replicas'
+
+/** karpctl's convention: a tenant's NodePool, its nodes' label and its taint all carry this key. */
+export const TENANT_KEY = 'karpctl.io/tenant'

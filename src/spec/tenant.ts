@@ -2,7 +2,7 @@
 // and labelled so only its workloads land there), and the PassRole grant the controller needs for it.
 import { InputError } from '../errors.js'
 import type { SelectorTerm } from '../facts/types.js'
-import { TENANT_KEY } from '../checks/tenant-isolation.js'
+import { TENANT_KEY } from './ownership.js'
 import { passRolePolicy } from './controller-policy.js'
 import { ownershipTags } from './install.js'
 import { MANAGED_LABEL } from './karpenter.js'

@@ -5,9 +5,11 @@
 // Karpenter binary runs here.
 import assert from 'node:assert/strict'
 import { spawn, execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { CreateRoleCommand } from '@aws-sdk/client-iam'
+import { parse, stringify } from 'yaml'
 import { catalog } from '../../src/checks/catalog.js'
 import {
   awsClients,
@@ -56,8 +58,19 @@ function install(bed: Bed, extra: string[] = []) {
   })
 }
 
+interface KubeconfigDoc {
+  clusters: { name: string; cluster: { server: string } }[]
+  contexts: { name: string; context: { cluster: string; user: string } }[]
+  users: { name: string }[]
+  'current-context': string
+}
+
 interface InstallJson {
-  plan: { summary: Record<string, number>; steps: { address: string; action: string }[] }
+  plan: {
+    summary: Record<string, number>
+    steps: { address: string; action: string }[]
+    kubeContext?: { context: string; server: string; match: string; eksEndpoint?: string }
+  }
   apply?: { applied: string[]; failed: unknown[] }
   doctor: {
     summary: Record<'pass' | 'fail' | 'warn' | 'unknown' | 'skipped', number>
@@ -102,9 +115,44 @@ describe(
         await f.stopController()
         await f.bed.stop()
       })
+      // The current context is another API server: blocked before any change, with the way out.
+      const before = normalise(await inventory(f.bed, f.seed.net), f)
+      const elsewhere = join(f.bed.tmpDir, 'kubeconfig-elsewhere')
+      const kc = parse(readFileSync(f.bed.kubeconfigPath, 'utf8')) as KubeconfigDoc
+      kc.clusters.push({ name: 'elsewhere', cluster: { server: 'https://127.0.0.1:9' } })
+      kc.contexts.push({ name: 'elsewhere', context: { cluster: 'elsewhere', user: kc.users[0]!.name } })
+      kc['current-context'] = 'elsewhere'
+      writeFileSync(elsewhere, stringify(kc))
+      const wrong = await runKarpctl(
+        f.bed,
+        ['install', '--cluster', CLUSTER_NAME, '--region', REGION, '--chart-dir', CHARTS(), '--yes'],
+        { env: { ...envOf(f.bed), KUBECONFIG: elsewhere }, timeoutMs: 120_000 },
+      )
+      assert.equal(wrong.code, 2, wrong.stderr)
+      assert.match(
+        wrong.stderr,
+        /kube context "elsewhere" points at https:\/\/127\.0\.0\.1:9, not at EKS cluster demo \(https:\/\/.+eks\.amazonaws\.com\/?\): run aws eks update-kubeconfig --name demo, or pass --kube-context naming the context that reaches it — nothing was changed/,
+      )
+      assert.equal(normalise(await inventory(f.bed, f.seed.net), f), before, 'nothing changed')
+
       const dry = await install(f.bed, ['--dry-run', '--json'])
       assert.equal(dry.code, 0, dry.stderr)
       const dryPlan = JSON.parse(dry.stdout) as InstallJson
+      // --kube-context names the bed's API server, which is not the endpoint moto makes up: the plan says so.
+      assert.deepEqual(dryPlan.plan.kubeContext && { ...dryPlan.plan.kubeContext, eksEndpoint: '…' }, {
+        context: f.bed.kubeContext,
+        server: f.bed.kubeServer,
+        match: 'chosen',
+        eksEndpoint: '…',
+      })
+      const dryHuman = await install(f.bed, ['--dry-run'])
+      assert.match(
+        dryHuman.stdout,
+        new RegExp(
+          `^kube context: ${f.bed.kubeContext.replace(/[/.]/g, '\\$&')} \\(.+named by --kube-context`,
+          'm',
+        ),
+      )
       // Only the CRD handover, which finds no CRD on a fresh cluster, is unchanged.
       assert.deepEqual(
         dryPlan.plan.steps.filter((s) => s.action === 'unchanged').map((s) => s.address),
@@ -287,8 +335,9 @@ describe(
         .filter((k) => env[k] !== undefined)
         .map((k) => `${k}=${JSON.stringify(env[k])}`)
         .join(' ')
-      // No --cluster/--region: they come from the EKS-style kube context, as after `aws eks update-kubeconfig`.
-      const cmd = `env ${exports} ${process.execPath} ${BIN} install --chart-dir ${CHARTS()} --timeout 60; echo "EXIT=$?"; sleep 600`
+      // No --cluster/--region: they come from the EKS-style context name, as after `aws eks update-kubeconfig`;
+      // --kube-context names it because its server (the bed's) is not the endpoint moto makes up.
+      const cmd = `env ${exports} ${process.execPath} ${BIN} install --kube-context ${f.bed.kubeContext} --chart-dir ${CHARTS()} --timeout 60; echo "EXIT=$?"; sleep 600`
       execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '180', '-y', '60', cmd])
       const screen = () =>
         execFileSync('tmux', ['capture-pane', '-p', '-t', session, '-S', '-2000'], { encoding: 'utf8' })

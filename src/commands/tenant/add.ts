@@ -125,7 +125,7 @@ Running it again with the same flags changes nothing; with other flags it shows 
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
-    const prompter = interactive ? await (await import('../../install/prompter.js')).terminalPrompter() : null
+    const prompter = interactive ? await (await import('../../context/prompter.js')).terminalPrompter() : null
     const ask = async <T>(given: T | undefined, fallback: T, q: () => Promise<T>) =>
       given !== undefined ? given : prompter ? q() : fallback
     const capacityTypes = await ask(flags['capacity-types'], ['on-demand', 'spot'], () =>
@@ -150,7 +150,7 @@ Running it again with the same flags changes nothing; with other flags it shows 
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
-    const { applyEnv } = await import('../../install/install.js')
+    const { applyEnv } = await import('../../plan/env.js')
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const color = useColor(process.stdout)
@@ -185,7 +185,7 @@ Running it again with the same flags changes nothing; with other flags it shows 
         base: t.install.base,
       }
       // The same clients and sleep as every plan; no tenant step runs helm, so it is never looked up.
-      const env = applyEnv(t.ctx, { clusterName: t.install.clusterName })
+      const env = await applyEnv(t.ctx, { clusterName: t.install.clusterName })
       const plan = await buildPlan(
         `karpctl tenant add ${tenant} — cluster ${spec.clusterName} (account ${spec.accountId}), nodes via ${spec.access}`,
         tenantAddResources(spec),

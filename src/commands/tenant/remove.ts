@@ -43,7 +43,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     const interactive = !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
     const prompter =
       interactive && flags.confirm === undefined
-        ? await (await import('../../install/prompter.js')).terminalPrompter()
+        ? await (await import('../../context/prompter.js')).terminalPrompter()
         : null
     const { useColor } = await import('../../report/style.js')
     const { tenantContext } = await import('../../tenant/command.js')
@@ -51,14 +51,14 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')
-    const { applyEnv } = await import('../../install/install.js')
+    const { applyEnv } = await import('../../plan/env.js')
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const t = await tenantContext(await this.liveOptions())
     try {
       // The same clients and sleep as every plan; no tenant step runs helm, so it is never looked up.
-      const env = applyEnv(t.ctx, { clusterName: t.install.clusterName })
+      const env = await applyEnv(t.ctx, { clusterName: t.install.clusterName })
       const plan = await buildPlan(
         `karpctl tenant remove ${tenant} — cluster ${t.install.clusterName}`,
         tenantRemoveResources(t.install, tenant, flags.timeout * 1000),

@@ -15,7 +15,7 @@ import { parsePolicyDocument } from '../../iam/policy-document.js'
 import { ADOPTED_BY } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
 import type { Resource, Verdict } from '../types.js'
-import { SCALED_FROM } from './cluster-autoscaler.js'
+import { SCALED_FROM } from '../../spec/ownership.js'
 import {
   CRD_ADOPTED_BY,
   HELM_RELEASE_NAME,

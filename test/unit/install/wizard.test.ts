@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Discovery } from '../../../src/install/discover.js'
-import { simulationArn } from '../../../src/install/preflight.js'
-import type { Prompter } from '../../../src/install/prompter.js'
+import { simulationArn } from '../../../src/plan/preflight.js'
+import type { Prompter } from '../../../src/context/prompter.js'
 import { installChoices } from '../../../src/install/wizard.js'
 
 function discovery(over: Partial<Discovery> = {}): Discovery {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Aws } from '../../../src/context/aws.js'
-import type { Prompter } from '../../../src/install/prompter.js'
+import type { Prompter } from '../../../src/context/prompter.js'
 import { applyPlan } from '../../../src/plan/apply.js'
 import { buildPlan } from '../../../src/plan/plan.js'
 import { runPlan, type Session } from '../../../src/plan/session.js'

@@ -5,7 +5,7 @@ import type * as iam from '@aws-sdk/client-iam'
 import type { Aws } from '../context/aws.js'
 import { KarpctlError } from '../errors.js'
 import { failureOf } from '../facts/read.js'
-import { changing, type Permission, type Plan } from '../plan/types.js'
+import { changing, type Permission, type Plan } from './types.js'
 
 export type Preflight =
   | { status: 'ok'; checked: number }
@@ -51,5 +51,20 @@ export async function preflight(aws: Aws, plan: Plan, callerArn: string): Promis
     if (err instanceof KarpctlError) throw err
     const f = failureOf(err, 'iam:SimulatePrincipalPolicy')
     return { status: 'unavailable', reason: `${f.code}: ${f.message}` }
+  }
+}
+
+/** Everything the caller may not do, at once, before any change. */
+export class PreflightError extends KarpctlError {
+  constructor(
+    readonly caller: string,
+    readonly denied: Permission[],
+  ) {
+    super(
+      `${caller} may not make ${denied.length} change(s) of this plan (IAM's policy simulator): ${denied
+        .map((d) => `${d.action} on ${d.resource}`)
+        .join(', ')}; grant them (see the README's permissions) and run again — nothing was changed`,
+      'ACCESS_DENIED',
+    )
   }
 }

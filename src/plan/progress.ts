@@ -1,8 +1,8 @@
 // Progress of an apply: one plain line per finished step (pipes, CI, NO_COLOR), coloured on a terminal.
-import type { StepEvent } from '../plan/apply.js'
-import { printable } from '../plan/render.js'
-import { style } from './style.js'
-import { visible } from './terminal.js'
+import type { StepEvent } from './apply.js'
+import { printable } from './render.js'
+import { style } from '../report/style.js'
+import { visible } from '../report/terminal.js'
 
 const verb = { create: 'created', update: 'updated', delete: 'deleted', unchanged: 'unchanged' } as const
 
@@ -19,7 +19,7 @@ export function progressLine(raw: StepEvent, color: boolean): string | null {
     case 'done':
       return `${s.green('✔')} ${verb[e.step.verdict.action]} ${what}${secs}`
     case 'retry':
-      return `${s.yellow('↻')} ${what}: ${e.message} — retrying (attempt ${(e.attempt ?? 1) + 1})`
+      return `${s.yellow('↻')} ${what}: ${e.waiting ? `waiting for ${e.waiting}` : e.message} — attempt ${(e.attempt ?? 1) + 1}${e.attempts ? ` of ${e.attempts}` : ''}${e.delayMs !== undefined ? ` in ${(e.delayMs / 1000).toFixed(1)} s` : ''}`
     case 'failed':
       return `${s.red('✖')} ${what}: ${e.message}`
     case 'skipped':

@@ -4,12 +4,19 @@ export interface Choice<T> {
   name: string
   value: T
   description?: string
+  /** Shown but not selectable, with why (a choice the cluster cannot take). */
+  disabled?: string
 }
 
 export interface Prompter {
   select<T>(q: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>
   checkbox<T>(q: { message: string; choices: (Choice<T> & { checked?: boolean })[] }): Promise<T[]>
-  input(q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string>
+  input(q: {
+    message: string
+    default?: string
+    /** true, or why the answer is refused (asked again); may read a file the answer names. */
+    validate?: (v: string) => true | string | Promise<true | string>
+  }): Promise<string>
   confirm(q: { message: string; default?: boolean }): Promise<boolean>
 }
 

@@ -1,0 +1,37 @@
+// The clients a plan's resources use, from the run context: one per run, so reads stay memoized
+// across resources and helm is looked for only when a step needs it.
+import type { RunContext } from '../context/run-context.js'
+import { findHelm, type Helm } from '../context/helm.js'
+import { kubeTarget } from '../context/kube-target.js'
+import { ownershipTags } from '../spec/install.js'
+import { changing, type ApplyEnv, type Plan } from './types.js'
+
+/**
+ * Fails before any change when the kube context is not the EKS cluster's (see kube-target.ts): every
+ * command that changes a cluster builds its env here, so none can write to the wrong one.
+ */
+export async function applyEnv(
+  ctx: RunContext,
+  spec: { clusterName: string },
+  helmBin?: string,
+): Promise<ApplyEnv> {
+  const target = await kubeTarget(ctx, spec.clusterName)
+  let helm: Promise<Helm> | undefined
+  // helm is given the context judged above, never "the current one": a `kubectl config use-context`
+  // in another terminal during the run must not move the release.
+  const kubeContext = target.context
+  return {
+    aws: ctx.aws,
+    kube: ctx.kube,
+    kubeTarget: target,
+    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext, log: ctx.log })),
+    ownershipTags: ownershipTags(spec.clusterName),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    now: ctx.clock,
+  }
+}
+
+/** Fails before any change when a step needs helm and helm is missing or too old. */
+export async function requireTools(plan: Plan, env: ApplyEnv): Promise<void> {
+  if (plan.steps.some((s) => changing(s) && s.resource.address.startsWith('helm.'))) await env.helm()
+}
