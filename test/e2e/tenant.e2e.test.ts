@@ -1,6 +1,7 @@
 // karpctl tenant add / list / remove on the real bed, after a karpctl install: each tenant gets its own
 // node role, PassRole grant, aws-auth mapping, EC2NodeClass and tainted NodePool; removing one waits for
-// its nodes to drain and leaves every other tenant's resources exactly as they were.
+// its nodes to drain and leaves every other tenant's resources exactly as they were. Re-adding states the
+// whole desired state: a policy, tag, weight or memory limit no longer asked for is removed.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -174,7 +175,7 @@ describe(
   'karpctl tenant on moto, a real apiserver and the real Karpenter chart',
   { timeout: 20 * 60_000 },
   () => {
-    test('add two tenants, re-add unchanged, list, remove one (waiting for its node), the other untouched', async (t) => {
+    test('add two tenants, re-add unchanged, re-add without what was asked before removes it, list, remove one (waiting for its node), the other untouched', async (t) => {
       const bed = await startBed()
       const seed = await seedBareCluster(bed)
       const stopController = playController(bed, seed.net)
