@@ -113,6 +113,9 @@ export function tenantAddResources(s: TenantSpec): Resource[] {
       managed: [...nodeRolePolicies(s.partition), ...s.policyArns.map((arn) => ({ arn }))],
       inline: [],
       tags: { ...s.tags, ...tags },
+      // The tenant's whole desired state: a policy or tag an earlier `tenant add` set and this one does
+      // not ask for is removed (only ever from the role karpctl created for the tenant).
+      asked: { policyArns: s.policyArns, tags: s.tags },
       ownership: tags,
       adopt: false,
       notOursHint: 'another tool made a role of that name: remove it or choose another tenant name',

@@ -1,10 +1,20 @@
 // karpctl tenant add / list / remove on the real bed, after a karpctl install: each tenant gets its own
 // node role, PassRole grant, aws-auth mapping, EC2NodeClass and tainted NodePool; removing one waits for
-// its nodes to drain and leaves every other tenant's resources exactly as they were.
+// its nodes to drain and leaves every other tenant's resources exactly as they were. Re-adding states the
+// whole desired state: a policy, tag, weight or memory limit no longer asked for is removed.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { GetRoleCommand, GetRolePolicyCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam'
+import {
+  AttachRolePolicyCommand,
+  DetachRolePolicyCommand,
+  GetRoleCommand,
+  GetRolePolicyCommand,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
+  TagRoleCommand,
+  UntagRoleCommand,
+} from '@aws-sdk/client-iam'
 import {
   awsClients,
   fixturesDir,
@@ -45,11 +55,127 @@ async function globexState(bed: Bed) {
   }
 }
 
+const GLOBEX_ROLE = 'KarpenterNodeRole-demo-globex'
+const S3 = 'arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess'
+const BY_HAND = 'arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy'
+
+async function globexRole(bed: Bed) {
+  const iam = awsClients(bed).iam
+  const role = await iam.send(new GetRoleCommand({ RoleName: GLOBEX_ROLE }))
+  const attached = await iam.send(new ListAttachedRolePoliciesCommand({ RoleName: GLOBEX_ROLE }))
+  return {
+    tags: Object.fromEntries((role.Role?.Tags ?? []).map((t) => [t.Key, t.Value])),
+    attached: (attached.AttachedPolicies ?? []).map((p) => p.PolicyArn ?? '').sort(),
+  }
+}
+
+interface PlanChange {
+  field: string
+  from?: unknown
+  to?: unknown
+}
+type PlanOut = {
+  plan: { summary: Record<string, number>; steps: { address: string; changes: PlanChange[] }[] }
+}
+const changesOf = (out: PlanOut, address: string) =>
+  out.plan.steps.find((s) => s.address === address)?.changes ?? []
+
+/**
+ * Issue 19 item 4: `tenant add` states the whole desired state. Globex gets a policy, a tag, a weight
+ * and a memory limit, then a re-run without them removes exactly those (a policy attached and a tag set
+ * by hand stay), and a third run has nothing to change.
+ */
+async function reAddRemovesWhatIsNoLongerAsked(bed: Bed) {
+  const iam = awsClients(bed).iam
+  const defaults = (await globexRole(bed)).attached
+  assert.ok(!defaults.includes(S3))
+  const asked = await karpctl(bed, [
+    'tenant',
+    'add',
+    'globex',
+    '--yes',
+    '--policy-arn',
+    S3,
+    '--tag',
+    'cost-center=77',
+    '--weight',
+    '10',
+    '--memory-limit',
+    '100Gi',
+  ])
+  assert.equal(asked.code, 0, `${asked.stdout}\n${asked.stderr}`)
+  assert.ok((await globexRole(bed)).attached.includes(S3))
+  assert.equal((await globexRole(bed)).tags['cost-center'], '77')
+  const np = await bed.kube.get('/apis/karpenter.sh/v1/nodepools/globex')
+  assert.equal(np?.spec?.weight, 10)
+  assert.equal(np?.spec?.limits?.memory, '100Gi')
+  // What someone else puts on karpctl's role is theirs: no later tenant add removes it.
+  await iam.send(new AttachRolePolicyCommand({ RoleName: GLOBEX_ROLE, PolicyArn: BY_HAND }))
+  await iam.send(new TagRoleCommand({ RoleName: GLOBEX_ROLE, Tags: [{ Key: 'team', Value: 'finance' }] }))
+
+  const dry = await karpctl(bed, ['tenant', 'add', 'globex', '--dry-run'])
+  assert.equal(dry.code, 0, dry.stderr)
+  assert.match(
+    dry.stdout,
+    /~ update {4}IAM role KarpenterNodeRole-demo-globex\n[^]*attached policy: AmazonS3ReadOnlyAccess → \(removed\)/,
+  )
+  assert.match(dry.stdout, /tag cost-center: 77 → \(removed\)/)
+  assert.match(dry.stdout, /~ update {4}NodePool globex\n[^]*spec\.weight: 10 → \(removed\)/)
+  assert.match(dry.stdout, /spec\.limits\.memory: 100Gi → \(removed\)/)
+  assert.match(dry.stdout, /spec\.tags\.cost-center: 77 → \(removed\)/)
+
+  const bare = await karpctl(bed, ['tenant', 'add', 'globex', '--yes', '--json'])
+  assert.equal(bare.code, 0, bare.stderr)
+  const out = JSON.parse(bare.stdout) as PlanOut
+  const removed = (address: string) =>
+    changesOf(out, address)
+      .filter((c) => c.to === '(removed)')
+      .map((c) => [c.field, c.from])
+  assert.deepEqual(removed('iam-role.tenant'), [
+    ['attached policy', 'AmazonS3ReadOnlyAccess'],
+    ['tag cost-center', '77'],
+    ['tag karpctl.io/asked-policies', 'aws:policy/AmazonS3ReadOnlyAccess'],
+    ['tag karpctl.io/asked-tags', 'cost-center'],
+  ])
+  assert.deepEqual(removed('kube.nodepool.tenant').sort(), [
+    ['spec.limits.memory', '100Gi'],
+    ['spec.weight', 10],
+  ])
+  assert.deepEqual(removed('kube.ec2nodeclass.tenant'), [['spec.tags.cost-center', '77']])
+
+  const role = await globexRole(bed)
+  assert.deepEqual(
+    role.attached,
+    [...defaults, BY_HAND].sort(),
+    'S3 detached; the defaults and the hand-attached policy stay',
+  )
+  assert.equal(role.tags['cost-center'], undefined)
+  assert.equal(role.tags.team, 'finance')
+  assert.equal(role.tags['karpctl.io/tenant'], 'globex')
+  const pool = await bed.kube.get('/apis/karpenter.sh/v1/nodepools/globex')
+  assert.equal(pool?.spec?.weight, undefined)
+  assert.deepEqual(pool?.spec?.limits, { cpu: '100' })
+  const nc = await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/globex')
+  assert.equal(nc?.spec?.tags?.['cost-center'], undefined)
+
+  const third = await karpctl(bed, ['tenant', 'add', 'globex', '--yes', '--json'])
+  assert.equal(third.code, 0, third.stderr)
+  assert.deepEqual((JSON.parse(third.stdout) as PlanOut).plan.summary, {
+    create: 0,
+    update: 0,
+    unchanged: 5,
+    delete: 0,
+  })
+  // Give the role back as the rest of the test knows it.
+  await iam.send(new DetachRolePolicyCommand({ RoleName: GLOBEX_ROLE, PolicyArn: BY_HAND }))
+  await iam.send(new UntagRoleCommand({ RoleName: GLOBEX_ROLE, TagKeys: ['team'] }))
+}
+
 describe(
   'karpctl tenant on moto, a real apiserver and the real Karpenter chart',
   { timeout: 20 * 60_000 },
   () => {
-    test('add two tenants, re-add unchanged, list, remove one (waiting for its node), the other untouched', async (t) => {
+    test('add two tenants, re-add unchanged, re-add without what was asked before removes it, list, remove one (waiting for its node), the other untouched', async (t) => {
       const bed = await startBed()
       const seed = await seedBareCluster(bed)
       const stopController = playController(bed, seed.net)
@@ -103,6 +229,7 @@ describe(
       assert.equal(plan.apply, undefined, 'nothing applied')
       const changed = await karpctl(bed, ['tenant', 'add', 'globex', '--dry-run', '--cpu-limit', '8'])
       assert.match(changed.stdout, /~ update {4}NodePool globex\n {8}spec.limits.cpu/)
+      await reAddRemovesWhatIsNoLongerAsked(bed)
 
       const list = await karpctl(bed, ['tenant', 'list', '--json'])
       const rows = (

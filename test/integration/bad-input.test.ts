@@ -689,6 +689,18 @@ const cases: Case[] = [
     message: /^Nonexistent flag: --nope \(see `karpctl --help`\)$/,
   },
   {
+    name: 'a --tag key with a space (keys are recorded space-separated on the role)',
+    args: () => ['tenant', 'add', 'acme', '--tag', 'cost center=42', '--yes'],
+    message: /^--tag key "cost center" has a space: use a key without spaces$/,
+  },
+  {
+    name: "a --tag key of karpctl's own",
+    args: () => ['tenant', 'add', 'acme', '--tag', 'karpctl.io/tenant=other', '--yes', '--json'],
+    message:
+      /^--tag key "karpctl.io\/tenant" is reserved \(karpctl.io\/ and aws: keys\): choose another key$/,
+    code: 'INVALID_INPUT',
+  },
+  {
     name: 'a missing required argument',
     args: () => ['tenant', 'add'],
     message: /^Missing 1 required arg: <name> \(tenant name.*\) \(see `karpctl tenant add --help`\)$/,

@@ -9,6 +9,7 @@ import type { FieldChange, Resource } from '../types.js'
 import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
+import { askedGap, askedRecord, type Asked, type AskedGap } from './asked-extras.js'
 import {
   ADDED_INLINE,
   adoptedChanges,
@@ -37,6 +38,12 @@ export interface RoleWant {
   tags: Record<string, string>
   ownership: Record<string, string>
   adopt: boolean
+  /**
+   * Of `managed` and `tags`, what the user asked for (a tenant's --policy-arn and --tag): recorded on the
+   * role, and what an earlier run recorded and this one no longer asks is removed (asked-extras.ts).
+   * Only ever on a role karpctl created.
+   */
+  asked?: Asked
   dependsOn?: string[]
   /** Said when the role exists but is not karpctl's. */
   notOursHint: string
@@ -73,10 +80,25 @@ function roleChanges(w: RoleWant, cur: RoleState | null): FieldChange[] {
     if (!have || !sameDocument(have, p.document))
       changes.push({ field: 'inline policy', from: have ? 'differs' : undefined, to: p.name })
   }
+  if (cur && w.asked) return [...changes, ...askedGap({ ...w, asked: w.asked }, stateTags(cur)).changes]
   const tags = missingTags(cur?.role.tags ?? {}, w.tags)
   if (cur && tags.length) changes.push({ field: 'tags', to: Object.fromEntries(tags) })
   return changes
 }
+
+/** Detaches and untags what was asked before and is no more, then leaves the record as this run's. */
+async function removeUnasked(aws: Aws, roleName: string, gap: AskedGap) {
+  for (const arn of gap.detach)
+    await aws.write('iam', 'DetachRolePolicy', { RoleName: roleName, PolicyArn: arn })
+  if (gap.untag.length) await aws.write('iam', 'UntagRole', { RoleName: roleName, TagKeys: gap.untag })
+  if (gap.last.length)
+    await aws.write('iam', 'TagRole', {
+      RoleName: roleName,
+      Tags: gap.last.map(([Key, Value]) => ({ Key, Value })),
+    })
+}
+
+const stateTags = (cur: RoleState) => ({ tags: cur.role.tags, attached: cur.attached })
 
 function principalsOf(doc: PolicyDocument): string {
   return doc.Statement.flatMap((s) =>
@@ -144,9 +166,14 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
       trust: w.trust,
       ...Object.fromEntries(w.inline.map((p) => [`inline ${p.name}`, p.document])),
     },
-    permissions: ['CreateRole', 'TagRole', 'UpdateAssumeRolePolicy', 'AttachRolePolicy', 'PutRolePolicy'].map(
-      (a) => ({ action: `iam:${a}`, resource: w.arn }),
-    ),
+    permissions: [
+      'CreateRole',
+      'TagRole',
+      'UpdateAssumeRolePolicy',
+      'AttachRolePolicy',
+      'PutRolePolicy',
+      ...(w.asked ? ['DetachRolePolicy', 'UntagRole'] : []),
+    ].map((a) => ({ action: `iam:${a}`, resource: w.arn })),
     observe: ({ aws }) => observeRole(aws, w.name),
     verdict(cur) {
       const state = cur ? stateOf(cur) : null
@@ -180,7 +207,10 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
     },
     async apply({ aws }, cur) {
       if (cur && stateOf(cur) !== 'created') return applyAdopted(aws, cur)
-      const tagList = Object.entries(w.tags).map(([Key, Value]) => ({ Key, Value }))
+      const tagList = Object.entries({ ...w.tags, ...(w.asked ? askedRecord(w.asked) : {}) }).map(
+        ([Key, Value]) => ({ Key, Value }),
+      )
+      const gap = cur && w.asked ? askedGap({ ...w, asked: w.asked }, stateTags(cur)) : null
       if (!cur) {
         await aws.write('iam', 'CreateRole', {
           RoleName: w.name,
@@ -195,7 +225,7 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
             RoleName: w.name,
             PolicyDocument: JSON.stringify(w.trust),
           })
-        const tags = missingTags(cur.role.tags, w.tags)
+        const tags = gap ? gap.first : missingTags(cur.role.tags, w.tags)
         if (tags.length)
           await aws.write('iam', 'TagRole', {
             RoleName: w.name,
@@ -203,6 +233,7 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
           })
       }
       await attachMissing(aws, w.name, w.managed, cur?.attached ?? [])
+      if (gap) await removeUnasked(aws, w.name, gap)
       for (const p of w.inline) {
         const have = cur?.inline[p.name]
         if (have && sameDocument(have, p.document)) continue

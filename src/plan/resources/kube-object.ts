@@ -2,6 +2,7 @@
 // manager `karpctl`: a re-run sets the same fields, and fields other managers own are left alone.
 import { contains } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+import { droppedFields } from './managed-fields.js'
 
 export interface KubeObject {
   apiVersion: string
@@ -70,10 +71,14 @@ export function kubeObject(w: {
           blocked: `exists and was not made by karpctl (no ${k}=${v} label): pass --adopt to install beside it (it is then used as it is), or remove it`,
         }
       }
-      const changes = fieldChanges(cur, {
-        metadata: { labels: w.object.metadata.labels ?? {} },
-        spec: w.object.spec ?? {},
-      })
+      const changes = [
+        ...fieldChanges(cur, {
+          metadata: { labels: w.object.metadata.labels ?? {} },
+          spec: w.object.spec ?? {},
+        }),
+        // What karpctl applied before and no longer does: the apply removes it, so the plan says so.
+        ...droppedFields(cur, w.object),
+      ]
       return { action: changes.length ? 'update' : 'unchanged', changes }
     },
     async apply({ kube }, cur) {

@@ -1,0 +1,76 @@
+// What a server-side apply as `karpctl` removes, read from managedFields: only fields karpctl's Apply owns
+// alone that the new object no longer sets. Each assertion fails when the rule it names is changed.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { droppedFields } from '../../../src/plan/resources/managed-fields.js'
+
+const live = (managedFields: unknown[]) => ({
+  metadata: { name: 'acme', labels: { a: '1', b: '2' }, managedFields },
+  spec: { weight: 10, taints: [{ key: 'k', effect: 'NoSchedule' }], limits: { cpu: '8' } },
+  status: { ready: true },
+})
+const apply = (fieldsV1: unknown) => ({ manager: 'karpctl', operation: 'Apply', fieldsV1 })
+const ALL = {
+  'f:metadata': { 'f:labels': { '.': {}, 'f:a': {}, 'f:b': {} } },
+  'f:spec': {
+    'f:weight': {},
+    'f:taints': { 'k:{"key":"k"}': { '.': {}, 'f:key': {} } },
+    'f:limits': { '.': {}, 'f:cpu': {} },
+  },
+}
+
+test('fields karpctl applied and applies no more are removals, with their live value', () => {
+  const want = { metadata: { labels: { a: '1' } }, spec: { taints: [] } }
+  assert.deepEqual(droppedFields(live([apply(ALL)]), want), [
+    { field: 'metadata.labels.b', from: '2', to: '(removed)' },
+    { field: 'spec.weight', from: 10, to: '(removed)' },
+    { field: 'spec.limits.cpu', from: '8', to: '(removed)' },
+  ])
+})
+
+test('a list is one field (its items stay with it); nothing is removed when everything is still applied', () => {
+  const want = {
+    metadata: { labels: { a: '1', b: '2' } },
+    spec: { weight: 5, taints: [], limits: { cpu: '1' } },
+  }
+  assert.deepEqual(droppedFields(live([apply(ALL)]), want), [])
+  const noTaints = { ...want, spec: { weight: 5, limits: { cpu: '1' } } }
+  assert.deepEqual(droppedFields(live([apply(ALL)]), noTaints), [
+    { field: 'spec.taints', from: [{ key: 'k', effect: 'NoSchedule' }], to: '(removed)' },
+  ])
+})
+
+test("another manager's field, karpctl's own Update, the status subresource and a field already gone are not karpctl's apply to remove", () => {
+  const want = { metadata: { labels: { a: '1', b: '2' } }, spec: { taints: [], limits: { cpu: '1' } } }
+  // Shared with another manager (even at a parent path): the API server keeps it.
+  assert.deepEqual(
+    droppedFields(
+      live([
+        apply(ALL),
+        { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:weight': {} } } },
+      ]),
+      want,
+    ),
+    [],
+  )
+  assert.deepEqual(
+    droppedFields(
+      live([apply(ALL), { manager: 'other', operation: 'Apply', fieldsV1: { 'f:spec': {} } }]),
+      want,
+    ),
+    [],
+  )
+  assert.deepEqual(
+    droppedFields(live([{ manager: 'karpctl', operation: 'Update', fieldsV1: ALL }]), want),
+    [],
+  )
+  assert.deepEqual(
+    droppedFields(live([{ ...apply({ 'f:status': { 'f:ready': {} } }), subresource: 'status' }]), want),
+    [],
+  )
+  const gone = live([apply(ALL)])
+  delete (gone.spec as { weight?: number }).weight
+  assert.deepEqual(droppedFields(gone, want), [])
+  assert.deepEqual(droppedFields({ metadata: {} }, want), [])
+  assert.deepEqual(droppedFields(null, want), [])
+})
