@@ -4,7 +4,7 @@
 // another manager owns) stays, and a role karpctl did not create is never touched.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { nodeRolePolicies } from '../../../src/install/resources.js'
+import { nodeRolePolicies } from '../../../src/plan/resources/node-role-policies.js'
 import type { RoleState } from '../../../src/plan/resources/iam-role.js'
 import type { KubeObject } from '../../../src/plan/resources/kube-object.js'
 import { planJson, renderPlan } from '../../../src/plan/render.js'
