@@ -172,14 +172,15 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     try {
       const spin = !json && process.stderr.isTTY
       if (spin) ux.action.start(`Reading cluster ${target.clusterName}`, undefined, { stdout: false })
+      // Before anything is read from Kubernetes or asked: answers for the wrong cluster would be wasted,
+      // and nothing may be changed there.
+      const env = await applyEnv(ctx, { clusterName: target.clusterName })
       const d = await discover(ctx)
       if (spin) ux.action.stop()
       if (d.clusterAutoscalers.length && flags['scale-down-cluster-autoscaler'] === undefined && !prompter)
         say(
           `note: cluster-autoscaler runs (${d.clusterAutoscalers.map((a) => `${a.namespace}/${a.name}`).join(', ')}); pass --scale-down-cluster-autoscaler to scale it to 0 so it does not fight Karpenter`,
         )
-      // Before any question: answers for the wrong cluster would be wasted, and nothing may be changed.
-      const env = await applyEnv(ctx, { clusterName: target.clusterName })
       const choices = await installChoices({ ...flags, values: flags.values }, d, { prompter })
       if (prompter) {
         const { equivalentCommand } = await import('../install/command-line.js')

@@ -71,8 +71,9 @@ The spot service-linked role is account-wide and always kept. A teardown that st
 
     const ctx = await createRunContext({ ...options, retryMode: 'adaptive' })
     try {
-      const facts = await collect(ctx)
+      // The kube context is proven to be the cluster's before anything is read from it.
       const env = await applyEnv(ctx, { clusterName: cluster })
+      const facts = await collect(ctx)
       const resources = await teardownResources(ctx, facts, {
         keepCrds: flags['keep-crds'],
         sweep: flags.sweep,

@@ -48,10 +48,11 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
   const checks = selectChecks(catalog, req.only, req.skip)
   const ctx = await createRunContext({ ...req.live, retryMode: 'adaptive' })
   try {
+    // The kube context is proven to be the cluster's before anything is read from it.
+    const env = await applyEnv(ctx, { clusterName: req.live.clusterName })
     const facts = await collect(ctx)
     const results = runChecks(checks, facts)
     const fs = fixSet(facts, results, { chartDir: req.chartDir })
-    const env = await applyEnv(ctx, { clusterName: req.live.clusterName })
     const plan = await buildPlan(
       `karpctl doctor --fix — cluster ${req.live.clusterName} (${req.live.region}, account ${facts.meta.accountId})`,
       fs.resources,

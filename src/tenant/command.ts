@@ -1,6 +1,7 @@
 // What the three tenant commands share: a live run context, the install's facts (doctor's collectors),
 // and the session that applies a plan.
 import { createRunContext, type RunContext, type RunOptions } from '../context/run-context.js'
+import { kubeTarget } from '../context/kube-target.js'
 import { collect } from '../facts/collect.js'
 import type { Facts } from '../facts/types.js'
 import { installOf, type InstallFacts } from './tenant.js'
@@ -12,9 +13,11 @@ export interface TenantContext {
   callerArn: string
 }
 
-export async function tenantContext(options: RunOptions): Promise<TenantContext> {
+/** `changes`: the command writes, so the kube context is proven to be the cluster's before any read. */
+export async function tenantContext(options: RunOptions, changes = false): Promise<TenantContext> {
   const ctx = await createRunContext({ ...options, retryMode: 'adaptive' })
   try {
+    if (changes) await kubeTarget(ctx, options.clusterName)
     const facts = await collect(ctx)
     // Memoized: collect already asked, so this costs no call.
     const who = await ctx.aws.call<{ Arn?: string }>('sts', 'GetCallerIdentity')

@@ -340,7 +340,7 @@ describe(
       const cmd = `env ${exports} ${process.execPath} ${BIN} install --kube-context ${f.bed.kubeContext} --chart-dir ${CHARTS()} --timeout 60; echo "EXIT=$?"; sleep 600`
       execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '180', '-y', '60', cmd])
       const screen = () =>
-        execFileSync('tmux', ['capture-pane', '-p', '-t', session, '-S', '-2000'], { encoding: 'utf8' })
+        execFileSync('tmux', ['capture-pane', '-p', '-J', '-t', session, '-S', '-2000'], { encoding: 'utf8' })
       const waitFor = async (re: RegExp, ms = 60_000) => {
         const t0 = Date.now()
         for (;;) {
@@ -360,8 +360,6 @@ describe(
         /capacity types/,
         /instance categories/,
         /architectures/,
-        /CPU limit/,
-        /Extra Helm values file/,
       ]) {
         const before = screen()
         await waitFor(q)
@@ -369,8 +367,22 @@ describe(
         keys('Enter')
         await waitFor(new RegExp(`${q.source}.*\\S+\\s*$`, 'm')).catch(() => undefined)
       }
+      // A chosen CPU limit (kept by every later run), and a values file checked as it is typed.
+      await waitFor(/CPU limit/)
+      keys('200', 'Enter')
+      await waitFor(/Extra Helm values file/)
+      keys('/nonexistent/values.yaml', 'Enter')
+      await waitFor(/values file "\/nonexistent\/values\.yaml" does not exist: check the path/)
+      for (let i = 0; i < 30; i++) keys('BSpace')
+      keys('Enter')
+      const same = await waitFor(/The same install without questions:\n\s+\S+/)
+      assert.match(
+        same.replace(/\n\s*/g, ' '),
+        /install --cluster demo --region us-west-2 --kube-context \S+ --karpenter-version 1\.14\.1 --namespace kube-system --identity \S+ --node-role create --node-access \S+ --interruption --capacity-types on-demand,spot --instance-categories c,m,r --architectures amd64 --cpu-limit 200 --chart-dir \S+ --yes/,
+      )
       await waitFor(/Apply \d+ change\(s\) to cluster demo\?/)
       const plan = screen()
+      assert.match(plan, /^kube context: arn:aws:eks:\S+:cluster\/demo \(.+named by --kube-context/m)
       assert.match(plan, /\+ create {4}IAM role KarpenterControllerRole-demo/)
       assert.match(plan, /Plan: 14 to create, 2 to update, 1 unchanged\./)
       keys('y', 'Enter')
@@ -380,6 +392,20 @@ describe(
       // Every check of the catalog, as the tmux pane shows the end of the report.
       assert.match(end, new RegExp(`${catalog.length} checks: \\d+ passed, 0 failed`))
       assert.match(end, /EXIT=0/)
+      assert.match(
+        end,
+        /Next steps:\n\s+prove a node launches: +\S+ install --cluster demo --region us-west-2 --kube-context \S+ --yes --smoke-test/,
+      )
+
+      // The wizard's answers are the next run's defaults: `install --yes` keeps the CPU limit of 200.
+      const again = await install(f.bed, ['--yes', '--json'])
+      assert.equal(again.code, 0, again.stderr)
+      const re = JSON.parse(again.stdout) as InstallJson
+      assert.equal(re.plan.steps.find((st) => st.address === 'kube.nodepool.default')?.action, 'unchanged')
+      const np = (await f.bed.kube.get('/apis/karpenter.sh/v1/nodepools/default')) as {
+        spec: { limits: { cpu: string } }
+      }
+      assert.equal(np.spec.limits.cpu, '200')
     })
   },
 )

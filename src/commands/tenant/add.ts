@@ -166,7 +166,7 @@ Each run states the tenant's whole desired state: running it again with the same
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const color = useColor(process.stdout)
 
-    const t = await tenantContext(await this.liveOptions())
+    const t = await tenantContext(await this.liveOptions(), true)
     try {
       const spec = {
         clusterName: t.install.clusterName,

@@ -55,7 +55,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
-    const t = await tenantContext(await this.liveOptions())
+    const t = await tenantContext(await this.liveOptions(), true)
     try {
       // The same clients and sleep as every plan; no tenant step runs helm, so it is never looked up.
       const env = await applyEnv(t.ctx, { clusterName: t.install.clusterName })
