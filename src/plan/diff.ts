@@ -79,9 +79,11 @@ function listChanges(f: Side, t: Side, prefix: string): FieldChange[] {
   unpaired.forEach((item, n) => {
     const name = join(prefix, sidOf(item.real) ?? item.i)
     if (inOrder) out.push(...walk(left[n] as Side, item, name))
-    else out.push({ field: name, to: item.shown })
+    else out.push({ field: name, from: undefined, to: item.shown })
   })
-  if (!inOrder) for (const x of left) out.push({ field: join(prefix, sidOf(x.real) ?? x.i), from: x.shown })
+  if (!inOrder)
+    for (const x of left)
+      out.push({ field: join(prefix, sidOf(x.real) ?? x.i), from: x.shown, to: undefined })
   return out
 }
 

@@ -339,8 +339,8 @@ test("adoptedQueueChanges: the policy when it does not let both senders send, th
     'Policy.Statement.DenyHTTP',
     ...records,
   ])
-  assert.deepEqual(fresh[2], { field: 'Policy.Statement.0', to: SEND })
-  assert.deepEqual(fresh[3], { field: 'Policy.Statement.DenyHTTP', to: DENY })
+  assert.deepEqual(fresh[2], { field: 'Policy.Statement.0', from: undefined, to: SEND })
+  assert.deepEqual(fresh[3], { field: 'Policy.Statement.DenyHTTP', from: undefined, to: DENY })
   assert.deepEqual(fresh.at(-1), { field: `tags.${ADDED_POLICY}`, from: undefined, to: 'send,DenyHTTP' })
   assert.deepEqual(fields(adoptedQueueChanges({ queue: queueOf(policy(mine)), tags: {} }, 'demo')), [
     'Policy.Statement.1',
@@ -358,6 +358,7 @@ test("adoptedQueueChanges: the policy when it does not let both senders send, th
   const eventsOnly = { ...SEND, Principal: { Service: 'events.amazonaws.com' } }
   assert.deepEqual(adoptedQueueChanges({ queue: queueOf(policy(eventsOnly)), tags: {} }, 'demo')[0], {
     field: 'Policy.Statement.1',
+    from: undefined,
     to: SEND,
   })
 })
@@ -405,8 +406,8 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
   assert.deepEqual(r.verdict(queueOf(policy(mine))), {
     action: 'update',
     changes: [
-      { field: 'Policy.Statement.1', to: SEND },
-      { field: 'Policy.Statement.DenyHTTP', to: DENY },
+      { field: 'Policy.Statement.1', from: undefined, to: SEND },
+      { field: 'Policy.Statement.DenyHTTP', from: undefined, to: DENY },
     ],
     note,
   })

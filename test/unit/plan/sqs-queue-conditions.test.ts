@@ -106,7 +106,7 @@ test("karpctl's queue: created with every attribute; then retention, encryption,
   )
   const other: PolicyDocument = { ...POLICY, Statement: [send!] }
   assert.deepEqual(resource().verdict(state({ policy: other })).changes, [
-    { field: 'Policy.Statement.DenyHTTP', to: deny },
+    { field: 'Policy.Statement.DenyHTTP', from: undefined, to: deny },
   ])
   assert.deepEqual(resource().verdict(state({}, { ...OWN })).changes, [
     { field: 'tags.team', from: undefined, to: 'platform' },

@@ -288,6 +288,7 @@ test("IAM role give-back: each recorded change named, then undone (policies, sta
     {
       field: 'trust.Statement.KarpctlAdopted0',
       from: { Sid: 'KarpctlAdopted0', Effect: 'Allow', Action: 'added' },
+      to: undefined,
     },
     { field: `tags.${ADOPTED_BY}`, from: 'demo' },
     { field: 'tags.karpctl.io/attached-policies', from: 'A' },
