@@ -102,7 +102,7 @@ describe(
       assert.deepEqual(plan.plan.summary, { create: 0, update: 0, unchanged: 5, delete: 0 })
       assert.equal(plan.apply, undefined, 'nothing applied')
       const changed = await karpctl(bed, ['tenant', 'add', 'globex', '--dry-run', '--cpu-limit', '8'])
-      assert.match(changed.stdout, /~ update {4}NodePool globex\n {8}spec.limits.cpu/)
+      assert.match(changed.stdout, /~ update {4}NodePool globex\n {8}spec\.limits\.cpu: \S+ → 8\n/)
 
       const list = await karpctl(bed, ['tenant', 'list', '--json'])
       const rows = (
