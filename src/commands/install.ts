@@ -126,7 +126,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
     'show-policies': Flags.boolean({
-      summary: 'Print the IAM documents and Helm values of the plan.',
+      summary: 'Print the IAM documents, the Helm values (redacted) and the Kubernetes objects of the plan.',
       helpGroup: 'APPLY',
     }),
     'smoke-test': Flags.boolean({

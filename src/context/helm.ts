@@ -2,6 +2,7 @@
 // writes charts through it, as a user would; doctor never needs it (it reads release Secrets).
 import { execFile } from 'node:child_process'
 import { EnvironmentError, KarpctlError } from '../errors.js'
+import { redactText } from '../facts/redact.js'
 import type { CallLog } from './limiter.js'
 
 export interface HelmUpgrade {
@@ -50,14 +51,17 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult>
   })
 }
 
-/** Helm's own words for a failure: its last `Error:` line, which names the object and the reason. */
+/**
+ * Helm's own words for a failure: its last `Error:` line, which names the object and the reason.
+ * Redacted as snapshots are: a template or schema error may quote a value of the user's --values.
+ */
 export function helmMessage(stderr: string): string {
   const lines = stderr
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean)
   const err = [...lines].reverse().find((l) => l.startsWith('Error:'))
-  return (err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '').slice(0, 500)
+  return redactText((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '')).slice(0, 500)
 }
 
 export function parseHelmVersion(text: string): [number, number, number] | null {

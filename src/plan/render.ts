@@ -2,6 +2,7 @@
 import { forTerminal, visible } from '../report/terminal.js'
 import { kubeTargetLine } from '../context/kube-target.js'
 import { planCounts } from './plan.js'
+import { changeText, redactedStep } from './shown.js'
 import type { Plan, Step } from './types.js'
 
 export interface RenderOptions {
@@ -12,15 +13,9 @@ export interface RenderOptions {
 const SIGN = { create: '+', update: '~', unchanged: '=', delete: '-' } as const
 const COLOR = { create: 32, update: 33, unchanged: 2, delete: 31 } as const
 
-const show = (v: unknown): string => {
-  if (v === undefined) return '(none)'
-  if (typeof v === 'string') return v === '' ? '""' : v
-  const s = JSON.stringify(v)
-  return s.length > 160 ? `${s.slice(0, 157)}...` : s
-}
-
-/** What a step shows of itself (its kind, name, group, verdict and documents), made visible. */
-export function printable(step: Step): Step {
+/** What a step shows of itself (its kind, name, group, verdict and documents), redacted and made visible. */
+export function printable(rawStep: Step): Step {
+  const step = redactedStep(rawStep)
   const { kind, name, group, documents } = step.resource
   return {
     ...step,
@@ -35,11 +30,7 @@ function stepLines(step: Step, o: RenderOptions): string[] {
   const lines = [
     `  ${paint(`${SIGN[action]} ${action.padEnd(9)}`)} ${step.resource.kind} ${step.resource.name}`,
   ]
-  if (action !== 'unchanged')
-    for (const c of changes) {
-      const arrow = c.from === undefined ? show(c.to) : `${show(c.from)} → ${show(c.to)}`
-      lines.push(`        ${c.field}: ${arrow}`)
-    }
+  if (action !== 'unchanged') for (const c of changes) lines.push(`        ${changeText(c, action)}`)
   if (note) lines.push(`        note: ${note}`)
   if (blocked) lines.push(`        ${o.color ? '\u001b[31mblocked\u001b[0m' : 'blocked'}: ${blocked}`)
   if (o.showDocuments && step.resource.documents && action !== 'unchanged')
@@ -71,18 +62,24 @@ export function renderPlan(rawPlan: Plan, o: RenderOptions): string {
   return out.join('\n')
 }
 
+/** The plan as data: every change carries `from` and `to` (null where a side is absent), redacted. */
 export function planJson(plan: Plan) {
   return {
     title: plan.title,
     ...(plan.kubeTarget ? { kubeContext: plan.kubeTarget } : {}),
     summary: planCounts(plan),
-    steps: plan.steps.map((s) => ({
+    steps: plan.steps.map(redactedStep).map((s) => ({
       address: s.resource.address,
       kind: s.resource.kind,
       name: s.resource.name,
       group: s.resource.group,
       action: s.verdict.action,
-      changes: s.verdict.changes,
+      changes: s.verdict.changes.map((c) => ({
+        field: c.field,
+        from: c.from ?? null,
+        to: c.to ?? null,
+        ...(c.event ? { event: true } : {}),
+      })),
       ...(s.verdict.note ? { note: s.verdict.note } : {}),
       ...(s.verdict.blocked ? { blocked: s.verdict.blocked } : {}),
       dependsOn: s.resource.dependsOn,

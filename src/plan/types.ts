@@ -7,10 +7,15 @@ import type { KubeTarget } from '../context/kube-target.js'
 
 export type Action = 'create' | 'update' | 'unchanged' | 'delete'
 
+/**
+ * One line of a step: `from` undefined is a field not set before, `to` undefined one the step removes.
+ * An `event` (a restart) is something the step does, not a value it sets: it has no old value to show.
+ */
 export interface FieldChange {
   field: string
   from?: unknown
   to?: unknown
+  event?: boolean
 }
 
 /** What a resource's observation says must happen; `blocked` stops the plan before any change. */

@@ -53,6 +53,8 @@ export function forTerminal<T>(value: T): T {
     } else if (src && typeof src === 'object' && Object.getPrototypeOf(src) === Object.prototype) {
       const copy: Record<string, unknown> = {}
       put(copy)
+      // Keys made in their order now (the work is a stack, filled last first): documents read as written.
+      for (const k of Object.keys(src)) copy[visible(k)] = undefined
       for (const [k, x] of Object.entries(src)) work.push({ src: x, put: (v) => (copy[visible(k)] = v) })
     } else put(src)
   }

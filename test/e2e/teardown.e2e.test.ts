@@ -86,7 +86,11 @@ describe('karpctl teardown on moto, a real apiserver and real helm', { timeout: 
     await installWithTenants(bed, ['alpha', 'beta'])
     const dry = await karpctl(bed, ['teardown', '--dry-run'])
     assert.equal(dry.code, 0, dry.stderr)
-    assert.match(dry.stdout, /- delete {4}IAM role KarpenterControllerRole-demo/)
+    // What a delete takes, each with its value: the role's inline policies go with it.
+    assert.match(
+      dry.stdout,
+      /- delete {4}IAM role KarpenterControllerRole-demo\n {8}inline policy: KarpenterController\S+-demo → \(removed\)\n/,
+    )
     assert.match(
       dry.stdout,
       /= unchanged IAM role KarpenterNodeRole-demo-lookalike\n {8}note: kept: karpctl did not make it/,

@@ -1723,6 +1723,8 @@ export class MockCluster {
       if (!attrs) return errorAnswer('sqs', 400, 'QueueDoesNotExist', 'The specified queue does not exist.')
       return jsonAnswer({ Attributes: attrs }, JSON10)
     }
+    // install's plan reads a queue's tags (none here: the healthy queue was not made by karpctl).
+    if (call.op === 'sqs:ListQueueTags') return jsonAnswer({ Tags: {} }, JSON10)
     return this.unknownOp(call)
   }
 
@@ -1775,6 +1777,9 @@ export class MockCluster {
           JSON11,
         )
       }
+      // install's plan reads a rule's tags (none here: the healthy rules were not made by karpctl).
+      case 'eventbridge:ListTagsForResource':
+        return jsonAnswer({ Tags: [] }, JSON11)
       case 'eventbridge:ListTargetsByRule': {
         const r = this.state.rules.find((x) => x.name === p.Rule)
         if (!r) return notFound(p.Rule as string)

@@ -11,6 +11,7 @@ import type { PolicyDocument, PolicyStatement } from '../../facts/types.js'
 import { ADOPTED_BY, readRecord, recordKeys, recordTags } from '../../spec/ownership.js'
 import { canonical, sameDocument } from '../compare.js'
 import type { FieldChange } from '../types.js'
+import { leafChanges, tagChanges } from '../diff.js'
 import { ATTACHED_POLICIES } from './attached-policies.js'
 import type { ManagedPolicyWant } from './iam-role.js'
 import { missingPolicies } from './attached-policies.js'
@@ -33,7 +34,7 @@ export interface AdoptedRoleWant {
   inline: { name: string; document: PolicyDocument }[]
 }
 
-const nameOf = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
+export const nameOf = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
 const withoutSid = (s: PolicyStatement) => {
   const { Sid: _sid, ...rest } = s
   return JSON.stringify(canonical(rest))
@@ -76,16 +77,20 @@ export function inlineGaps(w: AdoptedRoleWant, cur: AdoptedRoleState) {
 
 export function adoptedChanges(w: AdoptedRoleWant, cur: AdoptedRoleState): FieldChange[] {
   const c: FieldChange[] = []
-  for (const s of missingTrust(cur.trust, w.trust))
-    c.push({ field: 'trust statement (added)', to: s.Principal ?? s.Action })
+  for (const s of missingTrust(cur.trust, w.trust)) c.push({ field: 'trust statement', to: s })
   for (const p of missingPolicies(w.managed, cur.attached))
-    c.push({ field: 'attach policy', to: nameOf(p.arn) })
-  for (const name of inlineGaps(w, cur).put)
-    c.push({ field: 'inline policy', from: cur.inline[name] ? 'differs' : undefined, to: name })
+    c.push({ field: 'attached policy', to: nameOf(p.arn) })
+  for (const name of inlineGaps(w, cur).put) c.push(...inlineChanges(w, cur, name))
   // The mark goes with a change: a role that already is what karpctl needs is used as it is, untouched.
-  if (c.length && cur.tags[ADOPTED_BY] !== w.clusterName)
-    c.push({ field: 'tags', to: { [ADOPTED_BY]: w.clusterName } })
+  if (c.length) c.push(...tagChanges(cur.tags, { [ADOPTED_BY]: w.clusterName }))
   return c
+}
+
+/** karpctl's inline policy `name` against the role's: its name when absent, else each value that differs. */
+export function inlineChanges(w: AdoptedRoleWant, cur: AdoptedRoleState, name: string): FieldChange[] {
+  const have = cur.inline[name]
+  const want = w.inline.find((p) => p.name === name)?.document
+  return have ? leafChanges(have, want, `inline policy ${name}`) : [{ field: 'inline policy', to: name }]
 }
 
 /** The tags that record the adoption and the changes about to be made (written before them). */

@@ -3,6 +3,7 @@
 // the tenant's whole desired state. Why a record and not "every policy and non-karpctl tag on the role is
 // the user's": people and tagging automation attach and tag roles too, and karpctl never removes what it
 // did not set. The record lives on the role, so a re-run from any machine finds it.
+import { tagChanges } from '../diff.js'
 import type { FieldChange } from '../types.js'
 import { missingTags } from '../compare.js'
 import { readRecord, recordKeys, recordTags } from '../../spec/ownership.js'
@@ -86,11 +87,11 @@ export function askedGap(
     untag,
     last: missingTags(afterFirst, final),
     changes: [
-      ...detach.map((a) => ({ field: 'attached policy', from: nameOf(a), to: '(removed)' })),
+      ...detach.map((a) => ({ field: 'attached policy', from: nameOf(a), to: undefined })),
       ...untag
         .filter((k) => k in cur.tags)
-        .map((k) => ({ field: `tag ${k}`, from: cur.tags[k], to: '(removed)' })),
-      ...(shown.length ? [{ field: 'tags', to: Object.fromEntries(shown) }] : []),
+        .map((k) => ({ field: `tags.${k}`, from: cur.tags[k], to: undefined })),
+      ...tagChanges(cur.tags, Object.fromEntries(shown)),
     ],
   }
 }

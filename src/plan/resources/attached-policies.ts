@@ -78,7 +78,7 @@ export function attachedPolicies(w: {
       return missing.length
         ? {
             action: 'update',
-            changes: missing.map((p) => ({ field: 'attach policy', to: nameOf(p.arn) })),
+            changes: missing.map((p) => ({ field: 'attached policy', to: nameOf(p.arn) })),
             note: `recorded as the ${ATTACHED_POLICIES} tag`,
           }
         : { action: 'unchanged', changes: [] }

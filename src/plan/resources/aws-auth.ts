@@ -39,6 +39,7 @@ export function awsAuthEntry(w: {
     group: 'Cluster access',
     dependsOn: w.dependsOn,
     desired: wanted as Record<string, unknown>,
+    documents: { 'aws-auth mapRoles entry': wanted },
     permissions: [],
     observe: ({ kube }) => kube.get<ConfigMap>(PATH),
     verdict(cm) {
@@ -53,7 +54,7 @@ export function awsAuthEntry(w: {
       if (!have)
         return {
           action: cm ? 'update' : 'create',
-          changes: [{ field: 'mapRoles', to: `+ ${w.roleArn} → ${NODE_GROUPS.join(', ')}` }],
+          changes: [{ field: 'mapRoles entry', to: wanted }],
           note: cm
             ? `recorded in the ${ADDED_MAP_ROLES} annotation for teardown`
             : 'aws-auth does not exist: karpctl creates it',

@@ -74,7 +74,11 @@ export function discoveryTags(w: {
       if (todo.length === 0) return { action: 'unchanged', changes: [] }
       return {
         action: 'update',
-        changes: todo.map((id) => ({ field: id, to: `${DISCOVERY_TAG}=${w.clusterName}` })),
+        changes: todo.map((id) => ({
+          field: `${id} ${DISCOVERY_TAG}`,
+          from: cur?.[id]?.[DISCOVERY_TAG],
+          to: w.clusterName,
+        })),
         note:
           record === ADDED_TAGS
             ? `recorded on each resource as ${ADDED_TAGS}, so teardown removes only what karpctl added`

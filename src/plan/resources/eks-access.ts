@@ -120,7 +120,7 @@ export function podIdentityAssociation(w: {
     },
     verdict(cur) {
       const restart = w.restart && [
-        { field: 'restart', to: `deployment ${w.restart.namespace}/${w.restart.name}` },
+        { field: 'restart', to: `deployment ${w.restart.namespace}/${w.restart.name}`, event: true },
       ]
       if (!cur) return { action: 'create', changes: [{ field: 'role', to: w.roleArn }, ...(restart ?? [])] }
       if (cur.roleArn === w.roleArn)

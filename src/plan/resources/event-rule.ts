@@ -5,6 +5,7 @@ import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+import { leafChanges, tagChanges } from '../diff.js'
 
 /** On an adopted rule: the id of the target karpctl added, and the state it found (teardown's give-back). */
 export const ADDED_TARGET = 'karpctl.io/added-target'
@@ -55,11 +56,12 @@ export function eventRule(w: {
 }): Resource<RuleState> {
   const changesOf = (cur: RuleState | null): FieldChange[] => {
     const c: FieldChange[] = []
-    if (!cur || !sameDocument(cur.pattern, w.eventPattern))
-      c.push({ field: 'event pattern', to: w.eventPattern })
+    if (!cur) c.push({ field: 'event pattern', to: w.eventPattern })
+    else if (!sameDocument(cur.pattern, w.eventPattern))
+      c.push(...leafChanges(cur.pattern, w.eventPattern, 'event pattern'))
     if (cur && cur.state !== 'ENABLED') c.push({ field: 'state', from: cur.state, to: 'ENABLED' })
     if (!cur?.targets.some((t) => t.Arn === w.queueArn)) c.push({ field: 'target', to: w.queueArn })
-    if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
+    if (cur) c.push(...tagChanges(cur.tags, w.tags))
     return c
   }
   const cluster = w.ownership[OWNERSHIP.cluster] ?? ''
@@ -69,14 +71,18 @@ export function eventRule(w: {
   const targetId = (cur: RuleState) =>
     cur.targets.some((t) => t.Id === w.targetId) ? `karpctl-${cluster}`.slice(0, 64) : w.targetId
   const ruleGaps = (cur: RuleState): FieldChange[] => [
-    ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target (added)', to: w.queueArn }]),
+    ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target', to: w.queueArn }]),
     ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
   ]
+  // The tags that record an adoption's additions (written before them): the target's id, the state it had.
+  const adoptionTags = (cur: RuleState): Record<string, string> => ({
+    [ADOPTED_BY]: cluster,
+    ...(cur.targets.some((t) => t.Arn === w.queueArn) ? {} : { [ADDED_TARGET]: targetId(cur) }),
+    ...(cur.state === 'ENABLED' ? {} : { [ENABLED_FROM]: cur.state }),
+  })
   const adoptedRuleChanges = (cur: RuleState): FieldChange[] => {
     const c = ruleGaps(cur)
-    return c.length && cur.tags[ADOPTED_BY] !== cluster
-      ? [...c, { field: 'tags', to: { [ADOPTED_BY]: cluster } }]
-      : c
+    return c.length ? [...c, ...tagChanges(cur.tags, adoptionTags(cur))] : c
   }
   async function applyAdoptedRule(aws: Aws, cur: RuleState) {
     const addTarget = !cur.targets.some((t) => t.Arn === w.queueArn)
@@ -84,11 +90,7 @@ export function eventRule(w: {
     const id = targetId(cur)
     await aws.write('eventbridge', 'TagResource', {
       ResourceARN: cur.arn,
-      Tags: Object.entries({
-        [ADOPTED_BY]: cluster,
-        ...(addTarget ? { [ADDED_TARGET]: id } : {}),
-        ...(cur.state === 'ENABLED' ? {} : { [ENABLED_FROM]: cur.state }),
-      }).map(([Key, Value]) => ({ Key, Value })),
+      Tags: Object.entries(adoptionTags(cur)).map(([Key, Value]) => ({ Key, Value })),
     })
     if (addTarget)
       await aws.write('eventbridge', 'PutTargets', { Rule: w.name, Targets: [{ Id: id, Arn: w.queueArn }] })

@@ -9,7 +9,9 @@ import { stringify } from 'yaml'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
 import { writeFileAtomic } from '../../fs/atomic-write.js'
+import { redact } from '../../facts/redact.js'
 import { isOwned, sameDocument } from '../compare.js'
+import { leafChanges } from '../diff.js'
 import type { FieldChange, Resource } from '../types.js'
 
 /** On an adopted release: the revision it had before karpctl's first upgrade. */
@@ -66,8 +68,9 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
         to: `${w.chartName}-${w.expectedVersion}`,
       })
     if (r && r.status !== 'deployed') c.push({ field: 'status', from: r.status, to: 'deployed' })
+    // Each value key that differs, old → new (all of them on install); shown redacted, diffed real.
     if (!r || !sameDocument(r.values, w.values))
-      c.push({ field: 'values', from: r ? 'differ' : undefined, to: w.values })
+      c.push(...leafChanges(r?.values, w.values, 'values', { from: redact(r?.values), to: redact(w.values) }))
     return c
   }
   return {
@@ -160,8 +163,8 @@ function repairVerdict(w: ReleaseWant, cur: ReleaseState | null, changes: FieldC
   return rest.length
     ? {
         action: 'update' as const,
-        changes: rest.map((c) => (c.field === 'values' ? { ...c, to: w.repair } : c)),
-        note: `a new revision (helm rollback undoes it), labelled ${Object.keys(w.labels).join(', ')}`,
+        changes: rest,
+        note: `${w.repair}: a new revision (helm rollback undoes it), labelled ${Object.keys(w.labels).join(', ')}`,
       }
     : { action: 'unchanged' as const, changes: [] }
 }

@@ -6,6 +6,7 @@ import { roleFacts } from '../../facts/collect-iam.js'
 import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+import { leafChanges, tagChanges } from '../diff.js'
 import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
@@ -15,6 +16,7 @@ import {
   adoptedChanges,
   adoptedTrust,
   adoptionRecord,
+  inlineChanges,
   inlineGaps,
   missingTrust,
   type AdoptedRoleState,
@@ -71,18 +73,20 @@ async function observeRole(aws: Aws, name: string): Promise<RoleState | null> {
 
 function roleChanges(w: RoleWant, cur: RoleState | null): FieldChange[] {
   const changes: FieldChange[] = []
-  if (!cur || !sameDocument(cur.role.trust, w.trust))
-    changes.push({ field: 'trust', from: cur ? 'differs' : undefined, to: principalsOf(w.trust) })
+  // A new role says who may assume it; a role that exists shows each trust value that changes.
+  if (!cur) changes.push({ field: 'trust', to: principalsOf(w.trust) })
+  else if (!sameDocument(cur.role.trust, w.trust))
+    changes.push(...leafChanges(cur.role.trust, w.trust, 'trust'))
   for (const p of missingPolicies(w.managed, cur?.attached ?? []))
-    changes.push({ field: 'attach policy', to: p.arn.slice(p.arn.lastIndexOf('/') + 1) })
+    changes.push({ field: 'attached policy', to: p.arn.slice(p.arn.lastIndexOf('/') + 1) })
   for (const p of w.inline) {
     const have = cur?.inline[p.name]
-    if (!have || !sameDocument(have, p.document))
-      changes.push({ field: 'inline policy', from: have ? 'differs' : undefined, to: p.name })
+    if (!have) changes.push({ field: 'inline policy', to: p.name })
+    else if (!sameDocument(have, p.document))
+      changes.push(...leafChanges(have, p.document, `inline policy ${p.name}`))
   }
   if (cur && w.asked) return [...changes, ...askedGap({ ...w, asked: w.asked }, stateTags(cur)).changes]
-  const tags = missingTags(cur?.role.tags ?? {}, w.tags)
-  if (cur && tags.length) changes.push({ field: 'tags', to: Object.fromEntries(tags) })
+  if (cur) changes.push(...tagChanges(cur.role.tags, w.tags))
   return changes
 }
 
@@ -187,11 +191,8 @@ export function iamRole(w: RoleWant): Resource<RoleState> {
           state,
           changes: [
             ...adoptedChanges(adoptedWant, a),
-            ...own.map((name) => ({
-              field: 'inline policy (its own)',
-              from: name,
-              to: 'differs from karpctl’s',
-            })),
+            // What karpctl's policy of that name would overwrite (the refusal says why it will not).
+            ...own.flatMap((name) => inlineChanges(adoptedWant, a, name)),
           ],
           adopt: w.adopt,
           notOurs: `exists and was not made by karpctl (no ${Object.keys(w.ownership)[0]} tag): ${w.notOursHint}`,

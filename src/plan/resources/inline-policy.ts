@@ -5,6 +5,7 @@ import { isNotFound } from '../../context/aws.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { sameDocument } from '../compare.js'
+import { leafChanges } from '../diff.js'
 import type { Resource } from '../types.js'
 
 interface PolicyState {
@@ -63,7 +64,7 @@ export function inlinePolicy(w: {
       if (!cur.document) return { action: 'create', changes: [{ field: 'policy', to: w.policyName }] }
       return sameDocument(cur.document, w.document)
         ? { action: 'unchanged', changes: [] }
-        : { action: 'update', changes: [{ field: 'document', from: 'differs', to: w.policyName }] }
+        : { action: 'update', changes: leafChanges(cur.document, w.document, 'document') }
     },
     async apply({ aws }) {
       await aws.write('iam', 'PutRolePolicy', {

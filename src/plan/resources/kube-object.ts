@@ -2,6 +2,7 @@
 // manager `karpctl`: a re-run sets the same fields, and fields other managers own are left alone.
 import { contains } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
+import { createdSettings } from './kube-settings.js'
 import { droppedFields } from './managed-fields.js'
 
 export interface KubeObject {
@@ -55,10 +56,11 @@ export function kubeObject(w: {
     group: 'Kubernetes',
     dependsOn: w.dependsOn,
     desired: w.object as unknown as Record<string, unknown>,
+    documents: { [w.object.kind]: w.object },
     permissions: [],
     observe: ({ kube }) => kube.get<KubeObject>(path),
     verdict(cur) {
-      if (!cur) return { action: 'create', changes: [] }
+      if (!cur) return { action: 'create', changes: createdSettings(w.object) }
       const [k, v] = w.ownerLabel
       if (cur.metadata.labels?.[k] !== v) {
         // Another tool's object: in use, so kept exactly as it is. Server-side apply would change its

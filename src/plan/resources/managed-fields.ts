@@ -38,5 +38,5 @@ export function droppedFields(live: unknown, want: unknown, manager = 'karpctl')
     .flatMap((e) => leaves(e.fieldsV1))
     .filter((p) => at(want, p) === undefined && at(live, p) !== undefined)
     .filter((p) => !others.some((q) => overlaps(p, q) || overlaps(q, p)))
-    .map((p) => ({ field: p.join('.'), from: at(live, p), to: '(removed)' }))
+    .map((p) => ({ field: p.join('.'), from: at(live, p), to: undefined }))
 }

@@ -9,12 +9,17 @@ import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
 import { QUEUE_SENDERS, referenceQueueStatements, withReferenceStatements } from '../../spec/interruption.js'
 import { ADOPTED_BY } from '../../spec/ownership.js'
 import { canonical } from '../compare.js'
+import { leafChanges, tagChanges } from '../diff.js'
 import type { FieldChange, Resource } from '../types.js'
 
 export const ADDED_POLICY = 'karpctl.io/added-policy-statements'
 
 const sends = (q: QueueFacts) =>
   QUEUE_SENDERS.every((svc) => allowsService(q.policy, svc, 'sqs:SendMessage', q.arn))
+
+/** The statements the queue's policy gains (its own are kept), each as it will read. */
+const addedStatements = (q: QueueFacts): FieldChange[] =>
+  leafChanges(q.policy ?? undefined, withReferenceStatements(q.policy, q.arn), 'Policy')
 
 /** Which reference statements withReferenceStatements adds: the send grant, and DenyHTTP unless present. */
 export const statementsToAdd = (policy: PolicyDocument | null): string[] => [
@@ -47,23 +52,16 @@ interface AdoptedQueue {
   tags: Record<string, string>
 }
 
-/** An adopted queue's changes: the send statements when it lacks them, and the adoption mark. */
+/** An adopted queue's changes: the send statements when it lacks them, and the tags that record them. */
 export function adoptedQueueChanges(cur: AdoptedQueue, clusterName: string): FieldChange[] {
-  return [
-    ...(sends(cur.queue)
-      ? []
-      : [
-          {
-            field: 'Policy',
-            from: cur.queue.policy ? 'as found' : '(none)',
-            to: `+ ${QUEUE_SENDERS.join(' + ')} may send (its statements kept; recorded as ${ADDED_POLICY})`,
-          },
-        ]),
-    ...(sends(cur.queue) || cur.tags[ADOPTED_BY] === clusterName
-      ? []
-      : [{ field: 'tags', to: { [ADOPTED_BY]: clusterName } }]),
-  ]
+  if (sends(cur.queue)) return []
+  return [...addedStatements(cur.queue), ...tagChanges(cur.tags, adoptionTags(cur, clusterName))]
 }
+
+const adoptionTags = (cur: AdoptedQueue, clusterName: string) => ({
+  [ADOPTED_BY]: clusterName,
+  [ADDED_POLICY]: statementsToAdd(cur.queue.policy).join(','),
+})
 
 /** Records first (the adoption and the statements about to be added), then the policy. */
 export async function applyAdoptedQueue(aws: Aws, cur: AdoptedQueue, clusterName: string) {
@@ -71,10 +69,7 @@ export async function applyAdoptedQueue(aws: Aws, cur: AdoptedQueue, clusterName
   if (!add) return
   await aws.write('sqs', 'TagQueue', {
     QueueUrl: cur.queue.url,
-    Tags: {
-      [ADOPTED_BY]: clusterName,
-      [ADDED_POLICY]: statementsToAdd(cur.queue.policy).join(','),
-    },
+    Tags: adoptionTags(cur, clusterName),
   })
   await aws.write('sqs', 'SetQueueAttributes', {
     QueueUrl: cur.queue.url,
@@ -105,13 +100,7 @@ export function queuePolicyStatements(w: {
         ? { action: 'unchanged', changes: [] }
         : {
             action: 'update',
-            changes: [
-              {
-                field: 'Policy',
-                from: cur.policy ? 'as found' : '(none)',
-                to: `${QUEUE_SENDERS.join(' + ')} may send`,
-              },
-            ],
+            changes: addedStatements(cur),
             note: `its statements are kept; recorded as the ${ADDED_POLICY} tag`,
           }
     },

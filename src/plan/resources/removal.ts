@@ -7,14 +7,9 @@ import { KubeApiError } from '../../context/kube.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import { stackKeptNote } from '../../facts/collect-owners.js'
 import { isOwned } from '../compare.js'
+import { leafChanges } from '../diff.js'
 import type { Resource } from '../types.js'
-import {
-  ADOPTED_SID,
-  giveBack,
-  nothingToGiveBack,
-  type AdoptedRoleState,
-  type GiveBack,
-} from './adopted-role.js'
+import { giveBack, nameOf, nothingToGiveBack, type AdoptedRoleState, type GiveBack } from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
 import { ownerHint } from './teardown.js'
 import { mapRoles, mapRolesProblem, withoutMapRole } from './map-roles.js'
@@ -87,13 +82,11 @@ export function iamRoleAbsent(w: {
         return {
           action: 'update',
           changes: [
-            ...g.deleteInline.map((p) => ({ field: 'delete inline policy (added by karpctl)', from: p })),
-            ...g.detach.map((p) => ({
-              field: 'detach (attached by karpctl)',
-              from: p.slice(p.lastIndexOf('/') + 1),
-            })),
-            ...(g.trust ? [{ field: 'trust', from: `statements ${ADOPTED_SID}*`, to: '(removed)' }] : []),
-            ...(g.untag.length ? [{ field: 'tags', from: g.untag.join(', '), to: '(removed)' }] : []),
+            ...g.deleteInline.map((p) => ({ field: 'inline policy (added by karpctl)', from: p })),
+            ...g.detach.map((p) => ({ field: 'attached policy (by karpctl)', from: nameOf(p) })),
+            // The trust statements karpctl added (ADOPTED_SID), each shown as it goes.
+            ...(g.trust ? leafChanges(cur.trust, g.trust, 'trust') : []),
+            ...g.untag.map((k) => ({ field: `tags.${k}`, from: cur.tags[k] })),
           ],
           note: `${kept}; karpctl's recorded changes given back`,
         }
@@ -101,9 +94,9 @@ export function iamRoleAbsent(w: {
       return {
         action: 'delete',
         changes: [
-          ...cur.profiles.map((p) => ({ field: 'remove from instance profile', to: p })),
-          ...cur.attachedArns.map((p) => ({ field: 'detach', to: p.slice(p.lastIndexOf('/') + 1) })),
-          ...cur.inlineNames.map((p) => ({ field: 'delete inline policy', to: p })),
+          ...cur.profiles.map((p) => ({ field: 'in instance profile', from: p })),
+          ...cur.attachedArns.map((p) => ({ field: 'attached policy', from: nameOf(p) })),
+          ...cur.inlineNames.map((p) => ({ field: 'inline policy', from: p })),
         ],
       }
     },
@@ -211,7 +204,7 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
         if (added(cm).includes(w.roleArn))
           return {
             action: 'update',
-            changes: [{ field: ADDED_MAP_ROLES, from: w.roleArn, to: '(removed)' }],
+            changes: [{ field: ADDED_MAP_ROLES, from: w.roleArn }],
             note: 'the mapping is already gone; its record goes',
           }
         return { action: 'unchanged', changes: [], note: 'already gone' }

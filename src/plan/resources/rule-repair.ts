@@ -56,7 +56,7 @@ export function ruleRepair(w: {
       if (!cur) return { action: 'update', changes: [], blocked: `rule ${w.name} is gone` }
       const changes = [
         ...(cur.targets.some((t) => t.Arn === w.queueArn) ? [] : [{ field: 'target', to: w.queueArn }]),
-        ...stale(cur).map((t) => ({ field: 'remove target', from: t.Arn })),
+        ...stale(cur).map((t) => ({ field: 'target', from: t.Arn })),
         ...(cur.state === 'ENABLED' ? [] : [{ field: 'state', from: cur.state, to: 'ENABLED' }]),
       ]
       return changes.length

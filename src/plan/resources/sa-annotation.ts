@@ -26,6 +26,11 @@ export function serviceAccountAnnotation(w: {
     group: w.group,
     dependsOn: [],
     desired: { [w.key]: w.value },
+    documents: {
+      ServiceAccount: {
+        metadata: { namespace: w.namespace, name: w.name, annotations: { [w.key]: w.value } },
+      },
+    },
     permissions: [],
     observe: ({ kube }) => kube.get<Sa>(path),
     verdict(cur) {
@@ -41,6 +46,7 @@ export function serviceAccountAnnotation(w: {
       const restart = w.restart && {
         field: 'restart',
         to: `deployment ${w.restart.namespace}/${w.restart.name}`,
+        event: true,
       }
       return {
         action: 'update',

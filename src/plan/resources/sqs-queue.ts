@@ -4,6 +4,7 @@ import type * as sqs from '@aws-sdk/client-sqs'
 import { queue } from '../../facts/collect-interruption.js'
 import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
+import { leafChanges, tagChanges } from '../diff.js'
 import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import type { FieldChange, Resource } from '../types.js'
@@ -33,13 +34,11 @@ export function sqsQueue(w: {
         to: w.attributes.MessageRetentionPeriod,
       })
     if (!q?.sseEnabled) c.push({ field: 'SqsManagedSseEnabled', from: q ? 'false' : undefined, to: 'true' })
-    if (!q?.policy || !sameDocument(q.policy, w.policy))
-      c.push({
-        field: 'Policy',
-        from: q ? (q.policy ? 'differs' : '(none)') : undefined,
-        to: 'EventBridge + SQS may send; DenyHTTP',
-      })
-    if (cur && missingTags(cur.tags, w.tags).length) c.push({ field: 'tags', to: w.tags })
+    // A new queue's policy is said in words (--show-policies prints it); an existing one's, value by value.
+    if (!q) c.push({ field: 'Policy', to: 'EventBridge + SQS may send; DenyHTTP' })
+    else if (!q.policy || !sameDocument(q.policy, w.policy))
+      c.push(...leafChanges(q.policy ?? undefined, w.policy, 'Policy'))
+    if (cur) c.push(...tagChanges(cur.tags, w.tags))
     return c
   }
   const cluster = w.ownership[OWNERSHIP.cluster] ?? ''

@@ -14,6 +14,7 @@ import type { PolicyDocument } from '../../facts/types.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
 import { ADOPTED_BY } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
+import { leafChanges } from '../diff.js'
 import type { Resource, Verdict } from '../types.js'
 import { SCALED_FROM } from '../../spec/ownership.js'
 import {
@@ -218,8 +219,8 @@ export function queueAbsent(w: {
       return {
         action: 'update',
         changes: [
-          ...(restored(cur) ? [{ field: 'Policy', from: 'statements karpctl added', to: '(removed)' }] : []),
-          { field: 'tags', from: keys.join(', '), to: '(removed)' },
+          ...(restored(cur) ? leafChanges(cur.policy ?? undefined, restored(cur), 'Policy') : []),
+          ...removedTags(cur.tags, keys),
         ],
         note: `${kept}; karpctl's recorded changes given back`,
       }
@@ -292,13 +293,11 @@ export function ruleAbsent(w: {
       return {
         action: 'update',
         changes: [
-          ...(target && cur.targets.includes(target)
-            ? [{ field: 'target', from: target, to: '(removed)' }]
-            : []),
+          ...(target && cur.targets.includes(target) ? [{ field: 'target', from: target }] : []),
           ...(cur.tags[ENABLED_FROM]
             ? [{ field: 'state', from: 'ENABLED', to: cur.tags[ENABLED_FROM] }]
             : []),
-          { field: 'tags', from: keys.join(', '), to: '(removed)' },
+          ...removedTags(cur.tags, keys),
         ],
         note: `${kept}; karpctl's recorded changes given back`,
       }
@@ -436,7 +435,23 @@ export function oidcProviderAbsent(w: {
 interface HandedCrd {
   name: string
   restore: Record<string, unknown>
+  /** The marks `restore` sets, as they are now. */
+  now: Record<string, unknown>
 }
+
+/** The tags a give-back removes, each with the value it has. */
+const removedTags = (tags: Record<string, string>, keys: string[]) =>
+  keys.map((k) => ({ field: `tags.${k}`, from: tags[k] }))
+
+/** A merge patch's nulls are removals: absent, as a plan shows them. */
+const withoutNulls = (v: unknown): unknown =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(
+        Object.entries(v)
+          .filter(([, x]) => x !== null)
+          .map(([k, x]) => [k, withoutNulls(x)]),
+      )
+    : v
 
 /**
  * CRDs that existed before karpctl handed them to its karpenter-crd release (install --adopt) get back
@@ -461,16 +476,23 @@ export function handedCrdsRestore(w: { clusterName: string; dependsOn: string[] 
           // An unreadable record: the marks come off (the state before any Helm release held it).
         }
         const restore = replacedMarks({ metadata: { name: c.metadata.name } })
+        const labels = { ...restore.labels, ...before.labels }
+        const annotations = {
+          ...restore.annotations,
+          ...before.annotations,
+          [CRD_ADOPTED_BY]: null,
+          [REPLACED_MARKS]: null,
+        }
+        const now = (have: Record<string, string> | undefined, marks: object) =>
+          Object.fromEntries(
+            Object.keys(marks).flatMap((k) => (have?.[k] === undefined ? [] : [[k, have[k]]])),
+          )
         return {
           name: c.metadata.name,
-          restore: {
-            labels: { ...restore.labels, ...before.labels },
-            annotations: {
-              ...restore.annotations,
-              ...before.annotations,
-              [CRD_ADOPTED_BY]: null,
-              [REPLACED_MARKS]: null,
-            },
+          restore: { labels, annotations },
+          now: {
+            labels: now(c.metadata.labels, labels),
+            annotations: now(c.metadata.annotations, annotations),
           },
         }
       })
@@ -480,7 +502,8 @@ export function handedCrdsRestore(w: { clusterName: string; dependsOn: string[] 
         ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
         : {
             action: 'update',
-            changes: cur.map((c) => ({ field: c.name, to: "Helm's marks as they were before karpctl" })),
+            // Each mark from what it is now to what it was before karpctl (a null one comes off).
+            changes: cur.flatMap((c) => leafChanges(c.now, withoutNulls(c.restore), c.name)),
           },
     async apply({ kube }, cur) {
       for (const c of cur ?? [])
@@ -497,6 +520,8 @@ export function handedCrdsRestore(w: { clusterName: string; dependsOn: string[] 
 interface Tagged {
   id: string
   remove: string[]
+  /** The resource's tags now (what the plan shows going). */
+  tags: Record<string, string>
 }
 
 /**
@@ -568,7 +593,7 @@ export function recordedTagsRestore(w: {
         if (discovery === undefined && (!w.vpcId || vpc !== w.vpcId)) return []
         const keys = records.filter((r) => tags[r] !== undefined)
         const remove = [...keys.flatMap((r) => (tags[r] ?? '').split(',').filter(Boolean)), ...keys]
-        return keys.length ? [{ id, remove: [...new Set(remove)] }] : []
+        return keys.length ? [{ id, remove: [...new Set(remove)], tags }] : []
       }
       return [
         ...(subnets.Subnets ?? []).flatMap((s) => of(s.SubnetId ?? '', tagMap(s.Tags), s.VpcId)),
@@ -580,10 +605,12 @@ export function recordedTagsRestore(w: {
         ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
         : {
             action: 'update',
-            changes: cur.map((t) => ({
-              field: t.id,
-              to: `- ${t.remove.filter((k) => !records.includes(k)).join(', ')}`,
-            })),
+            // Each tag that comes off with its value, the records too (a tag already gone is not shown).
+            changes: cur.flatMap((t) =>
+              t.remove
+                .filter((k) => t.tags[k] !== undefined)
+                .map((k) => ({ field: `${t.id} ${k}`, from: t.tags[k] })),
+            ),
           },
     async apply({ aws }, cur) {
       // The record is removed in the same call as the tags it lists.
@@ -635,7 +662,7 @@ export function recordedIngressRestore(w: {
         ? { action: 'unchanged', changes: [], note: 'nothing recorded' }
         : {
             action: 'update',
-            changes: cur.map((r) => ({ field: r.groupId, to: `- tcp/8443 from ${r.source}` })),
+            changes: cur.map((r) => ({ field: `${r.groupId} ingress`, from: `tcp/8443 from ${r.source}` })),
           },
     async apply({ aws }, cur) {
       for (const r of cur ?? []) {

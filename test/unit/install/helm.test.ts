@@ -24,6 +24,12 @@ test('helm version and error parsing', () => {
     helmMessage('walk.go:75: found symbolic link\nError: INSTALLATION FAILED: cannot patch "x": boom\n'),
     'INSTALLATION FAILED: cannot patch "x": boom',
   )
+  // A template or schema error quoting the user's values: redacted as snapshots are.
+  const leaked = helmMessage(
+    'Error: UPGRADE FAILED: template: karpenter/templates/x.yaml: password: hunter2, key AKIAIOSFODNN7EXAMPLE\n',
+  )
+  assert.doesNotMatch(leaked, /hunter2|AKIAIOSFODNN7EXAMPLE/)
+  assert.match(leaked, /^UPGRADE FAILED: template: karpenter\/templates\/x\.yaml: password: \[REDACTED\]/)
 })
 
 test('a missing or old helm is one clear error before anything is changed', async () => {

@@ -124,8 +124,10 @@ test("karpctl's rule: created whole; then each of pattern, state, target and tag
     ],
   })
   assert.deepEqual(rule().verdict(state()), { action: 'unchanged', changes: [] })
+  // Each value of the pattern that differs, old → new.
   assert.deepEqual(rule().verdict(state({ pattern: { source: ['aws.health'] } })).changes, [
-    { field: 'event pattern', to: PATTERN },
+    { field: 'event pattern.source', from: ['aws.health'], to: ['aws.ec2'] },
+    { field: 'event pattern.detail-type', from: undefined, to: ['EC2 Spot Instance Interruption Warning'] },
   ])
   assert.deepEqual(rule().verdict(state({ state: 'DISABLED' })), {
     action: 'update',
@@ -137,7 +139,7 @@ test("karpctl's rule: created whole; then each of pattern, state, target and tag
     [{ field: 'target', to: QUEUE }],
   )
   assert.deepEqual(rule().verdict(state({ tags: { ...OWN, team: 'other' } })).changes, [
-    { field: 'tags', to: TAGS },
+    { field: 'tags.team', from: 'other', to: 'platform' },
   ])
   // Its own rule is karpctl's even when another cluster adopted it too.
   assert.deepEqual(rule().verdict(state({ tags: { ...TAGS, [ADOPTED_BY]: 'x' } })), {
@@ -209,21 +211,25 @@ test("another tool's rule: used as it is when it already delivers, enabled; else
 
 test('adopted: the queue target added and the rule enabled, marked once for this cluster', () => {
   const note = `adopted (not karpctl's): recorded as ${ADOPTED_BY}; teardown takes back what it added and keeps the rule`
-  const mark = { field: 'tags', to: { [ADOPTED_BY]: 'demo' } }
+  // The tags that record it, each as it will be set.
+  const marks = [
+    { field: `tags.${ADOPTED_BY}`, from: undefined, to: 'demo' },
+    { field: `tags.${ADDED_TARGET}`, from: undefined, to: 'KarpenterInterruptionQueueTarget' },
+    { field: `tags.${ENABLED_FROM}`, from: undefined, to: 'DISABLED' },
+  ]
   assert.deepEqual(rule(true).verdict(foreign({ targets: [], state: 'DISABLED' })), {
     action: 'update',
-    changes: [
-      { field: 'target (added)', to: QUEUE },
-      { field: 'state', from: 'DISABLED', to: 'ENABLED' },
-      mark,
-    ],
+    changes: [{ field: 'target', to: QUEUE }, { field: 'state', from: 'DISABLED', to: 'ENABLED' }, ...marks],
     note,
   })
   // Already adopted by this cluster: no mark again, and no --adopt needed.
   const adopted = (over: Partial<RuleState>) => state({ tags: { [ADOPTED_BY]: 'demo' }, ...over })
   assert.deepEqual(rule().verdict(adopted({ targets: [] })), {
     action: 'update',
-    changes: [{ field: 'target (added)', to: QUEUE }],
+    changes: [
+      { field: 'target', to: QUEUE },
+      { field: `tags.${ADDED_TARGET}`, from: undefined, to: 'KarpenterInterruptionQueueTarget' },
+    ],
     note,
   })
   assert.deepEqual(rule().verdict(adopted({})), { action: 'unchanged', changes: [], note })

@@ -94,25 +94,36 @@ test("karpctl's role: created whole; then trust, each policy, each inline policy
   assert.deepEqual(r.verdict(null), {
     action: 'create',
     changes: [
-      { field: 'trust', from: undefined, to: 'arn:aws:iam::1:oidc-provider/x' },
-      { field: 'attach policy', to: 'A' },
-      { field: 'inline policy', from: undefined, to: 'P' },
+      { field: 'trust', to: 'arn:aws:iam::1:oidc-provider/x' },
+      { field: 'attached policy', to: 'A' },
+      { field: 'inline policy', to: 'P' },
     ],
   })
   assert.deepEqual(r.verdict(state()), { action: 'unchanged', changes: [] })
+  // An existing role's trust and inline policies: each value that differs, as it is and as it will be.
   assert.deepEqual(r.verdict(state({ role: { ...state().role, trust: trust(svc) } })), {
     action: 'update',
-    changes: [{ field: 'trust', from: 'differs', to: 'arn:aws:iam::1:oidc-provider/x' }],
+    changes: [
+      {
+        field: 'trust.Statement.0.Principal.Service',
+        from: ['ec2.amazonaws.com', 'pods.eks.amazonaws.com'],
+        to: undefined,
+      },
+      {
+        field: 'trust.Statement.0.Principal.Federated',
+        from: undefined,
+        to: 'arn:aws:iam::1:oidc-provider/x',
+      },
+      { field: 'trust.Statement.0.Action', from: 'sts:AssumeRole', to: 'sts:AssumeRoleWithWebIdentity' },
+    ],
   })
-  assert.deepEqual(r.verdict(state({ attached: [B] })).changes, [{ field: 'attach policy', to: 'A' }])
+  assert.deepEqual(r.verdict(state({ attached: [B] })).changes, [{ field: 'attached policy', to: 'A' }])
   assert.deepEqual(r.verdict(state({ inline: { P: doc('ec2:Other') } })).changes, [
-    { field: 'inline policy', from: 'differs', to: 'P' },
+    { field: 'inline policy P.Statement.0.Action', from: 'ec2:Other', to: 'ec2:One' },
   ])
-  assert.deepEqual(r.verdict(state({ inline: {} })).changes, [
-    { field: 'inline policy', from: undefined, to: 'P' },
-  ])
+  assert.deepEqual(r.verdict(state({ inline: {} })).changes, [{ field: 'inline policy', to: 'P' }])
   assert.deepEqual(r.verdict(state({}, { ...OWN, team: 'other', extra: 'kept' })).changes, [
-    { field: 'tags', to: { team: 'platform' } },
+    { field: 'tags.team', from: 'other', to: 'platform' },
   ])
 })
 
@@ -188,9 +199,9 @@ test('adopted: only additions, marked; its own inline policy of the same name bl
   assert.deepEqual(v, {
     action: 'update',
     changes: [
-      { field: 'attach policy', to: 'A' },
-      { field: 'inline policy', from: undefined, to: 'P' },
-      { field: 'tags', to: { [ADOPTED_BY]: 'demo' } },
+      { field: 'attached policy', to: 'A' },
+      { field: 'inline policy', to: 'P' },
+      { field: `tags.${ADOPTED_BY}`, from: undefined, to: 'demo' },
     ],
     note,
   })
@@ -215,7 +226,7 @@ test('adopted: only additions, marked; its own inline policy of the same name bl
     note,
   })
   assert.deepEqual(iamRole(want()).verdict(state({ attached: [] }, { [ADOPTED_BY]: 'demo' })).changes, [
-    { field: 'attach policy', to: 'A' },
+    { field: 'attached policy', to: 'A' },
   ])
   assert.deepEqual(
     iamRole(want({ adopt: true })).verdict(

@@ -57,7 +57,14 @@ test('a changed list is shown whole, old and new; a label key keeps its dots', (
 test("same fields: unchanged; absent: create; not labelled as karpctl: blocked, or used as it is on --adopt; karpctl's own: from → to", () => {
   const want = pool({ weight: 1 })
   assert.deepEqual(resource(want).verdict(pool({ weight: 1 })), { action: 'unchanged', changes: [] })
-  assert.deepEqual(resource(want).verdict(null), { action: 'create', changes: [] })
+  // A new object lists the settings it gets.
+  assert.deepEqual(resource(want).verdict(null), {
+    action: 'create',
+    changes: [
+      { field: 'metadata.labels', to: { [OWNER[0]]: OWNER[1] } },
+      { field: 'spec.weight', to: 1 },
+    ],
+  })
   const foreign = pool({ weight: 2 }, {})
   assert.match(resource(want).verdict(foreign).blocked ?? '', /pass --adopt/)
   // Another tool's object is never rewritten (no record could give a spec back): kept as it is.

@@ -22,9 +22,9 @@ const ALL = {
 test('fields karpctl applied and applies no more are removals, with their live value', () => {
   const want = { metadata: { labels: { a: '1' } }, spec: { taints: [] } }
   assert.deepEqual(droppedFields(live([apply(ALL)]), want), [
-    { field: 'metadata.labels.b', from: '2', to: '(removed)' },
-    { field: 'spec.weight', from: 10, to: '(removed)' },
-    { field: 'spec.limits.cpu', from: '8', to: '(removed)' },
+    { field: 'metadata.labels.b', from: '2', to: undefined },
+    { field: 'spec.weight', from: 10, to: undefined },
+    { field: 'spec.limits.cpu', from: '8', to: undefined },
   ])
 })
 
@@ -36,7 +36,7 @@ test('a list is one field (its items stay with it); nothing is removed when ever
   assert.deepEqual(droppedFields(live([apply(ALL)]), want), [])
   const noTaints = { ...want, spec: { weight: 5, limits: { cpu: '1' } } }
   assert.deepEqual(droppedFields(live([apply(ALL)]), noTaints), [
-    { field: 'spec.taints', from: [{ key: 'k', effect: 'NoSchedule' }], to: '(removed)' },
+    { field: 'spec.taints', from: [{ key: 'k', effect: 'NoSchedule' }], to: undefined },
   ])
 })
 

@@ -181,19 +181,21 @@ test('adoptedChanges: each missing statement, policy and inline policy, then the
     want(),
     state({ inline: { Karpctl2: doc('ec2:Old') }, tags: { [ADDED_INLINE]: 'Karpctl2' } }),
   )
+  const mark = { field: `tags.${ADOPTED_BY}`, from: undefined, to: 'demo' }
   assert.deepEqual(c, [
-    { field: 'trust statement (added)', to: pods.Principal },
-    { field: 'attach policy', to: 'A' },
-    { field: 'attach policy', to: 'B' },
-    { field: 'inline policy', from: undefined, to: 'Karpctl1' },
-    { field: 'inline policy', from: 'differs', to: 'Karpctl2' },
-    { field: 'tags', to: { [ADOPTED_BY]: 'demo' } },
+    { field: 'trust statement', to: pods },
+    { field: 'attached policy', to: 'A' },
+    { field: 'attached policy', to: 'B' },
+    { field: 'inline policy', to: 'Karpctl1' },
+    // karpctl's own inline policy that differs: each value it changes, old → new.
+    { field: 'inline policy Karpctl2.Statement.0.Action', from: 'ec2:Old', to: 'ec2:Two' },
+    mark,
   ])
-  // A statement without a principal is named by its action.
+  // A statement without a principal is shown whole too.
   const noPrincipal: PolicyStatement = { Effect: 'Allow', Action: 'sts:TagSession' }
   assert.deepEqual(adoptedChanges(want({ trust: trust(noPrincipal), managed: [], inline: [] }), state()), [
-    { field: 'trust statement (added)', to: 'sts:TagSession' },
-    { field: 'tags', to: { [ADOPTED_BY]: 'demo' } },
+    { field: 'trust statement', to: noPrincipal },
+    mark,
   ])
   // The fallback attached counts as the policy; the mark already there is not added again.
   const done = state({
@@ -202,17 +204,15 @@ test('adoptedChanges: each missing statement, policy and inline policy, then the
     inline: { Karpctl1: doc('ec2:One') },
     tags: { [ADOPTED_BY]: 'demo' },
   })
-  assert.deepEqual(adoptedChanges(want(), done), [
-    { field: 'inline policy', from: undefined, to: 'Karpctl2' },
-  ])
+  assert.deepEqual(adoptedChanges(want(), done), [{ field: 'inline policy', to: 'Karpctl2' }])
   // Nothing to change: no mark either (the role is used as it is).
   assert.deepEqual(adoptedChanges(want({ inline: [want().inline[0]!] }), { ...done, tags: {} }), [])
   // Another cluster's mark is replaced by this one's.
   assert.deepEqual(
     adoptedChanges(want({ managed: [], inline: [] }), state({ tags: { [ADOPTED_BY]: 'other' } })),
     [
-      { field: 'trust statement (added)', to: pods.Principal },
-      { field: 'tags', to: { [ADOPTED_BY]: 'demo' } },
+      { field: 'trust statement', to: pods },
+      { field: `tags.${ADOPTED_BY}`, from: 'other', to: 'demo' },
     ],
   )
 })
@@ -328,33 +328,39 @@ test('withoutAddedStatements takes out only the recorded statements equal to the
 })
 
 test("adoptedQueueChanges: the policy when it does not let both senders send, then this cluster's mark", () => {
-  const mark = { field: 'tags', to: { [ADOPTED_BY]: 'demo' } }
-  const policyChange = (from: string) => ({
-    field: 'Policy',
-    from,
-    to: `+ events.amazonaws.com + sqs.amazonaws.com may send (its statements kept; recorded as ${ADDED_POLICY})`,
-  })
-  assert.deepEqual(adoptedQueueChanges({ queue: queueOf(null), tags: {} }, 'demo'), [
-    policyChange('(none)'),
-    mark,
+  // The statements it gains, each whole (its own kept: no change), then the tags recording them.
+  const fields = (c: { field: string }[]) => c.map((x) => x.field)
+  const records = [`tags.${ADOPTED_BY}`, `tags.${ADDED_POLICY}`]
+  const fresh = adoptedQueueChanges({ queue: queueOf(null), tags: {} }, 'demo')
+  assert.deepEqual(fields(fresh), [
+    'Policy.Version',
+    'Policy.Id',
+    'Policy.Statement.0',
+    'Policy.Statement.DenyHTTP',
+    ...records,
   ])
-  assert.deepEqual(adoptedQueueChanges({ queue: queueOf(policy(mine)), tags: {} }, 'demo'), [
-    policyChange('as found'),
-    mark,
+  assert.deepEqual(fresh[2], { field: 'Policy.Statement.0', from: undefined, to: SEND })
+  assert.deepEqual(fresh[3], { field: 'Policy.Statement.DenyHTTP', from: undefined, to: DENY })
+  assert.deepEqual(fresh.at(-1), { field: `tags.${ADDED_POLICY}`, from: undefined, to: 'send,DenyHTTP' })
+  assert.deepEqual(fields(adoptedQueueChanges({ queue: queueOf(policy(mine)), tags: {} }, 'demo')), [
+    'Policy.Statement.1',
+    'Policy.Statement.DenyHTTP',
+    ...records,
   ])
-  // Already marked by this cluster: the policy only; by another: marked again.
-  assert.deepEqual(adoptedQueueChanges({ queue: queueOf(null), tags: { [ADOPTED_BY]: 'demo' } }, 'demo'), [
-    policyChange('(none)'),
-  ])
-  assert.deepEqual(adoptedQueueChanges({ queue: queueOf(null), tags: { [ADOPTED_BY]: 'x' } }, 'demo'), [
-    policyChange('(none)'),
-    mark,
-  ])
+  // Already marked by this cluster: the policy and its record only; by another: marked again.
+  const marked = (by: string) =>
+    adoptedQueueChanges({ queue: queueOf(null), tags: { [ADOPTED_BY]: by } }, 'demo')
+  assert.deepEqual(fields(marked('demo')).slice(-1), [`tags.${ADDED_POLICY}`])
+  assert.deepEqual(marked('x').at(-2), { field: `tags.${ADOPTED_BY}`, from: 'x', to: 'demo' })
   // Both senders allowed: nothing, and no mark.
   assert.deepEqual(adoptedQueueChanges({ queue: queueOf(policy(SEND)), tags: {} }, 'demo'), [])
   // Only one of the two senders: not enough.
   const eventsOnly = { ...SEND, Principal: { Service: 'events.amazonaws.com' } }
-  assert.equal(adoptedQueueChanges({ queue: queueOf(policy(eventsOnly)), tags: {} }, 'demo').length, 2)
+  assert.deepEqual(adoptedQueueChanges({ queue: queueOf(policy(eventsOnly)), tags: {} }, 'demo')[0], {
+    field: 'Policy.Statement.1',
+    from: undefined,
+    to: SEND,
+  })
 })
 
 test('applyAdoptedQueue records the mark and the statements, then writes the policy; nothing when it sends', async () => {
@@ -396,15 +402,13 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
   assert.deepEqual(r.verdict(null), { action: 'update', changes: [], blocked: 'queue demo does not exist' })
   assert.deepEqual(r.verdict(queueOf(policy(SEND))), { action: 'unchanged', changes: [] })
   const note = `its statements are kept; recorded as the ${ADDED_POLICY} tag`
-  const to = 'events.amazonaws.com + sqs.amazonaws.com may send'
-  assert.deepEqual(r.verdict(queueOf(null)), {
-    action: 'update',
-    changes: [{ field: 'Policy', from: '(none)', to }],
-    note,
-  })
+  assert.deepEqual(r.verdict(queueOf(null)).note, note)
   assert.deepEqual(r.verdict(queueOf(policy(mine))), {
     action: 'update',
-    changes: [{ field: 'Policy', from: 'as found', to }],
+    changes: [
+      { field: 'Policy.Statement.1', from: undefined, to: SEND },
+      { field: 'Policy.Statement.DenyHTTP', from: undefined, to: DENY },
+    ],
     note,
   })
 

@@ -149,7 +149,7 @@ test('a role another tool made: blocked without --adopt; adopted with only recor
   assert.match(v.note ?? '', /^adopted \(not karpctl's\)/)
   assert.deepEqual(
     v.changes.map((c) => c.field),
-    ['trust statement (added)', 'attach policy', 'inline policy', 'inline policy', 'tags'],
+    ['trust statement', 'attached policy', 'inline policy', 'inline policy', `tags.${ADOPTED_BY}`],
   )
   const r = acct.state.roles['demo-karpenter']!
   assert.equal(r.tags['karpctl.io/managed-by'], undefined)

@@ -85,7 +85,7 @@ test("karpctl's queue: created with every attribute; then retention, encryption,
     changes: [
       { field: 'MessageRetentionPeriod', from: undefined, to: '300' },
       { field: 'SqsManagedSseEnabled', from: undefined, to: 'true' },
-      { field: 'Policy', from: undefined, to: POLICY_TO },
+      { field: 'Policy', to: POLICY_TO },
     ],
   })
   assert.deepEqual(resource().verdict(state()), { action: 'unchanged', changes: [] })
@@ -96,15 +96,21 @@ test("karpctl's queue: created with every attribute; then retention, encryption,
   assert.deepEqual(resource().verdict(state({ sseEnabled: false })).changes, [
     { field: 'SqsManagedSseEnabled', from: 'false', to: 'true' },
   ])
-  assert.deepEqual(resource().verdict(state({ policy: null })).changes, [
-    { field: 'Policy', from: '(none)', to: POLICY_TO },
-  ])
-  const [send] = referenceQueueStatements(ARN)
+  // An existing queue's policy: each statement it gains or loses, whole.
+  const [send, deny] = referenceQueueStatements(ARN)
+  assert.deepEqual(
+    resource()
+      .verdict(state({ policy: null }))
+      .changes.map((c) => c.field),
+    ['Policy.Version', 'Policy.Id', 'Policy.Statement.0', 'Policy.Statement.DenyHTTP'],
+  )
   const other: PolicyDocument = { ...POLICY, Statement: [send!] }
   assert.deepEqual(resource().verdict(state({ policy: other })).changes, [
-    { field: 'Policy', from: 'differs', to: POLICY_TO },
+    { field: 'Policy.Statement.DenyHTTP', from: undefined, to: deny },
   ])
-  assert.deepEqual(resource().verdict(state({}, { ...OWN })).changes, [{ field: 'tags', to: TAGS }])
+  assert.deepEqual(resource().verdict(state({}, { ...OWN })).changes, [
+    { field: 'tags.team', from: undefined, to: 'platform' },
+  ])
 })
 
 test("karpctl's queue applied: CreateQueue whole; else its attributes set, and its tags only when missing", async () => {
@@ -147,7 +153,14 @@ test('adopted: the send statements it lacks and the mark; nothing more once it s
   assert.equal(v.note, note)
   assert.deepEqual(
     v.changes.map((c) => c.field),
-    ['Policy', 'tags'],
+    [
+      'Policy.Version',
+      'Policy.Id',
+      'Policy.Statement.0',
+      'Policy.Statement.DenyHTTP',
+      `tags.${ADOPTED_BY}`,
+      'tags.karpctl.io/added-policy-statements',
+    ],
   )
   // Adopted by this cluster earlier: no --adopt needed; unchanged once it sends.
   assert.deepEqual(resource().verdict(state({}, { [ADOPTED_BY]: 'demo' })), {
@@ -159,7 +172,13 @@ test('adopted: the send statements it lacks and the mark; nothing more once it s
     resource()
       .verdict(state({ policy: null }, { [ADOPTED_BY]: 'demo' }))
       .changes.map((c) => c.field),
-    ['Policy'],
+    [
+      'Policy.Version',
+      'Policy.Id',
+      'Policy.Statement.0',
+      'Policy.Statement.DenyHTTP',
+      'tags.karpctl.io/added-policy-statements',
+    ],
   )
   // Apply on another tool's queue: the record, then the policy; never its attributes.
   const r = recordingEnv()

@@ -237,7 +237,7 @@ test('IAM role: gone; kept untouched without marks or records; a role with recor
   assert.equal(noted.verdict({ ...base, owner: 'kept: stack S owns it' }).note, 'kept: eksctl')
   assert.deepEqual(r.verdict({ ...base, tags: { ...base.tags, [ADOPTED_BY]: 'demo' } }), {
     action: 'update',
-    changes: [{ field: 'tags', from: ADOPTED_BY, to: '(removed)' }],
+    changes: [{ field: `tags.${ADOPTED_BY}`, from: 'demo' }],
     note: "kept: karpctl did not make it (no karpctl.io/managed-by tag); remove it with the tool that made it (e.g. `terraform destroy`); karpctl's recorded changes given back",
   })
   assert.deepEqual(
@@ -251,9 +251,9 @@ test('IAM role: gone; kept untouched without marks or records; a role with recor
     {
       action: 'delete',
       changes: [
-        { field: 'remove from instance profile', to: 'P' },
-        { field: 'detach', to: 'A' },
-        { field: 'delete inline policy', to: 'I' },
+        { field: 'in instance profile', from: 'P' },
+        { field: 'attached policy', from: 'A' },
+        { field: 'inline policy', from: 'I' },
       ],
     },
   )
@@ -282,14 +282,17 @@ test("IAM role give-back: each recorded change named, then undone (policies, sta
     },
   }
   assert.deepEqual(r.verdict(adopted).changes, [
-    { field: 'delete inline policy (added by karpctl)', from: 'P' },
-    { field: 'detach (attached by karpctl)', from: 'A' },
-    { field: 'trust', from: 'statements KarpctlAdopted*', to: '(removed)' },
+    { field: 'inline policy (added by karpctl)', from: 'P' },
+    { field: 'attached policy (by karpctl)', from: 'A' },
+    // Only the statement karpctl added goes; the role's own stays (no change shown for it).
     {
-      field: 'tags',
-      from: `${ADOPTED_BY}, karpctl.io/attached-policies, karpctl.io/added-inline-policies`,
-      to: '(removed)',
+      field: 'trust.Statement.KarpctlAdopted0',
+      from: { Sid: 'KarpctlAdopted0', Effect: 'Allow', Action: 'added' },
+      to: undefined,
     },
+    { field: `tags.${ADOPTED_BY}`, from: 'demo' },
+    { field: 'tags.karpctl.io/attached-policies', from: 'A' },
+    { field: 'tags.karpctl.io/added-inline-policies', from: 'P' },
   ])
   const writes: string[] = []
   const env = {
@@ -363,7 +366,7 @@ test("aws-auth entry: kept unread, kept when not karpctl's, its stale record dro
   assert.deepEqual(r.verdict(null), { action: 'unchanged', changes: [], note: 'already gone' })
   assert.deepEqual(r.verdict(cm([OTHER], [ROLE])), {
     action: 'update',
-    changes: [{ field: ADDED_MAP_ROLES, from: ROLE, to: '(removed)' }],
+    changes: [{ field: ADDED_MAP_ROLES, from: ROLE }],
     note: 'the mapping is already gone; its record goes',
   })
   assert.deepEqual(r.verdict(cm([OTHER, ROLE], [OTHER])), {

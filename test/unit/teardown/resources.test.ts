@@ -66,7 +66,10 @@ test('recorded tags: only the keys karpctl recorded adding come off; tags that w
   })
   const r = recordedTagsRestore({ clusterName: 'demo', dependsOn: [] })
   const step = await planOf(r, env)
-  assert.deepEqual(step.verdict.changes, [{ field: 'subnet-a', to: '- karpenter.sh/discovery' }])
+  assert.deepEqual(step.verdict.changes, [
+    { field: 'subnet-a karpenter.sh/discovery', from: 'demo' },
+    { field: 'subnet-a karpctl.io/added-tags', from: 'karpenter.sh/discovery' },
+  ])
   await applyPlan({ title: 't', steps: [step] }, env)
   assert.deepEqual(writes, [
     [
@@ -231,7 +234,10 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
     recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', dependsOn: [] }),
     kept.env,
   )
-  assert.deepEqual(step.verdict.changes, [{ field: 'subnet-orphan', to: '- karpenter.sh/discovery' }])
+  // Its discovery tag already gone: only the record comes off.
+  assert.deepEqual(step.verdict.changes, [
+    { field: 'subnet-orphan karpctl.io/added-tags', from: 'karpenter.sh/discovery' },
+  ])
   assert.deepEqual(filtersSeen, [
     [
       { Name: 'tag-key', Values: ['karpctl.io/added-tags'] },
@@ -245,7 +251,11 @@ test('recorded tags: a repair’s record goes only with the install it repaired;
   const gone = env()
   const all = recordedTagsRestore({ clusterName: 'demo', vpcId: 'vpc-1', repairs: true, dependsOn: [] })
   const s2 = await planOf(all, gone.env)
-  assert.deepEqual(s2.verdict.changes.map((c) => c.field).sort(), ['subnet-orphan', 'subnet-repaired'])
+  assert.deepEqual(s2.verdict.changes.map((c) => c.field).sort(), [
+    'subnet-orphan karpctl.io/added-tags',
+    'subnet-repaired karpctl.io/repaired-tags',
+    'subnet-repaired karpenter.sh/discovery',
+  ])
   await applyPlan({ title: 't', steps: [s2] }, gone.env)
   assert.deepEqual(
     [...gone.writes].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),

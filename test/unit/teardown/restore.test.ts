@@ -67,8 +67,8 @@ test('the 8443 restore revokes tcp/8443 from exactly the recorded source, and on
   const step = await stepOf(recordedIngressRestore({ vpcId: VPC, dependsOn: [] }), env)
   assert.equal(step.verdict.action, 'update')
   assert.deepEqual(step.verdict.changes, [
-    { field: 'sg-node', to: '- tcp/8443 from sg-cluster' },
-    { field: 'sg-node-2', to: '- tcp/8443 from sg-other' },
+    { field: 'sg-node ingress', from: 'tcp/8443 from sg-cluster' },
+    { field: 'sg-node-2 ingress', from: 'tcp/8443 from sg-other' },
   ])
   const r = await applyPlan({ title: 't', steps: [step] }, env)
   assert.deepEqual(r.failed, [])

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { test } from 'node:test'
+import { parse } from 'yaml'
+import type { HelmUpgrade } from '../../../src/context/helm.js'
+import type { HelmRelease } from '../../../src/facts/types.js'
+import { planJson, renderPlan } from '../../../src/plan/render.js'
+import { helmRelease, type ReleaseState } from '../../../src/plan/resources/helm-release.js'
+import type { ApplyEnv, Plan } from '../../../src/plan/types.js'
+
+const LABELS = { 'karpctl.io/managed-by': 'karpctl' }
+const SECRETS = ['hunter2', 'ghp_abcdefghijklmnopqrstuvwx1234', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']
+
+/** What a user's --values may hold: settings to show, and secrets never to show. */
+const values = (over: Record<string, unknown> = {}) => ({
+  settings: { clusterName: 'demo' },
+  controller: { resources: { requests: { cpu: '500m' } } },
+  webhook: { password: 'hunter2' },
+  extraEnv: [{ name: 'AWS_SECRET_ACCESS_KEY', value: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' }],
+  gitToken: 'ghp_abcdefghijklmnopqrstuvwx1234',
+  ...over,
+})
+
+const release = (v: Record<string, unknown>) =>
+  helmRelease({
+    address: 'helm.karpenter',
+    release: 'karpenter',
+    namespace: 'kube-system',
+    chart: 'oci://public.ecr.aws/karpenter/karpenter',
+    chartName: 'karpenter',
+    version: '1.14.1',
+    expectedVersion: '1.14.1',
+    values: v,
+    labels: LABELS,
+    adopt: false,
+    dependsOn: [],
+  })
+
+const installed = (v: Record<string, unknown>): ReleaseState => ({
+  release: {
+    name: 'karpenter',
+    namespace: 'kube-system',
+    revision: 3,
+    status: 'deployed',
+    chartName: 'karpenter',
+    chartVersion: '1.14.1',
+    values: v,
+    computedValues: v,
+  } as HelmRelease,
+  labels: LABELS,
+})
+
+const planOf = (v: Record<string, unknown>, cur: ReleaseState | null): Plan => {
+  const resource = release(v)
+  return { title: 'T', steps: [{ resource, current: cur, verdict: resource.verdict(cur) }] }
+}
+
+/** Every form the plan is shown in: the human plan, with its documents, and --json. */
+const everyForm = (plan: Plan) => [
+  renderPlan(plan, { color: false }),
+  renderPlan(plan, { color: false, showDocuments: true }),
+  JSON.stringify(planJson(plan)),
+]
+
+test('install: every value key on its own line, the secrets redacted in every form the plan takes', () => {
+  const plan = planOf(values(), null)
+  const [human, documents, json] = everyForm(plan)
+  assert.match(human!, /\n {8}values\.controller\.resources\.requests\.cpu: 500m\n/)
+  assert.match(human!, /\n {8}values\.settings\.clusterName: demo\n/)
+  assert.match(human!, /\n {8}values\.webhook\.password: \[REDACTED\]\n/)
+  assert.match(human!, /\n {8}values\.extraEnv\.0: \{name: AWS_SECRET_ACCESS_KEY, value: \[REDACTED\]\}\n/)
+  assert.match(documents!, /"password": "\[REDACTED\]"/)
+  for (const text of [human, documents, json]) for (const s of SECRETS) assert.ok(!text!.includes(s), s)
+  // --json: from and to always there, null when absent.
+  assert.deepEqual(planJson(plan).steps[0]?.changes[0], {
+    field: 'chart',
+    from: null,
+    to: 'karpenter-1.14.1',
+  })
+})
+
+test('an upgrade shows each changed value key old → new, a dropped one as removed; a changed secret only as changed', () => {
+  const before = values({ controller: { resources: { requests: { cpu: '1' } } }, logLevel: 'debug' })
+  const after = values({ webhook: { password: 'swordfish' } })
+  const plan = planOf(after, installed(before))
+  const [human, documents, json] = everyForm(plan)
+  assert.match(human!, /~ update {4}Helm release kube-system\/karpenter\n/)
+  assert.match(human!, /\n {8}values\.controller\.resources\.requests\.cpu: 1 → 500m\n/)
+  assert.match(human!, /\n {8}values\.logLevel: debug → \(removed\)\n/)
+  assert.match(human!, /\n {8}values\.webhook\.password: \[REDACTED\] → \[REDACTED\]\n/)
+  assert.doesNotMatch(human!, /values: differ/)
+  for (const text of [human, documents, json])
+    for (const s of [...SECRETS, 'swordfish']) assert.ok(!text!.includes(s), s)
+  assert.deepEqual(
+    planJson(plan).steps[0]?.changes.find((c) => c.field === 'values.logLevel'),
+    { field: 'values.logLevel', from: 'debug', to: null },
+  )
+  // The same values again: nothing to show.
+  assert.equal(release(after).verdict(installed(after)).action, 'unchanged')
+})
+
+test('helm receives the real values: redaction is only what the plan shows', async () => {
+  const v = values()
+  const seen: unknown[] = []
+  const env = {
+    helm: async () => ({
+      upgradeInstall: async (u: HelmUpgrade) => seen.push(parse(readFileSync(u.valuesFiles[0]!, 'utf8'))),
+    }),
+  } as unknown as ApplyEnv
+  const plan = planOf(v, null)
+  renderPlan(plan, { color: false, showDocuments: true })
+  planJson(plan)
+  await release(v).apply(env, null)
+  assert.deepEqual(seen, [v])
+})
+
+test('a doctor --fix repair: each value it sets old → new, its reason in the note', () => {
+  const r = helmRelease({
+    address: 'helm.karpenter.repair',
+    release: 'karpenter',
+    namespace: 'kube-system',
+    chart: 'oci://public.ecr.aws/karpenter/karpenter',
+    chartName: 'karpenter',
+    expectedVersion: '1.14.1',
+    values: { tolerations: [{ key: 'a', value: 'true' }] },
+    labels: { 'karpctl.io/repaired': 'doctor-fix' },
+    adopt: false,
+    repair: 'sets tolerations',
+    dependsOn: [],
+  })
+  const v = r.verdict({ ...installed({ tolerations: [{ key: 'a', value: true }] }), labels: {} })
+  assert.deepEqual(v.changes, [{ field: 'values.tolerations.0.value', from: true, to: 'true' }])
+  assert.match(v.note ?? '', /^sets tolerations: a new revision \(helm rollback undoes it\)/)
+})
