@@ -97,7 +97,7 @@ export const irsaTrustPolicy: Check = {
       subject: role.role.arn,
       message:
         wrongAud.length > 0
-          ? `trust of ${roleName} allows ${expectedSub} only with an :aud other than sts.amazonaws.com, the audience of the controller's token: the controller cannot assume the role`
+          ? `trust of ${roleName} allows ${expectedSub} only with ${wrongAud.map((w) => `:aud ${w.aud} (${w.label})`).join(', ')}, but the controller's token carries aud "sts.amazonaws.com": the controller cannot assume the role`
           : subs.length > 0
             ? `trust of ${roleName} allows ${subs.join(', ')}${statements.some((s) => s.literalWildcard) ? ' (StringEquals compares literally: * matches only a "*")' : ''}, but the controller runs as ${expectedSub}`
             : `trust of ${roleName} has no sts:AssumeRoleWithWebIdentity statement for ${issuer} with :sub = ${expectedSub} and :aud = sts.amazonaws.com`,

@@ -21,12 +21,16 @@ export interface IrsaStatement {
   sub: string
   operator: string
   audOk: boolean
+  /** The :aud conditions as written (`StringEquals sts.amazon.com`), to name them in a finding. */
+  aud: string
+  /** Sid, or the statement's place in the document (`statement 2`). */
+  label: string
 }
 
 /** The Allow statements of a trust policy that let web identities of `issuer` assume the role. */
 export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaStatement[] {
   const out: IrsaStatement[] = []
-  for (const s of trust.Statement) {
+  for (const [i, s] of trust.Statement.entries()) {
     if (s.Effect !== 'Allow') continue
     if (!list(s.Action).some((a) => a === 'sts:AssumeRoleWithWebIdentity' || a === 'sts:*' || a === '*'))
       continue
@@ -58,11 +62,21 @@ export function irsaStatements(trust: PolicyDocument, issuer: string): IrsaState
         resource: '*',
         context: { [audKey]: 'sts.amazonaws.com' },
       }).decision === 'allowed'
+    const aud = Object.entries(audConditions)
+      .map(
+        ([op, kv]) =>
+          `${op} ${list(kv[audKey])
+            .map((v) => JSON.stringify(v))
+            .join(', ')}`,
+      )
+      .join(' and ')
     out.push({
       statement: s,
       sub,
       operator,
       audOk,
+      aud,
+      label: s.Sid ? `statement ${JSON.stringify(s.Sid)}` : `statement ${i + 1}`,
     })
   }
   return out

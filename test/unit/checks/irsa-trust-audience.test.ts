@@ -23,7 +23,7 @@ function withCondition(condition: PolicyStatement['Condition']) {
 }
 
 const WRONG_AUD =
-  /allows system:serviceaccount:kube-system:karpenter only with an :aud other than sts.amazonaws.com/
+  /allows system:serviceaccount:kube-system:karpenter only with :aud .+, but the controller's token carries aud "sts.amazonaws.com"/
 
 test(':aud StringEquals sts.amazonaws.com among other audiences: pass', () => {
   const r = runCheck(
@@ -44,6 +44,11 @@ test(':aud StringEquals naming only other audiences: fail, saying the audience i
   )
   assert.equal(r.status, 'fail')
   assert.match(r.findings[0]!.message, WRONG_AUD)
+  // The value found and the statement it is in (issue 21, item 3).
+  assert.match(
+    r.findings[0]!.message,
+    /only with :aud StringEquals "other\.example", "sts\.amazonaws\.com\.cn" \(statement 1\),/,
+  )
 })
 
 test('no :aud condition: the audience is not restricted, pass', () => {
@@ -58,6 +63,7 @@ test(':aud under StringLike is judged too: a pattern that does not match sts.ama
   )
   assert.equal(r.status, 'fail')
   assert.match(r.findings[0]!.message, WRONG_AUD)
+  assert.match(r.findings[0]!.message, /only with :aud StringLike "other\.\*" \(statement 1\),/)
 })
 
 test(':aud under StringLike with a matching pattern: pass', () => {

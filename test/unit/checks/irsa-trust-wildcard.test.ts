@@ -129,7 +129,7 @@ test('the exact :sub with a wrong :aud: the finding names the audience, not a su
   assert.equal(r.findings.length, 1)
   assert.match(
     r.findings[0]!.message,
-    /allows system:serviceaccount:kube-system:karpenter only with an :aud other than sts.amazonaws.com/,
+    /allows system:serviceaccount:kube-system:karpenter only with :aud StringEquals "sts\.amazonaws\.com\.cn" \(statement 1\), but the controller's token carries aud "sts\.amazonaws\.com"/,
   )
 })
 
