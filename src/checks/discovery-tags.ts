@@ -77,6 +77,7 @@ export const discoveryTags: Check = {
           status: 'fail',
           subject: `EC2NodeClass/${name}`,
           message: `subnet selector of EC2NodeClass ${name} (${subnetTerms}) matches no subnet: Karpenter cannot launch nodes`,
+          code: 'subnets-unmatched',
           evidence: { selector: nc.spec.subnetSelectorTerms, clusterSubnets },
           fix: tagFix(clusterSubnets, clusterName, region, 'subnets'),
         })
@@ -127,6 +128,7 @@ export const discoveryTags: Check = {
           status: 'fail',
           subject: `EC2NodeClass/${name}`,
           message: `security-group selector of EC2NodeClass ${name} (${describeTerms(nc.spec.securityGroupSelectorTerms)}) matches no security group`,
+          code: 'security-groups-unmatched',
           evidence: { selector: nc.spec.securityGroupSelectorTerms },
           fix: tagFix(
             cluster?.clusterSecurityGroupId ? [cluster.clusterSecurityGroupId] : [],

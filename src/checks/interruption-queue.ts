@@ -75,6 +75,7 @@ export const interruptionQueue: Check = {
           subject: name,
           message: `interruption queue ${name} does not exist in ${facts.meta.region}: the controller logs errors and handles no interruptions`,
           evidence: { interruptionQueue: name, region: facts.meta.region },
+          code: 'queue-missing',
           fix: {
             summary: `create queue ${name} with the reference policy`,
             commands: createQueueCommands(facts, name),
@@ -127,6 +128,7 @@ function malformed(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef
       subject: ref.source,
       message: `${where} is ${what} (${ref.value}); Karpenter expects the queue name, e.g. ${name}${missing ? ` (no queue ${name} exists in ${facts.meta.region} either)` : ''}`,
       evidence,
+      code: missing ? 'queue-reference-and-missing' : 'queue-reference',
       fix: {
         summary: missing ? `create queue ${name} and set its name` : 'set the queue name instead',
         commands: [

@@ -266,6 +266,7 @@ function missingRule(
     status: 'fail',
     subject: `${spec.source} / ${spec.detailType}`,
     message: `no EventBridge rule matches "${spec.detailType}" (${spec.source}) and sends it to the interruption queue${unsearched}`,
+    code: 'rule-missing',
     evidence: {
       expected: { source: spec.source, detailType: spec.detailType },
       queueArn,

@@ -197,6 +197,7 @@ function policyFindings(
       subject: roleName,
       message: `node role ${roleName} (${used}) lacks ${missing.join(', ')}${missing.includes(NODE_ECR_POLICIES[0]) ? ` (or ${NODE_ECR_POLICIES[1]})` : ''}: nodes fail to join, get no pod IPs or cannot pull images`,
       evidence: { ...evidence, missing },
+      code: 'missing-policies',
       fix: attachFix(missing),
     })
   } else {
@@ -214,6 +215,7 @@ function policyFindings(
       subject: roleName,
       message: `node role ${roleName} lacks ${advised.join(', ')}: nodes join, but Session Manager access to them will not work`,
       evidence: { ...evidence, missing: advised },
+      code: 'missing-policies',
       fix: attachFix(advised),
     })
   }
@@ -313,6 +315,7 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
       subject: role.arn,
       message: `node role ${role.name} (${used}) has no cluster access: ${entriesHonoured ? 'no EC2_LINUX access entry' : ''}${entriesHonoured && awsAuthHonoured ? ' and ' : ''}${awsAuthHonoured ? 'no aws-auth mapping' : ''} (authentication mode ${mode}); its nodes never become Ready`,
       evidence: { authenticationMode: mode, roleArn: role.arn },
+      code: 'no-cluster-access',
       fix: entriesHonoured ? accessEntryFix(facts, role) : awsAuthFix(facts, role),
     },
   ]

@@ -76,12 +76,26 @@ function missingAssociation(
   const { clusterName, region } = facts.meta
   const roleArn = controllerRoleArn(facts)
   const identityless = facts.iam.controllerIdentity === 'none'
+  // An association made for another namespace or service account (a chart installed elsewhere than
+  // the association says) is the likely cause: name it and what it is for.
+  const near = associations.filter(
+    (a) => a.roleArn === roleArn || a.serviceAccount === sa.name || a.namespace === sa.namespace,
+  )
+  const nearText = near.length
+    ? `; ${near
+        .map(
+          (a) =>
+            `association ${a.associationId} is for ${a.namespace}/${a.serviceAccount}${a.roleArn ? ` (role ${roleNameFromArn(a.roleArn)})` : ''}`,
+        )
+        .join(', ')}, not for ${subject}, which the controller runs as`
+    : ''
   return {
     status: 'fail',
     subject,
     message: identityless
-      ? `the controller ServiceAccount ${subject} has no AWS identity: no IRSA annotation and no Pod Identity association (it would fall back to the node's instance role)`
-      : `no Pod Identity association for ${subject} in cluster ${clusterName}`,
+      ? `the controller ServiceAccount ${subject} has no AWS identity: no IRSA annotation and no Pod Identity association (it would fall back to the node's instance role)${nearText}`
+      : `no Pod Identity association for ${subject} in cluster ${clusterName}${nearText}`,
+    code: 'no-association',
     evidence: {
       serviceAccount: subject,
       associations: associations.map(

@@ -227,6 +227,7 @@ function notApplied(
     status: 'fail',
     subject,
     message: `${STS_ANNOTATION} is set in the Helm values but missing on the live ServiceAccount ${subject}: ${reason}`,
+    code: 'missing-on-live',
     evidence: {
       values: occ.map((o) => ({
         where: o.where,

@@ -28,6 +28,11 @@ export interface Finding {
    */
   caveats?: string[]
   fix?: Fix
+  /**
+   * What kind of finding this is within its check, stable like an ESLint messageId: repairs select
+   * findings by it (and by evidence), never by their wording, which may change.
+   */
+  code?: string
 }
 
 export interface CheckMeta {

@@ -19,7 +19,7 @@ export const stsAnnotation: Builder = (facts, failing, check, opts) => {
   const sa = facts.kube.serviceAccount.ok ? facts.kube.serviceAccount.value : null
   // Helm manages it when the release renders it: the managed-by label outlives serviceAccount.create=false.
   const helmManaged = release(facts)?.renderedServiceAccount !== undefined
-  const missingLive = typed.manual.filter((f) => /missing on the live ServiceAccount/.test(f.message))
+  const missingLive = typed.manual.filter((f) => f.code === 'missing-on-live')
   if (!sa || helmManaged || missingLive.length === 0) return typed
   return {
     ...typed,
@@ -42,7 +42,7 @@ export const podIdentity: Builder = (facts, failing, check) => {
   const name = facts.iam.controllerRoleName
   const role = name ? facts.iam.roles[name] : undefined
   const r = release(facts)
-  const missing = failing.filter((f) => /^no Pod Identity association for /.test(f.message))
+  const missing = failing.filter((f) => f.code === 'no-association')
   if (!r || !role?.ok || !role.value || missing.length === 0) return { resources: [], manual: failing }
   const sa = controllerServiceAccount(facts, r)
   const tags = ownershipTags(facts.meta.clusterName)

@@ -193,7 +193,7 @@ const nodeAccess: Builder = (facts, failing, check) => {
   const entries =
     cluster?.authenticationMode === 'API' || cluster?.authenticationMode === 'API_AND_CONFIG_MAP'
   const noAccess = failing.filter(
-    (f) => /has no cluster access/.test(f.message) && f.subject?.startsWith('arn:'),
+    (f) => f.code === 'no-cluster-access' && f.subject?.startsWith('arn:'),
   )
   const tags = ownershipTags(facts.meta.clusterName)
   const clusterArn = arn(facts, 'eks', `cluster/${facts.meta.clusterName}`)
@@ -223,7 +223,7 @@ const nodeAccess: Builder = (facts, failing, check) => {
 export const nodeRole: Builder = (facts, failing, check, opts) => {
   const access = nodeAccess(facts, failing, check, opts)
   const lacking = access.manual.filter(
-    (f) => /lacks /.test(f.message) && Array.isArray((f.evidence as { missing?: unknown })?.missing),
+    (f) => f.code === 'missing-policies' && Array.isArray((f.evidence as { missing?: unknown })?.missing),
   )
   const why = new Map<Finding, string>()
   const resources = lacking.flatMap((f) => {

@@ -18,7 +18,7 @@ import { fixBlocked, ownership } from '../checks/lib/owners.js'
 /** Rules for no rule at all, created as install names them (after the queue, when this plan makes it). */
 const missingRules: Builder = (facts, failing, check) => {
   const q = facts.sqs.queue.ok ? facts.sqs.queue.value : null
-  const missing = failing.filter((f) => f.message.startsWith('no EventBridge rule matches'))
+  const missing = failing.filter((f) => f.code === 'rule-missing')
   if (!q) return { resources: [], manual: failing }
   const subject = (r: RuleSpecOf) => `${r.eventPattern.source[0]} / ${r.eventPattern['detail-type'][0]}`
   const wanted = interruptionRules(facts.meta.clusterName).filter((r) =>
@@ -83,7 +83,7 @@ export const queueFix: Builder = (facts, failing, check) => {
       queueName?: string | null
       elsewhere?: boolean
     }
-    if (e.interruptionQueue && /does not exist/.test(f.message)) {
+    if (e.interruptionQueue && f.code === 'queue-missing') {
       const tags = ownershipTags(facts.meta.clusterName)
       const queueArn = arn(facts, 'sqs', e.interruptionQueue)
       resources.push({
@@ -117,7 +117,7 @@ export const queueFix: Builder = (facts, failing, check) => {
       e.source &&
       e.source !== 'INTERRUPTION_QUEUE' &&
       !e.elsewhere &&
-      !/no queue .* exists/.test(f.message)
+      f.code === 'queue-reference'
     ) {
       values.push({ path: parseHelmPath(e.source), value: e.queueName, finding: f })
     } else manual.push(f)

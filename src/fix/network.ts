@@ -33,8 +33,8 @@ export const discovery: Builder = (facts, failing, check) => {
       )
     )
   }
-  const subnets = failing.filter((f) => f.message.startsWith('subnet selector') && plain(f))
-  const groups = failing.filter((f) => f.message.startsWith('security-group selector') && plain(f))
+  const subnets = failing.filter((f) => f.code === 'subnets-unmatched' && plain(f))
+  const groups = failing.filter((f) => f.code === 'security-groups-unmatched' && plain(f))
   const auto = new Set([...subnets, ...groups])
   const sg = cluster?.clusterSecurityGroupId ?? cluster?.securityGroupIds[0]
   const resources: Resource[] =

@@ -167,6 +167,7 @@ test('no subnet matched: the selector described term by term, and the fix tags t
     subject: NC,
     message:
       'subnet selector of EC2NodeClass default (karpenter.sh/discovery=demo,tier=private OR id=subnet-0z OR name=private-* OR tier=app,name=app-*) matches no subnet: Karpenter cannot launch nodes',
+    code: 'subnets-unmatched',
     evidence: { selector: terms, clusterSubnets: ['subnet-0a', 'subnet-0b', 'subnet-0c'] },
     fix: tagFix('subnet-0a subnet-0b subnet-0c', 'subnets'),
   })
@@ -217,6 +218,7 @@ test('no security group matched: fail, describing the selector; the fix tags the
     subject: NC,
     message:
       'security-group selector of EC2NodeClass default (karpenter.sh/discovery=demo OR id=sg-0z) matches no security group',
+    code: 'security-groups-unmatched',
     evidence: { selector: terms },
     fix: tagFix(resources, 'security-groups'),
   })

@@ -60,6 +60,7 @@ test('a URL naming the queue, which exists: fail saying where it was set, no "do
       status: 'fail',
       subject: 'settings.interruptionQueue',
       message: `settings.interruptionQueue is a queue URL (${URL}); Karpenter expects the queue name, e.g. demo`,
+      code: 'queue-reference',
       evidence: {
         value: URL,
         source: 'settings.interruptionQueue',
@@ -137,6 +138,7 @@ test('the queue missing: fail with the reference create-queue', () => {
       subject: 'demo',
       message:
         'interruption queue demo does not exist in us-west-2: the controller logs errors and handles no interruptions',
+      code: 'queue-missing',
       evidence: { interruptionQueue: 'demo', region: 'us-west-2' },
       fix: 'create queue demo with the reference policy',
     },

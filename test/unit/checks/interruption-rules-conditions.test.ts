@@ -195,6 +195,7 @@ test('a missing rule: the exact finding, nothing said about unsearched rules', (
       status: 'fail',
       subject: `aws.ec2 / ${SPOT_EVENT}`,
       message: `no EventBridge rule matches "${SPOT_EVENT}" (aws.ec2) and sends it to the interruption queue`,
+      code: 'rule-missing',
       evidence: {
         expected: { source: 'aws.ec2', detailType: SPOT_EVENT },
         queueArn: QUEUE_ARN,

@@ -285,6 +285,7 @@ test('missing CNI and ECR policies: the exact fail, saying the ReadOnly alternat
     status: 'fail',
     subject: NODE_ROLE,
     message: `node role ${NODE_ROLE} (${USED}) lacks AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryPullOnly (or AmazonEC2ContainerRegistryReadOnly): nodes fail to join, get no pod IPs or cannot pull images`,
+    code: 'missing-policies',
     evidence: {
       attached: [
         'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
@@ -345,6 +346,7 @@ test('missing SSM core: the exact warning, beside the pass', () => {
     status: 'warn',
     subject: NODE_ROLE,
     message: `node role ${NODE_ROLE} lacks AmazonSSMManagedInstanceCore: nodes join, but Session Manager access to them will not work`,
+    code: 'missing-policies',
     evidence: {
       attached: [
         'arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy',
@@ -403,6 +405,7 @@ test('CONFIG_MAP mode: an access entry does not count', () => {
     status: 'fail',
     subject: NODE_ROLE_ARN,
     message: `node role ${NODE_ROLE} (${USED}) has no cluster access: no aws-auth mapping (authentication mode CONFIG_MAP); its nodes never become Ready`,
+    code: 'no-cluster-access',
     evidence: { authenticationMode: 'CONFIG_MAP', roleArn: NODE_ROLE_ARN },
     fix: AWS_AUTH_FIX,
   })
@@ -413,6 +416,7 @@ test('API mode without an entry: the exact fail, fixed with an access entry', ()
     status: 'fail',
     subject: NODE_ROLE_ARN,
     message: `node role ${NODE_ROLE} (${USED}) has no cluster access: no EC2_LINUX access entry (authentication mode API); its nodes never become Ready`,
+    code: 'no-cluster-access',
     evidence: { authenticationMode: 'API', roleArn: NODE_ROLE_ARN },
     fix: ENTRY_FIX,
   })

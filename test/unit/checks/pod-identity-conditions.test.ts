@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { podIdentity } from '../../../src/checks/pod-identity.js'
-import { runCheck } from '../../../src/checks/run.js'
+import { runCheck, runChecks } from '../../../src/checks/run.js'
+import { fixSet } from '../../../src/fix/fixes.js'
 import type { Facts, PodIdentityAssociation } from '../../../src/facts/types.js'
 import { both, podIdentityFacts, podTrust, roleOf } from '../../helpers/check-fixtures.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, ok } from '../../helpers/facts.js'
@@ -117,7 +118,9 @@ test('an association of another ServiceAccount in the same namespace does not co
     {
       status: 'fail',
       subject: 'kube-system/karpenter',
-      message: 'no Pod Identity association for kube-system/karpenter in cluster demo',
+      message:
+        'no Pod Identity association for kube-system/karpenter in cluster demo; association a-other is for kube-system/other, not for kube-system/karpenter, which the controller runs as',
+      code: 'no-association',
       evidence: { serviceAccount: 'kube-system/karpenter', associations: ['kube-system/other → a-other'] },
       fix: {
         summary:
@@ -129,6 +132,48 @@ test('an association of another ServiceAccount in the same namespace does not co
       },
     },
   ])
+})
+
+test('an association made for another namespace names it and its role (issue 21, item 6); --fix still creates the right one', async () => {
+  const elsewhere = association({
+    namespace: 'karpenter',
+    associationId: 'a-ns',
+    roleArn: CONTROLLER_ROLE_ARN,
+  })
+  const f = run(associations(elsewhere))[0]
+  assert.equal(
+    f?.message,
+    `no Pod Identity association for kube-system/karpenter in cluster demo; association a-ns is for karpenter/karpenter (role ${CONTROLLER_ROLE_ARN.split('/').pop()}), not for kube-system/karpenter, which the controller runs as`,
+  )
+  assert.equal(f?.code, 'no-association')
+  // An unrelated association (another namespace, service account and role) is not named.
+  const unrelated = association({
+    namespace: 'apps',
+    serviceAccount: 'web',
+    roleArn: 'arn:aws:iam::123456789012:role/web',
+    associationId: 'a-web',
+  })
+  assert.equal(
+    run(associations(unrelated))[0]?.message,
+    'no Pod Identity association for kube-system/karpenter in cluster demo',
+  )
+})
+
+test('--fix keys on the finding, not its words: an association elsewhere, or none at all, gets the right one created (issue 21, item 12)', () => {
+  for (const fn of [
+    associations(
+      association({ namespace: 'karpenter', associationId: 'a-ns', roleArn: CONTROLLER_ROLE_ARN }),
+    ),
+    both(identity('none'), associations()),
+  ]) {
+    const facts = podIdentityFacts(fn)
+    const fs = fixSet(facts, runChecks([podIdentity], facts))
+    assert.deepEqual(
+      fs.resources.map((r) => [r.kind, r.name]),
+      [['EKS Pod Identity association', 'kube-system/karpenter']],
+    )
+    assert.deepEqual(fs.manual, [])
+  }
 })
 
 test('no association and no identity at all: the node-role fallback is named', () => {

@@ -251,6 +251,7 @@ test('set in the values but not on the live ServiceAccount: each reason, and the
       status: 'fail',
       subject: SUBJECT,
       message: `${STS_ANNOTATION} is set in the Helm values but missing on the live ServiceAccount ${SUBJECT}: the release did not apply it (a rejected upgrade, or the ServiceAccount was replaced outside Helm)`,
+      code: 'missing-on-live',
       evidence: {
         values: [
           {
