@@ -131,26 +131,37 @@ function crashLoops(facts: Facts, d: Deployment): Finding[] {
       const waiting = c.waitingReason && BAD_WAITING.includes(c.waitingReason)
       if (!waiting && c.restartCount <= MAX_RESTARTS) continue
       const podRef = `${pod.metadata.namespace ?? ns}/${pod.metadata.name}`
+      const last = c.lastTerminated
+      const oom = last?.reason === 'OOMKilled'
+      // The previous run's end is the cause a person would look up first: say it, and the limit it hit.
+      const cause = last
+        ? `: its last run ended ${last.reason ?? 'with no reason given'}${last.exitCode !== undefined ? ` (exit code ${last.exitCode})` : ''}${oom ? `, at its memory limit ${c.memoryLimit ?? '(none set: the node ran out)'}` : ''}`
+        : ''
       findings.push({
         status: 'fail',
         subject: podRef,
-        message: `controller pod ${podRef} container ${c.name} ${waiting ? `is in ${c.waitingReason}` : 'keeps restarting'} (${c.restartCount} restarts)`,
+        message: `controller pod ${podRef} container ${c.name} ${waiting ? `is in ${c.waitingReason}` : 'keeps restarting'} (${c.restartCount} restarts)${cause}`,
+        code: oom ? 'out-of-memory' : 'crash-loop',
         evidence: {
           pod: podRef,
           container: c.name,
           waitingReason: c.waitingReason,
           restartCount: c.restartCount,
           node: pod.nodeName,
+          ...(last ? { lastTerminated: last } : {}),
+          ...(c.memoryLimit ? { memoryLimit: c.memoryLimit } : {}),
         },
-        fix: {
-          summary: /Image/.test(c.waitingReason ?? '')
-            ? 'the image cannot be pulled: check the image reference and the node’s access to public.ecr.aws'
-            : 'read the log of the crashed container (commonly: wrong settings.clusterName, IAM credentials, or an unreachable interruption queue)',
-          commands: [
-            `kubectl -n ${pod.metadata.namespace ?? ns} logs ${pod.metadata.name} -c ${c.name} --previous`,
-            `kubectl -n ${pod.metadata.namespace ?? ns} describe pod ${pod.metadata.name}`,
-          ],
-        },
+        fix: oom
+          ? oomFix(facts, d, c.memoryLimit)
+          : {
+              summary: /Image/.test(c.waitingReason ?? '')
+                ? 'the image cannot be pulled: check the image reference and the node’s access to public.ecr.aws'
+                : 'read the log of the crashed container (commonly: wrong settings.clusterName, IAM credentials, or an unreachable interruption queue)',
+              commands: [
+                `kubectl -n ${pod.metadata.namespace ?? ns} logs ${pod.metadata.name} -c ${c.name} --previous`,
+                `kubectl -n ${pod.metadata.namespace ?? ns} describe pod ${pod.metadata.name}`,
+              ],
+            },
       })
     }
   }
@@ -272,5 +283,28 @@ function roomFix(
     summary:
       'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica',
     commands,
+  }
+}
+
+/** Twice a memory quantity in its own unit (`512Mi` → `1Gi` stays readable as `1024Mi`); 1Gi when unknown. */
+export function doubledMemory(limit: string | undefined): string {
+  const m = /^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe]|)$/.exec(limit ?? '')
+  if (!m) return '1Gi'
+  const n = Number(m[1]) * 2
+  return `${Number.isInteger(n) ? n : n.toFixed(1)}${m[2]}`
+}
+
+/** An OOMKilled controller: more memory through the chart's controller.resources (requests = limits, as the chart's docs advise). */
+function oomFix(facts: Facts, d: Deployment, limit: string | undefined): Fix {
+  const release = facts.kube.release.ok ? facts.kube.release.value : null
+  const more = doubledMemory(limit)
+  const set = ` --set controller.resources.requests.memory=${more} --set controller.resources.limits.memory=${more}`
+  return {
+    summary: `the controller ran out of memory${limit ? ` at ${limit}` : ''}: raise controller.resources to ${more}`,
+    commands: release
+      ? [helmUpgradeCommand(release, release.chartVersion, set)]
+      : [
+          `kubectl -n ${d.metadata.namespace ?? 'kube-system'} set resources deployment ${d.metadata.name} -c controller --requests=memory=${more} --limits=memory=${more}`,
+        ],
   }
 }

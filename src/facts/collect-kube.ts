@@ -127,7 +127,7 @@ interface RawDeployment {
 
 interface RawPod {
   metadata: ObjectMeta
-  spec?: { nodeName?: string }
+  spec?: { nodeName?: string; containers?: { name: string; resources?: { limits?: { memory?: string } } }[] }
   status?: {
     phase?: string
     containerStatuses?: {
@@ -135,6 +135,7 @@ interface RawPod {
       restartCount?: number
       ready?: boolean
       state?: { waiting?: { reason?: string } }
+      lastState?: { terminated?: { reason?: string; exitCode?: number } }
     }[]
   }
 }
@@ -147,12 +148,18 @@ export async function podsOf(kube: KubeClient, r: HelmRelease): Promise<Pod[]> {
     metadata: pickMeta(p.metadata),
     nodeName: p.spec?.nodeName,
     phase: p.status?.phase,
-    containerStatuses: (p.status?.containerStatuses ?? []).map((c): ContainerStatus => ({
-      name: c.name,
-      restartCount: c.restartCount ?? 0,
-      ready: c.ready ?? false,
-      waitingReason: c.state?.waiting?.reason,
-    })),
+    containerStatuses: (p.status?.containerStatuses ?? []).map((c): ContainerStatus => {
+      const last = c.lastState?.terminated
+      const memoryLimit = p.spec?.containers?.find((x) => x.name === c.name)?.resources?.limits?.memory
+      return {
+        name: c.name,
+        restartCount: c.restartCount ?? 0,
+        ready: c.ready ?? false,
+        waitingReason: c.state?.waiting?.reason,
+        ...(last ? { lastTerminated: { reason: last.reason, exitCode: last.exitCode } } : {}),
+        ...(memoryLimit ? { memoryLimit } : {}),
+      }
+    }),
   }))
 }
 

@@ -351,6 +351,10 @@ export interface ContainerStatus {
   restartCount: number
   ready: boolean
   waitingReason?: string
+  /** How the previous run of the container ended (why it restarts): `OOMKilled`, `Error` … and its exit code. */
+  lastTerminated?: { reason?: string; exitCode?: number }
+  /** The container's memory limit as the pod spec sets it (`1Gi`), to say what an OOMKilled ran into. */
+  memoryLimit?: string
 }
 
 export interface Pod {
