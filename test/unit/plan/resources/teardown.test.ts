@@ -7,8 +7,11 @@ import { RELEASE_SELECTOR } from '../../../../src/facts/collect-kube.js'
 import { SCALED_FROM } from '../../../../src/plan/resources/cluster-autoscaler.js'
 import {
   CRD_ADOPTED_BY,
+  HELM_KEEP,
+  HELM_MANAGED_BY,
   HELM_RELEASE_NAME,
   HELM_RELEASE_NAMESPACE,
+  REPLACED_MARKS,
 } from '../../../../src/plan/resources/crd-handover.js'
 import { ADDED_TAGS, REPAIRED_TAGS } from '../../../../src/plan/resources/discovery-tags.js'
 import { ADDED_TARGET, ENABLED_FROM } from '../../../../src/plan/resources/event-rule.js'
@@ -16,6 +19,7 @@ import { ADOPTED_FROM_REVISION } from '../../../../src/plan/resources/helm-relea
 import { ADDED_POLICY } from '../../../../src/plan/resources/queue-policy.js'
 import {
   autoscalerRestore,
+  handedCrdsRestore,
   helmReleaseAbsent,
   oidcProviderAbsent,
   orphanSweep,
@@ -30,7 +34,6 @@ import type { ApplyEnv, Resource } from '../../../../src/plan/types.js'
 import { referenceQueueStatements } from '../../../../src/spec/interruption.js'
 import { ADOPTED_BY } from '../../../../src/spec/ownership.js'
 import { helmReleaseSecret } from '../../../helpers/mock-cluster.js'
-import { onePage } from '../../../helpers/pager.js'
 
 const OWN = { 'karpctl.io/managed-by': 'karpctl', 'karpctl.io/cluster': 'demo' }
 const tagList = (t: Record<string, string>) => Object.entries(t).map(([Key, Value]) => ({ Key, Value }))
@@ -40,12 +43,54 @@ const FOREIGN_NOTE =
 
 type Answer = (input: Record<string, unknown>) => unknown
 
-/** AWS answers by operation (a missing one is "not found"), Kubernetes by path; reads and writes logged. */
+/** The service each operation belongs to: a call to the right operation of the wrong service fails. */
+const SERVICE: Record<string, string> = {
+  DescribeRule: 'eventbridge',
+  ListTargetsByRule: 'eventbridge',
+  ListTagsForResource: 'eventbridge',
+  RemoveTargets: 'eventbridge',
+  DisableRule: 'eventbridge',
+  DeleteRule: 'eventbridge',
+  UntagResource: 'eventbridge',
+  GetQueueUrl: 'sqs',
+  ListQueueTags: 'sqs',
+  GetQueueAttributes: 'sqs',
+  DeleteQueue: 'sqs',
+  SetQueueAttributes: 'sqs',
+  UntagQueue: 'sqs',
+  ListPodIdentityAssociations: 'eks',
+  DescribePodIdentityAssociation: 'eks',
+  DeletePodIdentityAssociation: 'eks',
+  ListOpenIDConnectProviderTags: 'iam',
+  ListRoles: 'iam',
+  DeleteOpenIDConnectProvider: 'iam',
+  ListInstanceProfiles: 'iam',
+  ListInstanceProfileTags: 'iam',
+  RemoveRoleFromInstanceProfile: 'iam',
+  DeleteInstanceProfile: 'iam',
+  DescribeStackResources: 'cloudformation',
+  DescribeSubnets: 'ec2',
+  DescribeSecurityGroups: 'ec2',
+  DescribeInstances: 'ec2',
+  DescribeLaunchTemplates: 'ec2',
+  TerminateInstances: 'ec2',
+  DeleteLaunchTemplate: 'ec2',
+  DeleteTags: 'ec2',
+  RevokeSecurityGroupIngress: 'ec2',
+}
+const serviceOf = (service: string, op: string) =>
+  assert.equal(service, SERVICE[op] ?? '?', `${op} is an operation of ${SERVICE[op] ?? '?'}, not ${service}`)
+
+/**
+ * AWS answers by operation (a missing one is "not found"), Kubernetes by path; reads and writes logged.
+ * `all` follows the pages as the real client does (the token named by the caller).
+ */
 function env(o: { aws?: Record<string, Answer>; kube?: Record<string, unknown>; helm?: unknown } = {}) {
   const reads: [string, unknown][] = []
   const writes: [string, unknown][] = []
   const kubeReads: string[] = []
-  const call = async (_s: string, op: string, input: Record<string, unknown> = {}) => {
+  const call = async (service: string, op: string, input: Record<string, unknown> = {}) => {
+    serviceOf(service, op)
     reads.push([op, input])
     const a = o.aws?.[op]
     if (!a) throw Object.assign(new Error(`${op} not found`), { name: 'NoSuchEntity' })
@@ -58,11 +103,27 @@ function env(o: { aws?: Record<string, Answer>; kube?: Record<string, unknown>; 
   const e = {
     aws: {
       call,
-      write: async (_s: string, op: string, input: unknown) => {
+      write: async (service: string, op: string, input: unknown) => {
+        serviceOf(service, op)
         writes.push([op, structuredClone(input)])
         return {}
       },
-      all: onePage(call),
+      all: async (
+        service: string,
+        op: string,
+        input: Record<string, unknown>,
+        tokenField: string,
+        page: (out: unknown) => { items?: unknown[]; next?: string },
+      ) => {
+        const items: unknown[] = []
+        let token: string | undefined
+        do {
+          const p = page(await call(service, op, token ? { ...input, [tokenField]: token } : input))
+          items.push(...(p.items ?? []))
+          token = p.next
+        } while (token)
+        return items
+      },
     },
     kube: {
       get: kubeGet,
@@ -82,6 +143,15 @@ function env(o: { aws?: Record<string, Answer>; kube?: Record<string, unknown>; 
   } as unknown as ApplyEnv
   return { env: e, reads, writes, kubeReads }
 }
+
+/** Two pages of IAM listing `key` (Roles, InstanceProfiles), the second asked for by its Marker only. */
+const twoPages =
+  (key: string, first: unknown[], second: unknown[]): Answer =>
+  (i) => {
+    if (i.Marker === 'page-2') return { [key]: second, IsTruncated: false }
+    assert.deepEqual(i, {}, 'the first page is asked for without a token')
+    return { [key]: first, IsTruncated: true, Marker: 'page-2' }
+  }
 
 /**
  * Observe, verdict and apply. `always`: apply whatever the verdict (an apply must itself do nothing for
@@ -398,20 +468,47 @@ test('OIDC provider: named by its host path, trust read decoded, deleted by its 
         assert.deepEqual(i, { OpenIDConnectProviderArn: arn })
         return { Tags: tagList(OWN) }
       },
-      ListRoles: () => ({
-        Roles: [
-          { RoleName: 'ctl', AssumeRolePolicyDocument: trust },
-          { RoleName: 'unrelated', AssumeRolePolicyDocument: encodeURIComponent('{"Principal":"x"}') },
-        ],
-      }),
+      ListRoles: twoPages(
+        'Roles',
+        [{ RoleName: 'ctl', AssumeRolePolicyDocument: trust }],
+        [{ RoleName: 'unrelated', AssumeRolePolicyDocument: encodeURIComponent('{"Principal":"x"}') }],
+      ),
     },
   })
   const { cur, verdict } = await run(p, e.env)
   assert.deepEqual(cur, { tags: OWN, trustedBy: [] })
   assert.deepEqual(verdict, { action: 'delete', changes: [] })
   assert.deepEqual(e.writes, [['DeleteOpenIDConnectProvider', { OpenIDConnectProviderArn: arn }]])
+  assert.deepEqual(p.permissions, [])
+  assert.deepEqual(p.desired, { absent: true })
   const gone = env()
-  assert.deepEqual(p.verdict(await p.observe(gone.env)), GONE)
+  const none = await run(p, gone.env, false)
+  assert.deepEqual([none.cur, none.verdict, gone.writes], [null, GONE, []])
+  // Trusted by a role on the second page: kept, naming it; another tool's: kept.
+  const trusted = env({
+    aws: {
+      ListOpenIDConnectProviderTags: () => ({ Tags: tagList(OWN) }),
+      ListRoles: twoPages(
+        'Roles',
+        [{ RoleName: 'ctl', AssumeRolePolicyDocument: trust }],
+        [
+          { RoleName: 'app-a', AssumeRolePolicyDocument: trust },
+          { RoleName: 'app-b', AssumeRolePolicyDocument: trust },
+        ],
+      ),
+    },
+  })
+  assert.deepEqual(p.verdict(await p.observe(trusted.env)), {
+    action: 'unchanged',
+    changes: [],
+    note: 'kept: still trusted by app-a, app-b',
+  })
+  const foreign = env({ aws: { ListOpenIDConnectProviderTags: () => ({}), ListRoles: () => ({}) } })
+  assert.deepEqual(p.verdict(await p.observe(foreign.env)), {
+    action: 'unchanged',
+    changes: [],
+    note: 'kept: karpctl did not make it',
+  })
 })
 
 // ---------- Helm releases ----------
@@ -819,14 +916,14 @@ test('orphans: the three tag filters per listing, instances live only, profiles 
         Reservations: [{ Instances: [{ InstanceId: 'i-1' }, { InstanceId: 'i-2' }] }, {}],
       }),
       DescribeLaunchTemplates: () => ({ LaunchTemplates: [{ LaunchTemplateId: 'lt-1' }] }),
-      ListInstanceProfiles: () => ({
-        InstanceProfiles: [
+      ListInstanceProfiles: twoPages(
+        'InstanceProfiles',
+        [
           { InstanceProfileName: 'demo_1', Roles: [{ RoleName: 'r1' }, { RoleName: 'r2' }] },
           { InstanceProfileName: 'demo_2', Roles: [] },
-          { InstanceProfileName: 'demo_3' },
-          { InstanceProfileName: 'xdemo_4' },
         ],
-      }),
+        [{ InstanceProfileName: 'demo_3' }, { InstanceProfileName: 'xdemo_4' }],
+      ),
       ListInstanceProfileTags: (i) => ({
         Tags: tagList(
           i.InstanceProfileName === 'demo_1'
@@ -905,4 +1002,177 @@ test('orphans: none found is unchanged; a profile-only sweep terminates no insta
   })
   await sweep.apply(e.env, null)
   assert.deepEqual(e.writes, [['DeleteInstanceProfile', { InstanceProfileName: 'demo_9' }]])
+})
+
+// ---------- edges: failures that are not "not found", empty answers, nothing recorded ----------
+
+const denied = () => {
+  throw Object.assign(new Error('not authorized'), { name: 'AccessDenied' })
+}
+
+test('a read that fails other than "not found" is thrown, never taken for gone', async () => {
+  // Kills: orNull swallowing every error (its catch emptied or its test forced).
+  await assert.rejects(rule().observe(env({ aws: { DescribeRule: denied } }).env), { name: 'AccessDenied' })
+  await assert.rejects(queue().observe(env({ aws: { GetQueueUrl: denied } }).env), { name: 'AccessDenied' })
+})
+
+test('empty answers: a queue without a URL is gone; a rule without tags or targets, a queue without attributes', async () => {
+  assert.equal(await queue().observe(env({ aws: { GetQueueUrl: () => ({}) } }).env), null)
+  const r = env({
+    aws: {
+      DescribeRule: () => ({ Arn: RULE_ARN }),
+      ListTargetsByRule: () => ({}),
+      ListTagsForResource: () => ({}),
+    },
+  })
+  assert.deepEqual(await rule().observe(r.env), { owner: undefined, arn: RULE_ARN, targets: [], tags: {} })
+  const q = env({
+    aws: {
+      GetQueueUrl: () => ({ QueueUrl: QUEUE_URL }),
+      ListQueueTags: () => ({ Tags: { [ADDED_POLICY]: 'send' } }),
+      GetQueueAttributes: () => ({}),
+    },
+  })
+  assert.deepEqual(await queue().observe(q.env), {
+    owner: undefined,
+    url: QUEUE_URL,
+    arn: '',
+    tags: { [ADDED_POLICY]: 'send' },
+    policy: null,
+  })
+  const p = podIdentity()
+  assert.equal(await p.observe(env({ aws: { ListPodIdentityAssociations: () => ({}) } }).env), null)
+  const untagged = env({
+    aws: {
+      ListPodIdentityAssociations: () => ({ associations: [{ associationId: 'a-9' }] }),
+      DescribePodIdentityAssociation: () => ({}),
+    },
+  })
+  assert.deepEqual(await p.observe(untagged.env), { id: 'a-9', tags: {} })
+  await p.apply(untagged.env, null)
+  assert.deepEqual(untagged.writes, [])
+})
+
+test('release with a handover to look for but no CRDs listed: none handed, uninstalled', async () => {
+  const h = helmLog()
+  const e = env({ kube: { [SECRETS]: releaseList({ 'karpctl.io/managed-by': 'karpctl' }) }, helm: h.helm })
+  const { cur } = await run(releaseAbsent('demo'), e.env)
+  assert.deepEqual(cur?.handed, [])
+  assert.deepEqual(e.kubeReads, [SECRETS, CRDS])
+  assert.deepEqual(h.calls, [['uninstall', 'karpenter', 'kube-system']])
+})
+
+test('the restores of nothing observed (null) say "nothing recorded"', () => {
+  const nothing = { action: 'unchanged', changes: [], note: 'nothing recorded' }
+  assert.deepEqual(recordedTagsRestore({ clusterName: 'demo', dependsOn: [] }).verdict(null), nothing)
+  assert.deepEqual(recordedIngressRestore({ dependsOn: [] }).verdict(null), nothing)
+  assert.deepEqual(autoscalerRestore({ dependsOn: [] }).verdict(null), nothing)
+  assert.deepEqual(handedCrdsRestore({ clusterName: 'demo', dependsOn: [] }).verdict(null), nothing)
+  assert.deepEqual(handedCrdsRestore({ clusterName: 'demo', dependsOn: [] }).verdict([]), nothing)
+})
+
+test('the restores apply nothing for nothing observed', async () => {
+  const e = env()
+  for (const r of [
+    recordedTagsRestore({ clusterName: 'demo', dependsOn: [] }),
+    recordedIngressRestore({ dependsOn: [] }),
+    autoscalerRestore({ dependsOn: [] }),
+    handedCrdsRestore({ clusterName: 'demo', dependsOn: [] }),
+  ] as Resource[])
+    await r.apply(e.env, null)
+  assert.deepEqual(e.writes, [])
+})
+
+// ---------- handed CRDs ----------
+
+test("handed CRDs: each of this cluster's gets Helm's marks as recorded, the record and keep policy off, in one merge patch", async () => {
+  const r = handedCrdsRestore({ clusterName: 'demo', dependsOn: ['helm.karpenter-crd'] })
+  assert.deepEqual(
+    [r.address, r.kind, r.name, r.group, r.dependsOn, r.desired, r.permissions],
+    [
+      'kube.crds.restore',
+      'CRD ownership',
+      `${CRD_ADOPTED_BY}=demo`,
+      'Kubernetes',
+      ['helm.karpenter-crd'],
+      { restored: true },
+      [],
+    ],
+  )
+  const crd = (name: string, annotations: Record<string, string>) => ({ metadata: { name, annotations } })
+  const e = env({
+    kube: {
+      [CRDS]: {
+        items: [
+          crd('nodepools.karpenter.sh', {
+            [CRD_ADOPTED_BY]: 'demo',
+            [REPLACED_MARKS]: JSON.stringify({
+              labels: { [HELM_MANAGED_BY]: 'Helm' },
+              annotations: { [HELM_RELEASE_NAME]: 'karpenter-crd', [HELM_RELEASE_NAMESPACE]: 'karpenter' },
+            }),
+          }),
+          crd('nodeclaims.karpenter.sh', { [CRD_ADOPTED_BY]: 'demo', [REPLACED_MARKS]: 'not json' }),
+          crd('ec2nodeclasses.karpenter.k8s.aws', { [CRD_ADOPTED_BY]: 'other' }),
+          { metadata: { name: 'bare.example.com' } },
+        ],
+      },
+    },
+  })
+  const { cur, verdict } = await run(r, e.env)
+  const off = {
+    labels: { [HELM_MANAGED_BY]: null },
+    annotations: {
+      [HELM_RELEASE_NAME]: null,
+      [HELM_RELEASE_NAMESPACE]: null,
+      [HELM_KEEP]: null,
+      [CRD_ADOPTED_BY]: null,
+      [REPLACED_MARKS]: null,
+    },
+  }
+  const restoredPool = {
+    labels: { [HELM_MANAGED_BY]: 'Helm' },
+    annotations: {
+      ...off.annotations,
+      [HELM_RELEASE_NAME]: 'karpenter-crd',
+      [HELM_RELEASE_NAMESPACE]: 'karpenter',
+    },
+  }
+  assert.deepEqual(cur, [
+    { name: 'nodepools.karpenter.sh', restore: restoredPool },
+    { name: 'nodeclaims.karpenter.sh', restore: off },
+  ])
+  assert.deepEqual(verdict, {
+    action: 'update',
+    changes: [
+      { field: 'nodepools.karpenter.sh', to: "Helm's marks as they were before karpctl" },
+      { field: 'nodeclaims.karpenter.sh', to: "Helm's marks as they were before karpctl" },
+    ],
+  })
+  assert.deepEqual(e.writes, [
+    [
+      `PATCH ${CRDS}/nodepools.karpenter.sh`,
+      { body: { metadata: restoredPool }, contentType: 'application/merge-patch+json' },
+    ],
+    [
+      `PATCH ${CRDS}/nodeclaims.karpenter.sh`,
+      { body: { metadata: off }, contentType: 'application/merge-patch+json' },
+    ],
+  ])
+})
+
+test('every teardown resource needs no preflight permission and says what it wants as data', () => {
+  const want: [Resource, Record<string, unknown>][] = [
+    [rule() as Resource, { absent: true }],
+    [queue() as Resource, { absent: true }],
+    [podIdentity() as Resource, { absent: true }],
+    [releaseAbsent() as Resource, { absent: true }],
+    [recordedTagsRestore({ clusterName: 'demo', dependsOn: [] }) as Resource, { restored: true }],
+    [recordedIngressRestore({ dependsOn: [] }) as Resource, { restored: true }],
+    [autoscalerRestore({ dependsOn: [] }) as Resource, { restored: true }],
+    [orphanSweep({ clusterName: 'demo', sweep: false, dependsOn: [] }) as Resource, { sweep: false }],
+  ]
+  for (const [r, desired] of want) {
+    assert.deepEqual(r.permissions, [], r.address)
+    assert.deepEqual(r.desired, desired, r.address)
+  }
 })
