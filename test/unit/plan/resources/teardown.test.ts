@@ -1176,3 +1176,48 @@ test('every teardown resource needs no preflight permission and says what it wan
     assert.deepEqual(r.desired, desired, r.address)
   }
 })
+
+test('release holding two handed CRDs: both named; CRDs gone by the apply: only the record deleted', async () => {
+  // Kills: the names joined without ", "; `l.items` without `?.` (the list read at apply time is gone).
+  const crd = (name: string) => ({ metadata: { name, annotations: { [CRD_ADOPTED_BY]: 'demo' } } })
+  const e = env({
+    kube: {
+      [SECRETS]: releaseList({ 'karpctl.io/managed-by': 'karpctl' }),
+      [CRDS]: { items: [crd('nodepools.karpenter.sh'), crd('nodeclaims.karpenter.sh')] },
+    },
+  })
+  const r = releaseAbsent('demo')
+  const cur = await r.observe(e.env)
+  assert.match(
+    r.verdict(cur).note ?? '',
+    /^its CRDs existed before karpctl \(nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh\): /,
+  )
+  const gone = env()
+  await r.apply(gone.env, cur)
+  assert.deepEqual(gone.writes, [
+    [
+      `DELETE /api/v1/namespaces/kube-system/secrets?labelSelector=${encodeURIComponent('owner=helm,name=karpenter')}`,
+      undefined,
+    ],
+  ])
+})
+
+test('recorded tags: distinct security groups are each given back (listings merged by id, not into one)', async () => {
+  // Kills: the security groups' id function dropped (every group merged under one key).
+  const sg = (id: string) => ({
+    GroupId: id,
+    VpcId: 'vpc-1',
+    Tags: tagList({ 'karpenter.sh/discovery': 'demo', [ADDED_TAGS]: 'karpenter.sh/discovery' }),
+  })
+  const e = env({
+    aws: {
+      DescribeSubnets: () => ({}),
+      DescribeSecurityGroups: () => ({ SecurityGroups: [sg('sg-1'), sg('sg-2')] }),
+    },
+  })
+  const cur = await recordedTagsRestore({ clusterName: 'demo', dependsOn: [] }).observe(e.env)
+  assert.deepEqual(
+    cur?.map((t) => t.id),
+    ['sg-1', 'sg-2'],
+  )
+})
