@@ -30,3 +30,27 @@ test('ownership is every ownership tag with its value', () => {
   assert.ok(!isOwned({ 'karpctl.io/managed-by': 'karpctl', 'karpctl.io/cluster': 'other' }, own))
   assert.deepEqual(missingTags({ a: '1' }, { a: '1', b: '2' }), [['b', '2']])
 })
+
+test('contains: a desired object is never contained in null, a string or a list', () => {
+  // Kills: each part of the "not an object" guard dropped (a string's or a list's own properties
+  // would match, null would throw).
+  assert.equal(contains(undefined, { a: 1 }), false)
+  assert.equal(contains(null, { a: 1 }), false)
+  assert.equal(contains('ab', { length: 2 }), false)
+  assert.equal(contains([1], { 0: 1 }), false)
+  assert.equal(contains({ 0: 1, length: 1 }, { 0: 1 }), true)
+})
+
+test('changedFields: a field is reported whole unless both sides are plain objects', () => {
+  // Kills: the live value read from a non-object (a string's length); recursion into a desired
+  // list, a desired scalar or null, or a live null, list or string.
+  assert.deepEqual(changedFields(null, { a: 1 }), ['a'])
+  assert.deepEqual(changedFields('abc', { length: 3 }), ['length'])
+  assert.deepEqual(changedFields({ a: { 0: 1 } }, { a: [1, 2] }), ['a'])
+  assert.deepEqual(changedFields({ a: { b: 1 } }, { a: 'x' }), ['a'])
+  assert.deepEqual(changedFields({ a: { b: 1 } }, { a: null }), ['a'])
+  assert.deepEqual(changedFields({ a: null }, { a: { b: 1 } }), ['a'])
+  assert.deepEqual(changedFields({ a: [1] }, { a: { b: 1 } }), ['a'])
+  assert.deepEqual(changedFields({ a: 's' }, { a: { length: 1 } }), ['a'])
+  assert.deepEqual(changedFields({ a: { b: { c: 1, d: 2 } } }, { a: { b: { c: 2 } } }, 'x.'), ['x.a.b.c'])
+})
