@@ -192,9 +192,7 @@ const nodeAccess: Builder = (facts, failing, check) => {
   const cluster = facts.eks.cluster.ok ? facts.eks.cluster.value : null
   const entries =
     cluster?.authenticationMode === 'API' || cluster?.authenticationMode === 'API_AND_CONFIG_MAP'
-  const noAccess = failing.filter(
-    (f) => f.code === 'no-cluster-access' && f.subject?.startsWith('arn:'),
-  )
+  const noAccess = failing.filter((f) => f.code === 'no-cluster-access' && f.subject?.startsWith('arn:'))
   const tags = ownershipTags(facts.meta.clusterName)
   const clusterArn = arn(facts, 'eks', `cluster/${facts.meta.clusterName}`)
   return {

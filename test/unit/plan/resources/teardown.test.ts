@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { RELEASE_SELECTOR } from '../../../../src/facts/collect-kube.js'
-import { SCALED_FROM } from '../../../../src/plan/resources/cluster-autoscaler.js'
+import { SCALED_FROM } from '../../../../src/spec/ownership.js'
 import {
   CRD_ADOPTED_BY,
   HELM_KEEP,
