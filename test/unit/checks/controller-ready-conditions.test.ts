@@ -2,7 +2,7 @@
 // availability, crash loops and room to schedule, each finding and fix exact.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { controllerReady } from '../../../src/checks/controller-ready.js'
+import { controllerReady, doubledMemory } from '../../../src/checks/controller-ready.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Deployment, Facts, HelmRelease, KubeNode, Pod } from '../../../src/facts/types.js'
 import { failed, healthyFacts, ok } from '../../helpers/facts.js'
@@ -208,6 +208,7 @@ test('an image that cannot be pulled: the exact fail and its fix', () => {
     subject: 'kube-system/karpenter-abc',
     message:
       'controller pod kube-system/karpenter-abc container controller is in ImagePullBackOff (1 restarts)',
+    code: 'crash-loop',
     evidence: {
       pod: 'kube-system/karpenter-abc',
       container: 'controller',
@@ -224,6 +225,49 @@ test('an image that cannot be pulled: the exact fail and its fix', () => {
       ],
     },
   })
+})
+
+test('an OOMKilled controller: the cause, the limit it hit, and the fix raising controller.resources (issue 21, item 5)', () => {
+  const f = findings((f) => {
+    const c = pods(f)[0]!.containerStatuses[0]!
+    c.waitingReason = 'CrashLoopBackOff'
+    c.restartCount = 7
+    c.lastTerminated = { reason: 'OOMKilled', exitCode: 137 }
+    c.memoryLimit = '512Mi'
+  })
+  const oom = f.find((x) => x.code === 'out-of-memory')
+  assert.ok(oom, JSON.stringify(f))
+  assert.equal(
+    oom.message,
+    'controller pod kube-system/karpenter-abc container controller is in CrashLoopBackOff (7 restarts): its last run ended OOMKilled (exit code 137), at its memory limit 512Mi',
+  )
+  assert.equal(
+    oom.fix?.summary,
+    'the controller ran out of memory at 512Mi: raise controller.resources to 1024Mi',
+  )
+  assert.match(
+    oom.fix?.commands?.[0] ?? '',
+    /^helm upgrade karpenter \S+ --namespace kube-system --version \S+ --reuse-values --set controller\.resources\.requests\.memory=1024Mi --set controller\.resources\.limits\.memory=1024Mi$/,
+  )
+  // Another cause is said too, with the log fix.
+  const err = findings((f) => {
+    const c = pods(f)[0]!.containerStatuses[0]!
+    c.restartCount = 9
+    c.lastTerminated = { reason: 'Error', exitCode: 1 }
+  }).find((x) => x.code === 'crash-loop')
+  assert.match(
+    err?.message ?? '',
+    /keeps restarting \(9 restarts\): its last run ended Error \(exit code 1\)$/,
+  )
+  assert.match(err?.fix?.commands?.[0] ?? '', /logs karpenter-abc -c controller --previous/)
+})
+
+test('doubledMemory keeps the unit, and falls back to 1Gi', () => {
+  assert.equal(doubledMemory('512Mi'), '1024Mi')
+  assert.equal(doubledMemory('1.5Gi'), '3Gi')
+  assert.equal(doubledMemory('300M'), '600M')
+  assert.equal(doubledMemory(undefined), '1Gi')
+  assert.equal(doubledMemory('lots'), '1Gi')
 })
 
 test('six restarts of a running container: keeps restarting, with the log fix; a pod without a namespace is in the Deployment one', () => {

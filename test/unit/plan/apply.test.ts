@@ -99,12 +99,24 @@ test('a retry event names the attempt and the message', async () => {
     env,
   )
   const events: StepEvent[] = []
-  await applyPlan(plan, env, { now: () => 0, onEvent: (e) => events.push(e) })
+  await applyPlan(plan, env, {
+    now: () => 0,
+    onEvent: (e) => events.push(e),
+    retry: { attempts: 8, baseMs: 0, maxMs: 0 },
+  })
   assert.deepEqual(
     events.map(({ step: s, ...rest }) => ({ address: s.resource.address, ...rest })),
     [
       { address: 'g.x', status: 'start' },
-      { address: 'g.x', status: 'retry', attempt: 1, message: 'Throttling: Rate exceeded' },
+      {
+        address: 'g.x',
+        status: 'retry',
+        attempt: 1,
+        message: 'Throttling: Rate exceeded',
+        waiting: 'AWS, which throttles the requests (Throttling)',
+        attempts: 8,
+        delayMs: 0,
+      },
       { address: 'g.x', status: 'done', ms: 0 },
     ],
   )
