@@ -4,7 +4,7 @@ import { accessOf, nodePoolChoices, releaseChoices, wholeCores } from '../../../
 import { installChoices } from '../../../src/install/wizard.js'
 import { equivalentCommand, shellWord } from '../../../src/install/command-line.js'
 import type { HelmRelease } from '../../../src/facts/types.js'
-import type { Discovery } from '../../../src/install/discover.js'
+import { discovery } from '../../helpers/discovery.js'
 
 const release = (values: Record<string, unknown>): HelmRelease => ({
   name: 'karpenter',
@@ -15,29 +15,6 @@ const release = (values: Record<string, unknown>): HelmRelease => ({
   chartVersion: '1.12.0',
   values,
   computedValues: values,
-})
-
-const discovery = (over: Partial<Discovery> = {}): Discovery => ({
-  accountId: '123456789012',
-  partition: 'aws',
-  callerArn: 'arn:aws:iam::123456789012:user/me',
-  cluster: {
-    name: 'demo',
-    arn: 'arn:aws:eks:us-west-2:123456789012:cluster/demo',
-    version: '1.34',
-    oidcIssuer: 'https://oidc.eks.us-west-2.amazonaws.com/id/ABC',
-    subnetIds: ['subnet-a'],
-    securityGroupIds: ['sg-extra'],
-    clusterSecurityGroupId: 'sg-cluster',
-    authenticationMode: 'API_AND_CONFIG_MAP',
-    tags: {},
-  },
-  podIdentityAgent: true,
-  accessEntriesAllowed: true,
-  privateSubnetIds: ['subnet-a'],
-  nodegroupRoles: [],
-  clusterAutoscalers: [],
-  ...over,
 })
 
 test('CPU limits read back in whole cores; anything else is no answer', () => {
