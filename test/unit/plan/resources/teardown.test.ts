@@ -250,9 +250,11 @@ test('rule: an adopted one loses the target karpctl added, is disabled again, an
   assert.deepEqual(verdict, {
     action: 'update',
     changes: [
-      { field: 'target', from: 'karpctl-demo', to: '(removed)' },
+      { field: 'target', from: 'karpctl-demo' },
       { field: 'state', from: 'ENABLED', to: 'DISABLED' },
-      { field: 'tags', from: `${ADOPTED_BY}, ${ADDED_TARGET}, ${ENABLED_FROM}`, to: '(removed)' },
+      { field: `tags.${ADOPTED_BY}`, from: 'demo' },
+      { field: `tags.${ADDED_TARGET}`, from: 'karpctl-demo' },
+      { field: `tags.${ENABLED_FROM}`, from: 'DISABLED' },
     ],
     note: "kept: made by CloudFormation stack Karpenter-demo (`aws cloudformation delete-stack --stack-name Karpenter-demo`); karpctl's recorded changes given back",
   })
@@ -271,7 +273,9 @@ test('rule: a recorded target already gone and a rule that was enabled: only the
     action: 'update',
     changes: [
       { field: 'state', from: 'ENABLED', to: 'ENABLED' },
-      { field: 'tags', from: `${ADOPTED_BY}, ${ADDED_TARGET}, ${ENABLED_FROM}`, to: '(removed)' },
+      { field: `tags.${ADOPTED_BY}`, from: 'demo' },
+      { field: `tags.${ADDED_TARGET}`, from: 'karpctl-demo' },
+      { field: `tags.${ENABLED_FROM}`, from: 'ENABLED' },
     ],
     note: "kept: the install’s own; karpctl's recorded changes given back",
   })
@@ -343,8 +347,10 @@ test('queue: an adopted one gets its policy back without the statements karpctl 
   assert.deepEqual(verdict, {
     action: 'update',
     changes: [
-      { field: 'Policy', from: 'statements karpctl added', to: '(removed)' },
-      { field: 'tags', from: `${ADOPTED_BY}, ${ADDED_POLICY}`, to: '(removed)' },
+      { field: 'Policy.Statement.1', from: send, to: undefined },
+      { field: 'Policy.Statement.DenyHTTP', from: deny, to: undefined },
+      { field: `tags.${ADOPTED_BY}`, from: 'demo' },
+      { field: `tags.${ADDED_POLICY}`, from: 'send,DenyHTTP' },
     ],
     note: `${FOREIGN_NOTE}; karpctl's recorded changes given back`,
   })
@@ -362,7 +368,10 @@ test('queue: adopted, its added statements already gone: only the records; none 
   const { verdict } = await run(queue('kept: the stack’s'), e.env)
   assert.deepEqual(verdict, {
     action: 'update',
-    changes: [{ field: 'tags', from: `${ADOPTED_BY}, ${ADDED_POLICY}`, to: '(removed)' }],
+    changes: [
+      { field: `tags.${ADOPTED_BY}`, from: 'demo' },
+      { field: `tags.${ADDED_POLICY}`, from: 'send' },
+    ],
     note: "kept: the stack’s; karpctl's recorded changes given back",
   })
   assert.deepEqual(e.writes, [['UntagQueue', { QueueUrl: QUEUE_URL, TagKeys: [ADOPTED_BY, ADDED_POLICY] }]])
@@ -687,16 +696,30 @@ test('recorded tags: the listings (per record, by discovery and in the VPC), the
     want,
   )
   assert.deepEqual(cur, [
-    { id: 'subnet-a', remove: ['karpenter.sh/discovery', ADDED_TAGS] },
-    { id: 'subnet-b', remove: ['karpenter.sh/discovery', 'kubernetes.io/role/elb', REPAIRED_TAGS] },
-    { id: 'sg-1', remove: ['a', 'b', ADDED_TAGS, REPAIRED_TAGS] },
+    {
+      id: 'subnet-a',
+      remove: ['karpenter.sh/discovery', ADDED_TAGS],
+      tags: { 'karpenter.sh/discovery': 'demo', [ADDED_TAGS]: 'karpenter.sh/discovery,,' },
+    },
+    {
+      id: 'subnet-b',
+      remove: ['karpenter.sh/discovery', 'kubernetes.io/role/elb', REPAIRED_TAGS],
+      tags: { [REPAIRED_TAGS]: 'karpenter.sh/discovery,kubernetes.io/role/elb' },
+    },
+    {
+      id: 'sg-1',
+      remove: ['a', 'b', ADDED_TAGS, REPAIRED_TAGS],
+      tags: { 'karpenter.sh/discovery': 'demo', [ADDED_TAGS]: 'a', [REPAIRED_TAGS]: 'a,b' },
+    },
   ])
   assert.deepEqual(verdict, {
     action: 'update',
     changes: [
-      { field: 'subnet-a', to: '- karpenter.sh/discovery' },
-      { field: 'subnet-b', to: '- karpenter.sh/discovery, kubernetes.io/role/elb' },
-      { field: 'sg-1', to: '- a, b' },
+      { field: 'subnet-a karpenter.sh/discovery', from: 'demo' },
+      { field: `subnet-a ${ADDED_TAGS}`, from: 'karpenter.sh/discovery,,' },
+      { field: `subnet-b ${REPAIRED_TAGS}`, from: 'karpenter.sh/discovery,kubernetes.io/role/elb' },
+      { field: `sg-1 ${ADDED_TAGS}`, from: 'a' },
+      { field: `sg-1 ${REPAIRED_TAGS}`, from: 'a,b' },
     ],
   })
   assert.deepEqual(e.writes, [
@@ -813,8 +836,8 @@ test('recorded ingress: one listing per record (in the VPC when known), each rul
   assert.deepEqual(verdict, {
     action: 'update',
     changes: [
-      { field: 'sg-1', to: '- tcp/8443 from sg-cluster' },
-      { field: 'sg-2', to: '- tcp/8443 from sg-c2' },
+      { field: 'sg-1 ingress', from: 'tcp/8443 from sg-cluster' },
+      { field: 'sg-2 ingress', from: 'tcp/8443 from sg-c2' },
     ],
   })
   const revoke = (g: string, src: string) => [
@@ -1138,14 +1161,51 @@ test("handed CRDs: each of this cluster's gets Helm's marks as recorded, the rec
     },
   }
   assert.deepEqual(cur, [
-    { name: 'nodepools.karpenter.sh', restore: restoredPool },
-    { name: 'nodeclaims.karpenter.sh', restore: off },
+    {
+      name: 'nodepools.karpenter.sh',
+      restore: restoredPool,
+      now: {
+        labels: {},
+        annotations: {
+          [CRD_ADOPTED_BY]: 'demo',
+          [REPLACED_MARKS]: JSON.stringify({
+            labels: { [HELM_MANAGED_BY]: 'Helm' },
+            annotations: { [HELM_RELEASE_NAME]: 'karpenter-crd', [HELM_RELEASE_NAMESPACE]: 'karpenter' },
+          }),
+        },
+      },
+    },
+    {
+      name: 'nodeclaims.karpenter.sh',
+      restore: off,
+      now: { labels: {}, annotations: { [CRD_ADOPTED_BY]: 'demo', [REPLACED_MARKS]: 'not json' } },
+    },
   ])
   assert.deepEqual(verdict, {
     action: 'update',
     changes: [
-      { field: 'nodepools.karpenter.sh', to: "Helm's marks as they were before karpctl" },
-      { field: 'nodeclaims.karpenter.sh', to: "Helm's marks as they were before karpctl" },
+      { field: `nodepools.karpenter.sh.labels.${HELM_MANAGED_BY}`, from: undefined, to: 'Helm' },
+      { field: `nodepools.karpenter.sh.annotations.${CRD_ADOPTED_BY}`, from: 'demo', to: undefined },
+      {
+        field: `nodepools.karpenter.sh.annotations.${REPLACED_MARKS}`,
+        from: JSON.stringify({
+          labels: { [HELM_MANAGED_BY]: 'Helm' },
+          annotations: { [HELM_RELEASE_NAME]: 'karpenter-crd', [HELM_RELEASE_NAMESPACE]: 'karpenter' },
+        }),
+        to: undefined,
+      },
+      {
+        field: `nodepools.karpenter.sh.annotations.${HELM_RELEASE_NAME}`,
+        from: undefined,
+        to: 'karpenter-crd',
+      },
+      {
+        field: `nodepools.karpenter.sh.annotations.${HELM_RELEASE_NAMESPACE}`,
+        from: undefined,
+        to: 'karpenter',
+      },
+      { field: `nodeclaims.karpenter.sh.annotations.${CRD_ADOPTED_BY}`, from: 'demo', to: undefined },
+      { field: `nodeclaims.karpenter.sh.annotations.${REPLACED_MARKS}`, from: 'not json', to: undefined },
     ],
   })
   assert.deepEqual(e.writes, [
