@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process'
 import { EnvironmentError, KarpctlError } from '../errors.js'
 import { redactText } from '../facts/redact.js'
+import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
 
 export interface HelmUpgrade {
@@ -38,8 +39,11 @@ interface RunResult {
 }
 
 function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult> {
+  // After Ctrl-C no new helm starts: the step that wanted it ends as stopped, the re-run does it.
+  if (interrupt.stopping)
+    return Promise.resolve({ code: 1, stdout: '', stderr: 'Error: not started: karpctl was interrupted' })
   return new Promise((resolve) => {
-    execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    const child = execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null
       resolve({
         code: e ? (typeof e.code === 'number' ? e.code : 1) : 0,
@@ -48,6 +52,9 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult>
         notFound: e?.code === 'ENOENT',
       })
     })
+    // SIGTERM to karpctl alone does not reach helm (Ctrl-C reaches the whole process group): the stop
+    // passes it on, so helm never writes to the cluster after karpctl has gone.
+    interrupt.trackChild(child)
   })
 }
 

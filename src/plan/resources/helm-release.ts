@@ -2,10 +2,11 @@
 // file (every annotation, label and toleration value a string). The release Secret carries karpctl's
 // label, so a re-run (or teardown) knows the release is karpctl's.
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { interrupt } from '../../context/interrupt.js'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
 import { writeFileAtomic } from '../../fs/atomic-write.js'
@@ -127,10 +128,12 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
             [ADOPTED_FROM_REVISION]: cur.labels[ADOPTED_FROM_REVISION] ?? String(cur.release.revision),
           }
         : w.labels
-      // The values may hold the role ARN: a private file, removed whatever happens.
+      // The values may hold the role ARN and the user's secrets: a private file, removed whatever
+      // happens — here, or on the way out of an interrupted or timed-out run (interrupt.ts).
       const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
-      await writeFileAtomic(file, stringify(w.values))
+      const remove = interrupt.trackFile(file)
       try {
+        await writeFileAtomic(file, stringify(w.values))
         await h.upgradeInstall({
           release: w.release,
           chart: w.chart,
@@ -140,7 +143,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           labels,
         })
       } finally {
-        rmSync(file, { force: true })
+        remove()
       }
     },
   }
