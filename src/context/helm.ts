@@ -151,3 +151,29 @@ export async function findHelm(opts: {
     },
   }
 }
+
+/**
+ * Local helm processes working on `release` (pids), from `ps`; null when `ps` cannot tell. A release
+ * left pending by a killed helm is recovered only when no helm is still at it: a live one would see
+ * its operation undone under it.
+ */
+export async function helmProcessesFor(release: string, psBin = 'ps'): Promise<number[] | null> {
+  const r = await new Promise<{ ok: boolean; out: string }>((resolve) => {
+    execFile(psBin, ['-eo', 'pid=,args='], { timeout: 10_000, maxBuffer: 16 << 20 }, (err, stdout) =>
+      resolve({ ok: !err, out: stdout }),
+    )
+  })
+  if (!r.ok) return null
+  return helmProcessesIn(r.out, release)
+}
+
+/** The pids of `ps -eo pid=,args=` lines that run a helm binary with `release` as an argument. */
+export function helmProcessesIn(psOutput: string, release: string): number[] {
+  const pids: number[] = []
+  for (const line of psOutput.split('\n')) {
+    const [pid, bin, ...args] = line.trim().split(/\s+/)
+    if (!pid || !bin || !/(^|\/)helm[^/]*$/.test(bin) || !args.includes(release)) continue
+    if (Number(pid) !== process.pid) pids.push(Number(pid))
+  }
+  return pids
+}
