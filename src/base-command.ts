@@ -69,6 +69,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.parsedArgs = true
     refuseSpecialFiles(flags as Record<string, unknown>)
     this.startWatchdog()
+    // Ctrl-C, SIGTERM, SIGHUP: one line and exit 130/143/129, temporary files removed (interrupt.ts).
+    const { installSignalHandlers } = await import('./context/interrupt.js')
+    installSignalHandlers((err) => {
+      this.printError(err)
+      process.exit(err.exitCode)
+    })
   }
 
   /**

@@ -81,7 +81,7 @@ export function withoutUserinfo(url: string): string {
 
 type SdkModule = Record<string, unknown>
 interface SdkClient {
-  send(command: unknown): Promise<unknown>
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>
   destroy(): void
 }
 
@@ -221,13 +221,19 @@ export class Aws {
         throw new Error(`karpctl was built without ${SERVICE_LABEL[service]} ${op}`)
       this.log.record(`${service}:${op}:${JSON.stringify(input)}`, write)
       const where = endpointOf(service, this.options)
+      // The SDK's timeouts are per attempt and reset by every byte: an endpoint that sends headers and
+      // then trickles the body would hold a read forever. A read gets a deadline for all its attempts;
+      // a write does not (cut short, it may still have happened: its caller reads again instead).
+      const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS
+      const deadline = write ? undefined : AbortSignal.timeout(requestTimeout * 4)
       try {
         return (await tracked(`${SERVICE_LABEL[service]} ${op} at ${where}`, () =>
-          client.send(new Command(input)),
+          client.send(new Command(input), deadline ? { abortSignal: deadline } : {}),
         )) as O
       } catch (err) {
         // A write that timed out may still have happened: its caller decides (the executor reads again).
-        if (!write && isTimeout(err)) throw timeoutError(service, op, err, this.options)
+        if (!write && (isTimeout(err) || deadline?.aborted))
+          throw timeoutError(service, op, err, this.options)
         throw fatalOrSelf(err, this.options)
       } finally {
         // Failed before its request went out (credentials, a bad parameter): the next client goes.

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process'
 import { EnvironmentError, KarpctlError } from '../errors.js'
 import { redactText } from '../facts/redact.js'
+import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
 
 export interface HelmUpgrade {
@@ -38,8 +39,11 @@ interface RunResult {
 }
 
 function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult> {
+  // After Ctrl-C no new helm starts: the step that wanted it ends as stopped, the re-run does it.
+  if (interrupt.stopping)
+    return Promise.resolve({ code: 1, stdout: '', stderr: 'Error: not started: karpctl was interrupted' })
   return new Promise((resolve) => {
-    execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    const child = execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null
       resolve({
         code: e ? (typeof e.code === 'number' ? e.code : 1) : 0,
@@ -48,6 +52,9 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult>
         notFound: e?.code === 'ENOENT',
       })
     })
+    // SIGTERM to karpctl alone does not reach helm (Ctrl-C reaches the whole process group): the stop
+    // passes it on, so helm never writes to the cluster after karpctl has gone.
+    interrupt.trackChild(child)
   })
 }
 
@@ -143,4 +150,30 @@ export async function findHelm(opts: {
         throw new HelmError(`helm uninstall ${release} failed: ${helmMessage(r.stderr)}`)
     },
   }
+}
+
+/**
+ * Local helm processes working on `release` (pids), from `ps`; null when `ps` cannot tell. A release
+ * left pending by a killed helm is recovered only when no helm is still at it: a live one would see
+ * its operation undone under it.
+ */
+export async function helmProcessesFor(release: string, psBin = 'ps'): Promise<number[] | null> {
+  const r = await new Promise<{ ok: boolean; out: string }>((resolve) => {
+    execFile(psBin, ['-eo', 'pid=,args='], { timeout: 10_000, maxBuffer: 16 << 20 }, (err, stdout) =>
+      resolve({ ok: !err, out: stdout }),
+    )
+  })
+  if (!r.ok) return null
+  return helmProcessesIn(r.out, release)
+}
+
+/** The pids of `ps -eo pid=,args=` lines that run a helm binary with `release` as an argument. */
+export function helmProcessesIn(psOutput: string, release: string): number[] {
+  const pids: number[] = []
+  for (const line of psOutput.split('\n')) {
+    const [pid, bin, ...args] = line.trim().split(/\s+/)
+    if (!pid || !bin || !/(^|\/)helm[^/]*$/.test(bin) || !args.includes(release)) continue
+    if (Number(pid) !== process.pid) pids.push(Number(pid))
+  }
+  return pids
 }

@@ -11,6 +11,8 @@ import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
 
 export const DEFAULT_KUBE_TIMEOUT_MS = 15_000
+/** The largest answer read (a list of every Secret with Helm's history is a few MiB; V8 strings stop near 512 MiB). */
+export const MAX_KUBE_RESPONSE_BYTES = 64 << 20
 
 /** Connection errors that say the server cannot be reached at all (not one read that went wrong). */
 const UNREACHABLE: Record<string, string> = {
@@ -41,6 +43,7 @@ export class KubeClient {
     private readonly memo: Memo,
     private readonly log: CallLog,
     private readonly timeoutMs = DEFAULT_KUBE_TIMEOUT_MS,
+    private readonly maxResponseBytes = MAX_KUBE_RESPONSE_BYTES,
   ) {}
 
   get server(): string {
@@ -167,7 +170,22 @@ export class KubeClient {
         // Headers came: from here the socket's idle timeout, and the deadline for the whole body.
         clearTimeout(answer)
         const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
+        let size = 0
+        res.on('data', (c: Buffer) => {
+          size += c.length
+          // Past the cap the answer is refused before it grows into a string V8 cannot make (a raw
+          // RangeError with a stack): one line naming the request instead.
+          if (size > this.maxResponseBytes) {
+            req.destroy(
+              new EnvironmentError(
+                `the Kubernetes API at ${this.server} answered ${method} ${path} with more than ${this.maxResponseBytes} bytes: refused (a proxy or a server that is not the API?)`,
+                'KUBE_TOO_LARGE',
+              ),
+            )
+            return
+          }
+          chunks.push(c)
+        })
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
           let json: unknown = undefined

@@ -195,7 +195,17 @@ export async function resolveKubeCredentials(
   const execTimeoutMs = options.execTimeoutMs ?? 30_000
   const limit = limitExec(config, execTimeoutMs)
   const fail = (err: unknown) =>
-    credentialError(err, name, exec, limit.timedOut() ? execTimeoutMs : undefined, secretsOf(user))
+    credentialError(
+      err,
+      name,
+      exec,
+      limit.timedOut()
+        ? `it did not finish within ${execTimeoutMs / 1000} s`
+        : limit.tooLarge()
+          ? `it printed more than ${MAX_EXEC_OUTPUT_BYTES} bytes`
+          : undefined,
+      secretsOf(user),
+    )
 
   const compute = async (): Promise<KubeRequestOptions> => {
     const opts: https.RequestOptions = {}
@@ -348,7 +358,14 @@ class NoToken extends Error {
 interface ExecLimit {
   race<T>(p: Promise<T>): Promise<T>
   timedOut(): boolean
+  tooLarge(): boolean
 }
+
+/**
+ * An ExecCredential is a few KiB. client-node gathers the plugin's whole output into one string: a
+ * plugin that prints forever would end in a raw RangeError (a string V8 cannot make), so it is stopped.
+ */
+export const MAX_EXEC_OUTPUT_BYTES = 4 << 20
 
 /**
  * client-node spawns exec plugins with no time limit and stdin left open (a plugin that prompts, like
@@ -358,6 +375,7 @@ interface ExecLimit {
  */
 function limitExec(config: KubeConfig, ms: number): ExecLimit {
   let killed = false
+  let large = false
   type SpawnLike = (cmd: string, args?: readonly string[], opts?: object) => ReturnType<typeof spawn>
   const authenticators = (config as unknown as { authenticators?: { execFn?: SpawnLike }[] }).authenticators
   const execAuth = authenticators?.find((a) => typeof a.execFn === 'function')
@@ -365,6 +383,17 @@ function limitExec(config: KubeConfig, ms: number): ExecLimit {
     execAuth.execFn = (cmd, args, opts) => {
       killed = false
       const child = spawn(cmd, args ?? [], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] })
+      large = false
+      let printed = 0
+      const count = (c: Buffer | string) => {
+        printed += c.length
+        if (printed > MAX_EXEC_OUTPUT_BYTES && !large) {
+          large = true
+          child.kill('SIGKILL')
+        }
+      }
+      child.stdout?.on('data', count)
+      child.stderr?.on('data', count)
       const kill = setTimeout(() => {
         killed = true
         child.kill('SIGKILL')
@@ -377,6 +406,7 @@ function limitExec(config: KubeConfig, ms: number): ExecLimit {
   }
   return {
     timedOut: () => killed,
+    tooLarge: () => large,
     race: <T>(p: Promise<T>) =>
       new Promise<T>((resolve, reject) => {
         // A little later than the kill, so a killed plugin reports through client-node first.
@@ -395,7 +425,8 @@ function credentialError(
   err: unknown,
   contextName: string,
   exec: { command?: string } | undefined,
-  timedOutAfterMs: number | undefined,
+  /** Why karpctl stopped the plugin (too slow, too much output), when it did. */
+  stopped: string | undefined,
   secrets: string[],
 ): EnvironmentError {
   if (err instanceof EnvironmentError) return err
@@ -405,7 +436,7 @@ function credentialError(
   const firstLine = String(e.message ?? err).split('\n')[0] ?? ''
   if (exec && !fileError) {
     let why: string
-    if (timedOutAfterMs !== undefined) why = `it did not finish within ${timedOutAfterMs / 1000} s`
+    if (stopped !== undefined) why = stopped
     else if (!exec.command) why = 'the kubeconfig names no command'
     // a spawn error (ENOENT: not installed, EACCES) names only the command
     else if (syscall && e.code) why = firstLine

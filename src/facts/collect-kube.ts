@@ -424,7 +424,7 @@ export async function releaseNamed(
   kube: KubeClient,
   namespace: string,
   name: string,
-): Promise<{ release: HelmRelease; labels: Record<string, string> } | null> {
+): Promise<{ release: HelmRelease; labels: Record<string, string>; lastDeployed?: number } | null> {
   const selector = encodeURIComponent(`${RELEASE_SELECTOR},name=${name}`)
   const list = await kube.get<List<RawSecret>>(
     `/api/v1/namespaces/${namespace}/secrets?labelSelector=${selector}`,
@@ -436,5 +436,13 @@ export async function releaseNamed(
       labels: s.metadata.labels ?? {},
     }))
     .sort((a, b) => b.release.revision - a.release.revision)
-  return found[0] ?? null
+  const newest = found[0]
+  if (!newest) return null
+  // The revision a stuck (pending) release goes back to: the newest one below it that was once live.
+  const lastDeployed = found.find(
+    (f) =>
+      f.release.revision < newest.release.revision &&
+      (f.labels.status === 'deployed' || f.labels.status === 'superseded'),
+  )?.release.revision
+  return lastDeployed === undefined ? newest : { ...newest, lastDeployed }
 }

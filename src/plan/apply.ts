@@ -27,6 +27,8 @@ export interface ApplyOptions {
   retry?: RetryPolicy
   onEvent?: (e: StepEvent) => void
   now?: () => number
+  /** True once the run is interrupted: no step starts after that, and none retries. */
+  stopping?: () => boolean
 }
 
 export interface ApplyResult {
@@ -59,6 +61,7 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
   const now = opts.now ?? Date.now
   const limiter = new Limiter(opts.concurrency ?? 8)
   const emit = (e: StepEvent) => opts.onEvent?.(e)
+  const stopping = opts.stopping ?? (() => false)
   const todo = plan.steps.filter(changing)
   const byAddress = new Map(todo.map((s) => [s.resource.address, s]))
   const result: ApplyResult = { applied: [], failed: [], skipped: [] }
@@ -78,6 +81,13 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
         return false
       }
       return limiter.run(async () => {
+        // Checked here, not before the dependencies: a step queued behind the limiter must not start
+        // either. A step never started leaves nothing half-done; the re-run plans it again.
+        if (stopping()) {
+          result.skipped.push(key)
+          emit({ step, status: 'skipped', message: 'interrupted before it started' })
+          return false
+        }
         const t0 = now()
         emit({ step, status: 'start' })
         for (let attempt = 1; ; attempt++) {
@@ -88,12 +98,24 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
             return true
           } catch (err) {
             const message = describeStepError(err, step)
-            if (attempt < policy.attempts && !(err instanceof KarpctlError) && retryable(err)) {
+            if (
+              attempt < policy.attempts &&
+              !stopping() &&
+              !(err instanceof KarpctlError) &&
+              retryable(err)
+            ) {
               const delayMs = backoff(policy, attempt)
               const waiting = waitingFor(err, step.resource.kind)
               emit({ step, status: 'retry', attempt, message, waiting, attempts: policy.attempts, delayMs })
-              await env.sleep(delayMs)
-              continue
+              // An interrupted pause rejects: the step then ends as failed, never half-retried.
+              const paused = await env.sleep(delayMs).then(
+                () => !stopping(),
+                () => false,
+              )
+              if (paused) continue
+              result.failed.push({ address: key, message: `${message} (interrupted before retrying)` })
+              emit({ step, status: 'failed', message: 'interrupted before retrying', ms: now() - t0 })
+              return false
             }
             result.failed.push({ address: key, message })
             emit({ step, status: 'failed', message, ms: now() - t0 })

@@ -2,6 +2,7 @@
 // across resources and helm is looked for only when a step needs it.
 import type { RunContext } from '../context/run-context.js'
 import { findHelm, type Helm } from '../context/helm.js'
+import { interrupt } from '../context/interrupt.js'
 import { kubeTarget } from '../context/kube-target.js'
 import { ownershipTags } from '../spec/install.js'
 import { changing, type ApplyEnv, type Plan } from './types.js'
@@ -26,7 +27,8 @@ export async function applyEnv(
     kubeTarget: target,
     helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext, log: ctx.log })),
     ownershipTags: ownershipTags(spec.clusterName),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    // Cut short by Ctrl-C: a step waiting for nodes to drain must not hold the stop for minutes.
+    sleep: (ms) => interrupt.sleep(ms),
     now: ctx.clock,
   }
 }

@@ -3,6 +3,7 @@
 // apply with a line per step, and turn failures into one error that says how to finish the job.
 import type { Aws } from '../context/aws.js'
 import { InputError } from '../errors.js'
+import { interrupt, InterruptedError } from '../context/interrupt.js'
 import type { Prompter } from '../context/prompter.js'
 import { preflight, PreflightError } from './preflight.js'
 import { progressLine } from './progress.js'
@@ -64,20 +65,39 @@ export async function runPlan(
     else if (pf.checked)
       s.say(`preflight: ${pf.checked} permission(s) checked with IAM's policy simulator, all allowed`)
   }
-  const result = await applyPlan(
-    plan,
-    { ...env, progress: s.progress },
-    {
-      onEvent: (e) => {
-        const line = progressLine(e, s.color)
-        if (line) s.progress(line)
+  // While the plan applies, a signal lets the running steps end (helm is told to stop) rather than
+  // exiting mid-write; the line below then says what was applied.
+  const result = await interrupt.whileApplying(() =>
+    applyPlan(
+      plan,
+      { ...env, progress: s.progress },
+      {
+        onEvent: (e) => {
+          const line = progressLine(e, s.color)
+          if (line) s.progress(line)
+        },
+        stopping: () => interrupt.stopping,
       },
-    },
+    ),
   )
+  if (interrupt.signal) throw interruptedError(interrupt.signal, result)
   if (result.failed.length)
     throw new ApplyError(
       `${result.failed.length} step(s) failed (${result.failed.map((f) => `${f.address}: ${f.message}`).join('; ')}); ${result.applied.length} applied${result.skipped.length ? `, ${result.skipped.length} not started` : ''}: fix the cause and run the same command again to finish`,
       result,
     )
   return { kind: 'applied', result }
+}
+
+/** The one line of an interrupted apply: what was applied, what was stopped, and how to finish. */
+export function interruptedError(signal: InterruptedError['signal'], r: ApplyResult): InterruptedError {
+  const parts = [
+    `${r.applied.length} step(s) applied${r.applied.length ? ` (${r.applied.join(', ')})` : ''}`,
+    ...(r.failed.length ? [`${r.failed.length} stopped (${r.failed.map((f) => f.address).join(', ')})`] : []),
+    ...(r.skipped.length ? [`${r.skipped.length} not started`] : []),
+  ]
+  return new InterruptedError(
+    `interrupted (${signal}): ${parts.join(', ')}; run the same command again to finish`,
+    signal,
+  )
 }

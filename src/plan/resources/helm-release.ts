@@ -2,10 +2,12 @@
 // file (every annotation, label and toleration value a string). The release Secret carries karpctl's
 // label, so a re-run (or teardown) knows the release is karpctl's.
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { helmProcessesFor } from '../../context/helm.js'
+import { interrupt } from '../../context/interrupt.js'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
 import { writeFileAtomic } from '../../fs/atomic-write.js'
@@ -22,7 +24,43 @@ export interface ReleaseState {
   labels: Record<string, string>
   /** Another Karpenter release elsewhere in the cluster (a second controller would fight this one). */
   other?: HelmRelease
+  /** The newest revision below `release` that was deployed: where a stuck upgrade goes back to. */
+  lastDeployed?: number
+  /** On a pending release: local helm processes at it (null: `ps` could not tell). */
+  helmRunning?: number[] | null
 }
+
+/** How a release left pending by a killed helm gets unstuck before the upgrade, or why it cannot. */
+export type Recovery = { rollback: number } | { uninstall: true } | { blocked: string }
+
+/**
+ * A pending release makes every helm operation fail ("another operation is in progress") until it is
+ * undone. Undone only when no local helm is still at it: a killed karpctl leaves none, a running helm
+ * (another terminal) must be left to finish.
+ */
+export function recoveryOf(cur: ReleaseState | null): Recovery | null {
+  const r = cur?.release
+  if (!r || !r.status.startsWith('pending-')) return null
+  const where = `release ${r.namespace}/${r.name} is ${r.status} (revision ${r.revision})`
+  if (cur.helmRunning === null)
+    return {
+      blocked: `${where} and \`ps\` cannot tell whether a helm is still at it: once none is, run \`helm rollback ${r.name} --namespace ${r.namespace}\` (or \`helm uninstall\` for a first install), then the same command again`,
+    }
+  if (cur.helmRunning?.length)
+    return {
+      blocked: `${where}: helm (pid ${cur.helmRunning.join(', ')}) is still at it; let it finish, then run the same command again`,
+    }
+  if (cur.lastDeployed !== undefined) return { rollback: cur.lastDeployed }
+  if (r.status === 'pending-install') return { uninstall: true }
+  return {
+    blocked: `${where} with no deployed revision to go back to: run \`helm uninstall ${r.name} --namespace ${r.namespace}\`, then the same command again`,
+  }
+}
+
+const recoveryNote = (cur: ReleaseState, rec: Recovery): string =>
+  'rollback' in rec
+    ? `left ${cur.release.status} by a stopped helm: rolled back to revision ${rec.rollback} first, then upgraded`
+    : `left ${cur.release.status} by a stopped first install: uninstalled first, then installed`
 
 export interface ReleaseWant {
   address: string
@@ -89,7 +127,11 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       ])
       const other = any && (any.name !== w.release || any.namespace !== w.namespace) ? any : undefined
       if (!mine) return other ? ({ other } as ReleaseState) : null
-      return { ...mine, other }
+      // Only a pending release needs to know whether a helm is at it (ps is not run otherwise).
+      const helmRunning = mine.release.status.startsWith('pending-')
+        ? await helmProcessesFor(w.release)
+        : undefined
+      return { ...mine, other, ...(helmRunning === undefined ? {} : { helmRunning }) }
     },
     verdict(cur) {
       if (w.repair) return repairVerdict(w, cur, changesOf(cur))
@@ -107,13 +149,32 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           blocked:
             'installed without karpctl: pass --adopt to let karpctl upgrade it, or leave it to the tool that made it',
         }
+      const rec = recoveryOf(cur)
+      if (rec && 'blocked' in rec) return { action: 'update', changes: [], blocked: rec.blocked }
+      // Undone only when the stuck revision is karpctl's own (or its adoption's): another tool's
+      // pending operation is that tool's to finish.
+      const ours =
+        cur?.release &&
+        (isOwned(cur.labels, w.labels) || (w.adoptLabels !== undefined && isOwned(cur.labels, w.adoptLabels)))
+      if (rec && !ours)
+        return {
+          action: 'update',
+          changes: [],
+          blocked: `release ${w.namespace}/${w.release} is ${cur?.release?.status} by a helm run karpctl did not start: let its tool finish it (or \`helm rollback\` it), then run the same command again`,
+        }
       const changes = changesOf(cur)
+      const notes = [
+        ...(adopted
+          ? [
+              `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels ?? {}).join(', ')}, never as karpctl's; teardown keeps it`,
+            ]
+          : []),
+        ...(rec && cur ? [recoveryNote(cur, rec)] : []),
+      ]
       return {
         action: !cur ? 'create' : changes.length ? 'update' : 'unchanged',
         changes,
-        note: adopted
-          ? `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels ?? {}).join(', ')}, never as karpctl's; teardown keeps it`
-          : undefined,
+        note: notes.length ? notes.join('; ') : undefined,
       }
     },
     async apply({ helm }, cur) {
@@ -127,10 +188,16 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
             [ADOPTED_FROM_REVISION]: cur.labels[ADOPTED_FROM_REVISION] ?? String(cur.release.revision),
           }
         : w.labels
-      // The values may hold the role ARN: a private file, removed whatever happens.
+      // A stuck release first (each a step helm finishes or leaves as it was: a re-run observes again).
+      const rec = w.repair ? null : recoveryOf(cur)
+      if (rec && 'rollback' in rec) await h.rollback(w.release, w.namespace, rec.rollback)
+      else if (rec && 'uninstall' in rec) await h.uninstall(w.release, w.namespace)
+      // The values may hold the role ARN and the user's secrets: a private file, removed whatever
+      // happens — here, or on the way out of an interrupted or timed-out run (interrupt.ts).
       const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
-      await writeFileAtomic(file, stringify(w.values))
+      const remove = interrupt.trackFile(file)
       try {
+        await writeFileAtomic(file, stringify(w.values))
         await h.upgradeInstall({
           release: w.release,
           chart: w.chart,
@@ -140,7 +207,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           labels,
         })
       } finally {
-        rmSync(file, { force: true })
+        remove()
       }
     },
   }

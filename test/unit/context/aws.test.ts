@@ -498,3 +498,41 @@ test('a client whose first call fails before any request goes out does not hold 
   for (const s of settled) assert.ok((s as PromiseRejectedResult).reason instanceof EnvironmentError)
   aws.destroy()
 })
+
+test('an endpoint that sends headers and then trickles the body: a read ends within its deadline, one line', async (t) => {
+  const net = await import('node:net')
+  const sockets: import('node:net').Socket[] = []
+  // A byte every 50 ms: the SDK's per-attempt timeouts (idle socket) never fire.
+  const server = net
+    .createServer((s) => {
+      sockets.push(s)
+      s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n')
+      const timer = setInterval(() => s.write(' '), 50)
+      s.on('close', () => clearInterval(timer))
+      s.on('error', () => clearInterval(timer))
+    })
+    .listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    server.close()
+  })
+  const endpoint = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`
+  withCredentials(t)
+  const aws = new Aws(
+    { region: 'us-west-2', endpoint, maxAttempts: 1, requestTimeoutMs: 300 },
+    new Limiter(4),
+    new Memo(),
+    new CallLog(),
+  )
+  t.after(() => aws.destroy())
+  const started = Date.now()
+  const err = await aws.call('eks', 'DescribeCluster', { name: 'demo' }).then(
+    () => assert.fail('a trickled body was taken as an answer'),
+    (e: unknown) => e,
+  )
+  assert.ok(Date.now() - started < 5_000, `gave up after ${Date.now() - started} ms`)
+  assert.ok(err instanceof EnvironmentError, String(err))
+  assert.equal(err.code, 'AWS_TIMEOUT')
+  assert.match(err.message, /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ did not answer DescribeCluster within/)
+})

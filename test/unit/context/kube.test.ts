@@ -427,3 +427,31 @@ test('onTheWire waits for the connections of the requests made to open, and no l
   for (const s of sockets) s.destroy()
   await pending
 })
+
+test('an answer past the size cap is refused with one line, before it becomes a string too long to make', async (t) => {
+  withoutNock(t)
+  const http = await import('node:http')
+  // 4 KiB of a JSON list, sent in 256-byte chunks, against a 1 KiB cap (the real cap is 64 MiB).
+  const big = http
+    .createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json')
+      for (let i = 0; i < 16; i++) res.write(' '.repeat(256))
+      res.end('{}')
+    })
+    .listen(0, '127.0.0.1')
+  await new Promise((resolve) => big.once('listening', resolve))
+  t.after(() => big.close())
+  const { port } = big.address() as AddressInfo
+  const { kube: capped } = await client(`http://127.0.0.1:${port}`, { 'insecure-skip-tls-verify': true })
+  const kube = new KubeClient(capped.creds, new Limiter(4), new Memo(), new CallLog(), 5_000, 1024)
+  const err = await rejection(() => kube.request('GET', '/api/v1/secrets'))
+  assert.ok(err instanceof EnvironmentError, String(err))
+  assert.equal(err.code, 'KUBE_TOO_LARGE')
+  assert.equal(
+    err.message,
+    `the Kubernetes API at http://127.0.0.1:${port} answered GET /api/v1/secrets with more than 1024 bytes: refused (a proxy or a server that is not the API?)`,
+  )
+  // Under the cap, the same answer is read.
+  const roomy = new KubeClient(capped.creds, new Limiter(4), new Memo(), new CallLog(), 5_000, 1 << 20)
+  assert.deepEqual(await roomy.request('GET', '/api/v1/secrets'), {})
+})

@@ -675,3 +675,14 @@ test('the EKS cluster and region of a context come from its ARN name, its exec p
   )
   assert.match(refreshHint({}), /aws eks update-kubeconfig --name <cluster> --region <region>/)
 })
+
+test('an exec plugin that prints without end is stopped past the output cap: one line, KUBE_CREDENTIALS', async () => {
+  // `yes` prints forever and fast: only the cap can stop it before the 60 s timeout given here.
+  const plugin = script('chatty', 'exec yes karpctl')
+  useKubeconfig(execConfig({ command: plugin }))
+  const started = Date.now()
+  const err = await envError(() => resolveKubeCredentials(undefined, { execTimeoutMs: 60_000 }))
+  assert.ok(Date.now() - started < 20_000, `stopped after ${Date.now() - started} ms`)
+  assert.equal(err.code, 'KUBE_CREDENTIALS')
+  assert.match(err.message, /failed: it printed more than 4194304 bytes; check that it is installed/)
+})

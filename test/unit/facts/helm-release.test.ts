@@ -74,3 +74,28 @@ test('the rendered ServiceAccount is found among the other documents, and only a
     undefined,
   )
 })
+
+test('releaseNamed: the newest revision, and the newest deployed one below it (where a stuck one goes back)', async () => {
+  const { releaseNamed } = await import('../../../src/facts/collect-kube.js')
+  const { helmReleaseSecret } = await import('../../helpers/mock-cluster.js')
+  const kubeOf = (items: unknown[]) =>
+    ({ get: async () => ({ items }) }) as unknown as Parameters<typeof releaseNamed>[0]
+  const stuck = await releaseNamed(
+    kubeOf([
+      helmReleaseSecret({ revision: 2, status: 'failed' }),
+      helmReleaseSecret({ revision: 4, status: 'pending-upgrade' }),
+      helmReleaseSecret({ revision: 3, status: 'deployed' }),
+    ]),
+    'kube-system',
+    'karpenter',
+  )
+  assert.equal(stuck?.release.revision, 4)
+  assert.equal(stuck?.release.status, 'pending-upgrade')
+  assert.equal(stuck?.lastDeployed, 3)
+  const first = await releaseNamed(
+    kubeOf([helmReleaseSecret({ revision: 1, status: 'pending-install' })]),
+    'kube-system',
+    'karpenter',
+  )
+  assert.equal(first?.lastDeployed, undefined)
+})

@@ -67,3 +67,18 @@ test("upgrade --install passes chart, version, namespace, values, karpctl labels
     /helm upgrade --install k failed: UPGRADE FAILED: timed out/,
   )
 })
+
+test('helm processes at a release, from ps: the binary must be helm and the release an argument', async () => {
+  const { helmProcessesIn, helmProcessesFor } = await import('../../../src/context/helm.js')
+  const ps = [
+    '  101 /usr/local/bin/helm upgrade --install karpenter-crd oci://x --namespace kube-system',
+    '  102 helm upgrade --install karpenter oci://y',
+    '  103 vim karpenter-crd',
+    '  104 /opt/helm-3.14/helm rollback karpenter-crd-other 2',
+    '',
+  ].join('\n')
+  assert.deepEqual(helmProcessesIn(ps, 'karpenter-crd'), [101])
+  assert.deepEqual(helmProcessesIn(ps, 'karpenter'), [102])
+  // No ps: cannot tell (the plan then refuses to undo the pending operation).
+  assert.equal(await helmProcessesFor('karpenter', '/nonexistent/ps'), null)
+})

@@ -173,3 +173,81 @@ test("a retryable error that never clears: exactly the policy's attempts, each w
     assert.ok(ms >= cap / 2 && ms <= cap, `attempt ${attempt}: ${ms} ms`)
   }
 })
+
+test('once stopping, no step starts (not even one queued behind the limiter) and none retries', async () => {
+  const applied: string[] = []
+  let stop = false
+  const env = bareEnv()
+  const plan = await buildPlan(
+    't',
+    [
+      // Running when the interrupt comes: it ends, and counts as applied.
+      fakeResource('g.running', [], {
+        applied,
+        apply: async () => {
+          stop = true
+        },
+      }),
+      fakeResource('g.queued', [], { applied }),
+      fakeResource('g.dependent', ['g.running'], { applied }),
+    ],
+    env,
+  )
+  const events: StepEvent[] = []
+  const r = await applyPlan(plan, env, {
+    concurrency: 1,
+    stopping: () => stop,
+    onEvent: (e) => events.push(e),
+  })
+  assert.deepEqual(applied, ['g.running'])
+  assert.deepEqual(r.applied, ['g.running'])
+  assert.deepEqual(r.skipped.sort(), ['g.dependent', 'g.queued'])
+  assert.ok(events.some((e) => e.status === 'skipped' && e.message === 'interrupted before it started'))
+
+  // A throttled step does not try again after the interrupt, even though its error is retryable.
+  let tries = 0
+  let stopNow = false
+  const retrying = await buildPlan(
+    't',
+    [
+      fakeResource('g.throttled', [], {
+        apply: () => {
+          tries++
+          stopNow = true
+          return Promise.reject(awsError('Throttling', 'Rate exceeded', 400))
+        },
+      }),
+    ],
+    env,
+  )
+  const r2 = await applyPlan(retrying, env, { stopping: () => stopNow })
+  assert.equal(tries, 1)
+  assert.equal(r2.failed.length, 1)
+})
+
+test('a stop during the pause before a retry fails the step instead of retrying it', async () => {
+  let tries = 0
+  let stop = false
+  const env: ApplyEnv = {
+    ...bareEnv(),
+    sleep: async () => {
+      stop = true
+      throw new KarpctlError('a wait was stopped by the interrupt', 'INTERRUPTED')
+    },
+  }
+  const plan = await buildPlan(
+    't',
+    [
+      fakeResource('g.throttled', [], {
+        apply: () => {
+          tries++
+          return Promise.reject(awsError('Throttling', 'Rate exceeded', 400))
+        },
+      }),
+    ],
+    env,
+  )
+  const r = await applyPlan(plan, env, { stopping: () => stop })
+  assert.equal(tries, 1)
+  assert.match(r.failed[0]?.message ?? '', /interrupted before retrying/)
+})

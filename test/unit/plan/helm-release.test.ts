@@ -132,3 +132,87 @@ test('a doctor --fix repair: each value it sets old → new, its reason in the n
   assert.deepEqual(v.changes, [{ field: 'values.tolerations.0.value', from: true, to: 'true' }])
   assert.match(v.note ?? '', /^sets tolerations: a new revision \(helm rollback undoes it\)/)
 })
+
+/** The release as a killed helm leaves it: its newest revision pending, no helm at it any more. */
+const stuck = (status: string, lastDeployed?: number, helmRunning: number[] | null = []): ReleaseState => {
+  const s = installed(values())
+  return { ...s, release: { ...s.release, status, revision: 4 }, lastDeployed, helmRunning }
+}
+
+/** Applies `cur` with a helm that records each command, in order. */
+async function commandsFor(cur: ReleaseState): Promise<string[]> {
+  const calls: string[] = []
+  const env = {
+    helm: async () => ({
+      upgradeInstall: async (u: HelmUpgrade) => void calls.push(`upgrade ${u.release}`),
+      rollback: async (r: string, _ns: string, rev: number) => void calls.push(`rollback ${r} ${rev}`),
+      uninstall: async (r: string) => void calls.push(`uninstall ${r}`),
+    }),
+  } as unknown as ApplyEnv
+  await release(values()).apply(env, cur)
+  return calls
+}
+
+test('a pending upgrade of a release karpctl owns: planned as status → deployed, rolled back to the last deployed revision, then upgraded', async () => {
+  const cur = stuck('pending-upgrade', 3)
+  const v = release(values()).verdict(cur)
+  assert.equal(v.blocked, undefined)
+  assert.equal(v.action, 'update')
+  assert.deepEqual(
+    v.changes.filter((c) => c.field === 'status'),
+    [{ field: 'status', from: 'pending-upgrade', to: 'deployed' }],
+  )
+  assert.match(
+    v.note ?? '',
+    /left pending-upgrade by a stopped helm: rolled back to revision 3 first, then upgraded/,
+  )
+  assert.deepEqual(await commandsFor(cur), ['rollback karpenter 3', 'upgrade karpenter'])
+  // A stuck rollback goes back the same way.
+  assert.deepEqual(await commandsFor(stuck('pending-rollback', 2)), [
+    'rollback karpenter 2',
+    'upgrade karpenter',
+  ])
+})
+
+test('a pending first install is uninstalled, then installed', async () => {
+  const cur = stuck('pending-install')
+  const v = release(values()).verdict(cur)
+  assert.equal(v.blocked, undefined)
+  assert.match(v.note ?? '', /stopped first install: uninstalled first, then installed/)
+  assert.deepEqual(await commandsFor(cur), ['uninstall karpenter', 'upgrade karpenter'])
+})
+
+test('a deployed release is upgraded with no recovery; a pending one with a helm still at it is left alone', async () => {
+  assert.deepEqual(await commandsFor(installed({})), ['upgrade karpenter'])
+  const busy = release(values()).verdict(stuck('pending-upgrade', 3, [4242]))
+  assert.match(
+    busy.blocked ?? '',
+    /is pending-upgrade \(revision 4\): helm \(pid 4242\) is still at it; let it finish/,
+  )
+  const unknown = release(values()).verdict(stuck('pending-upgrade', 3, null))
+  assert.match(unknown.blocked ?? '', /`ps` cannot tell whether a helm is still at it/)
+  const nowhere = release(values()).verdict(stuck('pending-upgrade', undefined))
+  assert.match(nowhere.blocked ?? '', /no deployed revision to go back to/)
+})
+
+test("a pending release karpctl does not own stays blocked as another tool's", () => {
+  const cur = { ...stuck('pending-upgrade', 3), labels: {} }
+  // Even with --adopt: the pending operation is the other tool's, not karpctl's to undo.
+  const adopting = helmRelease({
+    address: 'helm.karpenter',
+    release: 'karpenter',
+    namespace: 'kube-system',
+    chart: 'oci://public.ecr.aws/karpenter/karpenter',
+    chartName: 'karpenter',
+    expectedVersion: '1.14.1',
+    values: values(),
+    labels: LABELS,
+    adoptLabels: { 'karpctl.io/adopted-by': 'karpctl' },
+    adopt: true,
+    dependsOn: [],
+  })
+  assert.match(adopting.verdict(cur).blocked ?? '', /pending-upgrade by a helm run karpctl did not start/)
+  // A revision karpctl's adoption made is karpctl's to recover.
+  const mine = { ...cur, labels: { 'karpctl.io/adopted-by': 'karpctl' } }
+  assert.equal(adopting.verdict(mine).blocked, undefined)
+})
