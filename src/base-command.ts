@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
 import { ExitCode, InputError, KarpctlError, quote } from './errors.js'
-import { jsonText, terminalLine, writeError } from './report/terminal.js'
+import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 
@@ -181,11 +181,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private errorPrinted = false
 
   /** One line on stderr, or the JSON error object on stdout; the stack too with --debug. Once per run. */
-  private printError(err: KarpctlError, stack?: string): void {
+  private printError(err: KarpctlError, stack?: string, cause: Error = err): void {
     if (this.errorPrinted) return
     this.errorPrinted = true
     writeError(err, this.jsonEnabled())
-    if (stack && this.debugging) process.stderr.write(`${stack}\n`)
+    // The message in a stack may come from a server: one line, no escape sequence reaches the terminal.
+    if (stack && this.debugging) process.stderr.write(`${debugStack(cause, stack)}\n`)
   }
 
   protected override async catch(
@@ -206,7 +207,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     const parse = err as ParseError
     if (parse.parse !== undefined || (!this.parsedArgs && parse.oclif !== undefined)) {
-      this.printError(new KarpctlError(usageLine(err.message, this.id), 'USAGE'), err.stack)
+      this.printError(new KarpctlError(usageLine(err.message, this.id), 'USAGE'), err.stack, err)
       return
     }
     // A bug or an error nothing classified: one line that says so; --debug has the stack.
@@ -217,6 +218,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         'INTERNAL',
       ),
       err.stack ?? String(err),
+      err,
     )
     return
   }

@@ -6,6 +6,7 @@ import { CallLog, Limiter, Memo } from '../context/limiter.js'
 import { resolveTarget, type Target } from '../context/target.js'
 import { InputError, KarpctlError } from '../errors.js'
 import type { Prompter } from '../context/prompter.js'
+import { visible } from '../report/terminal.js'
 
 type TargetFlags = { cluster?: string; region?: string; profile?: string; 'kube-context'?: string }
 
@@ -33,7 +34,8 @@ export async function resolveInstallTarget(flags: TargetFlags, prompter: Prompte
       names.length > 0
         ? await prompter.select({
             message: `EKS cluster (${region})`,
-            choices: names.map((n) => ({ name: n, value: n })),
+            // A name from AWS is shown on one line with its controls visible; the choice keeps it as is.
+            choices: names.map((n) => ({ name: visible(n), value: n })),
           })
         : await prompter.input({ message: `EKS cluster name (none listed in ${region})` })
   }

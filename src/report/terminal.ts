@@ -15,14 +15,30 @@ import type { Facts } from '../facts/types.js'
 // C0 but tab and newline, DEL, C1 (U+009B is a one-character CSI), and the bidirectional controls.
 // eslint-disable-next-line no-control-regex
 const FOREIGN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+// The same and the line breaks: what text from outside is shown with, so it cannot start a line of
+// its own (`\n✔ all checks passed` would read as karpctl's verdict).
+// eslint-disable-next-line no-control-regex
+const FOREIGN_OR_BREAK = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
 
 /** karpctl's own colours (src/report/style.ts, src/plan/render.ts): SGR codes, nothing else. */
 // eslint-disable-next-line no-control-regex
 const OWN_COLOUR = /\u001b\[(?:0|1|2|22|31|32|33|36|39)m/y
 
-/** The text with every control character shown as `\uXXXX` (`\r` as `\r`), never interpreted. */
+/** The text on one line, every control character and line break shown (`\n`, `\r`, `\uXXXX`), never interpreted. */
 export function visible(text: string): string {
-  return text.replace(FOREIGN, escapeControl)
+  return text.replace(FOREIGN_OR_BREAK, escapeControl)
+}
+
+/** Text that is several lines by design (a fix snippet karpctl wrote, its values quoted): each line `visible`. */
+export function visibleLines(text: string): string {
+  return text.split('\n').map(visible).join('\n')
+}
+
+/** An error's stack for --debug: the message (a server may have written it) on one line, each frame visible. */
+export function debugStack(err: Error, stack: string): string {
+  const head = `${err.name}: ${err.message}`
+  const rest = stack.startsWith(head) ? stack.slice(head.length) : `\n${stack}`
+  return `${visible(head)}${visibleLines(rest)}`
 }
 
 /**
@@ -72,7 +88,15 @@ export function jsonText(value: unknown, indent?: number): string {
 
 /** A report renderer's input, made visible: the results and the facts' meta (all a report prints of the facts). */
 export function safeInput(results: CheckResult[], facts: Facts | null) {
-  return { results: forTerminal(results), meta: facts ? forTerminal(facts.meta) : null }
+  const safe = forTerminal(results)
+  // A snippet is the one field printed over several lines: its own line breaks are kept.
+  results.forEach((r, i) =>
+    r.findings.forEach((f, j) => {
+      const fix = safe[i]?.findings[j]?.fix
+      if (f.fix?.snippet && fix?.snippet) fix.snippet.text = visibleLines(f.fix.snippet.text)
+    }),
+  )
+  return { results: safe, meta: facts ? forTerminal(facts.meta) : null }
 }
 
 /** An error as karpctl prints it: one line on stderr, or with --json `{"error": {code, message}}` on stdout. */

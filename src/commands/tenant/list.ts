@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../base-command.js'
+import { visible } from '../../report/terminal.js'
 
 export default class TenantList extends BaseCommand<typeof TenantList> {
   static override summary =
@@ -20,15 +21,17 @@ export default class TenantList extends BaseCommand<typeof TenantList> {
       this.log(`No tenants on cluster ${t.install.clusterName}: add one with \`karpctl tenant add <name>\`.`)
       return undefined
     }
-    const table = rows.map((r) => [
-      r.tenant,
-      r.capacityTypes.join(',') || 'any',
-      `${r.usage.cpu ?? '0'}/${r.limits.cpu ?? '∞'}`,
-      `${r.usage.memory ?? '0'}/${r.limits.memory ?? '∞'}`,
-      String(r.nodes),
-      r.role ?? '?',
-      r.checks,
-    ])
+    const table = rows.map((r) =>
+      [
+        r.tenant,
+        r.capacityTypes.join(',') || 'any',
+        `${r.usage.cpu ?? '0'}/${r.limits.cpu ?? '∞'}`,
+        `${r.usage.memory ?? '0'}/${r.limits.memory ?? '∞'}`,
+        String(r.nodes),
+        r.role ?? '?',
+        r.checks,
+      ].map(visible),
+    ) // names, roles and usage come from the cluster: one line each
     const head = ['TENANT', 'CAPACITY', 'CPU', 'MEMORY', 'NODES', 'ROLE', 'CHECKS']
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)))
     for (const row of [head, ...table])
@@ -39,7 +42,7 @@ export default class TenantList extends BaseCommand<typeof TenantList> {
           .trimEnd(),
       )
     for (const r of rows.filter((x) => x.problems.length))
-      for (const p of r.problems) this.log(`  ${r.tenant}: ✖ ${p}`)
+      for (const p of r.problems) this.log(`  ${visible(r.tenant)}: ✖ ${visible(p)}`)
     return undefined
   }
 }

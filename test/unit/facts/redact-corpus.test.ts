@@ -16,6 +16,8 @@ import { loadSnapshot, saveSnapshot } from '../../../src/facts/snapshot.js'
 import type { Facts, HelmRelease } from '../../../src/facts/types.js'
 import { renderHuman } from '../../../src/report/human.js'
 import { jsonReport, junitReport, markdownReport, sarifReport } from '../../../src/report/machine.js'
+import { planJson, renderPlan } from '../../../src/plan/render.js'
+import type { Plan } from '../../../src/plan/types.js'
 import { healthyFacts } from '../../helpers/facts.js'
 
 interface Plant {
@@ -31,6 +33,21 @@ let n = 0
 const secret = (prefix = 'Zq') => `${prefix}${(++n).toString(36)}Xv9Lk2Pw7Rt4`
 
 const b64 = (s: string) => Buffer.from(s).toString('base64')
+
+/** `length` characters of `alphabet`, distinct per call (fake secrets in a rule's exact shape). */
+function fake(
+  length: number,
+  alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
+): string {
+  let seed = ++n * 7919
+  let out = ''
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    out += alphabet[seed % alphabet.length]
+  }
+  return out
+}
+const HEX = '0123456789abcdef'
 
 const release = (f: Facts): HelmRelease => {
   assert.ok(f.kube.release.ok && f.kube.release.value)
@@ -342,7 +359,160 @@ function corpus(): Plant[] {
       }
     })
   }
+  providerTokens(add)
+  moreShapes(add)
   return plants
+}
+
+type Add = (shape: string, s: string, plant: (f: Facts) => void) => void
+
+/** Provider tokens by their well-known prefixes, each in free text where a key would not give it away. */
+function providerTokens(add: Add): void {
+  const tokens: [string, string][] = [
+    ['AWS temporary access key id (ASIA)', `ASIA${fake(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`],
+    ['GitHub OAuth token gho_', `gho_${fake(36)}`],
+    ['GitHub app token ghs_', `ghs_${fake(36)}`],
+    ['GitHub refresh token ghr_', `ghr_${fake(36)}`],
+    ['GitHub fine-grained PAT', `github_pat_11${fake(20)}_${fake(59)}`],
+    ['GitLab PAT', `glpat-${fake(20)}`],
+    ['GitLab pipeline trigger token', `glptt-${fake(40, HEX)}`],
+    ['Slack bot token', `xoxb-${fake(12, '0123456789')}-${fake(13, '0123456789')}-${fake(24)}`],
+    ['Slack user token', `xoxp-${fake(12, '0123456789')}-${fake(12, '0123456789')}-${fake(32, HEX)}`],
+    ['Slack app token', `xapp-1-A${fake(10)}-${fake(13, '0123456789')}-${fake(64, HEX)}`],
+    ['Slack webhook URL', `https://hooks.slack.com/services/T${fake(8)}/B${fake(10)}/${fake(24)}`],
+    ['Stripe live secret key', `sk_live_${fake(24)}`],
+    ['Stripe test secret key', `sk_test_${fake(24)}`],
+    ['Stripe restricted key', `rk_live_${fake(24)}`],
+    ['Stripe webhook secret', `whsec_${fake(32)}`],
+    ['npm token', `npm_${fake(36)}`],
+    ['OpenAI key', `sk-${fake(20)}T3BlbkFJ${fake(20)}`],
+    ['OpenAI project key', `sk-proj-${fake(48)}`],
+    ['Anthropic key', `sk-ant-api03-${fake(93)}AA`],
+    ['Google API key', `AIza${fake(35)}`],
+    ['Google OAuth access token', `ya29.${fake(60)}`],
+    ['Google OAuth client secret', `GOCSPX-${fake(28)}`],
+    ['SendGrid key', `SG.${fake(22)}.${fake(43)}`],
+    ['Vault service token', `hvs.${fake(90)}`],
+    ['Vault batch token', `hvb.${fake(90)}`],
+    ['Vault legacy token', `s.${fake(24)}`],
+    ['Twilio API key', `SK${fake(32, HEX)}`],
+    ['Mailgun key', `key-${fake(32)}`],
+    ['Mailchimp key', `${fake(32, HEX)}-us14`],
+    ['DigitalOcean token', `dop_v1_${fake(64, HEX)}`],
+    ['PyPI token', `pypi-AgEIcHlwaS5vcmc${fake(60)}`],
+    ['Shopify token', `shpat_${fake(32, HEX)}`],
+    ['Square token', `sq0atp-${fake(22)}`],
+    ['Databricks token', `dapi${fake(32, HEX)}`],
+    ['Atlassian token', `ATATT3xFfGF0${fake(40)}`],
+    ['New Relic key', `NRAK-${fake(27, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`],
+    ['Docker Hub PAT', `dckr_pat_${fake(27)}`],
+    ['Hugging Face token', `hf_${fake(34, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')}`],
+    ['Linear key', `lin_api_${fake(40)}`],
+    ['bare AWS secret access key', `${fake(18)}/${fake(10)}+${fake(8)}Q7`],
+    [
+      'AWS session token (IQoJ…)',
+      `IQoJb3JpZ2luX2VjE${fake(300, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+')}`,
+    ],
+    ['AWS session token (FwoG…)', `FwoGZXIvYXdzE${fake(200)}`],
+    ['Azure storage AccountKey in a connection string', `${fake(86)}==`],
+  ]
+  for (const [shape, token] of tokens) {
+    const text = shape.startsWith('Azure')
+      ? `DefaultEndpointsProtocol=https;AccountName=demo;AccountKey=${token};EndpointSuffix=core.windows.net`
+      : `rotated ${token} last week`
+    add(shape, token, (f) => inValues(f, (v) => (v[`note${shape.replace(/\W/g, '')}`] = text)))
+  }
+}
+
+/** Encodings, key spellings, command lines and the last-applied-configuration annotation. */
+function moreShapes(add: Add): void {
+  {
+    const s = fake(40)
+    add('Azure SAS sig= in a URL', s, (f) =>
+      inValues(f, (v) => (v.blobUrl = `https://demo.blob.core.windows.net/c?sv=2022-11-02&se=2030&sig=${s}`)),
+    )
+  }
+  {
+    const s = fake(44)
+    add('Azure Service Bus SharedAccessKey', s, (f) =>
+      inValues(
+        f,
+        (v) =>
+          (v.bus = `Endpoint=sb://demo.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${s}`),
+      ),
+    )
+  }
+  {
+    const s = secret()
+    add('URL-encoded password=', s, (f) => inValues(f, (v) => (v.form = `user%3Dk%26password%3D${s}`)))
+  }
+  {
+    const s = secret()
+    add('URL-encoded URL with userinfo', s, (f) =>
+      inValues(f, (v) => (v.redirect = encodeURIComponent(`postgres://k:${s}@db:5432/x`))),
+    )
+  }
+  {
+    const s = secret()
+    const twice = b64(b64(`{"password": "${s}"}`))
+    add('base64 of base64 of a password', twice.slice(4, 40), (f) => inValues(f, (v) => (v.blob = twice)))
+  }
+  {
+    const s = `AKIA${fake(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`
+    const twice = b64(b64(`aws_access_key_id = ${s}`))
+    add('base64 of base64 of an access key', twice.slice(4, 40), (f) => inValues(f, (v) => (v.blob2 = twice)))
+  }
+  for (const key of [
+    'pass_phrase',
+    'sessionKey',
+    'Passwort',
+    'contraseña',
+    'mot_de_passe',
+    'senha',
+    'пароль',
+    'masterKey',
+    'AccountKey',
+  ]) {
+    const s = secret()
+    add(`key ${key}`, s, (f) => inValues(f, (v) => (v[key] = s)))
+  }
+  {
+    const s = secret()
+    add('mysql -p<password> in userData', s, (f) => userData(f, `mysql -u root -p${s} -h db -e 'select 1'\n`))
+  }
+  {
+    const s = secret()
+    add('--password=… in userData', s, (f) => userData(f, `vault login --password=${s}\n`))
+  }
+  {
+    const s = secret()
+    add('echo … | docker login --password-stdin in userData', s, (f) =>
+      userData(f, `echo "${s}" | docker login -u AWS --password-stdin 1.dkr.ecr.us-west-2.amazonaws.com\n`),
+    )
+  }
+  {
+    const s = secret()
+    add('docker login --password-stdin <<< … in userData', s, (f) =>
+      userData(f, `docker login -u ci --password-stdin registry.example.com <<< '${s}'\n`),
+    )
+  }
+  {
+    const s = secret()
+    add('last-applied-configuration annotation', s, (f) => {
+      const sa = f.kube.serviceAccount
+      assert.ok(sa.ok && sa.value)
+      const applied = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        stringData: { password: s },
+        data: { token: b64(s) },
+      }
+      sa.value.metadata.annotations = {
+        ...sa.value.metadata.annotations,
+        'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(applied),
+      }
+    })
+  }
 }
 
 let dir: string
@@ -363,6 +533,40 @@ function reports(facts: Facts): Record<string, string> {
   }
 }
 
+/**
+ * A plan that shows every planted value in every place a plan shows one: a change's old and new value,
+ * the desired state, the documents (--show-policies) and a note; printed and as --json.
+ */
+function plans(facts: Facts): Record<string, string> {
+  const { kube, eks, meta } = facts as unknown as Record<string, unknown>
+  const resource = {
+    address: 'helm.karpenter',
+    kind: 'Helm release',
+    name: 'karpenter',
+    group: 'Kubernetes',
+    dependsOn: [],
+    desired: { kube, eks },
+    documents: { facts: { kube, eks } },
+    permissions: [],
+    observe: () => Promise.resolve(null),
+    apply: () => Promise.resolve(),
+    verdict: () => ({ action: 'update' as const, changes: [] }),
+  }
+  const verdict = {
+    action: 'update' as const,
+    changes: [
+      { field: 'values', from: null, to: kube },
+      { field: 'tags', from: eks, to: null },
+    ],
+    note: JSON.stringify(meta),
+  }
+  const plan: Plan = { title: 'Plan', steps: [{ resource, verdict, current: null }] }
+  return {
+    plan: renderPlan(plan, { color: false, showDocuments: true }),
+    planJson: JSON.stringify(planJson(plan)),
+  }
+}
+
 function leaks(plants: Plant[], outputs: Record<string, string>): string[] {
   const found: string[] = []
   for (const p of plants)
@@ -373,7 +577,7 @@ function leaks(plants: Plant[], outputs: Record<string, string>): string[] {
 
 test('the corpus covers every shape the issue names, each with its own secret', () => {
   const plants = corpus()
-  assert.ok(plants.length >= 60, `${plants.length} entries`)
+  assert.ok(plants.length >= 100, `${plants.length} entries`)
   assert.equal(new Set(plants.map((p) => p.secret)).size, plants.length, 'each secret is distinct')
   // The control: planted and not redacted, every secret is in the facts (so the assertions below can fail).
   const facts = healthyFacts((f) => plants.forEach((p) => p.plant(f)))
@@ -396,6 +600,12 @@ test('no secret of the corpus survives in a saved snapshot, or in any report of 
   assert.ok(text.includes(REDACTED))
   const loaded = await loadSnapshot(path)
   const found = leaks(plants, { snapshot: text, ...reports(loaded) })
+  assert.deepEqual(found, [], `${found.length} leak(s) of ${plants.length} secrets`)
+})
+
+test('no secret of the corpus survives in a plan, printed or as --json', () => {
+  const plants = corpus()
+  const found = leaks(plants, plans(healthyFacts((f) => plants.forEach((p) => p.plant(f)))))
   assert.deepEqual(found, [], `${found.length} leak(s) of ${plants.length} secrets`)
 })
 

@@ -42,3 +42,26 @@ test('a multi-megabyte line is redacted, not a stack overflow of the regular exp
   for (let i = 0; i < 100_000; i++) cur = (cur.a = {}) as Record<string, unknown>
   assert.doesNotThrow(() => JSON.stringify(redact(deep)))
 })
+
+test('an 8 MiB unbroken string is redacted in one pass, whatever it is made of', () => {
+  // One run of base64-like characters overflowed `[…]{24,}` ("Maximum call stack size exceeded").
+  const size = 8 * 1024 * 1024
+  for (const unit of ['a', 'QUJD', 'eyJ', '%2F', 'x']) {
+    const long = unit.repeat(Math.ceil(size / unit.length))
+    const out = redact({ values: { blob: long, password: long } })
+    assert.equal(out.values.blob, long, unit)
+    assert.equal(out.values.password, REDACTED, unit)
+  }
+  // A token prefix before the run: the whole run is the token.
+  assert.equal(redact({ t: `github_pat_${'a'.repeat(size)}` }).t, REDACTED)
+  const planted = `${'a'.repeat(size)} AKIAIOSFODNN7EXAMPLE`
+  assert.equal(redact({ note: planted }).note, `${'a'.repeat(size)} ${REDACTED}`)
+})
+
+test('the last-applied-configuration annotation is redacted inside, or dropped when it is not JSON', () => {
+  const key = 'kubectl.kubernetes.io/last-applied-configuration'
+  const applied = { kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 'hunter2hunter2' } }
+  const out = redact({ annotations: { [key]: JSON.stringify(applied) } })
+  assert.deepEqual(JSON.parse(out.annotations[key]), { ...applied, stringData: { password: REDACTED } })
+  assert.equal(redact({ [key]: '{"password": "hunter2hunter2"' })[key], REDACTED)
+})

@@ -6,16 +6,17 @@ import { style } from '../../../src/report/style.js'
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
 
-test('every C0 and C1 control, DEL and the bidirectional overrides are made visible; tab and newline stay', () => {
+test('every C0 and C1 control, DEL, line break and bidirectional override is made visible; tab stays', () => {
   assert.equal(visible('a\u001b]0;title\u0007b'), 'a\\u001b]0;title\\u0007b')
   assert.equal(visible('\u001b[2J'), '\\u001b[2J')
   assert.equal(visible('\u009b31m'), '\\u009b31m')
   assert.equal(visible('ok\rFAIL\u0008\u007f'), 'ok\\rFAIL\\u0008\\u007f')
   assert.equal(visible('a\u202eb'), 'a\\u202eb')
-  assert.equal(visible('two\nlines\tand a tab'), 'two\nlines\tand a tab')
+  assert.equal(visible('two\nlines\tand a tab'), 'two\\nlines\tand a tab')
+  assert.equal(visible('a\u2028b'), 'a\\u2028b')
   for (let c = 0; c <= 0x9f; c++) {
     const ch = String.fromCharCode(c)
-    if ((c >= 0x20 && c < 0x7f) || ch === '\n' || ch === '\t') continue
+    if ((c >= 0x20 && c < 0x7f) || ch === '\t') continue
     assert.doesNotMatch(visible(ch), RAW, `U+${c.toString(16)}`)
   }
 })
