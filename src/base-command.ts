@@ -5,6 +5,7 @@ import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
 import { ExitCode, InputError, KarpctlError, quote } from './errors.js'
 import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
+import { TIMEOUT_BOUNDS } from './spec/flags.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 
@@ -39,7 +40,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }),
     timeout: Flags.integer({
       summary: `Give up after this many seconds, with exit 2 (default ${DEFAULT_RUN_TIMEOUT_S}; doctor --fix: none).`,
-      min: 1,
+      ...TIMEOUT_BOUNDS,
       helpGroup: 'GLOBAL',
     }),
     debug: Flags.boolean({ summary: 'Print stack traces and every API call.', helpGroup: 'GLOBAL' }),

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
-import { ExitCode, InputError, KarpctlError, oneLine, quote } from '../errors.js'
+import { ExitCode, InputError, KarpctlError, oneLine } from '../errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'Find every known Karpenter misconfiguration and print the fix.'
@@ -210,7 +210,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     const progress = (s: string) => this.progress(s)
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const chartDir = flags['chart-dir']
-    if (chartDir) await requireChartDir(chartDir)
+    if (chartDir) (await import('../plan/resources/helm-release.js')).checkChartDir(chartDir, ['karpenter'])
     const r = await runFix({
       live: await this.liveOptions(),
       only,
@@ -247,19 +247,4 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     if (untold) this.progress(untold)
     return undefined
   }
-}
-
-/** A --chart-dir without the chart is one line before anything is read, not a failure mid-apply. */
-async function requireChartDir(dir: string): Promise<void> {
-  const { stat } = await import('node:fs/promises')
-  const chart = `${dir}/karpenter/Chart.yaml`
-  try {
-    if ((await stat(chart)).isFile()) return
-  } catch {
-    // reported below
-  }
-  throw new InputError(
-    `--chart-dir ${quote(dir)} holds no karpenter chart (${quote(chart)} is missing): give the folder that holds karpenter/`,
-    'INVALID_INPUT',
-  )
 }

@@ -1,5 +1,6 @@
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
+import { TIMEOUT_BOUNDS, validateCpuLimit } from '../spec/flags.js'
 import { ExitCode } from '../errors.js'
 
 export default class Install extends BaseCommand<typeof Install> {
@@ -136,6 +137,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     }),
     timeout: Flags.integer({
       summary: 'Seconds to wait for the controller and the EC2NodeClass to become ready (default 300).',
+      ...TIMEOUT_BOUNDS,
       default: 300,
       helpGroup: 'APPLY',
     }),
@@ -151,6 +153,13 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const { loadExtraValues, planInstall, specOf } = await import('../install/install.js')
     const { applyEnv, requireTools } = await import('../plan/env.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
+
+    // The flags a plan is made of, checked before anything is asked or read (the wizard checks the rest).
+    if (flags['cpu-limit'] !== undefined) validateCpuLimit(flags['cpu-limit'])
+    if (flags['chart-dir'] !== undefined) {
+      const { checkChartDir } = await import('../plan/resources/helm-release.js')
+      checkChartDir(flags['chart-dir'], ['karpenter-crd', 'karpenter'])
+    }
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
+import { TIMEOUT_BOUNDS } from '../spec/flags.js'
 import { InputError } from '../errors.js'
 
 export default class Teardown extends BaseCommand<typeof Teardown> {
@@ -37,6 +38,7 @@ The spot service-linked role is account-wide and always kept. A teardown that st
     }),
     timeout: Flags.integer({
       summary: 'Seconds to wait for nodes to drain (default 900).',
+      ...TIMEOUT_BOUNDS,
       default: 900,
       helpGroup: 'APPLY',
     }),

@@ -2,7 +2,10 @@
 // that talk to AWS), every call is memoized by operation + input and bounded by the limiter.
 import http from 'node:http'
 import https from 'node:https'
-import { EnvironmentError } from '../errors.js'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { EnvironmentError, quote } from '../errors.js'
+import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../facts/redact.js'
 import type { ReadFailure } from '../facts/types.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
@@ -107,6 +110,38 @@ const clientClass: Record<AwsService, string> = {
   cloudformation: 'CloudFormationClient',
 }
 
+/**
+ * The files the SDK's credential and config providers read, as it finds them: a FIFO or a device
+ * there would hang the run in the SDK's read (past --timeout's reach while a file read holds the
+ * worker), so each is checked to be a regular file of bounded size before any client exists.
+ */
+export function checkAwsConfigFiles(env: NodeJS.ProcessEnv = process.env): void {
+  const home = env.HOME || env.USERPROFILE || homedir()
+  const files: [string, string, string][] = [
+    ['AWS_CONFIG_FILE', env.AWS_CONFIG_FILE || join(home, '.aws', 'config'), 'the AWS config file'],
+    [
+      'AWS_SHARED_CREDENTIALS_FILE',
+      env.AWS_SHARED_CREDENTIALS_FILE || join(home, '.aws', 'credentials'),
+      'the AWS credentials file',
+    ],
+  ]
+  if (env.AWS_WEB_IDENTITY_TOKEN_FILE)
+    files.push([
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+      env.AWS_WEB_IDENTITY_TOKEN_FILE,
+      'the web identity token file',
+    ])
+  for (const [variable, path, what] of files) {
+    try {
+      checkRegularFileSync(path)
+    } catch (err) {
+      const why = err instanceof FileRefused ? err.reason : 'cannot be read'
+      const fix = env[variable] ? `point ${variable} at ${what}, or unset it` : `replace it with ${what}`
+      throw new EnvironmentError(`${what} ${quote(path)} ${why}: ${fix}`, 'BAD_AWS_CONFIG')
+    }
+  }
+}
+
 export class Aws {
   private readonly clients = new Map<AwsService, Promise<{ mod: SdkModule; client: SdkClient }>>()
   /**
@@ -134,7 +169,10 @@ export class Aws {
     private readonly limiter: Limiter,
     private readonly memo: Memo,
     private readonly log: CallLog,
-  ) {}
+  ) {
+    // Before any client: each would read these files on its first request.
+    checkAwsConfigFiles()
+  }
 
   private load(service: AwsService) {
     let entry = this.clients.get(service)

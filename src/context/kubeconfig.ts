@@ -5,7 +5,6 @@
 // client-node is loaded only here, lazily: `karpctl --version` and `--help` never load it.
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node'
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import type http from 'node:http'
 import type https from 'node:https'
 import { homedir } from 'node:os'
@@ -13,6 +12,7 @@ import { createSecureContext, type SecureContext } from 'node:tls'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { parse } from 'yaml'
 import { EnvironmentError, quote } from '../errors.js'
+import { checkRegularFileSync, FileRefused, readRegularFileSync } from '../fs/read-regular.js'
 
 export interface KubeCredentials {
   /** The API server URL, without any `user:password@` (that, if present, is sent as basic auth). */
@@ -85,9 +85,12 @@ function readFiles(): RawFile[] {
   for (const path of paths) {
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
-    } catch {
-      continue
+      text = readRegularFileSync(path)
+    } catch (err) {
+      // A file that is absent or unreadable is skipped, as kubectl merges; one that is not a file is
+      // refused (a FIFO would block the run before --timeout could end it).
+      if (err instanceof FileRefused && err.errno !== undefined) continue
+      throw refusedFile(err, `kubeconfig ${quote(path)}`, 'fix KUBECONFIG')
     }
     let doc: unknown
     try {
@@ -128,7 +131,13 @@ const tokenFileAuth: Parameters<KubeConfig['addAuthenticator']>[0] = {
   isAuthProvider: (user) => (user.authProvider as { name?: string } | undefined)?.name === TOKEN_FILE,
   async applyAuthentication(user, opts) {
     const path = (user.authProvider as { config: { path: string } }).config.path
-    opts.headers = { ...opts.headers, Authorization: `Bearer ${readFileSync(path, 'utf8').trim()}` }
+    let token: string
+    try {
+      token = readRegularFileSync(path).trim()
+    } catch (err) {
+      throw refusedFile(err, `the tokenFile ${quote(path)}`, 'fix the kubeconfig')
+    }
+    opts.headers = { ...opts.headers, Authorization: `Bearer ${token}` }
   },
 }
 
@@ -182,11 +191,33 @@ export async function resolveKubeCredentials(
     )
   }
   const server = checkServer(cluster.server, name, cluster.name)
+  // kubectl speaks plain HTTP to an http:// server (a `kubectl proxy` on 127.0.0.1:8001); client-node
+  // refuses one unless TLS verification is off — over plain HTTP there is no TLS to verify, so saying
+  // so changes nothing else.
+  if (server.url.startsWith('http:'))
+    clusters[clusters.indexOf(cluster)] = { ...cluster, skipTLSVerify: true }
   // client-node applies no TLS options (CA, insecure) to a context whose user is absent: give it one.
   const userName = ctx.user ?? `${ctx.name} (no user)`
   if (!users.some((u) => u.name === userName)) users.push({ name: userName })
   if (ctx.user === undefined) contexts[contexts.indexOf(ctx)] = { ...ctx, user: userName }
   const user = users.find((u) => u.name === userName)!
+  // client-node reads these with readFileSync: each must be a regular file before it may.
+  for (const [field, path] of [
+    ['certificate-authority', cluster.caFile],
+    ['client-certificate', user.certFile],
+    ['client-key', user.keyFile],
+  ] as const) {
+    if (!path) continue
+    try {
+      checkRegularFileSync(path)
+    } catch (err) {
+      throw refusedFile(
+        err,
+        `the ${field} ${quote(path)} of kube context ${quote(name)}`,
+        'fix the kubeconfig',
+      )
+    }
+  }
 
   const config = new KubeConfig()
   config.loadFromOptions({ clusters, users, contexts, currentContext: name })
@@ -454,4 +485,10 @@ function credentialError(
   let detail = e instanceof SyntaxError ? 'the credential is not valid JSON' : firstLine
   for (const s of secrets) detail = detail.split(s).join('***')
   return new EnvironmentError(`kube context "${contextName}" cannot be used: ${detail}`, 'BAD_KUBECONFIG')
+}
+
+/** A file the kubeconfig names (or KUBECONFIG) refused by read-regular.ts, as one line with the fix. */
+function refusedFile(err: unknown, what: string, fix: string): EnvironmentError {
+  const why = err instanceof FileRefused ? err.reason : `cannot be read (${String(err)})`
+  return new EnvironmentError(`${what} ${why}: ${fix}`, 'BAD_KUBECONFIG')
 }

@@ -5,7 +5,7 @@
 // atomic), mode 0600, flushed to disk, then renamed over the target, and the directory entry flushed:
 // a reader sees the old file or the new one, whole, never a mix.
 import { randomBytes } from 'node:crypto'
-import { open, rename, rm } from 'node:fs/promises'
+import { open, readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /** Writes `data` to `path` atomically, mode 0600 (whatever the file had before). */
@@ -13,6 +13,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   const dir = dirname(path)
   // Own name per writer (pid and random): concurrent writers never share a temporary file.
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  await removeStaleTemporaries(dir, basename(path))
   const file = await open(tmp, 'wx', 0o600)
   let closed = false
   try {
@@ -42,5 +43,38 @@ async function syncDirectory(dir: string): Promise<void> {
     if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EACCES') throw err
   } finally {
     await handle?.close()
+  }
+}
+
+/**
+ * A writer killed mid-write (SIGKILL, power loss) leaves its temporary file behind: the next save of
+ * the same target removes those whose writer is gone. A live writer's (another karpctl saving now,
+ * or this process) is kept — removing it would fail that save.
+ */
+async function removeStaleTemporaries(dir: string, name: string): Promise<void> {
+  let entries: string[]
+  try {
+    entries = await readdir(dir)
+  } catch {
+    return // the write itself reports a missing or unreadable directory
+  }
+  const prefix = `.${name}.`
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix)) continue
+    const m = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(entry.slice(prefix.length))
+    if (!m) continue
+    const pid = Number(m[1])
+    if (pid === process.pid || isAlive(pid)) continue
+    await rm(join(dir, entry), { force: true }).catch(() => undefined)
+  }
+}
+
+/** Whether a process `pid` runs (EPERM: it does, as another user). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

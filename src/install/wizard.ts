@@ -1,6 +1,7 @@
 // install's questions: each answers one choice of the spec, has a flag, and a default drawn from the
 // cluster (Pod Identity when its agent runs, access entries when the authentication mode allows).
 import { InputError } from '../errors.js'
+import { karpenterVersionProblem, validateCpuLimit } from '../spec/flags.js'
 import {
   COMPATIBILITY_URL,
   DEFAULT_KARPENTER_VERSION,
@@ -40,30 +41,14 @@ export interface Asker {
   prompter: Prompter | null
 }
 
-const VERSION = /^\d+\.\d+\.\d+$/
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
 const CAPACITY = ['on-demand', 'spot', 'reserved']
 const ARCHES = ['amd64', 'arm64']
 
 function validateVersion(v: string): string {
-  const bare = v.replace(/^v/, '')
-  if (!VERSION.test(bare))
-    throw new InputError(
-      `"${v}" is not a Karpenter version (e.g. 1.14.1): fix --karpenter-version`,
-      'INVALID_VERSION',
-    )
-  const [major, minor] = bare.split('.').map(Number)
-  if (major !== 1)
-    throw new InputError(
-      `karpctl installs Karpenter v1 (1.0 – 1.14); "${v}" is not: fix --karpenter-version`,
-      'INVALID_VERSION',
-    )
-  if ((minor ?? 0) > 14)
-    throw new InputError(
-      `Karpenter ${v} is newer than karpctl knows (1.14): pick 1.14.1 or older`,
-      'INVALID_VERSION',
-    )
-  return bare
+  const problem = karpenterVersionProblem(v)
+  if (problem) throw new InputError(`${problem}: fix --karpenter-version`, 'INVALID_VERSION')
+  return v.replace(/^v/, '')
 }
 
 /**
@@ -316,8 +301,7 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
       ),
     ),
   }
-  if (!Number.isInteger(nodePool.cpuLimit) || nodePool.cpuLimit <= 0)
-    throw new InputError('--cpu-limit must be a positive whole number of cores', 'INVALID_INPUT')
+  validateCpuLimit(nodePool.cpuLimit)
   for (const c of nodePool.instanceCategories)
     if (!/^[a-z]{1,3}$/.test(c))
       throw new InputError(

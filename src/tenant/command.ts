@@ -1,5 +1,7 @@
 // What the three tenant commands share: a live run context, the install's facts (doctor's collectors),
 // and the session that applies a plan.
+import type * as ec2 from '@aws-sdk/client-ec2'
+import type { Aws } from '../context/aws.js'
 import { createRunContext, type RunContext, type RunOptions } from '../context/run-context.js'
 import { kubeTarget } from '../context/kube-target.js'
 import { collect } from '../facts/collect.js'
@@ -25,5 +27,25 @@ export async function tenantContext(options: RunOptions, changes = false): Promi
   } catch (err) {
     ctx.aws.destroy()
     throw err
+  }
+}
+
+/**
+ * The region's zones by name (Local and Wavelength Zones too, opted in or not: a NodePool may name
+ * them), or undefined when AWS does not say (denied): the caller then checks the zones' shape only.
+ */
+export async function regionZones(aws: Aws): Promise<string[] | undefined> {
+  try {
+    const out = await aws.call<ec2.DescribeAvailabilityZonesCommandOutput>(
+      'ec2',
+      'DescribeAvailabilityZones',
+      {
+        AllAvailabilityZones: true,
+      },
+    )
+    const names = (out.AvailabilityZones ?? []).map((z) => z.ZoneName ?? '').filter(Boolean)
+    return names.length ? names : undefined
+  } catch {
+    return undefined
   }
 }

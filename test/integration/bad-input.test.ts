@@ -406,6 +406,145 @@ const cases: Case[] = [
     args: () => ['doctor', '--fix', '--snapshot', healthy()],
     message: /--fix repairs a live cluster/,
   },
+  // ---- flags of the commands that plan (issue 20.5): refused before anything is read or planned ----
+  ...(
+    [
+      [
+        'install --timeout -1',
+        ['install', ...live, '--timeout=-1', '--dry-run'],
+        /--timeout.*greater than or equal to 1/,
+      ],
+      [
+        'install --timeout 0',
+        ['install', ...live, '--timeout', '0', '--dry-run'],
+        /greater than or equal to 1/,
+      ],
+      [
+        'tenant add --timeout past a Node timer',
+        ['tenant', 'add', 'acme', '--timeout', '2147484'],
+        /less than or equal to 2147483/,
+      ],
+      [
+        'doctor --timeout past a Node timer',
+        ['doctor', '--timeout', '2147484'],
+        /less than or equal to 2147483/,
+      ],
+      ['teardown --timeout 0', ['teardown', '--timeout', '0'], /greater than or equal to 1/],
+      [
+        'install --cpu-limit 2^70',
+        ['install', ...live, '--cpu-limit', '1180591620717411303424', '--dry-run'],
+        /^--cpu-limit .* is not a whole number of cores/,
+      ],
+      [
+        'tenant add --cpu-limit 2^70',
+        ['tenant', 'add', 'acme', '--cpu-limit', '1180591620717411303424'],
+        /is not a whole number of cores/,
+      ],
+      [
+        'tenant add --memory-limit 400XYZ',
+        ['tenant', 'add', 'acme', '--memory-limit', '400XYZ'],
+        /^--memory-limit "400XYZ" is not a Kubernetes quantity/,
+      ],
+      [
+        'tenant add --consolidate-after forever',
+        ['tenant', 'add', 'acme', '--consolidate-after', 'forever'],
+        /^--consolidate-after "forever" is not a duration/,
+      ],
+      [
+        'tenant add --instance-families *',
+        ['tenant', 'add', 'acme', '--instance-families', '*'],
+        /no wildcards/,
+      ],
+      [
+        'tenant add --zones of another region',
+        ['tenant', 'add', 'acme', ...live, '--zones', 'eu-west-1a'],
+        /^--zones "eu-west-1a" is not an availability zone of us-west-2/,
+      ],
+      [
+        'tenant add --tag aws:',
+        ['tenant', 'add', 'acme', '--tag', 'aws:createdBy=me'],
+        /"aws:createdBy" is reserved/,
+      ],
+      [
+        'tenant add --tag karpctl.io/cluster',
+        ['tenant', 'add', 'acme', '--tag', 'karpctl.io/cluster=other', '--json'],
+        /"karpctl.io\/cluster" is reserved/,
+      ],
+      [
+        'tenant add --tag key too long',
+        ['tenant', 'add', 'acme', '--tag', `${'k'.repeat(129)}=v`],
+        /longer than 128 characters/,
+      ],
+      [
+        'tenant add --tag value too long',
+        ['tenant', 'add', 'acme', '--tag', `k=${'v'.repeat(257)}`],
+        /longer than 256 characters/,
+      ],
+      [
+        'tenant add --policy-arn with ..',
+        ['tenant', 'add', 'acme', '--policy-arn', 'arn:aws:iam::123456789012:policy/team/../admin'],
+        /is not an IAM policy ARN/,
+      ],
+    ] as [string, string[], RegExp][]
+  ).map(([name, args, message]) => ({ name, args: () => args, message })),
+  {
+    name: 'install --chart-dir missing',
+    args: () => ['install', ...live, '--chart-dir', join(dir, 'no-charts'), '--dry-run'],
+    message: /^--chart-dir ".*no-charts" is not a folder/,
+  },
+  {
+    name: 'install --chart-dir with a version out of range',
+    args: () => {
+      const charts = emptyDir(`charts-${++fileNo}`)
+      for (const c of ['karpenter-crd', 'karpenter']) {
+        mkdirSync(join(charts, c))
+        writeFileSync(join(charts, c, 'Chart.yaml'), 'name: karpenter\nversion: 2.0.0\n')
+      }
+      return ['install', ...live, '--chart-dir', charts, '--dry-run']
+    },
+    message: /Chart\.yaml" declares a version karpctl does not install/,
+  },
+  {
+    name: 'install --chart-dir whose Chart.yaml is a FIFO',
+    args: () => {
+      const charts = emptyDir(`charts-${++fileNo}`)
+      mkdirSync(join(charts, 'karpenter-crd'))
+      execFileSync('mkfifo', [join(charts, 'karpenter-crd', 'Chart.yaml')])
+      return ['install', ...live, '--chart-dir', charts, '--dry-run']
+    },
+    message: /Chart\.yaml" is a FIFO, not a regular file/,
+  },
+  // ---- files named by the environment or the kubeconfig (issue 20.1): refused, never a hang ----
+  {
+    name: 'KUBECONFIG a FIFO',
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: fifo() }),
+    message: /^kubeconfig ".*fifo-\d+" is a FIFO, not a regular file: fix KUBECONFIG$/,
+  },
+  {
+    name: "the kubeconfig's tokenFile a FIFO",
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ user: { tokenFile: fifo() } }) }),
+    message: /^the tokenFile ".*" is a FIFO/,
+  },
+  {
+    name: "the kubeconfig's certificate-authority a device",
+    args: () => ['doctor', ...live],
+    env: () => ({ KUBECONFIG: kubeconfig({ cluster: { 'certificate-authority': '/dev/zero' } }) }),
+    message: /^the certificate-authority "\/dev\/zero" of kube context "demo" is a device/,
+  },
+  {
+    name: 'AWS_CONFIG_FILE a FIFO',
+    args: () => ['doctor', ...live],
+    env: () => ({ ...kubeAnd()(), AWS_CONFIG_FILE: fifo() }),
+    message: /^the AWS config file ".*" is a FIFO, not a regular file: point AWS_CONFIG_FILE/,
+  },
+  {
+    name: 'AWS_SHARED_CREDENTIALS_FILE a FIFO',
+    args: () => ['doctor', ...live],
+    env: () => ({ ...kubeAnd()(), AWS_SHARED_CREDENTIALS_FILE: fifo() }),
+    message: /^the AWS credentials file ".*" is a FIFO/,
+  },
   // ---- cluster and region ----
   { name: 'no cluster anywhere', args: () => ['doctor'], message: /which cluster\? pass --cluster/ },
   {
@@ -839,7 +978,7 @@ const cases: Case[] = [
     name: 'KUBECONFIG a directory',
     args: () => ['doctor', ...live],
     env: () => ({ ...AWS_KEYS, KUBECONFIG: emptyDir('kubedir') }),
-    message: /no kubeconfig found at/,
+    message: /^kubeconfig ".*kubedir" is a directory, not a regular file: fix KUBECONFIG$/,
   },
   {
     name: 'kubeconfig not YAML',
@@ -897,10 +1036,11 @@ const cases: Case[] = [
     code: 'BAD_KUBECONFIG',
   },
   {
-    name: 'http:// server without insecure-skip-tls-verify',
+    // Used as kubectl uses it (a `kubectl proxy`): the run reaches the server, which says 401.
+    name: 'http:// server without insecure-skip-tls-verify, 401',
     args: () => ['doctor', ...live],
-    env: () => ({ KUBECONFIG: kubeconfig({ cluster: {} }) }),
-    message: /HTTP protocol is not allowed/,
+    env: kubeAnd(() => ({ cluster: {} })),
+    message: /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ rejected/,
   },
   {
     name: 'exec plugin not installed',
@@ -943,7 +1083,7 @@ const cases: Case[] = [
     name: 'tokenFile missing',
     args: () => ['doctor', ...live],
     env: () => ({ KUBECONFIG: kubeconfig({ user: { tokenFile: join(dir, 'no-token') } }) }),
-    message: /cannot be used: .*no-token/,
+    message: /^the tokenFile ".*no-token" does not exist: fix the kubeconfig$/,
   },
   // ---- AWS ----
   {

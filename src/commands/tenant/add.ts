@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../base-command.js'
+import * as v from '../../spec/flags.js'
 import { ExitCode, InputError } from '../../errors.js'
 
 const CAPACITY = ['on-demand', 'spot', 'reserved']
@@ -91,6 +92,7 @@ Each run states the tenant's whole desired state: running it again with the same
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
     timeout: Flags.integer({
       summary: "Seconds to wait for the tenant's EC2NodeClass to become Ready (default 120).",
+      ...v.TIMEOUT_BOUNDS,
       default: 120,
       helpGroup: 'APPLY',
     }),
@@ -100,17 +102,7 @@ Each run states the tenant's whole desired state: running it again with the same
     const { args, flags } = await this.parse(TenantAdd)
     const { validateTenantName, workloadSnippet } = await import('../../spec/tenant.js')
     const tenant = validateTenantName(args.name)
-    const kv = (v: string, flag: string) => {
-      const m = /^([^=]+)=(.*)$/.exec(v)
-      if (!m?.[1]) throw new InputError(`--${flag} takes key=value (got "${v}")`, 'INVALID_INPUT')
-      return [m[1].trim(), m[2] ?? ''] as const
-    }
-    for (const arn of flags['policy-arn'] ?? [])
-      if (!/^arn:aws[\w-]*:iam::(\d{12}|aws):policy\/.+$/.test(arn))
-        throw new InputError(
-          `--policy-arn "${arn}" is not an IAM policy ARN (arn:aws:iam::<account>:policy/<name>)`,
-          'INVALID_INPUT',
-        )
+    for (const arn of flags['policy-arn'] ?? []) v.validatePolicyArn(arn)
     for (const c of flags['capacity-types'] ?? [])
       if (!CAPACITY.includes(c))
         throw new InputError(
@@ -119,20 +111,16 @@ Each run states the tenant's whole desired state: running it again with the same
         )
     if (flags.weight !== undefined && (flags.weight < 1 || flags.weight > 100))
       throw new InputError('--weight must be between 1 and 100', 'INVALID_INPUT')
-    if (flags['cpu-limit'] !== undefined && flags['cpu-limit'] <= 0)
-      throw new InputError('--cpu-limit must be a positive whole number of cores', 'INVALID_INPUT')
-    const tags = (flags.tag ?? []).map((v) => kv(v, 'tag'))
-    for (const [k] of tags) {
-      // The keys are recorded space-separated on the role (asked-extras.ts); karpctl's and AWS's keys are not the user's.
-      if (/\s/.test(k))
-        throw new InputError(`--tag key "${k}" has a space: use a key without spaces`, 'INVALID_INPUT')
-      if (/^(karpctl\.io\/|aws:)/i.test(k))
-        throw new InputError(
-          `--tag key "${k}" is reserved (karpctl.io/ and aws: keys): choose another key`,
-          'INVALID_INPUT',
-        )
-    }
-    const subnetTag = flags['subnet-tag'] ? kv(flags['subnet-tag'], 'subnet-tag') : undefined
+    if (flags['cpu-limit'] !== undefined) v.validateCpuLimit(flags['cpu-limit'])
+    if (flags['memory-limit'] !== undefined) v.validateQuantity(flags['memory-limit'], '--memory-limit')
+    if (flags['consolidate-after'] !== undefined)
+      v.validateDuration(flags['consolidate-after'], '--consolidate-after')
+    if (flags['instance-families']) v.validateInstanceFamilies(flags['instance-families'])
+    const tags = (flags.tag ?? []).map((t) => v.parseTag(t))
+    // The zones' shape now; whether the region has them, once AWS can be asked (below).
+    const options = await this.liveOptions()
+    if (flags.zones) v.validateZones(flags.zones, options.region)
+    const subnetTag = flags['subnet-tag'] ? v.parseKeyValue(flags['subnet-tag'], '--subnet-tag') : undefined
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)
@@ -145,18 +133,21 @@ Each run states the tenant's whole desired state: running it again with the same
         choices: CAPACITY.map((c) => ({ name: c, value: c, checked: c !== 'reserved' })),
       }),
     )
-    const cpuLimit = await ask(flags['cpu-limit'], 100, async () =>
-      Number(
-        await prompter!.input({
-          message: `${tenant}: CPU limit (cores)`,
-          default: '100',
-          validate: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? true : 'a positive whole number'),
-        }),
+    // An answer is held to the flag's bounds too.
+    const cpuLimit = v.validateCpuLimit(
+      await ask(flags['cpu-limit'], 100, async () =>
+        Number(
+          await prompter!.input({
+            message: `${tenant}: CPU limit (cores)`,
+            default: '100',
+            validate: (s) => (/^\d+$/.test(s) && Number(s) > 0 ? true : 'a positive whole number'),
+          }),
+        ),
       ),
     )
 
     const { useColor } = await import('../../report/style.js')
-    const { tenantContext } = await import('../../tenant/command.js')
+    const { regionZones, tenantContext } = await import('../../tenant/command.js')
     const { tenantAddResources, tenantChecks } = await import('../../tenant/tenant.js')
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
@@ -166,8 +157,9 @@ Each run states the tenant's whole desired state: running it again with the same
     const say = (s: string) => (json ? progress(s) : this.log(s))
     const color = useColor(process.stdout)
 
-    const t = await tenantContext(await this.liveOptions(), true)
+    const t = await tenantContext(options, true)
     try {
+      if (flags.zones) v.validateZones(flags.zones, options.region, await regionZones(t.ctx.aws))
       const spec = {
         clusterName: t.install.clusterName,
         region: t.ctx.options.region,

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../base-command.js'
+import { TIMEOUT_BOUNDS } from '../../spec/flags.js'
 import { InputError } from '../../errors.js'
 
 export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
@@ -24,6 +25,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
     }),
     timeout: Flags.integer({
       summary: "Seconds to wait for the tenant's nodes to drain (default 900).",
+      ...TIMEOUT_BOUNDS,
       default: 900,
       helpGroup: 'APPLY',
     }),

@@ -4,10 +4,11 @@
 // over an object without its marks (`missing key "app.kubernetes.io/managed-by"`), on every re-run.
 // Helm adopts an existing object that carries them, so they are set here, in one merge patch per CRD.
 // Helm's marks are the record: teardown removes them with the release (or keeps them, --keep-crds).
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseVersion } from '../../checks/lib/facts.js'
 import { InputError, quote } from '../../errors.js'
+import { FileRefused, readRegularFileSync } from '../../fs/read-regular.js'
 import type { FieldChange, Resource } from '../types.js'
 
 export const HELM_MANAGED_BY = 'app.kubernetes.io/managed-by'
@@ -42,6 +43,18 @@ export function chartCrdNames(version: string): string[] {
   return [...V1_CRDS, NODE_OVERLAYS, ...(buffers ? [CAPACITY_BUFFERS] : [])]
 }
 
+/** A chart template, only if it is a regular file of bounded size (a FIFO would block the run). */
+function readTemplate(path: string): string {
+  try {
+    return readRegularFileSync(path)
+  } catch (err) {
+    throw new InputError(
+      `--chart-dir: ${quote(path)} ${err instanceof FileRefused ? err.reason : 'cannot be read'}: give a chart folder of regular files`,
+      'INVALID_CHART_DIR',
+    )
+  }
+}
+
 /** The CRDs a karpenter-crd chart folder holds: each template's metadata.name. */
 export function chartDirCrdNames(dir: string): string[] {
   const templates = join(dir, 'templates')
@@ -52,7 +65,7 @@ export function chartDirCrdNames(dir: string): string[] {
     files = []
   }
   const names = files
-    .map((f) => readFileSync(join(templates, f), 'utf8'))
+    .map((f) => readTemplate(join(templates, f)))
     .filter((text) => /^kind: CustomResourceDefinition$/m.test(text))
     .map((text) => /^ {2}name: (\S+)$/m.exec(text)?.[1])
     .filter((name): name is string => name !== undefined)

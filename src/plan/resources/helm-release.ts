@@ -2,7 +2,7 @@
 // file (every annotation, label and toleration value a string). The release Secret carries karpctl's
 // label, so a re-run (or teardown) knows the release is karpctl's.
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
@@ -11,6 +11,9 @@ import { interrupt } from '../../context/interrupt.js'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
 import { writeFileAtomic } from '../../fs/atomic-write.js'
+import { FileRefused, readRegularFileSync } from '../../fs/read-regular.js'
+import { InputError, quote } from '../../errors.js'
+import { karpenterVersionProblem } from '../../spec/flags.js'
 import { redact } from '../../facts/redact.js'
 import { isOwned, sameDocument } from '../compare.js'
 import { leafChanges } from '../diff.js'
@@ -89,10 +92,47 @@ export interface ReleaseWant {
 }
 
 /** Chart version of a chart folder, from its Chart.yaml. */
+/** A Chart.yaml is a few hundred bytes; a larger one is not a chart's. */
+const MAX_CHART_YAML_BYTES = 1 << 20
+
+const CHART_DIR_FIX = 'give the folder that holds karpenter-crd/ and karpenter/ of Karpenter 1.0 – 1.14'
+
+/**
+ * The version a chart folder's Chart.yaml declares: what helm will install, so it is checked as
+ * --karpenter-version is (the supported range; strict x.y.z, so no `../` or escape sequence reaches
+ * a plan, a path or the terminal). Chart.yaml is read only if it is a regular file of bounded size.
+ */
 export function chartDirVersion(dir: string): string {
-  const m = /^version:\s*["']?([^"'\s]+)/m.exec(readFileSync(join(dir, 'Chart.yaml'), 'utf8'))
-  if (!m?.[1]) throw new Error(`${dir}/Chart.yaml has no version`)
-  return m[1]
+  const file = join(dir, 'Chart.yaml')
+  const refuse = (why: string) =>
+    new InputError(`--chart-dir: ${quote(file)} ${why}: ${CHART_DIR_FIX}`, 'INVALID_CHART_DIR')
+  let text: string
+  try {
+    text = readRegularFileSync(file, MAX_CHART_YAML_BYTES)
+  } catch (err) {
+    throw refuse(err instanceof FileRefused ? err.reason : 'cannot be read')
+  }
+  const m = /^version:[ \t]*["']?([^"'\s]+)/m.exec(text)
+  if (!m?.[1]) throw refuse('has no version')
+  const problem = karpenterVersionProblem(m[1])
+  if (problem) throw refuse(`declares a version karpctl does not install: ${problem}`)
+  return m[1].replace(/^v/, '')
+}
+
+/**
+ * A --chart-dir, before anything is read from the cluster: it exists, and each of `charts` in it has a
+ * Chart.yaml chartDirVersion accepts. One line now, not helm's failure half-way through an apply.
+ */
+export function checkChartDir(dir: string, charts: string[]): void {
+  let isDir = false
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch {
+    // reported below
+  }
+  if (!isDir)
+    throw new InputError(`--chart-dir ${quote(dir)} is not a folder: ${CHART_DIR_FIX}`, 'INVALID_CHART_DIR')
+  for (const chart of charts) chartDirVersion(join(dir, chart))
 }
 
 export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {

@@ -3,6 +3,7 @@
 // Credentials are asserted as they reach a request: the options @kubernetes/client-node's KubeConfig
 // gives KubeClient (Authorization header, CA, client certificate and key, rejectUnauthorized).
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -517,7 +518,7 @@ test('a user with username and password is sent as basic auth', async () => {
   assert.equal((await wire(await resolveKubeCredentials())).options.auth, 'admin:pw')
 })
 
-test('an http:// server is refused unless insecure-skip-tls-verify is set (client-node will not send credentials in clear)', async () => {
+test('an http:// server (a `kubectl proxy`) is used as kubectl uses it, with or without insecure-skip-tls-verify', async () => {
   useKubeconfig(
     writeConfig('config', {
       'current-context': 'plain',
@@ -529,12 +530,51 @@ test('an http:// server is refused unless insecure-skip-tls-verify is set (clien
       users: [user('u', { token: 't' })],
     }),
   )
-  const err = await envError(() => resolveKubeCredentials())
-  assert.equal(err.code, 'BAD_KUBECONFIG')
-  assert.match(err.message, /^kube context "plain" cannot be used: HTTP protocol is not allowed/)
-  const creds = await resolveKubeCredentials('insecure')
-  assert.equal(creds.server, 'http://127.0.0.1:8001')
-  assert.equal((await wire(creds)).token, 't')
+  for (const name of ['plain', 'insecure']) {
+    const creds = await resolveKubeCredentials(name)
+    assert.equal(creds.server, 'http://127.0.0.1:8001')
+    assert.equal((await wire(creds)).token, 't')
+  }
+})
+
+test('a FIFO or a device as the kubeconfig, its tokenFile, CA, certificate or key is BAD_KUBECONFIG at once, naming it', async () => {
+  const fifo = join(caseDir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  const ok = writeConfig('ok', {
+    'current-context': 'tok',
+    contexts: [
+      context('tok', 'c', 'tok'),
+      context('ca', 'ca', 'u'),
+      context('cert', 'c', 'cert'),
+      context('key', 'c', 'key'),
+    ],
+    clusters: [
+      cluster('c', 'https://c.example'),
+      cluster('ca', 'https://c.example', { 'certificate-authority': fifo }),
+    ],
+    users: [
+      user('u', { token: 't' }),
+      user('tok', { tokenFile: fifo }),
+      user('cert', { 'client-certificate': '/dev/zero', 'client-key-data': b64('k') }),
+      user('key', { 'client-certificate-data': b64('c'), 'client-key': fifo }),
+    ],
+  })
+  useKubeconfig(fifo, ok)
+  const whole = await envError(() => resolveKubeCredentials())
+  assert.equal(whole.code, 'BAD_KUBECONFIG')
+  assert.equal(whole.message, `kubeconfig "${fifo}" is a FIFO, not a regular file: fix KUBECONFIG`)
+  useKubeconfig(ok)
+  const cases: [string | undefined, RegExp][] = [
+    [undefined, /^the tokenFile ".*fifo" is a FIFO, not a regular file: fix the kubeconfig$/],
+    ['ca', /^the certificate-authority ".*fifo" of kube context "ca" is a FIFO/],
+    ['cert', /^the client-certificate "\/dev\/zero" of kube context "cert" is a device/],
+    ['key', /^the client-key ".*fifo" of kube context "key" is a FIFO/],
+  ]
+  for (const [name, message] of cases) {
+    const err = await envError(() => resolveKubeCredentials(name))
+    assert.equal(err.code, 'BAD_KUBECONFIG')
+    assert.match(err.message, message)
+  }
 })
 
 test('an exec plugin may supply a client certificate and key instead of a token', async () => {

@@ -119,3 +119,23 @@ test('two writers at once never leave a torn file: every read parses and is one 
     'no temporary file left',
   )
 })
+
+test("the next save removes the temporaries of dead writers of the same target, never a live writer's or another target's", async () => {
+  const path = join(dir, 'stale.json')
+  // A pid no process has: past the kernel's pid_max (4194304 at most on Linux).
+  const dead = 4_194_305
+  const stale = [`.stale.json.${dead}.0123456789ab.tmp`, `.stale.json.${dead + 1}.abcdef012345.tmp`]
+  const kept = [
+    // a live writer's (this test runner's parent, which runs)
+    `.stale.json.${process.ppid}.0123456789ab.tmp`,
+    // another target's, and a name only like a temporary
+    `.other.json.${dead}.0123456789ab.tmp`,
+    `.stale.json.${dead}.not-hex.tmp`,
+  ]
+  for (const f of [...stale, ...kept]) writeFileSync(join(dir, f), 'half')
+  await writeFileAtomic(path, '{"whole":true}')
+  const left = readdirSync(dir)
+  for (const f of stale) assert.ok(!left.includes(f), `${f} removed`)
+  for (const f of kept) assert.ok(left.includes(f), `${f} kept`)
+  assert.equal(readFileSync(path, 'utf8'), '{"whole":true}')
+})

@@ -109,7 +109,11 @@ test('bad flags are one clear error naming the flag', async () => {
     [{ namespace: 'Kube_System' }, /not a Kubernetes namespace name.*--namespace/],
     [{ 'capacity-types': ['cheap'] }, /--capacity-types must be one of on-demand, spot, reserved/],
     [{ 'node-role': 'not a role!' }, /--node-role must be "create", a role name or a role ARN/],
-    [{ 'cpu-limit': 0 }, /--cpu-limit must be a positive whole number/],
+    [{ 'cpu-limit': 0 }, /--cpu-limit 0 is not a whole number of cores from 1 to 1000000/],
+    [
+      { 'cpu-limit': 1180591620717411303424 },
+      /--cpu-limit 1\.1805916207174113e\+21 is not a whole number of cores/,
+    ],
     [{ 'instance-categories': ['M5'] }, /not an EC2 instance category/],
   ]
   for (const [flags, re] of bad)

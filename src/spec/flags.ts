@@ -1,0 +1,137 @@
+// Validation of the flags of install, tenant add/remove and teardown: each value that reaches a plan
+// (a NodePool field, an IAM call, a tag) is checked here first, against the grammar of what consumes
+// it, so a bad value is one line with exit 2 before anything is read or planned — not a plan that the
+// API server, IAM or Karpenter rejects half-way through an apply.
+import { InputError, quote } from '../errors.js'
+
+/**
+ * Node's timers hold a signed 32-bit count of milliseconds: a longer delay overflows, warns and fires
+ * at once. So a --timeout of more seconds than that would end the wait immediately.
+ */
+export const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000)
+
+/** The bounds oclif's integer parser enforces for every --timeout (one place, so they cannot drift). */
+export const TIMEOUT_BOUNDS = { min: 1, max: MAX_TIMEOUT_S } as const
+
+/** No cluster has a million cores; a larger number is a typo (and past 2^53 not even an integer). */
+export const MAX_CPU_LIMIT = 1_000_000
+
+const bad = (message: string) => new InputError(message, 'INVALID_INPUT')
+
+export function validateCpuLimit(n: number, flag = '--cpu-limit'): number {
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CPU_LIMIT)
+    throw bad(`${flag} ${n} is not a whole number of cores from 1 to ${MAX_CPU_LIMIT}: fix ${flag}`)
+  return n
+}
+
+// Kubernetes' resource.Quantity grammar (k8s.io/apimachinery/pkg/api/resource), as the API server
+// validates a NodePool's limits.
+const QUANTITY = /^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$/
+
+export function validateQuantity(v: string, flag: string): string {
+  if (!QUANTITY.test(v))
+    throw bad(`${flag} ${quote(v)} is not a Kubernetes quantity (e.g. 400Gi, 512M, 1.5Ti): fix ${flag}`)
+  return v
+}
+
+// Karpenter's NodePool duration (disruption.consolidateAfter): a Go duration of h, m, s (ms, us, ns
+// are valid Go but Karpenter's CRD pattern allows only these three), or `Never`.
+const DURATION = /^(([0-9]+(s|m|h))+|Never)$/
+
+export function validateDuration(v: string, flag: string): string {
+  if (!DURATION.test(v))
+    throw bad(`${flag} ${quote(v)} is not a duration (e.g. 30s, 5m, 1h30m) or Never: fix ${flag}`)
+  return v
+}
+
+// An availability zone is its region's name and one letter (us-west-2a); Local Zones and Wavelength
+// zones add a suffix (us-west-2-lax-1a, us-east-1-wl1-bos-wlz-1).
+const ZONE_SUFFIX = /^([a-z]|-[a-z0-9-]+[a-z0-9])$/
+
+/** The zones' shape against the region; `known`, when AWS said, are the region's zones by name. */
+export function validateZones(zones: string[], region: string, known?: string[]): string[] {
+  for (const z of zones) {
+    const ok = known ? known.includes(z) : z.startsWith(region) && ZONE_SUFFIX.test(z.slice(region.length))
+    if (!ok) {
+      const hint = known?.length ? `one of ${known.join(', ')}` : `a zone of ${region}, e.g. ${region}a`
+      throw bad(`--zones ${quote(z)} is not an availability zone of ${region}: pass ${hint}`)
+    }
+  }
+  return zones
+}
+
+// An EC2 instance family (m7g, c6in, u-6tb1, trn1n, g6e): Karpenter matches
+// karpenter.k8s.aws/instance-family by value, so a pattern (`*`, `m7*`) matches nothing.
+const FAMILY = /^[a-z][a-z0-9-]{0,15}$/
+
+export function validateInstanceFamilies(families: string[]): string[] {
+  for (const f of families)
+    if (!FAMILY.test(f) || /[-]$/.test(f))
+      throw bad(
+        `--instance-families ${quote(f)} is not an EC2 instance family (e.g. m7g, c6i; no wildcards): fix --instance-families`,
+      )
+  return families
+}
+
+/** AWS's tag limits (IAM, EC2): a key of at most 128 characters, a value of at most 256. */
+export const MAX_TAG_KEY = 128
+export const MAX_TAG_VALUE = 256
+
+/** `key=value`, the key trimmed (a tag a selector matches, as --subnet-tag: any key AWS has). */
+export function parseKeyValue(v: string, flag: string): [string, string] {
+  const m = /^([^=]+)=(.*)$/s.exec(v)
+  const key = m?.[1]?.trim()
+  if (!m || !key) throw bad(`${flag} takes key=value (got ${quote(v)}): fix ${flag}`)
+  return [key, m[2] ?? '']
+}
+
+/**
+ * A user's tag k=v, which karpctl writes. `aws:` keys are AWS's own (AWS refuses them); `karpctl.io/` keys are karpctl's
+ * marks of ownership, which a user's value would overwrite or which karpctl would drop: both refused.
+ * Spaces are refused because karpctl records the user's keys space-separated (tenant/asked-extras.ts).
+ */
+export function parseTag(v: string, flag = '--tag'): [string, string] {
+  const [key, value] = parseKeyValue(v, flag)
+  if (/\s/.test(key)) throw bad(`${flag} key ${quote(key)} has a space: use a key without spaces`)
+  if (/^(karpctl\.io\/|aws:)/i.test(key))
+    throw bad(`${flag} key ${quote(key)} is reserved (karpctl.io/ and aws: keys): choose another key`)
+  if ([...key].length > MAX_TAG_KEY)
+    throw bad(`${flag} key ${quote(key.slice(0, 20))}… is longer than ${MAX_TAG_KEY} characters: shorten it`)
+  if ([...value].length > MAX_TAG_VALUE)
+    throw bad(`${flag} value of ${quote(key)} is longer than ${MAX_TAG_VALUE} characters: shorten it`)
+  return [key, value]
+}
+
+// An IAM policy ARN: a path of /-separated segments of IAM's path characters, then the name
+// (IAM: path elements of [\x21-\x7E], name [\w+=,.@-]). `.` and `..` segments are refused: IAM takes
+// them literally, but they read as a traversal and are never what the user meant.
+const POLICY_ARN =
+  /^arn:aws[\w-]*:iam::(\d{12}|aws):policy\/((?:[\x21-\x2e\x30-\x7e]+\/)*)([\w+=,.@-]{1,128})$/
+
+export function validatePolicyArn(arn: string): string {
+  const m = POLICY_ARN.exec(arn)
+  const segments = (m?.[2] ?? '').split('/').filter(Boolean)
+  if (!m || segments.some((s) => s === '.' || s === '..') || m[3] === '.' || m[3] === '..')
+    throw bad(
+      `--policy-arn ${quote(arn)} is not an IAM policy ARN (arn:aws:iam::<account>:policy/[<path>/]<name>): fix --policy-arn`,
+    )
+  return arn
+}
+
+/** The Karpenter minors karpctl installs and knows: 1.0 – 1.14. */
+export const KARPENTER_MAX_MINOR = 14
+
+/**
+ * Why `v` (a bare x.y.z, or v-prefixed) is not a Karpenter version karpctl installs, or undefined.
+ * Strict x.y.z: a version is also a path segment (`<chart>-<version>`) and shown in plans, so
+ * anything else — `../`, an escape sequence, a prerelease suffix — is not one.
+ */
+export function karpenterVersionProblem(v: string): string | undefined {
+  const bare = v.replace(/^v/, '')
+  if (!/^\d{1,4}\.\d{1,4}\.\d{1,6}$/.test(bare)) return `${quote(v)} is not a Karpenter version (e.g. 1.14.1)`
+  const [major, minor] = bare.split('.').map(Number)
+  if (major !== 1) return `karpctl installs Karpenter v1 (1.0 – 1.${KARPENTER_MAX_MINOR}); ${quote(v)} is not`
+  if ((minor ?? 0) > KARPENTER_MAX_MINOR)
+    return `Karpenter ${bare} is newer than karpctl knows (1.${KARPENTER_MAX_MINOR})`
+  return undefined
+}
