@@ -95,8 +95,21 @@ export function kubeTargetLine(t: KubeTarget): string {
   return `kube context: ${t.context} (${t.server}: ${why})`
 }
 
-/** Reads what the verdict needs (DescribeCluster is memoized: the plan's own read costs nothing more). */
-export async function kubeTarget(ctx: RunContext, clusterName: string): Promise<KubeTarget> {
+const judged = new WeakMap<RunContext, Map<string, Promise<KubeTarget>>>()
+
+/**
+ * The verdict once per run and cluster (tenant add proves the context before its reads, and the apply
+ * env asks again): DescribeCluster is memoized too, so the plan's own read costs nothing more.
+ */
+export function kubeTarget(ctx: RunContext, clusterName: string): Promise<KubeTarget> {
+  let byCluster = judged.get(ctx)
+  if (!byCluster) judged.set(ctx, (byCluster = new Map()))
+  let v = byCluster.get(clusterName)
+  if (!v) byCluster.set(clusterName, (v = judgeLive(ctx, clusterName)))
+  return v
+}
+
+async function judgeLive(ctx: RunContext, clusterName: string): Promise<KubeTarget> {
   const creds = ctx.kube.creds
   let eksEndpoint: string | undefined
   let eksCa: string | undefined
