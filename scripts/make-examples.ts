@@ -8,6 +8,7 @@
 // Deployment, Helm records the revision as failed), and a tenant subnet selector that finds nothing.
 import { writeFileSync } from 'node:fs'
 import type { Facts, NodePool, EC2NodeClass } from '../src/facts/types.js'
+import { referencePolicies } from '../src/spec/reference-policy.js'
 import {
   ACCOUNT,
   healthyFacts,
@@ -56,7 +57,24 @@ const broken = healthyFacts((f) => {
     f.kube.deployment.value.metadata.namespace = 'karpenter'
   // The trust policy still says kube-system, from the tutorial.
   const controller = f.iam.roles['KarpenterControllerRole-demo']
-  if (controller?.ok && controller.value) controller.value.role.trust = irsaTrust('kube-system', 'karpenter')
+  if (controller?.ok && controller.value) {
+    controller.value.role.trust = irsaTrust('kube-system', 'karpenter')
+    // The tutorial of that version made the role: 1.0.14's getting-started policy.
+    controller.value.attached = ok(
+      referencePolicies('1.0.14', {
+        partition: 'aws',
+        region: REGION,
+        accountId: ACCOUNT,
+        clusterName: 'demo',
+        nodeRoleArns: [nodeRole().role.arn],
+        queueArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:demo`,
+      }).map((p) => ({
+        arn: `arn:aws:iam::${ACCOUNT}:policy/${p.name}`,
+        name: p.name,
+        document: p.document,
+      })),
+    )
+  }
   // No 8443 rule from the cluster security group.
   for (const read of Object.values(f.ec2.securityGroupsByNodeClass))
     if (read.ok) for (const sg of read.value) sg.ingress = []

@@ -7,7 +7,7 @@ import type {
   RoleFacts,
 } from '../facts/types.js'
 import { evaluate } from '../iam/evaluate.js'
-import { controllerPolicyDocuments } from '../spec/controller-policy.js'
+import { NEWEST_REFERENCE, referenceFor, referencePolicies } from '../spec/reference-policy.js'
 import {
   describeFailure,
   isLegacy,
@@ -19,7 +19,6 @@ import {
   setting,
   shellQuote,
   skip,
-  type KarpenterVersion,
 } from './lib/facts.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
 import {
@@ -43,29 +42,6 @@ import {
 } from './lib/policy.js'
 import type { Check, Finding, Fix } from './types.js'
 
-type Since = [major: number, minor: number]
-
-/**
- * Actions the reference (v1.14.1) holds that older controllers do not call, with the first version
- * that needs them. From the upgrade guide and the versioned getting-started templates: capacity
- * reservations 1.3, ListInstanceProfiles 1.7, DescribeInstanceStatus and zonal shift 1.12.
- * Placement groups: 1.11 is the earliest release reported to need them (not confirmed upstream).
- */
-const ACTION_SINCE: Record<string, Since> = {
-  'ec2:describecapacityreservations': [1, 3],
-  'iam:listinstanceprofiles': [1, 7],
-  'ec2:describeplacementgroups': [1, 11],
-  'ec2:describeinstancestatus': [1, 12],
-  'arc-zonal-shift:getmanagedresource': [1, 12],
-}
-const RESOURCE_SINCE: [RegExp, Since][] = [
-  [/:capacity-reservation\//, [1, 3]],
-  [/:placement-group\//, [1, 11]],
-]
-
-const atLeast = (v: KarpenterVersion | null, since: Since | undefined) =>
-  !since || !v || v.major > since[0] || (v.major === since[0] && v.minor >= since[1])
-
 /** One reference statement, trimmed to what the installed version and its settings use. */
 interface Required {
   policy: string
@@ -74,8 +50,21 @@ interface Required {
   statement: PolicyStatement
 }
 
-function requiredStatements(facts: Facts, release: HelmRelease, accountId: string): Required[] {
-  const version = releaseVersion(release)
+/**
+ * The getting-started template that describes the installed version: its own minor's (a 1.3 install is
+ * not asked for what 1.12 added), the newest for a newer or unreadable version.
+ */
+export const referenceVersionOf = (release: HelmRelease): string => {
+  const v = releaseVersion(release)
+  return (v && referenceFor(v.raw)?.version) || NEWEST_REFERENCE
+}
+
+function requiredStatements(
+  facts: Facts,
+  release: HelmRelease,
+  accountId: string,
+  referenceVersion = referenceVersionOf(release),
+): Required[] {
   // The queue meant, derived as interruption-queue derives it: a URL or ARN in the setting is that
   // check's failure, not a reason to demand SQS actions on an ARN made of an ARN. No queue (or a
   // setting that names none): interruption handling is off, the SQS actions are not needed.
@@ -84,7 +73,7 @@ function requiredStatements(facts: Facts, release: HelmRelease, accountId: strin
     ? interruptionQueueArn(facts, ref)?.replace(':<account-id>:', `:${accountId}:`)
     : undefined
   const zonalShift = String(setting(release, 'enableZonalShift')) === 'true'
-  const docs = controllerPolicyDocuments({
+  const docs = referencePolicies(referenceVersion, {
     partition: partitionOf(facts),
     region: facts.meta.region,
     accountId,
@@ -99,12 +88,9 @@ function requiredStatements(facts: Facts, release: HelmRelease, accountId: strin
         const key = a.toLowerCase()
         if (key === 'iam:passrole') return false // passrole-node-role proves it per node role
         if (key.startsWith('sqs:') && !queueArn) return false // no queue: interruption is off
-        if (key.startsWith('arc-zonal-shift:') && !zonalShift) return false // opt-in
-        return atLeast(version, ACTION_SINCE[key])
+        return !(key.startsWith('arc-zonal-shift:') && !zonalShift) // opt-in
       })
-      const resources = asList(s.Resource).filter((r) =>
-        atLeast(version, RESOURCE_SINCE.find(([re]) => re.test(r))?.[1]),
-      )
+      const resources = asList(s.Resource)
       if (actions.length === 0 || resources.length === 0) continue
       out.push({ policy: doc.name, key: doc.key, statement: { ...s, Action: actions, Resource: resources } })
     }
@@ -169,6 +155,25 @@ function coverage(required: Required[], statements: SourcedStatement[], accountI
     }
   }
   return result
+}
+
+/**
+ * A grant scoped as the installed version's template or as the newest one is scoped right (the newest is
+ * what AWS's guide installs today, on any 1.x): a narrow or broad grant is reported only when it is so
+ * against both. What is missing is judged against the installed version alone.
+ */
+function scopedAsEither(
+  installed: Coverage,
+  newest: { required: Required[]; coverage: Coverage } | null,
+): Coverage {
+  if (!newest) return installed
+  const narrowThere = new Set(newest.coverage.narrow.map((n) => n.action))
+  const neededThere = new Set(newest.required.flatMap((r) => asList(r.statement.Action)))
+  return {
+    missing: installed.missing,
+    narrow: installed.narrow.filter((n) => narrowThere.has(n.action) || !neededThere.has(n.action)),
+    broad: new Map([...installed.broad].filter(([label]) => newest.coverage.broad.has(label))),
+  }
 }
 
 /** Records why a grant of a mutating action is wider than the reference statement it stands in for. */
@@ -251,7 +256,16 @@ export const controllerPolicy: Check = {
     const inline = need(role.inline)
     const accountId = facts.meta.accountId ?? role.role.arn.split(':')[4] ?? '*'
     const required = requiredStatements(facts, release, accountId)
-    const result = coverage(required, roleStatements(attached, inline), accountId)
+    const statements = roleStatements(attached, inline)
+    const newest =
+      referenceVersionOf(release) === NEWEST_REFERENCE
+        ? null
+        : requiredStatements(facts, release, accountId, NEWEST_REFERENCE)
+    const result = scopedAsEither(
+      coverage(required, statements, accountId),
+      newest && { required: newest, coverage: coverage(newest, statements, accountId) },
+    )
+
     const unreadable = attached.filter((p) => p.document === null)
     const version = releaseVersion(release)?.raw ?? release.chartVersion
     const subject = role.role.arn

@@ -1,7 +1,8 @@
 // What a karpctl install is, as pure data: the user's choices plus what the cluster description gave,
 // and every name derived from them (Karpenter's getting-started conventions, so doctor finds them).
 import { roleName } from './names.js'
-import { controllerPolicyDocuments, type NamedPolicy } from './controller-policy.js'
+import { type NamedPolicy } from './controller-policy.js'
+import { NEWEST_REFERENCE, referenceFor, referencePolicies } from './reference-policy.js'
 import { interruptionRules, type RuleSpec } from './interruption.js'
 
 export type ControllerIdentity = 'pod-identity' | 'irsa'
@@ -108,10 +109,13 @@ export function installNames(s: InstallSpec): InstallNames {
   }
 }
 
-/** The controller's inline policies: the reference template's, without the queue's when interruption is off. */
+/**
+ * The controller's inline policies: the getting-started template of the version installed (a 1.0
+ * controller calls what only its template grants), without the queue's when interruption is off.
+ */
 export function controllerPolicies(s: InstallSpec, extraNodeRoleArns: string[] = []): NamedPolicy[] {
   const n = installNames(s)
-  return controllerPolicyDocuments({
+  return referencePolicies(referenceFor(s.karpenterVersion)?.version ?? NEWEST_REFERENCE, {
     partition: s.partition,
     region: s.region,
     accountId: s.accountId,

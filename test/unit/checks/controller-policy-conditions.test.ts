@@ -95,15 +95,21 @@ test('an unreadable boundary does not let the pass say the boundary allows the a
 
 // ---- version gates ----
 
-test('an action is needed from the first version that calls it: 1.12.0 needs DescribeInstanceStatus, 1.11.9 does not', () => {
+test('an action is needed from the first version whose template has it: 1.13.0 needs DescribeInstanceStatus, 1.12.9 does not', () => {
   const without = dropActions('ec2:DescribeInstanceStatus')
-  assert.equal(runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.11.9')))).status, 'pass')
-  const r = runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.12.0'))))
+  assert.equal(runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.12.9')))).status, 'pass')
+  const r = runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.13.0'))))
   assert.equal(r.status, 'fail')
   assert.match(
     r.findings[0]!.message,
-    /lacks 1 action\(s\) Karpenter 1\.12\.0 needs: ec2:DescribeInstanceStatus$/,
+    /lacks 1 action\(s\) Karpenter 1\.13\.0 needs: ec2:DescribeInstanceStatus$/,
   )
+})
+
+test('ListInstanceProfiles is needed from 1.8 (its template), not by 1.7', () => {
+  const without = dropActions('iam:ListInstanceProfiles')
+  assert.equal(runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.7.6')))).status, 'pass')
+  assert.equal(runCheck(controllerPolicy, healthyFacts(both(without, setVersion('1.8.0')))).status, 'fail')
 })
 
 test('a later major version needs every action of the reference', () => {
@@ -124,7 +130,7 @@ test('a version that parses nowhere is judged against the whole reference', () =
   assert.match(r.findings[0]!.message, /Karpenter latest needs: ec2:DescribeInstanceStatus$/)
 })
 
-test('placement-group resources are needed from 1.11 on: a RunInstances grant without them is narrower then, not before', () => {
+test('placement-group resources are needed from 1.12 on: a RunInstances grant without them is narrower then, not before', () => {
   const noPlacement = editStatements((s) =>
     s.Sid === 'AllowScopedEC2InstanceAccessActions'
       ? { ...s, Resource: list(s.Resource).filter((x) => !x.includes('placement-group')) }
@@ -139,8 +145,12 @@ test('placement-group resources are needed from 1.11 on: a RunInstances grant wi
     ['ec2:RunInstances', 'ec2:CreateFleet'],
   )
   assert.equal(
-    runCheck(controllerPolicy, healthyFacts(both(noPlacement, setVersion('1.10.0')))).status,
+    runCheck(controllerPolicy, healthyFacts(both(noPlacement, setVersion('1.11.3')))).status,
     'pass',
+  )
+  assert.equal(
+    runCheck(controllerPolicy, healthyFacts(both(noPlacement, setVersion('1.12.0')))).status,
+    'warn',
   )
 })
 

@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { AttachedPolicy, Facts, PolicyDocument } from '../../../src/facts/types.js'
+import { referencePolicies } from '../../../src/spec/reference-policy.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
 import {
   asList as list,
@@ -65,20 +66,22 @@ test('missing actions fail, named with their reference statement, and the fix ad
   assert.deepEqual(doc.Statement[0]!.Condition, { StringEquals: { 'aws:RequestedRegion': 'us-west-2' } })
 })
 
-test('an older controller is judged by what it calls: 1.0.14 without newer actions passes, 1.14.1 fails', () => {
-  const newer = [
-    'ec2:DescribeCapacityReservations',
-    'ec2:DescribeInstanceStatus',
-    'ec2:DescribePlacementGroups',
-    'iam:ListInstanceProfiles',
-  ]
+test('an older controller is judged against its own version’s template: the 1.0.14 policy passes at 1.0.14 and lacks what later minors added at 1.14.1', () => {
   const v1_0 = (f: Facts) => {
-    dropActions(...newer, 'arc-zonal-shift:GetManagedResource')(f)
-    // the v1.0 template names no capacity-reservation or placement-group resources either
-    editStatements((s) => ({
-      ...s,
-      Resource: list(s.Resource).filter((x) => !/capacity-reservation|placement-group/.test(x)),
-    }))(f)
+    role(f).attached = ok(
+      referencePolicies('1.0.14', {
+        partition: 'aws',
+        region: 'us-west-2',
+        accountId: '123456789012',
+        clusterName: 'demo',
+        nodeRoleArns: [CONTROLLER_ROLE_ARN],
+        queueArn: 'arn:aws:sqs:us-west-2:123456789012:demo',
+      }).map((d) => ({
+        arn: `arn:aws:iam::123456789012:policy/${d.name}`,
+        name: d.name,
+        document: d.document,
+      })),
+    )
   }
   assert.equal(
     runCheck(
@@ -89,10 +92,20 @@ test('an older controller is judged by what it calls: 1.0.14 without newer actio
   )
   const r = runCheck(controllerPolicy, healthyFacts(v1_0))
   assert.equal(r.status, 'fail')
-  assert.deepEqual(
-    (r.findings[0]!.evidence?.missing as { action: string }[]).map((m) => m.action).sort(),
-    [...newer].sort(),
-  )
+  assert.deepEqual((r.findings[0]!.evidence?.missing as { action: string }[]).map((m) => m.action).sort(), [
+    'ec2:DescribeCapacityReservations',
+    'ec2:DescribeInstanceStatus',
+    'ec2:DescribePlacementGroups',
+    'iam:ListInstanceProfiles',
+  ])
+})
+
+test('a 1.0 install still needs what only its template has (DescribeAvailabilityZones), which 1.1 dropped', () => {
+  const v1_0 = setVersion('1.0.14')
+  const r = runCheck(controllerPolicy, healthyFacts(v1_0))
+  assert.equal(r.status, 'fail')
+  assert.match(r.findings[0]!.message, /Karpenter 1\.0\.14 needs: ec2:DescribeAvailabilityZones$/)
+  assert.equal(runCheck(controllerPolicy, healthyFacts(setVersion('1.1.0'))).status, 'pass')
 })
 
 test('zonal shift and the queue actions are only needed when enabled', () => {
@@ -316,4 +329,11 @@ test('no controller role discovered, or a v0.x install: skipped, saying why', ()
   const legacy = runCheck(controllerPolicy, healthyFacts(setVersion('0.30.0')))
   assert.equal(legacy.status, 'skipped')
   assert.match(legacy.findings[0]!.message, /v0.x/)
+})
+
+test('a role holding the newest template on an older install is scoped right: no narrow or broad warning where only the older template differs', () => {
+  for (const v of ['1.3.8', '1.7.6', '1.9.2']) {
+    const r = runCheck(controllerPolicy, healthyFacts(setVersion(v)))
+    assert.equal(r.status, 'pass', `${v}: ${r.findings.map((f) => f.message).join('; ')}`)
+  }
 })

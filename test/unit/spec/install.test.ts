@@ -4,7 +4,13 @@ import { test } from 'node:test'
 import { Ajv } from 'ajv'
 import { parse, parseAllDocuments } from 'yaml'
 import { installResources } from '../../../src/install/resources.js'
-import { DEFAULT_NODEPOOL, hasWebhooks, installNames, type InstallSpec } from '../../../src/spec/install.js'
+import {
+  controllerPolicies,
+  DEFAULT_NODEPOOL,
+  hasWebhooks,
+  installNames,
+  type InstallSpec,
+} from '../../../src/spec/install.js'
 import { interruptionRules, queuePolicy } from '../../../src/spec/interruption.js'
 import { defaultNodeClass, defaultNodePool, helmValues } from '../../../src/spec/karpenter.js'
 import { shortenName } from '../../../src/spec/names.js'
@@ -193,4 +199,16 @@ test('the default EC2NodeClass and NodePool are valid against the real v1.14.1 C
   }
   bad.spec.template.spec.requirements.push({ key: 'x', operator: 'Sometimes' })
   assert.ok(!new Ajv({ strict: false }).compile(crdSchema('karpenter.sh_nodepools.yaml'))(bad))
+})
+
+test('install writes the controller policies of the version it installs: 1.0.14’s one policy, 1.14.1’s six', () => {
+  const old = controllerPolicies(spec({ karpenterVersion: '1.0.14' }))
+  assert.deepEqual(
+    old.map((p) => p.name),
+    [`KarpenterControllerPolicy-${spec().clusterName}`],
+  )
+  const actions = old.flatMap((p) => p.document.Statement).flatMap((s) => [s.Action ?? []].flat())
+  assert.ok(actions.includes('ec2:DescribeAvailabilityZones'))
+  assert.equal(controllerPolicies(spec({ karpenterVersion: '1.14.1' })).length, 6)
+  assert.equal(controllerPolicies(spec({ karpenterVersion: '1.14.1', interruption: false })).length, 5)
 })
