@@ -11,7 +11,7 @@ import {
   parseKubernetesMinor,
   supportRange,
 } from '../checks/lib/compat.js'
-import { parseVersion } from '../checks/lib/facts.js'
+import { parseVersion } from '../spec/version.js'
 import { DEFAULT_NODEPOOL, type InstallSpec, type NodePoolChoice } from '../spec/install.js'
 import type { Discovery } from './discover.js'
 import { valuesFileProblem } from './install.js'

@@ -4,6 +4,7 @@
 // difference between two versions.
 import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
 import { REFERENCE_STATEMENTS, REFERENCE_VERSIONS } from './reference-policies.generated.js'
+import { cmpVersion, type KarpenterVersion, parseVersion } from './version.js'
 
 export interface ReferenceParams {
   partition: string
@@ -22,16 +23,11 @@ export interface NamedPolicy {
   document: PolicyDocument
 }
 
-/** A Karpenter version as [major, minor, patch]; null when it is not one. */
-export function parseVersion(version: string): [number, number, number] | null {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim())
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null
-}
-
+/** Orders two version strings; throws on one that is not a version (callers hold parsed ones). */
 export const compareVersions = (a: string, b: string): number => {
   const [x, y] = [parseVersion(a), parseVersion(b)]
   if (!x || !y) throw new Error(`not a version: ${x ? b : a}`)
-  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2]
+  return cmpVersion(x, y)
 }
 
 /** The versions whose reference karpctl holds (the last patch of each minor), oldest first. */
@@ -51,11 +47,11 @@ export interface ReferenceChoice {
  * (pre-v1 Karpenter has another policy, another API) or not a version at all.
  */
 export function referenceFor(version: string): ReferenceChoice | null {
-  const v = parseVersion(version)
-  if (!v || v[0] < 1) return null
+  const v = parseVersion(version.trim())
+  if (!v || v.major < 1) return null
   const sameMinor = REFERENCE_VERSION_LIST.find((r) => {
-    const [major, minor] = parseVersion(r) as [number, number, number]
-    return major === v[0] && minor === v[1]
+    const { major, minor } = parseVersion(r) as KarpenterVersion
+    return major === v.major && minor === v.minor
   })
   if (sameMinor) return { version: sameMinor, newer: false }
   if (compareVersions(version, NEWEST_REFERENCE) > 0) return { version: NEWEST_REFERENCE, newer: true }

@@ -2,6 +2,7 @@
 // `NotCollected`, which the runner turns into an `unknown` finding carrying the reason;
 // `skip()` throws a `Skipped` that becomes a `skipped` finding. So no check can pass on missing data.
 import type { EC2NodeClass, Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
+import { type KarpenterVersion, parseVersion } from '../../spec/version.js'
 
 export class NotCollected extends Error {
   constructor(readonly failure: ReadFailure) {
@@ -41,18 +42,7 @@ export function valueAt(values: Record<string, unknown> | undefined, path: strin
   return cur
 }
 
-export interface KarpenterVersion {
-  raw: string
-  major: number
-  minor: number
-  patch: number
-}
-
-export function parseVersion(raw: string | undefined): KarpenterVersion | null {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(raw ?? '')
-  if (!m) return null
-  return { raw: raw as string, major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) }
-}
+export { type KarpenterVersion, parseVersion }
 
 /** The installed release, or a skip when Karpenter's Helm release was not found. */
 export function needRelease(facts: Facts): HelmRelease {
