@@ -5,7 +5,7 @@
 // Karpenter binary runs here.
 import assert from 'node:assert/strict'
 import { spawn, execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { CreateRoleCommand } from '@aws-sdk/client-iam'
@@ -68,7 +68,7 @@ interface KubeconfigDoc {
 interface InstallJson {
   plan: {
     summary: Record<string, number>
-    steps: { address: string; action: string }[]
+    steps: { address: string; action: string; note?: string }[]
     kubeContext?: { context: string; server: string; match: string; eksEndpoint?: string }
   }
   apply?: { applied: string[]; failed: unknown[] }
@@ -270,6 +270,105 @@ describe(
           timeoutMs: 300_000,
         })
         assert.equal(down.code, 0, down.stderr)
+      }
+    })
+
+    test('SIGINT mid-apply: exit 130, one line naming what was applied, no values file left; SIGKILL of karpctl and helm inside the karpenter-crd step: the pending release is recovered; each re-run ends as a clean install', async (t) => {
+      assert.ok(clean, 'needs the clean install of the previous test')
+      const f = await freshCluster()
+      t.after(async () => {
+        await f.stopController()
+        await f.bed.stop()
+      })
+      const tmp = join(f.bed.tmpDir, 'signal-tmp')
+      mkdirSync(tmp, { recursive: true })
+      const converges = async (what: string) => {
+        const resumed = await install(f.bed, ['--yes', '--json'])
+        assert.equal(resumed.code, 0, `${what}: ${resumed.stderr}`)
+        assert.deepEqual(
+          JSON.parse(normalise(await inventory(f.bed, f.seed.net), f)),
+          JSON.parse(clean.inv),
+          `${what}: same end state as a clean install`,
+        )
+        const down = await runKarpctl(f.bed, ['teardown', ...target(f.bed), '--confirm', CLUSTER_NAME], {
+          env: envOf(f.bed),
+          timeoutMs: 300_000,
+        })
+        assert.equal(down.code, 0, down.stderr)
+        return JSON.parse(resumed.stdout) as InstallJson
+      }
+
+      // 1. Ctrl-C after the 4th finished step: the running steps end, no new one starts.
+      const interrupted = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
+          {
+            env: f.bed.childEnv({ ...envOf(f.bed), TMPDIR: tmp }),
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        )
+        let stderr = ''
+        let sent = false
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString()
+          if (!sent && (stderr.match(/^✔ /gm) ?? []).length >= 4) {
+            sent = true
+            child.kill('SIGINT')
+          }
+        })
+        child.on('close', (code) => resolve({ code, stderr }))
+      })
+      t.diagnostic(`SIGINT:\n${interrupted.stderr}`)
+      assert.equal(interrupted.code, 130, interrupted.stderr)
+      assert.match(interrupted.stderr, /interrupted \(SIGINT\)/)
+      assert.match(interrupted.stderr, /run the same command again to finish/)
+      assert.doesNotMatch(interrupted.stderr, /^\s+at /m, 'no stack trace')
+      assert.deepEqual(
+        readdirSync(tmp).filter((n) => n.startsWith('karpctl-')),
+        [],
+        'no temporary file is left',
+      )
+      await converges('after SIGINT')
+
+      // 2. karpctl and its helm killed together while helm installs karpenter-crd (as a closed
+      // terminal or an OOM kill would): the release may be left pending-install with no helm alive.
+      const marker = join(tmp, 'crd-helm-started')
+      const wrapper = join(tmp, 'helm-wrapper.sh')
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh\ncase " $* " in *" upgrade "*karpenter-crd*) : > ${JSON.stringify(marker)} ;; esac\nexec ${JSON.stringify(f.bed.helmBin)} "$@"\n`,
+        { mode: 0o755 },
+      )
+      const child = spawn(
+        process.execPath,
+        [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
+        {
+          env: f.bed.childEnv({ ...envOf(f.bed), KARPCTL_HELM: wrapper }),
+          stdio: 'ignore',
+          detached: true,
+        },
+      )
+      const closed = new Promise<void>((resolve) => child.on('close', () => resolve()))
+      while (!existsSync(marker)) {
+        assert.equal(child.exitCode, null, 'install ended before helm installed karpenter-crd')
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      // Long enough for helm to have written its pending release, short of the CRDs being applied.
+      await new Promise((r) => setTimeout(r, 700))
+      process.kill(-child.pid!, 'SIGKILL')
+      await closed
+      const status = execFileSync(
+        f.bed.helmBin,
+        ['list', '--all', '--namespace', 'kube-system', '--filter', '^karpenter-crd$', '--output', 'json'],
+        { env: f.bed.childEnv(envOf(f.bed)), encoding: 'utf8' },
+      )
+      const left = (JSON.parse(status) as { status: string }[])[0]?.status ?? 'absent'
+      t.diagnostic(`karpenter-crd after the kill: ${left}`)
+      const resumed = await converges('after SIGKILL inside the karpenter-crd step')
+      if (left.startsWith('pending-')) {
+        const crd = resumed.plan.steps.find((s) => s.address.endsWith('karpenter-crd') && s.note)
+        assert.match(String(crd?.note), /left pending-\w+ by a stopped/, 'the re-run plans the recovery')
       }
     })
 
