@@ -3,7 +3,7 @@
 // `{"error": {"code", "message"}}` on stdout — whatever the error, karpctl's own, oclif's or a bug.
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
-import { ExitCode, InputError, KarpctlError, quote } from './errors.js'
+import { answerOf, ExitCode, InputError, KarpctlError, quote } from './errors.js'
 import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
 import { TIMEOUT_BOUNDS } from './spec/flags.js'
 
@@ -204,6 +204,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (err instanceof KarpctlError) {
       this.printError(err, err.stack)
       process.exitCode = err.exitCode
+      return
+    }
+    // A server's answer nothing handled (an AWS 5xx, a proxy's page): its line says whose it was.
+    const answer = answerOf(err)
+    if (answer) {
+      this.printError(new KarpctlError(answer.line, answer.code), err.stack, err)
       return
     }
     const parse = err as ParseError

@@ -36,16 +36,21 @@ const HANG_MS = 45_000
 let dir: string
 const servers: { close(): void }[] = []
 const sockets: net.Socket[] = []
-const url: Record<'silent' | 'refused' | 'kube401' | 'kube403' | 'kubeAnonymous' | 'aws' | 'aws401', string> =
-  {
-    silent: '',
-    refused: '',
-    kube401: '',
-    kube403: '',
-    kubeAnonymous: '',
-    aws: '',
-    aws401: '',
-  }
+type Server =
+  | 'silent'
+  | 'refused'
+  | 'kube401'
+  | 'kube403'
+  | 'kubeAnonymous'
+  | 'aws'
+  | 'aws401'
+  | 'aws500'
+  | 'awsHtml'
+  | 'awsRedirect'
+  | 'kubeHtml'
+  | 'kubeNull'
+  | 'kubeText500'
+const url = {} as Record<Server, string>
 
 const listen = async (server: net.Server | http.Server): Promise<string> => {
   server.listen(0, '127.0.0.1')
@@ -105,6 +110,34 @@ function awsServer() {
   })
 }
 
+const STS_IDENTITY =
+  '<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>' +
+  '<Arn>arn:aws:iam::123456789012:user/test</Arn><UserId>AIDAEXAMPLE</UserId><Account>123456789012</Account>' +
+  '</GetCallerIdentityResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>'
+
+/** AWS where STS answers and every other call gets `answer` (issue 20.6: whose fault it is). */
+function awsAnswering(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void, sts = true) {
+  return http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => (body += c.toString()))
+    req.on('end', () => {
+      if (sts && body.includes('Action=GetCallerIdentity')) {
+        res.writeHead(200, { 'content-type': 'text/xml' })
+        return res.end(STS_IDENTITY)
+      }
+      answer(req, res)
+    })
+  })
+}
+
+/** A "Kubernetes API" that answers every request 200 with `body` (a proxy's login page, `null`). */
+function kubeAnswering(code: number, type: string, body: string) {
+  return http.createServer((_req, res) => {
+    res.writeHead(code, { 'content-type': type })
+    res.end(body)
+  })
+}
+
 before(async () => {
   assert.ok(
     existsSync(join(repoRoot, 'dist', 'cli.js')),
@@ -128,6 +161,28 @@ before(async () => {
     kubeServer(403, 'Forbidden', 'forbidden: User "system:anonymous" cannot list resource', true),
   )
   url.aws = await listen(awsServer())
+  url.aws500 = await listen(
+    awsAnswering((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'x-amzn-errortype': 'InternalError' })
+      res.end(JSON.stringify({ message: 'We encountered an internal error' }))
+    }),
+  )
+  url.awsHtml = await listen(
+    awsAnswering((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' })
+      res.end('<html><body><h1>502 Bad Gateway</h1>\u001b[2J</body></html>')
+    }, false),
+  )
+  // Every request sent back to itself: a redirect loop, were it followed.
+  url.awsRedirect = await listen(
+    awsAnswering((req, res) => {
+      res.writeHead(301, { location: `http://${url.awsRedirect}${req.url ?? '/'}` })
+      res.end()
+    }, false),
+  )
+  url.kubeHtml = await listen(kubeAnswering(200, 'text/html', '<!doctype html><html>Sign in</html>'))
+  url.kubeNull = await listen(kubeAnswering(200, 'application/json', 'null'))
+  url.kubeText500 = await listen(kubeAnswering(503, 'text/plain', 'upstream connect error\u001b[2J'))
   url.aws401 = await listen(
     http.createServer((_req, res) => {
       res.writeHead(401)
@@ -1128,7 +1183,8 @@ const cases: Case[] = [
     name: 'AWS endpoint answers 401 to everything',
     args: () => ['doctor', ...live],
     env: kubeAnd(undefined, () => url.aws401),
-    message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(HTTP401/,
+    message:
+      /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 401 to GetCallerIdentity with an answer that is not an AWS error/,
   },
   {
     name: 'EKS cluster that does not exist',
@@ -1216,6 +1272,95 @@ const cases: Case[] = [
     args: () => ['tenant', 'list', ...live],
     env: kubeAnd(),
     message: /401 Unauthorized/,
+  },
+  // ---- whose fault it is (issue 20.6): each answer named with its endpoint and what it was ----
+  {
+    name: 'AWS 5xx with a JSON body, install',
+    args: () => ['install', ...live, '--dry-run'],
+    env: kubeAnd(undefined, () => url.aws500),
+    message:
+      /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to DescribeCluster: We encountered an internal error \(InternalError\) — the endpoint's side; retry later$/,
+  },
+  {
+    name: 'AWS 5xx with a JSON body, install --json',
+    args: () => ['install', ...live, '--dry-run', '--json'],
+    env: kubeAnd(undefined, () => url.aws500),
+    message: /answered HTTP 500 to DescribeCluster/,
+    code: 'AWS_SERVER_ERROR',
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, tenant remove",
+    args: () => ['tenant', 'remove', 'acme', ...live, '--dry-run'],
+    env: kubeAnd(
+      () => ({ server: `http://${url.kube403}` }),
+      () => url.awsHtml,
+    ),
+    message: /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 to GetCallerIdentity with an HTML page/,
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, doctor",
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.awsHtml),
+    message:
+      /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 to GetCallerIdentity with an HTML page \(a proxy, or an endpoint that is not AWS\?\): retry later, or check HTTPS_PROXY and AWS_ENDPOINT_URL$/,
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, teardown --json",
+    args: () => ['teardown', ...live, '--dry-run', '--json'],
+    env: kubeAnd(
+      () => ({ server: `http://${url.kube403}` }),
+      () => url.awsHtml,
+    ),
+    message: /answered HTTP 502 to \w+ with an HTML page/,
+    code: 'AWS_BAD_ANSWER',
+  },
+  {
+    name: 'an AWS endpoint in a redirect loop, install',
+    args: () => ['install', ...live, '--dry-run'],
+    env: kubeAnd(undefined, () => url.awsRedirect),
+    message:
+      /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 301 to DescribeCluster with a redirect to http:\/\/127\.0\.0\.1:\d+\/clusters\/demo: AWS does not redirect API calls/,
+  },
+  {
+    name: 'an AWS endpoint in a redirect loop, doctor',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.awsRedirect),
+    message: /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 301 to GetCallerIdentity with a redirect/,
+  },
+  {
+    name: 'a Kubernetes API answering an HTML page, teardown',
+    args: () => ['teardown', ...live, '--dry-run'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeHtml}` })),
+    message:
+      /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 200 to GET \/api\/v1\/secrets\S* with an HTML page, not an API object \(a proxy\?\)/,
+  },
+  {
+    name: 'a Kubernetes API answering null, tenant list',
+    args: () => ['tenant', 'list', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kubeNull}` })),
+    message:
+      /^cannot read the Karpenter Helm release of cluster demo: the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 200 to GET \S+ with JSON null, not an API object/,
+  },
+  {
+    name: 'a Kubernetes API answering null, doctor: unknown with the reason, no TypeError',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kubeNull}` })),
+    message: /^could not tell: .*NotAnApiAnswer — the Kubernetes API at http/,
+    report: true,
+  },
+  {
+    name: 'a Kubernetes API answering an HTML page, doctor --json',
+    args: () => ['doctor', ...live, '--json'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeHtml}` })),
+    message: /^could not tell/,
+    report: true,
+  },
+  {
+    name: "a proxy's plain-text 503 for the Kubernetes API, teardown",
+    args: () => ['teardown', ...live, '--dry-run'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeText500}` })),
+    message:
+      /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 503 to GET \S+: upstream connect error\\u001b\[2J: retry later/,
   },
   // ---- the overall bound ----
   {
