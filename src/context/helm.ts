@@ -89,15 +89,14 @@ export function notHelm(bin: string, v: RunResult): EnvironmentError {
     const t = redactText(text).trim()
     return t ? `"${clip(t, 120)}"` : 'nothing'
   }
-  const ran = `${quote(bin)} version`
   let what: string
   if (v.spawnError) what = `cannot be run (${v.spawnError}): it is not an executable program`
-  else if (v.timedOut) what = 'did not finish within 30 s'
-  else if (v.signal) what = `was killed by ${v.signal}`
+  else if (v.timedOut) what = 'did not finish `version` within 30 s'
+  else if (v.signal) what = `was killed by ${v.signal} running \`version\``
   else if (v.code !== 0)
-    what = `exited with code ${v.code} and printed ${v.stderr.trim() ? said(helmMessage(v.stderr)) : said(v.stdout)}`
-  else what = `printed ${said(v.stdout)}, not a Helm version: it is not helm`
-  return new EnvironmentError(`${ran} ${what}: ${fix}`, 'HELM_MISSING')
+    what = `exited with code ${v.code} from \`version\` and printed ${v.stderr.trim() ? said(helmMessage(v.stderr)) : said(v.stdout)}`
+  else what = `is not helm: \`version\` printed ${said(v.stdout)}, not a Helm version`
+  return new EnvironmentError(`${quote(bin)} ${what}: ${fix}`, 'HELM_MISSING')
 }
 
 export function parseHelmVersion(text: string): [number, number, number] | null {
