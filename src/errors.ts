@@ -6,6 +6,10 @@ export const ExitCode = {
   findings: 1,
   /** The tool could not run: bad input, no credentials, unreachable cluster. */
   cannotRun: 2,
+  /** stdout could not be written (ENOSPC, EIO): the output is incomplete (sysexits' EX_IOERR). */
+  outputFailed: 74,
+  /** stdout's reader went away (`| head`): what a shell reports for a program SIGPIPE ended, 128 + 13. */
+  outputClosed: 141,
 } as const
 
 export class KarpctlError extends Error {

@@ -4,9 +4,11 @@
 // with exit 2 and one line on stderr (`Error: …`), or with --json one `{"error": {"code", "message"}}`
 // object on stdout, never a stack trace, never a control character from the input, and never a hang.
 import assert from 'node:assert/strict'
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
+  closeSync,
+  openSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -1450,3 +1452,64 @@ test('an unknown flag prints one line and a pointer to --help, never the whole h
   assert.deepEqual(cliLines(r.stderr), ['Error: Nonexistent flag: --verbos (see `karpctl doctor --help`)'])
   assert.doesNotMatch(r.stderr, /USAGE|FLAGS|\$ karpctl/)
 })
+
+// ---- stdout that cannot take the output (issue 20.6) ----
+
+/** The CLI with stdout's reading end closed before it writes: the reader of `| head` gone. */
+function closedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'run.js'), ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout.destroy()
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const kill = setTimeout(() => child.kill('SIGKILL'), HANG_MS)
+    child.on('close', (code) => {
+      clearTimeout(kill)
+      resolve({ code, stderr })
+    })
+  })
+}
+
+test('a closed stdout (`| head`) ends the run quietly with 141, as a program SIGPIPE ends', async () => {
+  for (const args of [
+    ['doctor', '--snapshot', healthy(), '--verbose'],
+    ['doctor', '--snapshot', healthy(), '--json'],
+    ['doctor', '--list'],
+  ]) {
+    const r = await closedStdout(args)
+    assert.equal(r.code, 141, `${args.join(' ')}: ${r.stderr}`)
+    assert.deepEqual(cliLines(r.stderr), [], args.join(' '))
+  }
+})
+
+test(
+  'a full stdout (ENOSPC) is one line on stderr and exit 74, never a stack',
+  { skip: !existsSync('/dev/full') },
+  async () => {
+    for (const args of [
+      ['doctor', '--snapshot', healthy(), '--verbose'],
+      ['doctor', '--snapshot', healthy(), '--json'],
+    ]) {
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const full = openSync('/dev/full', 'w')
+        const child = spawn(process.execPath, [join(repoRoot, 'bin', 'run.js'), ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' },
+          stdio: ['ignore', full, 'pipe'],
+        })
+        closeSync(full)
+        let stderr = ''
+        child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
+        child.on('close', (code) => resolve({ code, stderr }))
+      })
+      assert.equal(r.code, 74, r.stderr)
+      assert.deepEqual(cliLines(r.stderr), [
+        'Error: karpctl could not write its output to stdout (ENOSPC: no space left on the device): the output is incomplete; free space or redirect it elsewhere, and run again',
+      ])
+    }
+  },
+)
