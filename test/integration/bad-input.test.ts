@@ -1122,7 +1122,7 @@ const cases: Case[] = [
         },
       }),
     }),
-    message: /credential plugin .* failed: it exited with an error/,
+    message: /credential plugin .* failed: it exited with code 1;/,
   },
   {
     name: 'exec plugin prints no JSON',
@@ -1363,6 +1363,31 @@ const cases: Case[] = [
     env: kubeAnd(() => ({ server: `http://${url.kubeText500}` })),
     message:
       /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 503 to GET \S+: upstream connect error\\u001b\[2J: retry later/,
+  },
+  // ---- the bound on the reads of the commands that apply (issue 20.2) ----
+  ...(['install', 'teardown', 'tenant add acme', 'tenant remove acme'] as const).map((command): Case => ({
+    name: `${command}: a credential_process that never exits, ended by --timeout`,
+    args: () => [...command.split(' '), ...live, '--dry-run', '--timeout', '3'],
+    env: () => ({
+      AWS_PROFILE: 'hangs',
+      AWS_CONFIG_FILE: file(`[profile hangs]\ncredential_process = ${executable('sleep 30')}\n`),
+      AWS_MAX_ATTEMPTS: '1',
+      AWS_ENDPOINT_URL: `http://${url.aws}`,
+      KUBECONFIG: kubeconfig({ server: `http://${url.kube403}` }),
+    }),
+    message: /^karpctl did not finish reading the cluster within 3 s \(--timeout\)/,
+  })),
+  {
+    name: 'install: an exec plugin that hangs, ended by --timeout before its own 30 s',
+    args: () => ['install', ...live, '--dry-run', '--timeout', '3'],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: {
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: executable('sleep 20') },
+        },
+      }),
+    }),
+    message: /^karpctl did not finish reading the cluster within 3 s \(--timeout\)/,
   },
   // ---- the overall bound ----
   {
