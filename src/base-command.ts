@@ -3,7 +3,7 @@
 // `{"error": {"code", "message"}}` on stdout — whatever the error, karpctl's own, oclif's or a bug.
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
-import { ExitCode, InputError, KarpctlError, quote } from './errors.js'
+import { answerOf, ExitCode, InputError, KarpctlError, quote } from './errors.js'
 import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
 import { TIMEOUT_BOUNDS } from './spec/flags.js'
 
@@ -69,7 +69,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as typeof this.flags
     this.parsedArgs = true
     refuseSpecialFiles(flags as Record<string, unknown>)
-    this.startWatchdog()
+    await this.startWatchdog()
     // Ctrl-C, SIGTERM, SIGHUP: one line and exit 130/143/129, temporary files removed (interrupt.ts).
     const { installSignalHandlers } = await import('./context/interrupt.js')
     installSignalHandlers((err) => {
@@ -84,10 +84,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * wait of install, tenant and teardown) keep its meaning; an interactive `doctor --fix` has no
    * default bound (it waits for the user).
    */
-  private startWatchdog(): void {
+  private async startWatchdog(): Promise<void> {
     const own = (this.ctor.flags as Record<string, unknown> | undefined)?.timeout
-    if (own !== undefined && own !== BaseCommand.baseFlags.timeout) return
     const given = (this.flags as { timeout?: number }).timeout
+    if (own !== undefined && own !== BaseCommand.baseFlags.timeout) {
+      // Its --timeout (default 300) bounds the reads before the plan too (read-bound.ts).
+      if (given === undefined) return
+      const { armReadBound } = await import('./context/read-bound.js')
+      armReadBound(given * 1000, () => void this.giveUp(given, 'reading the cluster'))
+      return
+    }
     const fixing = (this.flags as { fix?: boolean }).fix === true
     const seconds = given ?? (fixing ? undefined : DEFAULT_RUN_TIMEOUT_S)
     if (seconds === undefined) return
@@ -96,14 +102,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.watchdog.unref()
   }
 
-  private async giveUp(seconds: number): Promise<void> {
+  private async giveUp(seconds: number, doing?: string): Promise<void> {
     const { inFlight } = await import('./context/aws.js')
     const waiting = [...new Set(inFlight.values())]
     const what = waiting.length
       ? `still waiting for ${waiting.slice(0, 3).join('; ')}${waiting.length > 3 ? ` and ${waiting.length - 3} more` : ''}`
       : 'it was not waiting on the network (a file that never ends, or a credential prompt?)'
     const err = new KarpctlError(
-      `karpctl did not finish within ${seconds} s (--timeout): ${what}; check the network and the kube context, or pass a larger --timeout`,
+      `karpctl did not finish ${doing ? `${doing} ` : ''}within ${seconds} s (--timeout): ${what}; check the network, the kube context and the AWS credentials, or pass a larger --timeout`,
       'TIMEOUT',
     )
     this.printError(err)
@@ -204,6 +210,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (err instanceof KarpctlError) {
       this.printError(err, err.stack)
       process.exitCode = err.exitCode
+      return
+    }
+    // A server's answer nothing handled (an AWS 5xx, a proxy's page): its line says whose it was.
+    const answer = answerOf(err)
+    if (answer) {
+      this.printError(new KarpctlError(answer.line, answer.code), err.stack, err)
       return
     }
     const parse = err as ParseError

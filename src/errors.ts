@@ -6,6 +6,10 @@ export const ExitCode = {
   findings: 1,
   /** The tool could not run: bad input, no credentials, unreachable cluster. */
   cannotRun: 2,
+  /** stdout could not be written (ENOSPC, EIO): the output is incomplete (sysexits' EX_IOERR). */
+  outputFailed: 74,
+  /** stdout's reader went away (`| head`): what a shell reports for a program SIGPIPE ended, 128 + 13. */
+  outputClosed: 141,
 } as const
 
 export class KarpctlError extends Error {
@@ -62,4 +66,38 @@ export function quote(value: string): string {
 /** A message made safe to print as one line: control characters escaped, never interpreted. */
 export function oneLine(message: string): string {
   return message.replace(CONTROL, escapeControl)
+}
+
+/** One line saying whose server answered what, and the stable code an error ending the run carries. */
+export interface Answer {
+  line: string
+  code: string
+}
+
+const ANSWER = Symbol('karpctl.answer')
+
+/**
+ * Marks a server's error (an AWS SDK error, a Kubernetes API error) with the line that says whose fault
+ * it is. The error keeps its class and fields, so a read still captures it as data (a check `unknown`)
+ * and callers still tell a not-found from the rest; when nothing catches it, the run ends with this line
+ * instead of "karpctl could not run".
+ */
+export function markAnswer<E>(err: E, answer: Answer): E {
+  if (err && typeof err === 'object')
+    Object.defineProperty(err, ANSWER, { value: answer, configurable: true })
+  return err
+}
+
+export function answerOf(err: unknown): Answer | undefined {
+  return err && typeof err === 'object' ? (err as { [ANSWER]?: Answer })[ANSWER] : undefined
+}
+
+/**
+ * Text a server sent, as a message may quote it: one line, whitespace runs collapsed, control
+ * characters escaped, at most `max` characters. (Secrets are the caller's: it redacts first.)
+ */
+export function clip(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+  return oneLine(cut)
 }

@@ -3,6 +3,7 @@
 import { dirname, join, relative, sep } from 'node:path'
 import { cacheDirectory, loadBundle, type CacheOptions } from './code-cache.js'
 import { helpFiles, mayShowHelp, readScreen, recordHelpTo, screenFile, screenKey } from './help-cache.js'
+import { guardStdout } from './stdout.js'
 
 /**
  * Set by scripts/build.mjs: karpctl's name and version, each bundle's content hash, the command words,
@@ -78,6 +79,7 @@ export function olderThan(version: string, min: readonly number[]): boolean {
 
 /** Runs karpctl from `binDir`, the package's bin/ (oclif finds package.json and the manifest above it). */
 export async function run(binDir: string): Promise<void> {
+  guardStdout()
   // oclif's warning for a Node older than package.json's engines, in its words, without the semver
   // package it loads for it on every start (its own check is turned off while the bundle loads).
   if (olderThan(process.versions.node, KARPCTL_BUILD.nodeMin))

@@ -4,7 +4,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { EnvironmentError, quote } from '../errors.js'
+import { answerOf, clip, EnvironmentError, markAnswer, quote, type Answer } from '../errors.js'
 import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../facts/redact.js'
 import type { ReadFailure } from '../facts/types.js'
@@ -272,7 +272,10 @@ export class Aws {
         // A write that timed out may still have happened: its caller decides (the executor reads again).
         if (!write && (isTimeout(err) || deadline?.aborted))
           throw timeoutError(service, op, err, this.options)
-        throw fatalOrSelf(err, this.options)
+        const fatal = fatalOrSelf(err, this.options)
+        if (fatal !== err) throw fatal
+        const answer = describeAwsAnswer(err, service, op, this.options)
+        throw answer ? markAnswer(err, answer) : err
       } finally {
         // Failed before its request went out (credentials, a bad parameter): the next client goes.
         this.sent.get(service)?.()
@@ -385,6 +388,66 @@ interface SdkError {
   code?: string
   message?: string
   $metadata?: { httpStatusCode?: number }
+  /** The raw HTTP response the SDK keeps (hidden) on the errors it makes of an answer; its body is read. */
+  $response?: { statusCode?: number; headers?: Record<string, string | undefined> }
+  $endpoint?: string
+}
+
+/** The names and messages the SDK gives an answer it could not read as an AWS error. */
+const NOT_AN_AWS_ERROR_NAME = /^(Unknown|UnknownError|Error|SyntaxError)$/
+const NOT_AN_AWS_ERROR_MESSAGE =
+  /^(Unknown|UnknownError)$|XML parse error|Unexpected token|not valid JSON|Deserialization error/i
+
+/**
+ * What an endpoint answered, when it answered: the service and endpoint, the HTTP status and a short
+ * description (AWS's own message and code, or what else came: an HTML page, a redirect, nothing), and
+ * whose side the fault is on. Undefined when nothing answered (a timeout, a refused connection).
+ */
+export function describeAwsAnswer(
+  err: unknown,
+  service: AwsService,
+  op: string,
+  options: AwsOptions,
+  env = process.env,
+): Answer | undefined {
+  if (!err || typeof err !== 'object') return undefined
+  const e = err as SdkError
+  const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode
+  if (!status) return undefined
+  const headers = Object.fromEntries(
+    Object.entries(e.$response?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v ?? '']),
+  )
+  const explicit = options.endpoint ?? env.AWS_ENDPOINT_URL
+  const where = e.$endpoint ? withoutUserinfo(e.$endpoint) : endpointOf(service, options, env)
+  const who = `AWS ${SERVICE_LABEL[service]} at ${where} answered HTTP ${status} to ${op}`
+  // Redacted: AWS quotes credentials in some messages (`Credential=ASIA…` of a SignatureDoesNotMatch).
+  const message = clip(redactText((e.message ?? '').split('\n')[0] ?? ''))
+  const name = e.name ?? e.Code ?? ''
+  if (status >= 300 && status < 400) {
+    const location = headers.location ? ` to ${clip(withoutUserinfo(headers.location), 100)}` : ''
+    return {
+      line: `${who} with a redirect${location}: AWS does not redirect API calls; check AWS_ENDPOINT_URL and any proxy (HTTPS_PROXY)`,
+      code: 'AWS_BAD_ANSWER',
+    }
+  }
+  const side = explicit ? "the endpoint's side" : "AWS's side"
+  if (message && !NOT_AN_AWS_ERROR_MESSAGE.test(message)) {
+    const code = NOT_AN_AWS_ERROR_NAME.test(name) ? '' : ` (${clip(name, 80)})`
+    return status >= 500
+      ? { line: `${who}: ${message}${code} — ${side}; retry later`, code: 'AWS_SERVER_ERROR' }
+      : { line: `${who}: ${message}${code}`, code: 'AWS_ERROR' }
+  }
+  const type = clip((headers['content-type'] ?? '').split(';')[0] ?? '', 60)
+  const what = /html/i.test(type)
+    ? 'an HTML page'
+    : headers['content-length'] === '0'
+      ? 'an empty answer'
+      : `an answer${type ? ` of type ${type}` : ''} that is not an AWS error`
+  const check = `check HTTPS_PROXY${explicit ? ' and AWS_ENDPOINT_URL' : ''}`
+  return {
+    line: `${who} with ${what} (a proxy${explicit ? ', or an endpoint that is not AWS' : ''}?): ${status >= 500 ? `retry later, or ${check}` : check}`,
+    code: 'AWS_BAD_ANSWER',
+  }
 }
 
 const credentialCodes = new Set([
@@ -430,16 +493,28 @@ export function toReadFailure(err: unknown, read: string): ReadFailure {
   // AWS quotes credentials in some errors (`Credential=ASIA…/…` of a SignatureDoesNotMatch): every
   // failure is redacted here, before any plan, progress line or error prints it.
   const message = redactText((e.message ?? String(err)).split('\n')[0] ?? '').slice(0, 300)
+  // What came instead of an AWS error (an HTML page, a redirect, nothing), when Aws.send saw it.
+  const answer = answerOf(err)
   // An answer that is not an AWS error document (an emulator's HTML 404/500 page) means the
   // endpoint does not offer the operation; say so rather than quote a parser error.
   if (/XML parse error|Unexpected token|not valid JSON|Deserialization error/i.test(message)) {
     return {
       code: status ? `HTTP${status}` : code,
       kind: 'unsupported',
-      message: `the endpoint answered${status ? ` HTTP ${status}` : ''} without an AWS error: this endpoint does not offer the operation`,
+      message:
+        answer?.line ??
+        `the endpoint answered${status ? ` HTTP ${status}` : ''} without an AWS error: this endpoint does not offer the operation`,
       read,
     }
   }
+  // The SDK's `Unknown: Unknown` (a proxy's page, a redirect, an empty answer): the line says what came.
+  if (answer?.code === 'AWS_BAD_ANSWER')
+    return {
+      code: `HTTP${status}`,
+      kind: status === 501 ? 'unsupported' : 'error',
+      message: answer.line,
+      read,
+    }
   let kind: ReadFailure['kind'] = 'error'
   if (/AccessDenied|Unauthorized|Forbidden/i.test(code) || status === 403) kind = 'denied'
   else if (/Throttl|TooManyRequests|RequestLimitExceeded|SlowDown/i.test(code) || status === 429)

@@ -1,7 +1,7 @@
 // The user's `helm` (>= 3.8: OCI charts without the experimental flag), run as a child process. Install
 // writes charts through it, as a user would; doctor never needs it (it reads release Secrets).
 import { execFile } from 'node:child_process'
-import { EnvironmentError, KarpctlError } from '../errors.js'
+import { clip, EnvironmentError, KarpctlError, quote } from '../errors.js'
 import { redactText } from '../facts/redact.js'
 import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
@@ -31,11 +31,16 @@ export interface Helm {
   rollback(release: string, namespace: string, revision: number): Promise<void>
 }
 
-interface RunResult {
+export interface RunResult {
   code: number
   stdout: string
   stderr: string
   notFound?: boolean
+  /** It could not be started for another reason (EACCES: not executable; ENOEXEC: not a program). */
+  spawnError?: string
+  /** The signal that ended it (SIGTERM when it outlived its timeout). */
+  signal?: string
+  timedOut?: boolean
 }
 
 function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult> {
@@ -44,12 +49,15 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult>
     return Promise.resolve({ code: 1, stdout: '', stderr: 'Error: not started: karpctl was interrupted' })
   return new Promise((resolve) => {
     const child = execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null
+      const e = err as
+        (NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string | null }) | null
       resolve({
         code: e ? (typeof e.code === 'number' ? e.code : 1) : 0,
         stdout,
         stderr,
         notFound: e?.code === 'ENOENT',
+        ...(typeof e?.code === 'string' && e.code !== 'ENOENT' ? { spawnError: e.code } : {}),
+        ...(e?.signal ? { signal: e.signal, timedOut: e.killed === true } : {}),
       })
     })
     // SIGTERM to karpctl alone does not reach helm (Ctrl-C reaches the whole process group): the stop
@@ -71,6 +79,26 @@ export function helmMessage(stderr: string): string {
   return redactText((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '')).slice(0, 500)
 }
 
+/**
+ * `KARPCTL_HELM` (or `helm` on the PATH) that did not answer `version` as helm does: the file and what it
+ * did — could not be started, was stopped, exited non-zero, or printed something that is no version.
+ */
+export function notHelm(bin: string, v: RunResult): EnvironmentError {
+  const fix = 'set KARPCTL_HELM to a Helm 3.8+ binary, or unset it to use `helm` on the PATH'
+  const said = (text: string) => {
+    const t = redactText(text).trim()
+    return t ? `"${clip(t, 120)}"` : 'nothing'
+  }
+  let what: string
+  if (v.spawnError) what = `cannot be run (${v.spawnError}): it is not an executable program`
+  else if (v.timedOut) what = 'did not finish `version` within 30 s'
+  else if (v.signal) what = `was killed by ${v.signal} running \`version\``
+  else if (v.code !== 0)
+    what = `exited with code ${v.code} from \`version\` and printed ${v.stderr.trim() ? said(helmMessage(v.stderr)) : said(v.stdout)}`
+  else what = `is not helm: \`version\` printed ${said(v.stdout)}, not a Helm version`
+  return new EnvironmentError(`${quote(bin)} ${what}: ${fix}`, 'HELM_MISSING')
+}
+
 export function parseHelmVersion(text: string): [number, number, number] | null {
   const m = /v?(\d+)\.(\d+)\.(\d+)/.exec(text)
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null
@@ -90,8 +118,7 @@ export async function findHelm(opts: {
       'HELM_MISSING',
     )
   const parsed = parseHelmVersion(v.stdout)
-  if (v.code !== 0 || !parsed)
-    throw new EnvironmentError(`\`${bin} version\` failed: ${helmMessage(v.stderr)}`, 'HELM_MISSING')
+  if (v.code !== 0 || !parsed) throw notHelm(bin, v)
   const [major, minor] = parsed
   if (major !== 3 || minor < 8)
     throw new EnvironmentError(

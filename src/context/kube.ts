@@ -5,7 +5,8 @@
 // mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
 import http from 'node:http'
 import https from 'node:https'
-import { EnvironmentError, quote } from '../errors.js'
+import { clip, EnvironmentError, markAnswer, quote } from '../errors.js'
+import { redactText } from '../facts/redact.js'
 import { tracked } from './aws.js'
 import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
@@ -189,21 +190,61 @@ export class KubeClient {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
           let json: unknown = undefined
+          let parsed = false
           try {
             json = text ? JSON.parse(text) : undefined
+            parsed = text !== ''
           } catch {
             json = undefined
           }
           const status = res.statusCode ?? 0
-          if (status >= 200 && status < 300) return resolve(json)
-          const st = json as { reason?: string; message?: string } | undefined
+          const who = `the Kubernetes API at ${this.server} answered HTTP ${status} to ${method} ${path}`
+          const type = res.headers['content-type'] ?? ''
+          // Every answer of the API is a JSON object (an empty one to some writes): anything else (a
+          // proxy's or a login page, `null`, a bare string) is named here, not met as a TypeError later.
+          const isObject = parsed && json !== null && typeof json === 'object' && !Array.isArray(json)
+          if (status >= 200 && status < 300) {
+            if (text === '' || isObject) return resolve(json)
+            // Redacted: a misdirected request may come back with whatever the other server holds.
+            const what = answerShape(text, type, parsed, json) ?? `text "${clip(redactText(text), 80)}"`
+            const err = new KubeApiError(
+              status,
+              'NotAnApiAnswer',
+              `${who} with ${what}, not an API object (a proxy?)`,
+              path,
+            )
+            return reject(
+              markAnswer(err, {
+                line: `${err.message}: check the kube context's server and any proxy`,
+                code: 'KUBE_BAD_ANSWER',
+              }),
+            )
+          }
+          const st = (isObject ? json : undefined) as { reason?: unknown; message?: unknown } | undefined
+          const reason = typeof st?.reason === 'string' ? clip(st.reason, 60) : undefined
+          // The Status's message, or a proxy's plain text (`upstream connect error`); anything else in a
+          // few words (an HTML page, other JSON, nothing).
+          const shape =
+            text === '' ? 'an empty answer' : isObject ? undefined : answerShape(text, type, parsed, json)
+          const said =
+            typeof st?.message === 'string'
+              ? clip(st.message, 300)
+              : !isObject && shape === undefined
+                ? clip(redactText(text), 200)
+                : undefined
           const err = new KubeApiError(
             status,
-            st?.reason ?? `HTTP${status}`,
-            st?.message ?? text.slice(0, 200),
+            reason ?? `HTTP${status}`,
+            said ?? shape ?? `HTTP ${status}`,
             path,
           )
-          reject(rejectedCredentials(err, this.creds) ?? err)
+          const rejected = rejectedCredentials(err, this.creds)
+          if (rejected) return reject(rejected)
+          const later = status >= 500 ? ': retry later, or check the kube context and any proxy' : ''
+          const line = said
+            ? `${who}: ${said}${reason ? ` (${reason})` : ''}${later}`
+            : `${who} with ${err.message}${later}`
+          reject(markAnswer(err, { line, code: status >= 500 ? 'KUBE_SERVER_ERROR' : 'KUBE_ERROR' }))
         })
         res.on('error', reject)
       })
@@ -226,6 +267,18 @@ export class KubeClient {
       req.end()
     })
   }
+}
+
+/** What came instead of an API object, in a few words (an HTML page, `null`); undefined for plain text. */
+export function answerShape(
+  text: string,
+  contentType: string,
+  parsed: boolean,
+  json: unknown,
+): string | undefined {
+  if (/html/i.test(contentType) || /^\s*<(!doctype|html|head|body)\b/i.test(text)) return 'an HTML page'
+  if (parsed) return Array.isArray(json) ? 'a JSON array' : `JSON ${clip(String(JSON.stringify(json)), 40)}`
+  return undefined
 }
 
 /** A request on a connection still opening is `connecting` until the connection is up (or it ends). */

@@ -101,7 +101,7 @@ function readFiles(): RawFile[] {
         'BAD_KUBECONFIG',
       )
     }
-    files.push({ path, doc: doc && typeof doc === 'object' ? (doc as RawDoc) : {} })
+    files.push({ path, doc: checkShape(doc, path) })
   }
   if (files.length === 0) {
     throw new EnvironmentError(
@@ -110,6 +110,33 @@ function readFiles(): RawFile[] {
     )
   }
   return files
+}
+
+const yamlKind = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`
+
+/**
+ * A kubeconfig is a mapping whose `clusters`, `contexts` and `users` are lists: one of another shape
+ * would otherwise read as empty ("context does not exist … one of: none"), hiding what is wrong.
+ */
+function checkShape(doc: unknown, path: string): RawDoc {
+  const fix = 'fix it, or regenerate it with `aws eks update-kubeconfig`'
+  // An empty file is an empty kubeconfig, as kubectl reads it.
+  if (doc === null || doc === undefined) return {}
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new EnvironmentError(
+      `kubeconfig ${quote(path)} is ${yamlKind(doc)}, not a mapping of clusters, contexts and users: ${fix}`,
+      'BAD_KUBECONFIG',
+    )
+  for (const key of ['clusters', 'contexts', 'users']) {
+    const v = (doc as Record<string, unknown>)[key]
+    if (v !== undefined && v !== null && !Array.isArray(v))
+      throw new EnvironmentError(
+        `kubeconfig ${quote(path)}: ${key} is not a list (it is ${yamlKind(v)}): ${fix}`,
+        'BAD_KUBECONFIG',
+      )
+  }
+  return doc as RawDoc
 }
 
 const currentOf = (files: RawFile[]): string | undefined => {
@@ -236,6 +263,7 @@ export async function resolveKubeCredentials(
           ? `it printed more than ${MAX_EXEC_OUTPUT_BYTES} bytes`
           : undefined,
       secretsOf(user),
+      limit.exit(),
     )
 
   const compute = async (): Promise<KubeRequestOptions> => {
@@ -390,6 +418,13 @@ interface ExecLimit {
   race<T>(p: Promise<T>): Promise<T>
   timedOut(): boolean
   tooLarge(): boolean
+  /** How the plugin's last run ended (client-node keeps only its stderr). */
+  exit(): PluginExit | undefined
+}
+
+interface PluginExit {
+  code: number | null
+  signal: NodeJS.Signals | null
 }
 
 /**
@@ -407,6 +442,7 @@ export const MAX_EXEC_OUTPUT_BYTES = 4 << 20
 function limitExec(config: KubeConfig, ms: number): ExecLimit {
   let killed = false
   let large = false
+  let ended: PluginExit | undefined
   type SpawnLike = (cmd: string, args?: readonly string[], opts?: object) => ReturnType<typeof spawn>
   const authenticators = (config as unknown as { authenticators?: { execFn?: SpawnLike }[] }).authenticators
   const execAuth = authenticators?.find((a) => typeof a.execFn === 'function')
@@ -430,7 +466,11 @@ function limitExec(config: KubeConfig, ms: number): ExecLimit {
         child.kill('SIGKILL')
       }, ms)
       kill.unref()
-      child.on('exit', () => clearTimeout(kill))
+      ended = undefined
+      child.on('exit', (code, signal) => {
+        ended = { code, signal }
+        clearTimeout(kill)
+      })
       child.on('error', () => clearTimeout(kill))
       return child
     }
@@ -438,6 +478,7 @@ function limitExec(config: KubeConfig, ms: number): ExecLimit {
   return {
     timedOut: () => killed,
     tooLarge: () => large,
+    exit: () => ended,
     race: <T>(p: Promise<T>) =>
       new Promise<T>((resolve, reject) => {
         // A little later than the kill, so a killed plugin reports through client-node first.
@@ -459,6 +500,7 @@ function credentialError(
   /** Why karpctl stopped the plugin (too slow, too much output), when it did. */
   stopped: string | undefined,
   secrets: string[],
+  exit?: PluginExit,
 ): EnvironmentError {
   if (err instanceof EnvironmentError) return err
   const e = (err ?? {}) as NodeJS.ErrnoException
@@ -471,12 +513,27 @@ function credentialError(
     else if (!exec.command) why = 'the kubeconfig names no command'
     // a spawn error (ENOENT: not installed, EACCES) names only the command
     else if (syscall && e.code) why = firstLine
-    else if (e instanceof SyntaxError) why = 'it printed no ExecCredential JSON'
+    else if (
+      exit?.code === 0 &&
+      (e instanceof SyntaxError || e instanceof NoToken || e instanceof TypeError)
+    ) {
+      // It succeeded by its own account: what it printed is the problem, not its installation.
+      const printed =
+        e instanceof SyntaxError
+          ? 'printed no ExecCredential JSON'
+          : 'gave no token (no status.token, no client certificate)'
+      return new EnvironmentError(
+        `the credential plugin of kube context ${quote(contextName)} (${exec.command}) exited 0 but ${printed}: run it by hand to see what it prints, or regenerate the kubeconfig (for EKS: \`aws eks update-kubeconfig\`)`,
+        'KUBE_CREDENTIALS',
+      )
+    } else if (e instanceof SyntaxError) why = 'it printed no ExecCredential JSON'
     else if (e instanceof NoToken || e instanceof TypeError) why = 'the plugin returned no token'
-    // client-node rejects with the plugin's stderr as the message when it exits non-zero
+    // client-node rejects with the plugin's stderr as the message (not quoted: it may hold a token)
+    else if (exit?.signal) why = `it was killed by ${exit.signal}`
+    else if (typeof exit?.code === 'number') why = `it exited with code ${exit.code}`
     else why = 'it exited with an error'
     return new EnvironmentError(
-      `the credential plugin of kube context "${contextName}" (${exec.command ?? 'no command'}) failed: ${why}; check that it is installed and your AWS credentials are valid`,
+      `the credential plugin of kube context ${quote(contextName)} (${exec.command ?? 'no command'}) failed: ${why}; check that it is installed and your AWS credentials are valid`,
       'KUBE_CREDENTIALS',
     )
   }

@@ -22,11 +22,19 @@ export interface Prompter {
 
 export async function terminalPrompter(): Promise<Prompter> {
   const p = await import('@inquirer/prompts')
+  // A person takes the time they take: the bound on the reads ends at the first question.
+  const { readsDone } = await import('./read-bound.js')
+  const asking = <T>(ask: () => Promise<T>) => {
+    readsDone()
+    return ask()
+  }
   return {
-    select: (q) => p.select(q),
+    select: (q) => asking(() => p.select(q)),
     checkbox: (q) =>
-      p.checkbox({ ...q, required: true, validate: (v) => (v.length > 0 ? true : 'choose at least one') }),
-    input: (q) => p.input(q),
-    confirm: (q) => p.confirm(q),
+      asking(() =>
+        p.checkbox({ ...q, required: true, validate: (v) => (v.length > 0 ? true : 'choose at least one') }),
+      ),
+    input: (q) => asking(() => p.input(q)),
+    confirm: (q) => asking(() => p.confirm(q)),
   }
 }

@@ -3,7 +3,7 @@
 // (longest chain of dependent calls) round trips, not the sum of them.
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
-import { EnvironmentError, KarpctlError } from '../errors.js'
+import { answerOf, EnvironmentError, KarpctlError } from '../errors.js'
 import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
@@ -24,6 +24,9 @@ async function identity(ctx: RunContext) {
     out = await ctx.aws.call<sts.GetCallerIdentityCommandOutput>('sts', 'GetCallerIdentity')
   } catch (err) {
     if (err instanceof KarpctlError) throw err
+    // It answered, but not as STS: the line says what came (not "cannot reach").
+    const answer = answerOf(err)
+    if (answer) throw new EnvironmentError(answer.line, answer.code)
     const f = failureOf(err, 'sts:GetCallerIdentity')
     const where = process.env.AWS_ENDPOINT_URL ?? ctx.options.endpoint ?? `AWS STS in ${ctx.options.region}`
     throw new EnvironmentError(

@@ -4,7 +4,7 @@
 import type * as ec2 from '@aws-sdk/client-ec2'
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
-import { EnvironmentError, KarpctlError } from '../errors.js'
+import { answerOf, EnvironmentError, KarpctlError } from '../errors.js'
 import { addons, describeCluster, listClusters, nodegroups } from '../facts/collect-eks.js'
 import { failureOf } from '../facts/read.js'
 import type { EksCluster } from '../facts/types.js'
@@ -41,6 +41,9 @@ async function identity(ctx: RunContext) {
     }
   } catch (err) {
     if (err instanceof KarpctlError) throw err
+    // It answered, but not as STS: the line says what came (not "cannot reach").
+    const answer = answerOf(err)
+    if (answer) throw new EnvironmentError(answer.line, answer.code)
     const f = failureOf(err, 'sts:GetCallerIdentity')
     throw new EnvironmentError(
       `cannot reach AWS STS in ${ctx.options.region} (${f.code}: ${f.message}): check the network, --region and AWS_ENDPOINT_URL`,

@@ -4,6 +4,7 @@
 import type { Aws } from '../context/aws.js'
 import { InputError } from '../errors.js'
 import { interrupt, InterruptedError } from '../context/interrupt.js'
+import { readsDone } from '../context/read-bound.js'
 import type { Prompter } from '../context/prompter.js'
 import { preflight, PreflightError } from './preflight.js'
 import { progressLine } from './progress.js'
@@ -39,6 +40,8 @@ export async function runPlan(
     confirmFlag?: string
   },
 ): Promise<Outcome> {
+  // The plan is read: from here a person is asked, or the apply's own bounded waits run.
+  readsDone()
   assertNotBlocked(plan)
   if (s.dryRun) return { kind: 'dry-run' }
   if (!plan.steps.some(changing)) return { kind: 'nothing' }

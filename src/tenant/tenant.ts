@@ -5,7 +5,7 @@ import { runChecks } from '../checks/run.js'
 import { catalog } from '../checks/catalog.js'
 import type { CheckResult } from '../checks/types.js'
 import { EnvironmentError } from '../errors.js'
-import type { Facts, NodePool } from '../facts/types.js'
+import type { Facts, NodePool, Read } from '../facts/types.js'
 import { nodeRolePolicies } from '../plan/resources/node-role-policies.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { accessEntry } from '../plan/resources/eks-access.js'
@@ -40,10 +40,19 @@ export interface InstallFacts {
   base: TenantSpec['base']
 }
 
+/** A read's value; a read that failed is not an absence: one line saying what answered instead. */
+function readOrThrow<T>(what: string, r: Read<T>, cluster: string): T {
+  if (r.ok) return r.value
+  throw new EnvironmentError(
+    `cannot read ${what} of cluster ${cluster}: ${r.error.message} (${r.error.code})`,
+    'READ_FAILED',
+  )
+}
+
 /** The install tenants build on, from doctor's facts; one clear error when there is none. */
 export function installOf(facts: Facts): InstallFacts {
   const fix = 'run `karpctl install` first (or `karpctl doctor` to see what is wrong)'
-  if (!facts.kube.release.ok || !facts.kube.release.value)
+  if (!readOrThrow('the Karpenter Helm release', facts.kube.release, facts.meta.clusterName))
     throw new EnvironmentError(
       `no Karpenter Helm release found in cluster ${facts.meta.clusterName}: ${fix}`,
       'NOT_INSTALLED',
@@ -53,7 +62,7 @@ export function installOf(facts: Facts): InstallFacts {
       `the Karpenter controller's IAM role could not be found (no IRSA annotation, no Pod Identity association): ${fix}`,
       'NOT_INSTALLED',
     )
-  const classes = facts.kube.nodeClasses.ok ? facts.kube.nodeClasses.value : []
+  const classes = readOrThrow('the EC2NodeClasses', facts.kube.nodeClasses, facts.meta.clusterName)
   const base =
     classes.find((c) => c.metadata.name === 'default' && !c.metadata.labels?.[TENANT_KEY]) ??
     classes.find((c) => !c.metadata.labels?.[TENANT_KEY])
@@ -240,7 +249,7 @@ export interface TenantRow {
 
 export function tenantRows(facts: Facts, results: CheckResult[]): TenantRow[] {
   const pools = facts.kube.nodePools.ok ? facts.kube.nodePools.value : []
-  const classes = facts.kube.nodeClasses.ok ? facts.kube.nodeClasses.value : []
+  const classes = readOrThrow('the EC2NodeClasses', facts.kube.nodeClasses, facts.meta.clusterName)
   const nodes = facts.kube.nodes.ok ? facts.kube.nodes.value : []
   return pools
     .filter((p) => p.metadata.labels?.[TENANT_KEY])

@@ -4,9 +4,11 @@
 // with exit 2 and one line on stderr (`Error: …`), or with --json one `{"error": {"code", "message"}}`
 // object on stdout, never a stack trace, never a control character from the input, and never a hang.
 import assert from 'node:assert/strict'
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
+  closeSync,
+  openSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -36,16 +38,21 @@ const HANG_MS = 45_000
 let dir: string
 const servers: { close(): void }[] = []
 const sockets: net.Socket[] = []
-const url: Record<'silent' | 'refused' | 'kube401' | 'kube403' | 'kubeAnonymous' | 'aws' | 'aws401', string> =
-  {
-    silent: '',
-    refused: '',
-    kube401: '',
-    kube403: '',
-    kubeAnonymous: '',
-    aws: '',
-    aws401: '',
-  }
+type Server =
+  | 'silent'
+  | 'refused'
+  | 'kube401'
+  | 'kube403'
+  | 'kubeAnonymous'
+  | 'aws'
+  | 'aws401'
+  | 'aws500'
+  | 'awsHtml'
+  | 'awsRedirect'
+  | 'kubeHtml'
+  | 'kubeNull'
+  | 'kubeText500'
+const url = {} as Record<Server, string>
 
 const listen = async (server: net.Server | http.Server): Promise<string> => {
   server.listen(0, '127.0.0.1')
@@ -105,6 +112,34 @@ function awsServer() {
   })
 }
 
+const STS_IDENTITY =
+  '<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>' +
+  '<Arn>arn:aws:iam::123456789012:user/test</Arn><UserId>AIDAEXAMPLE</UserId><Account>123456789012</Account>' +
+  '</GetCallerIdentityResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>'
+
+/** AWS where STS answers and every other call gets `answer` (issue 20.6: whose fault it is). */
+function awsAnswering(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void, sts = true) {
+  return http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => (body += c.toString()))
+    req.on('end', () => {
+      if (sts && body.includes('Action=GetCallerIdentity')) {
+        res.writeHead(200, { 'content-type': 'text/xml' })
+        return res.end(STS_IDENTITY)
+      }
+      answer(req, res)
+    })
+  })
+}
+
+/** A "Kubernetes API" that answers every request 200 with `body` (a proxy's login page, `null`). */
+function kubeAnswering(code: number, type: string, body: string) {
+  return http.createServer((_req, res) => {
+    res.writeHead(code, { 'content-type': type })
+    res.end(body)
+  })
+}
+
 before(async () => {
   assert.ok(
     existsSync(join(repoRoot, 'dist', 'cli.js')),
@@ -128,6 +163,28 @@ before(async () => {
     kubeServer(403, 'Forbidden', 'forbidden: User "system:anonymous" cannot list resource', true),
   )
   url.aws = await listen(awsServer())
+  url.aws500 = await listen(
+    awsAnswering((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'x-amzn-errortype': 'InternalError' })
+      res.end(JSON.stringify({ message: 'We encountered an internal error' }))
+    }),
+  )
+  url.awsHtml = await listen(
+    awsAnswering((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' })
+      res.end('<html><body><h1>502 Bad Gateway</h1>\u001b[2J</body></html>')
+    }, false),
+  )
+  // Every request sent back to itself: a redirect loop, were it followed.
+  url.awsRedirect = await listen(
+    awsAnswering((req, res) => {
+      res.writeHead(301, { location: `http://${url.awsRedirect}${req.url ?? '/'}` })
+      res.end()
+    }, false),
+  )
+  url.kubeHtml = await listen(kubeAnswering(200, 'text/html', '<!doctype html><html>Sign in</html>'))
+  url.kubeNull = await listen(kubeAnswering(200, 'application/json', 'null'))
+  url.kubeText500 = await listen(kubeAnswering(503, 'text/plain', 'upstream connect error\u001b[2J'))
   url.aws401 = await listen(
     http.createServer((_req, res) => {
       res.writeHead(401)
@@ -1065,7 +1122,7 @@ const cases: Case[] = [
         },
       }),
     }),
-    message: /credential plugin .* failed: it exited with an error/,
+    message: /credential plugin .* failed: it exited with code 1;/,
   },
   {
     name: 'exec plugin prints no JSON',
@@ -1128,7 +1185,8 @@ const cases: Case[] = [
     name: 'AWS endpoint answers 401 to everything',
     args: () => ['doctor', ...live],
     env: kubeAnd(undefined, () => url.aws401),
-    message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(HTTP401/,
+    message:
+      /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 401 to GetCallerIdentity with an answer that is not an AWS error/,
   },
   {
     name: 'EKS cluster that does not exist',
@@ -1216,6 +1274,120 @@ const cases: Case[] = [
     args: () => ['tenant', 'list', ...live],
     env: kubeAnd(),
     message: /401 Unauthorized/,
+  },
+  // ---- whose fault it is (issue 20.6): each answer named with its endpoint and what it was ----
+  {
+    name: 'AWS 5xx with a JSON body, install',
+    args: () => ['install', ...live, '--dry-run'],
+    env: kubeAnd(undefined, () => url.aws500),
+    message:
+      /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to DescribeCluster: We encountered an internal error \(InternalError\) — the endpoint's side; retry later$/,
+  },
+  {
+    name: 'AWS 5xx with a JSON body, install --json',
+    args: () => ['install', ...live, '--dry-run', '--json'],
+    env: kubeAnd(undefined, () => url.aws500),
+    message: /answered HTTP 500 to DescribeCluster/,
+    code: 'AWS_SERVER_ERROR',
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, tenant remove",
+    args: () => ['tenant', 'remove', 'acme', ...live, '--dry-run'],
+    env: kubeAnd(
+      () => ({ server: `http://${url.kube403}` }),
+      () => url.awsHtml,
+    ),
+    message: /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 to GetCallerIdentity with an HTML page/,
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, doctor",
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.awsHtml),
+    message:
+      /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 to GetCallerIdentity with an HTML page \(a proxy, or an endpoint that is not AWS\?\): retry later, or check HTTPS_PROXY and AWS_ENDPOINT_URL$/,
+  },
+  {
+    name: "a proxy's HTML 502 for AWS, teardown --json",
+    args: () => ['teardown', ...live, '--dry-run', '--json'],
+    env: kubeAnd(
+      () => ({ server: `http://${url.kube403}` }),
+      () => url.awsHtml,
+    ),
+    message: /answered HTTP 502 to \w+ with an HTML page/,
+    code: 'AWS_BAD_ANSWER',
+  },
+  {
+    name: 'an AWS endpoint in a redirect loop, install',
+    args: () => ['install', ...live, '--dry-run'],
+    env: kubeAnd(undefined, () => url.awsRedirect),
+    message:
+      /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 301 to DescribeCluster with a redirect to http:\/\/127\.0\.0\.1:\d+\/clusters\/demo: AWS does not redirect API calls/,
+  },
+  {
+    name: 'an AWS endpoint in a redirect loop, doctor',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(undefined, () => url.awsRedirect),
+    message: /^AWS STS at http:\/\/127\.0\.0\.1:\d+ answered HTTP 301 to GetCallerIdentity with a redirect/,
+  },
+  {
+    name: 'a Kubernetes API answering an HTML page, teardown',
+    args: () => ['teardown', ...live, '--dry-run'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeHtml}` })),
+    message:
+      /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 200 to GET \/api\/v1\/secrets\S* with an HTML page, not an API object \(a proxy\?\)/,
+  },
+  {
+    name: 'a Kubernetes API answering null, tenant list',
+    args: () => ['tenant', 'list', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kubeNull}` })),
+    message:
+      /^cannot read the Karpenter Helm release of cluster demo: the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 200 to GET \S+ with JSON null, not an API object/,
+  },
+  {
+    name: 'a Kubernetes API answering null, doctor: unknown with the reason, no TypeError',
+    args: () => ['doctor', ...live],
+    env: kubeAnd(() => ({ server: `http://${url.kubeNull}` })),
+    message: /^could not tell: .*NotAnApiAnswer — the Kubernetes API at http/,
+    report: true,
+  },
+  {
+    name: 'a Kubernetes API answering an HTML page, doctor --json',
+    args: () => ['doctor', ...live, '--json'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeHtml}` })),
+    message: /^could not tell/,
+    report: true,
+  },
+  {
+    name: "a proxy's plain-text 503 for the Kubernetes API, teardown",
+    args: () => ['teardown', ...live, '--dry-run'],
+    env: kubeAnd(() => ({ server: `http://${url.kubeText500}` })),
+    message:
+      /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ answered HTTP 503 to GET \S+: upstream connect error\\u001b\[2J: retry later/,
+  },
+  // ---- the bound on the reads of the commands that apply (issue 20.2) ----
+  ...(['install', 'teardown', 'tenant add acme', 'tenant remove acme'] as const).map((command): Case => ({
+    name: `${command}: a credential_process that never exits, ended by --timeout`,
+    args: () => [...command.split(' '), ...live, '--dry-run', '--timeout', '3'],
+    env: () => ({
+      AWS_PROFILE: 'hangs',
+      AWS_CONFIG_FILE: file(`[profile hangs]\ncredential_process = ${executable('sleep 30')}\n`),
+      AWS_MAX_ATTEMPTS: '1',
+      AWS_ENDPOINT_URL: `http://${url.aws}`,
+      KUBECONFIG: kubeconfig({ server: `http://${url.kube403}` }),
+    }),
+    message: /^karpctl did not finish reading the cluster within 3 s \(--timeout\)/,
+  })),
+  {
+    name: 'install: an exec plugin that hangs, ended by --timeout before its own 30 s',
+    args: () => ['install', ...live, '--dry-run', '--timeout', '3'],
+    env: () => ({
+      KUBECONFIG: kubeconfig({
+        user: {
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: executable('sleep 20') },
+        },
+      }),
+    }),
+    message: /^karpctl did not finish reading the cluster within 3 s \(--timeout\)/,
   },
   // ---- the overall bound ----
   {
@@ -1305,3 +1477,64 @@ test('an unknown flag prints one line and a pointer to --help, never the whole h
   assert.deepEqual(cliLines(r.stderr), ['Error: Nonexistent flag: --verbos (see `karpctl doctor --help`)'])
   assert.doesNotMatch(r.stderr, /USAGE|FLAGS|\$ karpctl/)
 })
+
+// ---- stdout that cannot take the output (issue 20.6) ----
+
+/** The CLI with stdout's reading end closed before it writes: the reader of `| head` gone. */
+function closedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'run.js'), ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout.destroy()
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const kill = setTimeout(() => child.kill('SIGKILL'), HANG_MS)
+    child.on('close', (code) => {
+      clearTimeout(kill)
+      resolve({ code, stderr })
+    })
+  })
+}
+
+test('a closed stdout (`| head`) ends the run quietly with 141, as a program SIGPIPE ends', async () => {
+  for (const args of [
+    ['doctor', '--snapshot', healthy(), '--verbose'],
+    ['doctor', '--snapshot', healthy(), '--json'],
+    ['doctor', '--list'],
+  ]) {
+    const r = await closedStdout(args)
+    assert.equal(r.code, 141, `${args.join(' ')}: ${r.stderr}`)
+    assert.deepEqual(cliLines(r.stderr), [], args.join(' '))
+  }
+})
+
+test(
+  'a full stdout (ENOSPC) is one line on stderr and exit 74, never a stack',
+  { skip: !existsSync('/dev/full') },
+  async () => {
+    for (const args of [
+      ['doctor', '--snapshot', healthy(), '--verbose'],
+      ['doctor', '--snapshot', healthy(), '--json'],
+    ]) {
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const full = openSync('/dev/full', 'w')
+        const child = spawn(process.execPath, [join(repoRoot, 'bin', 'run.js'), ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' },
+          stdio: ['ignore', full, 'pipe'],
+        })
+        closeSync(full)
+        let stderr = ''
+        child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
+        child.on('close', (code) => resolve({ code, stderr }))
+      })
+      assert.equal(r.code, 74, r.stderr)
+      assert.deepEqual(cliLines(r.stderr), [
+        'Error: karpctl could not write its output to stdout (ENOSPC: no space left on the device): the output is incomplete; free space or redirect it elsewhere, and run again',
+      ])
+    }
+  },
+)

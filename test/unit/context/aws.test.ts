@@ -536,3 +536,65 @@ test('an endpoint that sends headers and then trickles the body: a read ends wit
   assert.equal(err.code, 'AWS_TIMEOUT')
   assert.match(err.message, /^AWS EKS at http:\/\/127\.0\.0\.1:\d+ did not answer DescribeCluster within/)
 })
+
+test('describeAwsAnswer: endpoint, status and what came, sanitised; nothing when nothing answered', async () => {
+  const { describeAwsAnswer } = await import('../../../src/context/aws.js')
+  const opts: AwsOptions = { region: 'us-east-1' }
+  const answer = (name: string, status: number, message: string, headers: Record<string, string> = {}) =>
+    Object.assign(new Error(message), {
+      name,
+      $metadata: { httpStatusCode: status },
+      $response: { statusCode: status, headers },
+    })
+  assert.deepEqual(
+    describeAwsAnswer(
+      answer('InternalError', 500, 'We encountered an internal error'),
+      'ec2',
+      'DescribeSubnets',
+      opts,
+      {},
+    ),
+    {
+      line: "AWS EC2 at https://ec2.us-east-1.amazonaws.com answered HTTP 500 to DescribeSubnets: We encountered an internal error (InternalError) — AWS's side; retry later",
+      code: 'AWS_SERVER_ERROR',
+    },
+  )
+  assert.equal(
+    describeAwsAnswer(
+      answer('Unknown', 502, 'Unknown', { 'Content-Type': 'text/html; charset=utf-8' }),
+      'sts',
+      'GetCallerIdentity',
+      opts,
+      {},
+    )?.line,
+    'AWS STS at https://sts.us-east-1.amazonaws.com answered HTTP 502 to GetCallerIdentity with an HTML page (a proxy?): retry later, or check HTTPS_PROXY',
+  )
+  assert.match(
+    describeAwsAnswer(
+      answer('Unknown', 302, 'Unknown', { location: 'https://u:pw@login.example/\u001b[2J' }),
+      'iam',
+      'GetRole',
+      opts,
+      {},
+    )?.line ?? '',
+    /^AWS IAM at https:\/\/iam\.amazonaws\.com answered HTTP 302 to GetRole with a redirect to https:\/\/login\.example\/\\u001b\[2J: AWS does not redirect/,
+  )
+  const secret = answer(
+    'SignatureDoesNotMatch2',
+    400,
+    `Credential=ASIAIOSFODNN7EXAMPLE/x ${'y'.repeat(500)}\nsecond line`,
+  )
+  const line = describeAwsAnswer(secret, 'eks', 'DescribeCluster', opts, {})?.line ?? ''
+  assert.doesNotMatch(line, /ASIAIOSFODNN7EXAMPLE|second line/)
+  assert.ok(line.length < 400, line)
+  assert.equal(
+    describeAwsAnswer(
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      'eks',
+      'X',
+      opts,
+      {},
+    ),
+    undefined,
+  )
+})

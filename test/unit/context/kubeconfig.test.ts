@@ -262,6 +262,32 @@ test('malformed YAML is BAD_KUBECONFIG with a one-line message naming the file',
   assert.match(err.message, /aws eks update-kubeconfig/)
 })
 
+test('a kubeconfig whose contexts, clusters or users is not a list says so, not "does not exist … one of: none"', async () => {
+  for (const [text, said] of [
+    [
+      'contexts: {demo: {cluster: demo}}\ncurrent-context: demo\n',
+      'contexts is not a list (it is a mapping)',
+    ],
+    ['clusters: "x"\n', 'clusters is not a list (it is a string)'],
+    ['users: 3\n', 'users is not a list (it is a number)'],
+  ] as const) {
+    const path = writeConfig('config', text)
+    useKubeconfig(path)
+    const err = await envError(() => resolveKubeCredentials())
+    assert.equal(err.code, 'BAD_KUBECONFIG')
+    assert.equal(
+      err.message,
+      `kubeconfig "${path}": ${said}: fix it, or regenerate it with \`aws eks update-kubeconfig\``,
+    )
+  }
+  const path = writeConfig('config', '- a\n- b\n')
+  useKubeconfig(path)
+  assert.match(
+    (await envError(() => resolveKubeCredentials())).message,
+    /is a list, not a mapping of clusters/,
+  )
+})
+
 test('token, client certificate data and CA data are decoded; insecure-skip-tls-verify is honoured', async () => {
   useKubeconfig(
     writeConfig('config', {
@@ -412,11 +438,22 @@ test('an exec plugin that prints no token, or no JSON, is KUBE_CREDENTIALS', asy
   useKubeconfig(execConfig({ command: noToken }))
   const a = await envError(() => resolveKubeCredentials())
   assert.equal(a.code, 'KUBE_CREDENTIALS')
-  assert.match(a.message, /failed: the plugin returned no token;/)
+  // It exited 0: not "failed", not "exited with an error" (issue 20.6).
+  assert.match(
+    a.message,
+    /\) exited 0 but gave no token \(no status\.token, no client certificate\): run it by hand/,
+  )
+  assert.doesNotMatch(a.message, /failed|exited with an error|installed/)
 
   const notJson = script('not-json', `echo 'hello'`)
   useKubeconfig(execConfig({ command: notJson }))
-  assert.equal((await envError(() => resolveKubeCredentials())).code, 'KUBE_CREDENTIALS')
+  const b = await envError(() => resolveKubeCredentials())
+  assert.equal(b.code, 'KUBE_CREDENTIALS')
+  assert.match(b.message, /\) exited 0 but printed no ExecCredential JSON: /)
+
+  const crashed = script('crashed', 'kill -SEGV $$')
+  useKubeconfig(execConfig({ command: crashed }))
+  assert.match((await envError(() => resolveKubeCredentials())).message, /failed: it was killed by SIGSEGV;/)
 })
 
 test('an exec plugin that is not installed is KUBE_CREDENTIALS', async () => {
@@ -622,7 +659,7 @@ test('an exec plugin that prompts on stdin reads end-of-file and fails at once',
   useKubeconfig(execConfig({ command: plugin }))
   const err = await envError(() => resolveKubeCredentials(undefined, { execTimeoutMs: 10_000 }))
   assert.equal(err.code, 'KUBE_CREDENTIALS')
-  assert.match(err.message, /failed: it exited with an error;/)
+  assert.match(err.message, /failed: it exited with code 4;/)
 })
 
 // ---- issue 10: a server that is not a URL; userinfo never shown; how to refresh credentials ----

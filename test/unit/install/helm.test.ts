@@ -44,6 +44,43 @@ test('a missing or old helm is one clear error before anything is changed', asyn
   await assert.rejects(findHelm({ bin: fakeHelm('v4.0.0').bin }), /not supported/)
 })
 
+test('KARPCTL_HELM that is not helm names the file and what it did (issue 20.6)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'karpctl-nothelm-'))
+  const prog = (name: string, body: string) => {
+    const bin = join(dir, name)
+    writeFileSync(bin, `#!/bin/sh\n${body}\n`)
+    chmodSync(bin, 0o755)
+    return bin
+  }
+  const silent = prog('silent', 'exit 0')
+  await assert.rejects(findHelm({ bin: silent }), {
+    message: `"${silent}" is not helm: \`version\` printed nothing, not a Helm version: set KARPCTL_HELM to a Helm 3.8+ binary, or unset it to use \`helm\` on the PATH`,
+  })
+  await assert.rejects(
+    findHelm({ bin: prog('chatty', 'printf "usage: kubectl \\033[2J [flags]"') }),
+    /chatty" is not helm: `version` printed "usage: kubectl \\u001b\[2J \[flags\]", not a Helm version: /,
+  )
+  await assert.rejects(
+    findHelm({ bin: prog('fails', 'exit 3') }),
+    /fails" exited with code 3 from `version` and printed nothing: /,
+  )
+  await assert.rejects(
+    findHelm({ bin: prog('says', 'echo "Error: boom" >&2; exit 1') }),
+    /says" exited with code 1 from `version` and printed "boom": /,
+  )
+  const data = join(dir, 'data')
+  writeFileSync(data, 'not a program')
+  chmodSync(data, 0o644)
+  await assert.rejects(
+    findHelm({ bin: data }),
+    /data" cannot be run \(EACCES\): it is not an executable program/,
+  )
+  await assert.rejects(
+    findHelm({ bin: prog('dies', 'kill -KILL $$') }),
+    /dies" was killed by SIGKILL running `version`: /,
+  )
+})
+
 test("upgrade --install passes chart, version, namespace, values, karpctl labels and the kube context; failure shows helm's words", async () => {
   const ok = fakeHelm('v3.22.0')
   const h = await findHelm({ bin: ok.bin, kubeContext: 'ctx' })
