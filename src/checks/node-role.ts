@@ -46,16 +46,28 @@ export const nodeRole: Check = {
     const findings: Finding[] = []
     const roles = new Map<string, string[]>()
     for (const nc of nodeClasses) {
-      const name = nodeRoleName(facts, nc, findings)
-      if (name) roles.set(name, [...(roles.get(name) ?? []), nc.metadata.name])
+      const name = nodeRoleName(facts, nc, nodeClasses, findings)
+      // Through a profile, the role is named with it: the profile is what the EC2NodeClass says.
+      const use = nc.spec.role
+        ? nc.metadata.name
+        : `${nc.metadata.name} (through instance profile ${nc.spec.instanceProfile})`
+      if (name) roles.set(name, [...(roles.get(name) ?? []), use])
     }
     for (const [roleName, classes] of roles) findings.push(...checkRole(facts, roleName, classes))
     return findings
   },
 }
 
-/** The role an EC2NodeClass launches nodes with: spec.role, or the role inside spec.instanceProfile. */
-function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): string | undefined {
+/**
+ * The role an EC2NodeClass launches nodes with: spec.role, or the role its spec.instanceProfile holds
+ * (then judged as any node role). A profile that is missing or empty is this check's failure.
+ */
+function nodeRoleName(
+  facts: Facts,
+  nc: EC2NodeClass,
+  nodeClasses: EC2NodeClass[],
+  findings: Finding[],
+): string | undefined {
   const subject = `EC2NodeClass/${nc.metadata.name}`
   if (nc.spec.role) return nodeClassRoleName(facts, nc)
   const profileName = nc.spec.instanceProfile
@@ -75,27 +87,49 @@ function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): stri
   )
   if (profile === undefined) return undefined
   if (profile === null || profile.roles.length === 0) {
-    findings.push({
-      status: 'fail',
-      subject: profileName,
-      message:
-        profile === null
-          ? `instance profile ${profileName} used by ${subject} does not exist`
-          : `instance profile ${profileName} used by ${subject} holds no role`,
-      evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName },
-      fix: {
-        summary: `create the instance profile and add the node role to it`,
-        commands: [
-          ...(profile === null
-            ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`]
-            : []),
-          `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name KarpenterNodeRole-${facts.meta.clusterName}`,
-        ],
-      },
-    })
+    findings.push(emptyProfile(facts, nc, profileName, profile === null, nodeClasses))
     return undefined
   }
   return profile.roles[0]
+}
+
+/**
+ * A profile that does not exist or holds no role: EC2 launches the instance without credentials, so
+ * its node never joins. The role to put in it is one another EC2NodeClass already uses (it exists),
+ * else the role install creates.
+ */
+function emptyProfile(
+  facts: Facts,
+  nc: EC2NodeClass,
+  profileName: string,
+  missing: boolean,
+  nodeClasses: EC2NodeClass[],
+): Finding {
+  const subject = `EC2NodeClass/${nc.metadata.name}`
+  const existing = nodeClasses
+    .flatMap((c) => (c.spec.role ? [nodeClassRoleName(facts, c) as string] : []))
+    .find((r) => {
+      const read = facts.iam.roles[r]
+      return read?.ok && read.value !== null
+    })
+  const role = existing ?? `KarpenterNodeRole-${facts.meta.clusterName}`
+  const which = existing
+    ? `${role} (the node role another EC2NodeClass uses)`
+    : `${role} (the node role karpctl install creates; name yours if it differs)`
+  return {
+    status: 'fail',
+    subject: profileName,
+    message: `instance profile ${profileName} used by ${subject} ${missing ? 'does not exist' : 'holds no role'}: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)`,
+    evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName, role },
+    code: missing ? 'instance-profile-missing' : 'instance-profile-empty',
+    fix: {
+      summary: `${missing ? 'create the instance profile and add' : 'add'} node role ${which} to it; or set spec.role of ${subject} instead of spec.instanceProfile (Karpenter then creates and manages the instance profile)`,
+      commands: [
+        ...(missing ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`] : []),
+        `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name ${role}`,
+      ],
+    },
+  }
 }
 
 function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[] {

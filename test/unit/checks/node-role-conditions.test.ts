@@ -143,15 +143,18 @@ test('an instance profile that was not collected, or could not be read: unknown 
   assert.match(denied[0]!.message, /^instance profile acme-profile: could not read iam:GetInstanceProfile/)
 })
 
-test('an instance profile that does not exist: fail, with create and add commands', () => {
+test('an instance profile that does not exist: fail, with create and add commands (or spec.role instead)', () => {
   assert.deepEqual(findingsOf(withProfile(ok(null))), [
     {
       status: 'fail',
       subject: 'acme-profile',
-      message: 'instance profile acme-profile used by EC2NodeClass/default does not exist',
-      evidence: { nodeClass: 'default', instanceProfile: 'acme-profile' },
+      message:
+        'instance profile acme-profile used by EC2NodeClass/default does not exist: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)',
+      evidence: { nodeClass: 'default', instanceProfile: 'acme-profile', role: 'KarpenterNodeRole-demo' },
+      code: 'instance-profile-missing',
       fix: {
-        summary: 'create the instance profile and add the node role to it',
+        summary:
+          'create the instance profile and add node role KarpenterNodeRole-demo (the node role karpctl install creates; name yours if it differs) to it; or set spec.role of EC2NodeClass/default instead of spec.instanceProfile (Karpenter then creates and manages the instance profile)',
         commands: [
           'aws iam create-instance-profile --instance-profile-name acme-profile',
           'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name KarpenterNodeRole-demo',
@@ -168,13 +171,39 @@ test('an instance profile that holds no role: fail, with only the add command', 
     ),
   )
   assert.equal(f.length, 1)
-  assert.equal(f[0]!.message, 'instance profile acme-profile used by EC2NodeClass/default holds no role')
+  assert.equal(
+    f[0]!.message,
+    'instance profile acme-profile used by EC2NodeClass/default holds no role: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)',
+  )
+  assert.equal(f[0]!.code, 'instance-profile-empty')
   assert.deepEqual(f[0]!.fix!.commands, [
     'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name KarpenterNodeRole-demo',
   ])
 })
 
-test('an instance profile with a role: that role is checked', () => {
+test('an empty instance profile beside an EC2NodeClass with spec.role: the fix adds that existing role', () => {
+  const f = findingsOf((f) => {
+    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : undefined
+    assert.ok(nc)
+    f.kube.nodeClasses = ok([
+      { ...nc, metadata: { name: 'plain' }, spec: { ...nc.spec, role: 'AcmeNodes' } },
+      {
+        ...nc,
+        metadata: { name: 'profiled' },
+        spec: { ...nc.spec, role: undefined, instanceProfile: 'acme-profile' },
+      },
+    ])
+    f.iam.roles.AcmeNodes = f.iam.roles[NODE_ROLE]!
+    f.iam.instanceProfiles['acme-profile'] = ok({ name: 'acme-profile', arn: 'x', roles: [] })
+  })
+  const fail = f.find((x) => x.subject === 'acme-profile')!
+  assert.deepEqual(fail.fix!.commands, [
+    'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name AcmeNodes',
+  ])
+  assert.match(fail.fix!.summary, /AcmeNodes \(the node role another EC2NodeClass uses\)/)
+})
+
+test('an instance profile with a role: that role is checked, named with the profile that holds it', () => {
   const f = findingsOf(
     withProfile(
       ok({
@@ -186,6 +215,7 @@ test('an instance profile with a role: that role is checked', () => {
   )
   assert.equal(f.length, 3)
   assert.ok(f.every((x) => x.status === 'pass'))
+  assert.match(f[0]!.message, /used by EC2NodeClass default \(through instance profile acme-profile\)/)
 })
 
 test('a node role that was not collected: unknown for it', () => {
