@@ -216,6 +216,12 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const queueP = qName
     ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName))
     : Promise.resolve(okRead(null))
+  // An SSE-KMS queue: its key (and key policy) decides whether EventBridge may send and the
+  // controller may receive. Read as the EBS keys are; an identifier both name is read once.
+  const queueKeyP = queueP.then(async (found) => {
+    const id = found.ok ? found.value?.kmsMasterKeyId : undefined
+    return id ? [[id, await read(`kms:DescribeKey ${id}`, () => kmsKey(aws, id))] as const] : []
+  })
   const rulesP: Promise<RuleSearch> = queueRef?.arn
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
@@ -266,7 +272,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     queueP,
     rulesP,
     Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
-    kmsP,
+    Promise.all([kmsP, queueKeyP]).then(([ebs, sqs]) => ({ ...ebs, ...Object.fromEntries(sqs) })),
     nodegroupsP,
   ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)

@@ -188,6 +188,11 @@ export interface QueueFacts {
   policy: PolicyDocument | null
   messageRetentionSeconds?: number
   sseEnabled?: boolean
+  /**
+   * The customer or AWS managed KMS key of SSE-KMS (the KmsMasterKeyId attribute as set: key id, key
+   * ARN, alias name or alias ARN); absent with SSE-SQS or no encryption. Its key is in `kms.keys`.
+   */
+  kmsMasterKeyId?: string
 }
 
 export interface EventRule {
@@ -504,8 +509,9 @@ export interface Facts {
   /** Absent in snapshots saved before karpctl read KMS keys. */
   kms?: {
     /**
-     * Keyed by `kmsKeyID` exactly as the EC2NodeClasses' blockDeviceMappings write it; null when
-     * DescribeKey says the key does not exist.
+     * Keyed by the identifier exactly as written: each `kmsKeyID` of the EC2NodeClasses'
+     * blockDeviceMappings and the interruption queue's `kmsMasterKeyId`; null when DescribeKey says
+     * the key does not exist.
      */
     keys: Record<string, Read<KmsKey | null>>
   }

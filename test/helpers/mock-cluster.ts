@@ -1963,8 +1963,19 @@ export class MockCluster {
         ),
       ),
     ]
+    // …and the interruption queue's SSE-KMS key (KmsMasterKeyId), the same way.
+    const queueKeyId = (() => {
+      const r = s.kube.helmSecrets.find((x) => x.metadata.labels?.name === 'karpenter')
+      const v = r
+        ? (decodeReleaseData((r.data as { release: string }).release).config as {
+            settings?: { interruptionQueue?: string }
+          })
+        : undefined
+      const q = v?.settings?.interruptionQueue?.split(/[/:]/).pop()
+      return q ? s.queues[q]?.KmsMasterKeyId : undefined
+    })()
     const policyReads = new Set<string>()
-    for (const id of keyIds) {
+    for (const id of new Set([...keyIds, ...(queueKeyId ? [queueKeyId] : [])])) {
       out.push(j('kms', 'TrentService.DescribeKey', { KeyId: id }))
       const key = this.kmsKey(id)
       if (key?.keyManager === 'CUSTOMER') policyReads.add(`arn:aws:kms:${REGION}:${ACCOUNT}:key/${key.keyId}`)

@@ -811,3 +811,83 @@ test('listing Deployments forbidden: cluster-autoscaler is unknown, not pass', a
   const outcome = await doctor(live(m))
   assert.equal(result(outcome, 'cluster-autoscaler').status, 'unknown')
 })
+
+// ---- issue 21 item 1: an SSE-KMS interruption queue ----
+
+const QUEUE_KEY_ID = '5678abcd-12ab-34cd-56ef-1234567890ab'
+const QUEUE_KEY_ARN = `arn:aws:kms:us-west-2:123456789012:key/${QUEUE_KEY_ID}`
+
+/** The `demo` queue encrypted with a customer managed key (named by alias) whose policy has `statements`. */
+const queueEncryptedWith = (statements: PolicyStatement[]) => (s: MockState) => {
+  s.kmsKeys.push({
+    keyId: QUEUE_KEY_ID,
+    aliases: ['alias/karpenter-queue'],
+    keyManager: 'CUSTOMER',
+    keyState: 'Enabled',
+    policy: { Version: '2012-10-17', Statement: statements },
+  })
+  s.queues[CLUSTER]!.KmsMasterKeyId = 'alias/karpenter-queue'
+}
+
+test('an SSE-KMS queue whose key policy names neither EventBridge nor the controller: both checks fail, the key read once', async (t) => {
+  const m = mock(t, { mutate: queueEncryptedWith([keyAdmin]) })
+  const outcome = await doctor(live(m))
+  const q = result(outcome, 'interruption-queue')
+  assert.equal(q.status, 'fail', describe(q))
+  assert.match(
+    messages(q),
+    new RegExp(`key policy of ${QUEUE_KEY_ARN} .*does not let events\\.amazonaws\\.com use it`),
+  )
+  const c = result(outcome, 'controller-policy')
+  assert.equal(c.status, 'fail', describe(c))
+  assert.match(messages(c), /may not use KMS key .* for kms:Decrypt/)
+  // The attribute came off the wire; DescribeKey resolved the alias and GetKeyPolicy read it, once each.
+  const queue = outcome.facts.sqs.queue
+  assert.ok(queue.ok && queue.value)
+  assert.equal(queue.value.kmsMasterKeyId, 'alias/karpenter-queue')
+  assert.equal(m.count('kms:DescribeKey'), 1)
+  assert.equal(m.count('kms:GetKeyPolicy'), 1)
+  assert.deepEqual(failingIds(outcome), ['controller-policy', 'interruption-queue'], summary(outcome))
+  wireIsClean(m)
+})
+
+test('an SSE-KMS queue whose key policy lets EventBridge and the controller use it: both stay green', async (t) => {
+  const m = mock(t, {
+    mutate: queueEncryptedWith([
+      keyAdmin,
+      {
+        Sid: 'EventBridge',
+        Effect: 'Allow',
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        Resource: '*',
+      },
+      {
+        Sid: 'Controller',
+        Effect: 'Allow',
+        Principal: { AWS: CONTROLLER_ROLE_ARN },
+        Action: 'kms:Decrypt',
+        Resource: '*',
+      },
+    ]),
+  })
+  const outcome = await doctor(live(m))
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  assert.equal(result(outcome, 'interruption-queue').status, 'pass')
+  assert.equal(result(outcome, 'controller-policy').status, 'pass')
+  wireIsClean(m)
+})
+
+test('GetKeyPolicy of the queue key denied: interruption-queue and controller-policy are unknown, never pass', async (t) => {
+  const m = mock(t, {
+    mutate: queueEncryptedWith([keyAdmin]),
+    faults: [{ op: 'kms:GetKeyPolicy', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  for (const id of ['interruption-queue', 'controller-policy']) {
+    const r = result(outcome, id)
+    assert.equal(r.status, 'unknown', describe(r))
+    assert.match(messages(r), /key policy of .*\(permission denied: AccessDeniedException/, describe(r))
+  }
+})
