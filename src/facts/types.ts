@@ -485,7 +485,10 @@ export interface Facts {
   }
   iam: {
     oidcProviders: Read<OidcProvider[]>
-    /** Keyed by role name: the controller role and every node role an EC2NodeClass uses. */
+    /**
+     * Keyed by role name: the controller role, every node role an EC2NodeClass uses and the VPC CNI's
+     * own role (aws-node's IRSA or Pod Identity role, when it is in this account).
+     */
     roles: Record<string, Read<RoleFacts | null>>
     /** The controller role's name, as discovered (IRSA annotation or Pod Identity association). */
     controllerRoleName: string | null
@@ -555,6 +558,11 @@ export interface Facts {
     serverVersion: Read<string | null>
     /** Absent in snapshots saved before karpctl looked for a cluster-autoscaler. */
     clusterAutoscalers?: Read<ClusterAutoscalerDeployment[]>
+    /**
+     * The VPC CNI's ServiceAccount (kube-system/aws-node): its IRSA annotation names the role the CNI
+     * uses instead of the node role. Absent in snapshots saved before karpctl read it.
+     */
+    awsNodeServiceAccount?: Read<ServiceAccount | null>
   }
   local: {
     helmRegistry: Read<HelmRegistryConfig | null>

@@ -17,6 +17,7 @@ import {
   CLUSTER,
   CONTROLLER_ROLE,
   CONTROLLER_ROLE_ARN,
+  NODE_ROLE,
   NODE_ROLE_ARN,
   QUEUE_ARN,
   clusterAutoscalerDeployment,
@@ -126,8 +127,9 @@ test('every distinct read happens once, and every read the cluster needs is made
   assert.equal(m.count('iam:GetPolicyVersion'), 6, 'one GetPolicyVersion per controller policy')
   assert.equal(m.count('iam:GetPolicy'), 6)
   assert.equal(m.count('eks:ListAccessEntries'), 0, 'a CONFIG_MAP cluster has no access entries to list')
-  // 17 reads, plus the cluster-wide Deployment listing that finds a cluster-autoscaler.
-  assert.equal(m.count('kube:GET'), 18)
+  // 17 reads, plus the cluster-wide Deployment listing that finds a cluster-autoscaler and the VPC
+  // CNI's ServiceAccount (kube-system/aws-node).
+  assert.equal(m.count('kube:GET'), 19)
 })
 
 test('Pod Identity instead of IRSA: the same cluster stays green and the association is found', async (t) => {
@@ -890,4 +892,55 @@ test('GetKeyPolicy of the queue key denied: interruption-queue and controller-po
     assert.equal(r.status, 'unknown', describe(r))
     assert.match(messages(r), /key policy of .*\(permission denied: AccessDeniedException/, describe(r))
   }
+})
+
+// ---- issue 21 item 2: the VPC CNI with its own IRSA role ----
+
+/** kube-system/aws-node annotated for IRSA with `AmazonEKSVPCCNIRole-demo`, the node role without the CNI policy. */
+const cniOwnRole = (attached: string[]) => (s: MockState) => {
+  s.kube.serviceAccounts.push({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      name: 'aws-node',
+      namespace: 'kube-system',
+      annotations: {
+        'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/AmazonEKSVPCCNIRole-demo',
+      },
+    },
+  })
+  s.roles['AmazonEKSVPCCNIRole-demo'] = { ...s.roles[NODE_ROLE]!, name: 'AmazonEKSVPCCNIRole-demo', attached }
+  s.roles[NODE_ROLE]!.attached = s.roles[NODE_ROLE]!.attached.filter(
+    (a) => !a.endsWith('/AmazonEKS_CNI_Policy'),
+  )
+}
+
+test("aws-node's own IRSA role has the CNI policy: node-role passes without it on the node role; the role is read once", async (t) => {
+  const m = mock(t, { mutate: cniOwnRole(['arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy']) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'pass', describe(r))
+  assert.match(
+    messages(r),
+    /gets its permissions from its own role AmazonEKSVPCCNIRole-demo \(IRSA annotation\)/,
+  )
+  assert.equal(m.count('iam:GetRole'), 3, 'controller, node and aws-node roles')
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  wireIsClean(m)
+})
+
+test("aws-node's own IRSA role lacks the CNI policy: node-role fails on that role, not on the node role", async (t) => {
+  const m = mock(t, { mutate: cniOwnRole([]) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'fail', describe(r))
+  const fails = r.findings.filter((f) => f.status === 'fail')
+  assert.deepEqual(
+    fails.map((f) => f.subject),
+    ['AmazonEKSVPCCNIRole-demo'],
+  )
+  assert.deepEqual(fails[0]!.fix!.commands, [
+    'aws iam attach-role-policy --role-name AmazonEKSVPCCNIRole-demo --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy',
+  ])
+  wireIsClean(m)
 })

@@ -15,7 +15,14 @@ import {
   NODE_ROLE_ARN,
   ok,
 } from '../../helpers/facts.js'
-import { roleOf, withoutPolicies as withoutRolePolicies } from '../../helpers/check-fixtures.js'
+import {
+  awsNodeIrsa,
+  CNI_ROLE,
+  CNI_ROLE_ARN,
+  cniRole,
+  roleOf,
+  withoutPolicies as withoutRolePolicies,
+} from '../../helpers/check-fixtures.js'
 
 const role = (f: Facts): RoleFacts => roleOf(f, NODE_ROLE)
 const withoutPolicies = (...names: string[]) => withoutRolePolicies(NODE_ROLE, ...names)
@@ -348,25 +355,39 @@ test('a managed policy attached under another partition ARN still counts (matche
   assert.equal(f[1]!.status, 'pass')
 })
 
-test('the CNI policy is excused only by a Pod Identity association of kube-system/aws-node', () => {
+test('the CNI policy is excused only by an own role of kube-system/aws-node (Pod Identity or IRSA)', () => {
   const assoc = (namespace: string, serviceAccount: string) => (f: Facts) => {
-    f.eks.podIdentityAssociations = ok([{ associationId: 'a', namespace, serviceAccount }])
+    f.eks.podIdentityAssociations = ok([
+      { associationId: 'a', namespace, serviceAccount, roleArn: CNI_ROLE_ARN },
+    ])
+    f.iam.roles[CNI_ROLE] = ok(cniRole())
   }
   const noCni = withoutPolicies('AmazonEKS_CNI_Policy')
   assert.equal(findingsOf(both(noCni, assoc('kube-system', 'aws-node')))[1]!.status, 'pass')
   assert.equal(findingsOf(both(noCni, assoc('default', 'aws-node')))[1]!.status, 'fail')
   assert.equal(findingsOf(both(noCni, assoc('kube-system', 'karpenter')))[1]!.status, 'fail')
-  assert.equal(
-    findingsOf(
-      both(noCni, (f) => (f.eks.podIdentityAssociations = failed('eks:ListPodIdentityAssociations'))),
-    )[1]!.status,
-    'fail',
-  )
-  // Its own association excuses only the CNI policy.
+  assert.equal(findingsOf(both(noCni, awsNodeIrsa()))[1]!.status, 'pass')
+  // Its own role excuses only the CNI policy.
   const f = findingsOf(
     both(withoutPolicies('AmazonEKSWorkerNodePolicy'), assoc('kube-system', 'aws-node')),
   )[1]!
   assert.deepEqual(f.evidence?.missing, ['AmazonEKSWorkerNodePolicy'])
+})
+
+test('whether aws-node has its own role cannot be read: a node role without the CNI policy is unknown for it, never fail or pass', () => {
+  const noCni = withoutPolicies('AmazonEKS_CNI_Policy')
+  for (const unread of [
+    (f: Facts) => (f.eks.podIdentityAssociations = failed('eks:ListPodIdentityAssociations demo')),
+    (f: Facts) => (f.kube.awsNodeServiceAccount = failed('kubernetes: kube-system/aws-node ServiceAccount')),
+  ]) {
+    const f = findingsOf(both(noCni, unread))
+    assert.ok(!f.some((x) => x.status === 'fail'), JSON.stringify(f))
+    const unknown = f.find((x) => x.status === 'unknown')!
+    assert.match(
+      unknown.message,
+      /lacks AmazonEKS_CNI_Policy, and whether aws-node \(the VPC CNI\) has its own role is not known: could not read/,
+    )
+  }
 })
 
 test('missing SSM core: the exact warning, beside the pass', () => {
