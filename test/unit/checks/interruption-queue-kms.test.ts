@@ -5,7 +5,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { interruptionQueue } from '../../../src/checks/interruption-queue.js'
-import { runCheck } from '../../../src/checks/run.js'
+import { catalog } from '../../../src/checks/catalog.js'
+import { runCheck, runChecks } from '../../../src/checks/run.js'
+import { fixSet } from '../../../src/fix/fixes.js'
 import type { Finding } from '../../../src/checks/types.js'
 import type { Facts, KmsKey, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
 import {
@@ -230,4 +232,13 @@ test('DescribeKey of the queue key failed, or a snapshot without KMS facts: unkn
   assert.equal(old.status, 'unknown')
   assert.match(old.findings.find((x) => x.status === 'unknown')!.message, /was not collected/)
   assert.equal(QUEUE_ARN.endsWith(':demo'), true)
+})
+
+test('doctor --fix leaves the queue key findings manual, carrying the printed command (a key policy is its owner’s)', () => {
+  const facts = healthyFacts(encrypted(customerKey(policyDoc(keyAdmin))))
+  const fs = fixSet(facts, runChecks(catalog, facts))
+  assert.deepEqual(fs.resources, [])
+  const manual = fs.manual.filter((m) => /KMS key|key policy/.test(m.message))
+  assert.deepEqual(manual.map((m) => m.check).sort(), ['controller-policy', 'interruption-queue'])
+  for (const m of manual) assert.match(m.commands[0]!, /^aws kms put-key-policy /)
 })

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { nodeRole } from '../../../src/checks/node-role.js'
-import { runCheck } from '../../../src/checks/run.js'
+import { catalog } from '../../../src/checks/catalog.js'
+import { runCheck, runChecks } from '../../../src/checks/run.js'
+import { fixSet } from '../../../src/fix/fixes.js'
 import type { Facts, RoleFacts } from '../../../src/facts/types.js'
 import {
   failed,
@@ -454,5 +456,17 @@ test("API mode: another principal's STANDARD entry does not count for the node r
   assert.match(
     r.findings.find((x) => x.status === 'fail')!.message,
     /has no cluster access: no EC2_LINUX access entry/,
+  )
+})
+
+test("doctor --fix attaches the CNI policy to aws-node's own role, never to the node role", () => {
+  const facts = healthyFacts((f) => {
+    withoutPolicies('AmazonEKS_CNI_Policy')(f)
+    awsNodeIrsa(CNI_ROLE_ARN, cniRole(false))(f)
+  })
+  const fs = fixSet(facts, runChecks(catalog, facts))
+  assert.deepEqual(
+    fs.resources.map((r) => r.address),
+    [`iam-role-policies.${CNI_ROLE}`],
   )
 })
