@@ -42,7 +42,12 @@ import {
 } from '@aws-sdk/client-iam'
 import { CreateNodegroupCommand, DeleteNodegroupCommand } from '@aws-sdk/client-eks'
 import { CreateAliasCommand, CreateKeyCommand, KMSClient, PutKeyPolicyCommand } from '@aws-sdk/client-kms'
-import { CreateQueueCommand, DeleteQueueCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs'
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
 import { clusterAutoscalerDeployment } from '../helpers/facts.js'
@@ -889,9 +894,16 @@ describe(
       await kms.send(
         new CreateAliasCommand({ AliasName: 'alias/karpenter-queue', TargetKeyId: key.KeyMetadata!.KeyId! }),
       )
+      // moto 5.2.1 drops the queue policy on a SetQueueAttributes that does not repeat it: pass it along.
+      const { Attributes } = await aws.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: seed.queueUrl, AttributeNames: ['Policy'] }),
+      )
       const setKey = (id: string) =>
         aws.sqs.send(
-          new SetQueueAttributesCommand({ QueueUrl: seed.queueUrl, Attributes: { KmsMasterKeyId: id } }),
+          new SetQueueAttributesCommand({
+            QueueUrl: seed.queueUrl,
+            Attributes: { KmsMasterKeyId: id, Policy: Attributes!.Policy! },
+          }),
         )
       await setKey('alias/karpenter-queue')
       try {
