@@ -21,6 +21,7 @@ import {
   skip,
 } from './lib/facts.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
+import { controllerKeyFindings } from './lib/queue-key.js'
 import {
   editStack,
   gettingStartedUpdate,
@@ -218,7 +219,7 @@ export const controllerPolicy: Check = {
     title: 'The controller role carries the permissions of the reference policy',
     category: 'iam',
     severity: 'error',
-    docs: 'Compares the controller role\'s attached and inline policies with the getting-started CloudFormation policies for the installed Karpenter version: every action must be granted on the resources the reference names; grants much wider than the reference (wildcard actions, Resource "*", dropped tag conditions) are reported as security warnings. iam:PassRole is proven by passrole-node-role.',
+    docs: 'Compares the controller role\'s attached and inline policies with the getting-started CloudFormation policies for the installed Karpenter version: every action must be granted on the resources the reference names; grants much wider than the reference (wildcard actions, Resource "*", dropped tag conditions) are reported as security warnings. With an SSE-KMS interruption queue, the role must be allowed kms:Decrypt on its key (by the key policy, or by IAM where the key policy defers to the account). iam:PassRole is proven by passrole-node-role.',
   },
   run(facts) {
     const release = needRelease(facts)
@@ -295,6 +296,9 @@ export const controllerPolicy: Check = {
     if (boundary) findings.push(boundary)
     if (result.narrow.length > 0) findings.push(narrowFinding(roleName, subject, result.narrow))
     for (const b of result.broad.values()) findings.push(broadFinding(roleName, b))
+    // An SSE-KMS interruption queue: receiving also needs kms:Decrypt on its key, which the key policy decides.
+    if (required.some((r) => asList(r.statement.Action).some((a) => a.startsWith('sqs:'))))
+      findings.push(...controllerKeyFindings(facts, role))
     return findings
   },
 }

@@ -6,10 +6,10 @@ import type {
   PolicyStatement,
   RoleFacts,
 } from '../facts/types.js'
-import type { PrincipalPolicies } from '../iam/evaluate.js'
 import { keyUse, type KeyUse } from '../iam/key-policy.js'
 import { need, nodeClassRoleName, shellQuote, skip } from './lib/facts.js'
 import { readOr } from './lib/read.js'
+import { identityOf } from './lib/role-policies.js'
 import type { Check, Finding, Fix } from './types.js'
 
 /** What launching an instance with a volume encrypted by a customer managed key asks of the launcher. */
@@ -178,18 +178,6 @@ function launchContext(facts: Facts, principalArn: string, account: string, acti
     'aws:PrincipalArn': principalArn,
     ...(action === 'kms:CreateGrant' ? { 'kms:GrantIsForAWSResource': 'true' } : {}),
   }
-}
-
-/** The role's identity policies and boundary, or null when any of them could not be read. */
-function identityOf(r: RoleFacts): PrincipalPolicies | null {
-  if (!r.attached.ok || !r.inline.ok) return null
-  if (r.attached.value.some((p) => !p.document)) return null
-  const identity = [
-    ...r.attached.value.map((p) => p.document as PolicyDocument),
-    ...r.inline.value.map((p) => p.document),
-  ]
-  if (!r.role.permissionsBoundaryArn) return { identity }
-  return { identity, boundary: r.boundary?.document ?? null }
 }
 
 function judgePrincipal(facts: Facts, key: KmsKey, policy: PolicyDocument, r: RoleFacts) {

@@ -10,6 +10,7 @@ import {
   type InterruptionQueueRef,
 } from './lib/interruption.js'
 import { allowsService } from './lib/policy.js'
+import { eventsKeyFindings } from './lib/queue-key.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../spec/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
 
@@ -46,7 +47,7 @@ export const interruptionQueue: Check = {
     title: 'The interruption queue is named correctly, exists and accepts EventBridge messages',
     category: 'interruption',
     severity: 'error',
-    docs: 'settings.interruptionQueue must be the SQS queue NAME (not a URL or ARN) of an existing queue whose policy lets events.amazonaws.com and sqs.amazonaws.com send messages; without it Karpenter does not react to spot interruptions, rebalance recommendations or scheduled events.',
+    docs: 'settings.interruptionQueue must be the SQS queue NAME (not a URL or ARN) of an existing queue whose policy lets events.amazonaws.com and sqs.amazonaws.com send messages and, when it is encrypted with a KMS key (SSE-KMS), whose key policy lets events.amazonaws.com use the key (kms:GenerateDataKey, kms:Decrypt; the AWS managed aws/sqs key never does); without it Karpenter does not react to spot interruptions, rebalance recommendations or scheduled events.',
   },
   run(facts) {
     const release = needRelease(facts)
@@ -91,6 +92,7 @@ export const interruptionQueue: Check = {
         evidence: { url: queue.url },
       },
       policyFinding(facts, queue),
+      ...eventsKeyFindings(facts, queue),
     ]
   },
 }
@@ -138,7 +140,7 @@ function malformed(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef
       },
     },
   ]
-  if (queue) findings.push(policyFinding(facts, queue))
+  if (queue) findings.push(policyFinding(facts, queue), ...eventsKeyFindings(facts, queue))
   return findings
 }
 

@@ -24,6 +24,12 @@ import {
   skip,
 } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
+import {
+  AWS_NODE_NAMESPACE,
+  AWS_NODE_SERVICE_ACCOUNT,
+  awsNodeIdentity,
+  type AwsNodeIdentity,
+} from '../facts/aws-node.js'
 import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -31,6 +37,7 @@ import type { Check, Finding, Fix } from './types.js'
 const NODE_GROUPS = ['system:bootstrappers', 'system:nodes']
 const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
 const NODE_ENTRY_TYPES = ['EC2_LINUX', 'EC2_WINDOWS']
+const CNI_POLICY = 'AmazonEKS_CNI_Policy'
 
 export const nodeRole: Check = {
   meta: {
@@ -38,7 +45,7 @@ export const nodeRole: Check = {
     title: 'Node roles can be assumed by EC2, carry the node policies and may join the cluster',
     category: 'iam',
     severity: 'error',
-    docs: 'Every node role an EC2NodeClass uses must trust ec2.amazonaws.com, have AmazonEKS_CNI_Policy, AmazonEKSWorkerNodePolicy and an ECR pull policy attached (AmazonSSMManagedInstanceCore is advised), and be granted cluster access: an EC2_LINUX access entry, or an aws-auth mapping to system:bootstrappers and system:nodes.',
+    docs: 'Every node role an EC2NodeClass uses (spec.role, or the role its spec.instanceProfile holds) must trust ec2.amazonaws.com, have AmazonEKSWorkerNodePolicy and an ECR pull policy attached (AmazonSSMManagedInstanceCore is advised), and be granted cluster access: an EC2_LINUX access entry, or an aws-auth mapping to system:bootstrappers and system:nodes. AmazonEKS_CNI_Policy belongs on the node role unless aws-node (the VPC CNI) has its own role (IRSA annotation on kube-system/aws-node, or an EKS Pod Identity association): then that role must have it.',
   },
   run(facts) {
     const nodeClasses = need(facts.kube.nodeClasses)
@@ -46,16 +53,29 @@ export const nodeRole: Check = {
     const findings: Finding[] = []
     const roles = new Map<string, string[]>()
     for (const nc of nodeClasses) {
-      const name = nodeRoleName(facts, nc, findings)
-      if (name) roles.set(name, [...(roles.get(name) ?? []), nc.metadata.name])
+      const name = nodeRoleName(facts, nc, nodeClasses, findings)
+      // Through a profile, the role is named with it: the profile is what the EC2NodeClass says.
+      const use = nc.spec.role
+        ? nc.metadata.name
+        : `${nc.metadata.name} (through instance profile ${nc.spec.instanceProfile})`
+      if (name) roles.set(name, [...(roles.get(name) ?? []), use])
     }
     for (const [roleName, classes] of roles) findings.push(...checkRole(facts, roleName, classes))
+    if (roles.size > 0) findings.push(...cniFindings(facts))
     return findings
   },
 }
 
-/** The role an EC2NodeClass launches nodes with: spec.role, or the role inside spec.instanceProfile. */
-function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): string | undefined {
+/**
+ * The role an EC2NodeClass launches nodes with: spec.role, or the role its spec.instanceProfile holds
+ * (then judged as any node role). A profile that is missing or empty is this check's failure.
+ */
+function nodeRoleName(
+  facts: Facts,
+  nc: EC2NodeClass,
+  nodeClasses: EC2NodeClass[],
+  findings: Finding[],
+): string | undefined {
   const subject = `EC2NodeClass/${nc.metadata.name}`
   if (nc.spec.role) return nodeClassRoleName(facts, nc)
   const profileName = nc.spec.instanceProfile
@@ -75,27 +95,49 @@ function nodeRoleName(facts: Facts, nc: EC2NodeClass, findings: Finding[]): stri
   )
   if (profile === undefined) return undefined
   if (profile === null || profile.roles.length === 0) {
-    findings.push({
-      status: 'fail',
-      subject: profileName,
-      message:
-        profile === null
-          ? `instance profile ${profileName} used by ${subject} does not exist`
-          : `instance profile ${profileName} used by ${subject} holds no role`,
-      evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName },
-      fix: {
-        summary: `create the instance profile and add the node role to it`,
-        commands: [
-          ...(profile === null
-            ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`]
-            : []),
-          `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name KarpenterNodeRole-${facts.meta.clusterName}`,
-        ],
-      },
-    })
+    findings.push(emptyProfile(facts, nc, profileName, profile === null, nodeClasses))
     return undefined
   }
   return profile.roles[0]
+}
+
+/**
+ * A profile that does not exist or holds no role: EC2 launches the instance without credentials, so
+ * its node never joins. The role to put in it is one another EC2NodeClass already uses (it exists),
+ * else the role install creates.
+ */
+function emptyProfile(
+  facts: Facts,
+  nc: EC2NodeClass,
+  profileName: string,
+  missing: boolean,
+  nodeClasses: EC2NodeClass[],
+): Finding {
+  const subject = `EC2NodeClass/${nc.metadata.name}`
+  const existing = nodeClasses
+    .flatMap((c) => (c.spec.role ? [nodeClassRoleName(facts, c) as string] : []))
+    .find((r) => {
+      const read = facts.iam.roles[r]
+      return read?.ok && read.value !== null
+    })
+  const role = existing ?? `KarpenterNodeRole-${facts.meta.clusterName}`
+  const which = existing
+    ? `${role} (the node role another EC2NodeClass uses)`
+    : `${role} (the node role karpctl install creates; name yours if it differs)`
+  return {
+    status: 'fail',
+    subject: profileName,
+    message: `instance profile ${profileName} used by ${subject} ${missing ? 'does not exist' : 'holds no role'}: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)`,
+    evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName, role },
+    code: missing ? 'instance-profile-missing' : 'instance-profile-empty',
+    fix: {
+      summary: `${missing ? 'create the instance profile and add' : 'add'} node role ${which} to it; or set spec.role of ${subject} instead of spec.instanceProfile (Karpenter then creates and manages the instance profile)`,
+      commands: [
+        ...(missing ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`] : []),
+        `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name ${role}`,
+      ],
+    },
+  }
 }
 
 function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[] {
@@ -170,10 +212,11 @@ function policyFindings(
   // Match AWS managed policies by ARN so a customer policy that merely shares the name does not count.
   const has = (name: string) =>
     attached.some((p) => p.arn === managedArn(facts, name) || p.arn.endsWith(`:iam::aws:policy/${name}`))
-  // The VPC CNI may get its permissions from its own identity instead (EKS best practice).
-  const cniOwnRole = cniHasOwnRole(facts)
+  // The VPC CNI may get its permissions from its own role instead (EKS best practice): then the node
+  // role needs no CNI policy, and cniFindings judges that role.
+  const cni = cniSource(facts)
   const missing: string[] = NODE_MANAGED_POLICIES.filter(
-    (p) => !has(p) && !(p === 'AmazonEKS_CNI_Policy' && cniOwnRole),
+    (p) => !has(p) && !(p === CNI_POLICY && cni.kind !== 'node'),
   )
   if (!NODE_ECR_POLICIES.some(has)) missing.push(NODE_ECR_POLICIES[0])
   // The getting-started stack declares its node role's managed policies: attach them there.
@@ -204,8 +247,19 @@ function policyFindings(
     findings.push({
       status: 'pass',
       subject: roleName,
-      message: `${roleName} has the CNI, worker node and ECR pull policies`,
+      message:
+        cni.kind === 'own'
+          ? `${roleName} has the worker node and ECR pull policies; the VPC CNI's permissions come from aws-node's own role (see below)`
+          : `${roleName} has the CNI, worker node and ECR pull policies`,
       evidence,
+    })
+  }
+  if (cni.kind === 'unknown' && !has(CNI_POLICY)) {
+    findings.push({
+      status: 'unknown',
+      subject: roleName,
+      message: `node role ${roleName} (${used}) lacks ${CNI_POLICY}, and whether aws-node (the VPC CNI) has its own role is not known: ${cni.reason}`,
+      evidence: { ...evidence, missing: [CNI_POLICY] },
     })
   }
   const advised = NODE_ADVISED_POLICIES.filter((p) => !has(p))
@@ -222,10 +276,101 @@ function policyFindings(
   return findings
 }
 
-/** aws-node (the VPC CNI) has a Pod Identity association, so the node role needs no CNI policy. */
-function cniHasOwnRole(facts: Facts): boolean {
-  const read = facts.eks.podIdentityAssociations
-  return read.ok && read.value.some((a) => a.namespace === 'kube-system' && a.serviceAccount === 'aws-node')
+type CniSource =
+  { kind: 'node' } | { kind: 'own'; identity: AwsNodeIdentity } | { kind: 'unknown'; reason: string }
+
+/** Where the VPC CNI's permissions come from: aws-node's own role, or the node role. */
+function cniSource(facts: Facts): CniSource {
+  const sa = facts.kube.awsNodeServiceAccount
+  if (sa && !sa.ok) return { kind: 'unknown', reason: describeFailure(sa.error) }
+  const irsa = awsNodeIdentity(sa?.value ?? null, [])
+  if (irsa) return { kind: 'own', identity: irsa }
+  const assoc = facts.eks.podIdentityAssociations
+  if (!assoc.ok) return { kind: 'unknown', reason: describeFailure(assoc.error) }
+  const pod = awsNodeIdentity(null, assoc.value)
+  return pod ? { kind: 'own', identity: pod } : { kind: 'node' }
+}
+
+/**
+ * aws-node's own role, judged once for the cluster: with it, the CNI uses that role's credentials and
+ * never the node role's, so it must carry AmazonEKS_CNI_Policy itself.
+ */
+function cniFindings(facts: Facts): Finding[] {
+  const cni = cniSource(facts)
+  if (cni.kind !== 'own') return []
+  const how = cni.identity.via === 'irsa' ? 'IRSA annotation' : 'EKS Pod Identity association'
+  const sa = `${AWS_NODE_NAMESPACE}/${AWS_NODE_SERVICE_ACCOUNT}`
+  const arn = cni.identity.arn
+  if (!arn) {
+    return [
+      {
+        status: 'unknown',
+        subject: sa,
+        message: `aws-node (the VPC CNI) has an ${how} whose role was not described, so whether it has ${CNI_POLICY} is not known`,
+      },
+    ]
+  }
+  const name = roleNameFromArn(arn)
+  const account = arn.split(':')[4]
+  const evidence = { awsNodeRole: arn, via: cni.identity.via }
+  if (facts.meta.accountId && account !== facts.meta.accountId) {
+    return [
+      {
+        status: 'unknown',
+        subject: arn,
+        message: `aws-node (the VPC CNI) uses role ${arn} of account ${account} (${how}): its policies cannot be read from account ${facts.meta.accountId}, so whether it has ${CNI_POLICY} is not known`,
+        evidence,
+      },
+    ]
+  }
+  const findings: Finding[] = []
+  const read = readOr(facts.iam.roles[name], findings, name, `IAM role ${name} of aws-node`)
+  if (read === undefined) return findings
+  if (read === null) {
+    return [
+      {
+        status: 'fail',
+        subject: arn,
+        message: `aws-node (the VPC CNI) uses role ${name} (${how}), which does not exist: the CNI gets no AWS credentials and pods on new nodes get no IP addresses`,
+        evidence,
+        code: 'cni-role-missing',
+        fix: {
+          summary: `create ${name} (trusting ${sa} the way its ${how} needs) with ${CNI_POLICY} attached, or remove aws-node's own identity so the node roles' ${CNI_POLICY} applies`,
+        },
+      },
+    ]
+  }
+  const attached = readOr(read.attached, findings, name, `attached policies of ${name}`)
+  if (attached === undefined) return findings
+  if (attached.some((p) => p.arn === managedArn(facts, CNI_POLICY))) {
+    return [
+      {
+        status: 'pass',
+        subject: read.role.arn,
+        message: `the VPC CNI (${sa}) gets its permissions from its own role ${name} (${how}), which has ${CNI_POLICY}: the node roles need not carry it`,
+        evidence,
+      },
+    ]
+  }
+  return [
+    {
+      status: 'fail',
+      subject: name,
+      message: `aws-node (the VPC CNI) uses its own role ${name} (${how}), which lacks ${CNI_POLICY}: the CNI cannot assign IP addresses, so pods on new nodes get none (the node role's policies do not apply to it)`,
+      evidence: { ...evidence, attached: attached.map((p) => p.arn), missing: [CNI_POLICY] },
+      code: 'missing-policies',
+      fix: inStack(
+        {
+          summary: `attach ${CNI_POLICY} to aws-node's role ${name} (not to the node role: that would undo the separation)`,
+          commands: [
+            `aws iam attach-role-policy --role-name ${name} --policy-arn ${managedArn(facts, CNI_POLICY)}`,
+          ],
+        },
+        ownership(facts, name, read.role.tags),
+        `aws-node role ${name}`,
+      ),
+    },
+  ]
 }
 
 /** Same account and role name: aws-auth wants the ARN without the role path, access entries may carry it. */

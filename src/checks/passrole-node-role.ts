@@ -112,11 +112,11 @@ function profileRoles(facts: Facts, profile: string, nodeClass: string, findings
     return []
   }
   if (!read.value || read.value.roles.length === 0) {
-    // A missing or empty profile breaks the launch for another reason: nodeclass-ready reports it.
+    // A missing or empty profile breaks the launch for another reason: node-role reports it.
     findings.push({
       status: 'unknown',
       subject: profile,
-      message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) ${read.value ? 'holds no role' : 'does not exist'}: no node role to evaluate (see nodeclass-ready)`,
+      message: `instance profile ${profile} (EC2NodeClass ${nodeClass}) ${read.value ? 'holds no role' : 'does not exist'}: no node role to evaluate (see node-role)`,
     })
     return []
   }

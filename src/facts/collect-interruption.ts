@@ -146,6 +146,7 @@ export async function queue(aws: Aws, name: string): Promise<QueueFacts | null> 
     policy: a.Policy ? parsePolicyDocument(a.Policy) : null,
     messageRetentionSeconds: a.MessageRetentionPeriod ? Number(a.MessageRetentionPeriod) : undefined,
     sseEnabled: a.SqsManagedSseEnabled === 'true' || Boolean(a.KmsMasterKeyId),
+    ...(a.KmsMasterKeyId ? { kmsMasterKeyId: a.KmsMasterKeyId } : {}),
   }
 }
 

@@ -1,5 +1,6 @@
 // Kubernetes facts: the Karpenter Helm release (from its Secret), the controller's ServiceAccount,
 // Deployment and pods, nodes, NodePools, EC2NodeClasses, CRDs, aws-auth, webhooks.
+import { AWS_NODE_NAMESPACE, AWS_NODE_SERVICE_ACCOUNT } from './aws-node.js'
 import { parse } from 'yaml'
 import type { KubeClient } from '../context/kube.js'
 import { refreshHint } from '../context/kubeconfig.js'
@@ -369,6 +370,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     legacy,
     version,
     autoscalers,
+    awsNode,
   ] = await Promise.all([
     releaseP,
     dependent(
@@ -401,6 +403,10 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     read('kubernetes: server version', () => serverVersion(kube)),
     // The same listing install reads to scale one down: here to see whether one still scales node groups.
     read('kubernetes: cluster-autoscaler Deployments', () => findClusterAutoscalers(kube)),
+    // The VPC CNI's own identity decides whether node roles need AmazonEKS_CNI_Policy (node-role).
+    read(`kubernetes: ${AWS_NODE_NAMESPACE}/${AWS_NODE_SERVICE_ACCOUNT} ServiceAccount`, () =>
+      serviceAccountOf(kube, AWS_NODE_NAMESPACE, AWS_NODE_SERVICE_ACCOUNT),
+    ),
   ])
   return {
     release,
@@ -416,6 +422,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     legacy,
     serverVersion: version,
     clusterAutoscalers: autoscalers,
+    awsNodeServiceAccount: awsNode,
   }
 }
 

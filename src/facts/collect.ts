@@ -4,6 +4,7 @@
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
 import { answerOf, EnvironmentError, KarpctlError } from '../errors.js'
+import { awsNodeIdentity } from './aws-node.js'
 import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
 import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
@@ -144,6 +145,22 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     ? early(iamReads.roleFacts(aws, controllerRoleName, true))
     : Promise.resolve(okRead<RoleFacts | null>(null))
 
+  // The VPC CNI's own role (IRSA, else Pod Identity): node-role judges its policies instead of asking
+  // the node roles for the CNI policy. Another account's role cannot be read from here.
+  const awsNodeSa = kube.awsNodeServiceAccount?.ok ? kube.awsNodeServiceAccount.value : null
+  const cniRoleP = early(
+    (async () => {
+      let id = awsNodeIdentity(awsNodeSa, [])
+      if (!id) {
+        const assoc = await podIdP
+        id = awsNodeIdentity(null, assoc.ok ? assoc.value : [])
+      }
+      if (!id?.arn || id.arn.split(':')[4] !== who.accountId) return null
+      const name = roleName(id.arn)
+      return [name, await iamReads.roleFacts(aws, name, false)] as const
+    })(),
+  )
+
   // EBS volumes encrypted with a KMS key: DescribeKey resolves each identifier, GetKeyPolicy follows.
   const keyIds = kmsKeyIds(nodeClasses)
   const kmsP = Promise.all(
@@ -219,6 +236,12 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const queueP = qName
     ? read(`sqs:GetQueueUrl ${qName}`, () => queue(aws, qName))
     : Promise.resolve(okRead(null))
+  // An SSE-KMS queue: its key (and key policy) decides whether EventBridge may send and the
+  // controller may receive. Read as the EBS keys are; an identifier both name is read once.
+  const queueKeyP = queueP.then(async (found) => {
+    const id = found.ok ? found.value?.kmsMasterKeyId : undefined
+    return id ? [[id, await read(`kms:DescribeKey ${id}`, () => kmsKey(aws, id))] as const] : []
+  })
   const rulesP: Promise<RuleSearch> = queueRef?.arn
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
@@ -238,6 +261,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     Promise.all([
       controllerRoleName ? listed(controllerRoleName, true) : undefined,
       nodeRoleNamesP.then((names) => Promise.all(names.map((n) => listed(n, false)))),
+      cniRoleP.then((cni) => (cni ? listed(cni[0], false) : undefined)),
       queueP.then((found) => owners.ask(queueIds(found))),
       Promise.all([queueP, rulesP]).then(([found, r]) => owners.ask(ruleIds(found, r.rules))),
       oidcP.then((p) => owners.ask(oidcIds(controllerIdentity, cluster, p))),
@@ -269,11 +293,14 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     queueP,
     rulesP,
     Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
-    kmsP,
+    Promise.all([kmsP, queueKeyP]).then(([ebs, sqs]) => ({ ...ebs, ...Object.fromEntries(sqs) })),
     nodegroupsP,
   ])
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
   if (controllerRoleName) roles[controllerRoleName] = controllerRole
+  const cniRole = await cniRoleP
+  // A node role or the controller role read with more (documents) is kept as it was read.
+  if (cniRole && !roles[cniRole[0]]) roles[cniRole[0]] = cniRole[1]
   await ownersAsked
   const cloudformation = await owners.facts()
 

@@ -188,6 +188,11 @@ export interface QueueFacts {
   policy: PolicyDocument | null
   messageRetentionSeconds?: number
   sseEnabled?: boolean
+  /**
+   * The customer or AWS managed KMS key of SSE-KMS (the KmsMasterKeyId attribute as set: key id, key
+   * ARN, alias name or alias ARN); absent with SSE-SQS or no encryption. Its key is in `kms.keys`.
+   */
+  kmsMasterKeyId?: string
 }
 
 export interface EventRule {
@@ -480,7 +485,10 @@ export interface Facts {
   }
   iam: {
     oidcProviders: Read<OidcProvider[]>
-    /** Keyed by role name: the controller role and every node role an EC2NodeClass uses. */
+    /**
+     * Keyed by role name: the controller role, every node role an EC2NodeClass uses and the VPC CNI's
+     * own role (aws-node's IRSA or Pod Identity role, when it is in this account).
+     */
     roles: Record<string, Read<RoleFacts | null>>
     /** The controller role's name, as discovered (IRSA annotation or Pod Identity association). */
     controllerRoleName: string | null
@@ -504,8 +512,9 @@ export interface Facts {
   /** Absent in snapshots saved before karpctl read KMS keys. */
   kms?: {
     /**
-     * Keyed by `kmsKeyID` exactly as the EC2NodeClasses' blockDeviceMappings write it; null when
-     * DescribeKey says the key does not exist.
+     * Keyed by the identifier exactly as written: each `kmsKeyID` of the EC2NodeClasses'
+     * blockDeviceMappings and the interruption queue's `kmsMasterKeyId`; null when DescribeKey says
+     * the key does not exist.
      */
     keys: Record<string, Read<KmsKey | null>>
   }
@@ -549,6 +558,11 @@ export interface Facts {
     serverVersion: Read<string | null>
     /** Absent in snapshots saved before karpctl looked for a cluster-autoscaler. */
     clusterAutoscalers?: Read<ClusterAutoscalerDeployment[]>
+    /**
+     * The VPC CNI's ServiceAccount (kube-system/aws-node): its IRSA annotation names the role the CNI
+     * uses instead of the node role. Absent in snapshots saved before karpctl read it.
+     */
+    awsNodeServiceAccount?: Read<ServiceAccount | null>
   }
   local: {
     helmRegistry: Read<HelmRegistryConfig | null>

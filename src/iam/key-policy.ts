@@ -116,3 +116,47 @@ export function keyUse(
     return out('uncertain', undefined, [])
   return out('implicitDeny', undefined, [])
 }
+
+/** What a key policy lets an AWS service principal (events.amazonaws.com, …) do: only the key policy can. */
+export interface ServiceKeyRequest {
+  action: string
+  keyArn: string
+  service: string
+  /** Condition keys of the request; only these are known (see EvaluationRequest.partialContext). */
+  context: Record<string, string | string[]>
+}
+
+/**
+ * May an AWS service principal perform `action` on the key? A service principal has no IAM policies,
+ * so only the key policy's statements that name the service (or `*`) decide; a Deny among them wins.
+ */
+export function serviceKeyUse(keyPolicy: PolicyDocument, req: ServiceKeyRequest): KeyUse {
+  const names = (s: PolicyStatement, kind: 'AWS' | 'Service') =>
+    s.Principal && s.Principal !== '*' ? list(s.Principal[kind]) : []
+  const covers = (s: PolicyStatement) =>
+    s.Principal === '*' || names(s, 'AWS').includes('*') || names(s, 'Service').includes(req.service)
+  const notes: string[] = []
+  const unjudged = keyPolicy.Statement.filter((s) => s.NotPrincipal !== undefined).length
+  if (unjudged > 0)
+    notes.push(`${unjudged} key policy statement(s) use NotPrincipal, which karpctl does not evaluate`)
+  const r = evaluate([only(keyPolicy, (s) => s.NotPrincipal === undefined && covers(s))], {
+    action: req.action,
+    resource: req.keyArn,
+    context: req.context,
+    partialContext: true,
+  })
+  notes.push(...r.notes.map((n) => `key policy: ${n}`))
+  const out = (decision: KeyUse['decision'], matched: string[]): KeyUse => ({
+    decision,
+    via: 'key-policy',
+    iamEnabled: false,
+    matchedStatements: matched,
+    notes,
+  })
+  const onlyUncertain = r.matchedStatements.every((m) => r.uncertain?.includes(m))
+  if (r.decision === 'explicitDeny')
+    return out(onlyUncertain ? 'uncertain' : 'explicitDeny', r.matchedStatements)
+  if (r.decision === 'allowed') return out('allowed', r.matchedStatements)
+  if (r.uncertain?.length || unjudged > 0) return out('uncertain', [])
+  return out('implicitDeny', [])
+}

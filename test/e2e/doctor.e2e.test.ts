@@ -23,7 +23,11 @@ import {
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge'
 import {
+  AttachRolePolicyCommand,
   CreatePolicyCommand,
+  CreateRoleCommand,
+  DeleteRoleCommand,
+  DetachRolePolicyCommand,
   CreatePolicyVersionCommand,
   DeletePolicyCommand,
   DeletePolicyVersionCommand,
@@ -38,7 +42,12 @@ import {
 } from '@aws-sdk/client-iam'
 import { CreateNodegroupCommand, DeleteNodegroupCommand } from '@aws-sdk/client-eks'
 import { CreateAliasCommand, CreateKeyCommand, KMSClient, PutKeyPolicyCommand } from '@aws-sdk/client-kms'
-import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs'
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
 import { clusterAutoscalerDeployment } from '../helpers/facts.js'
@@ -862,6 +871,123 @@ describe(
         await bed.kube.mergePatch(ncPath, { spec: { blockDeviceMappings: null } })
       }
       assert.equal(check(await doctor(bed), 'ebs-kms-key').status, 'skipped')
+    })
+
+    test('an SSE-KMS interruption queue whose key policy names neither EventBridge nor the controller: interruption-queue and controller-policy fail; the printed key policy fixes both', async () => {
+      const kms = new KMSClient(awsClientConfig(bed))
+      const policy = {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'KeyAdmins',
+            Effect: 'Allow',
+            Principal: { AWS: `arn:aws:iam::${seed.accountId}:role/Admin` },
+            Action: 'kms:*',
+            Resource: '*',
+          },
+        ],
+      }
+      const key = await kms.send(
+        new CreateKeyCommand({ Policy: JSON.stringify(policy), Description: 'karpenter queue' }),
+      )
+      const keyArn = key.KeyMetadata!.Arn!
+      await kms.send(
+        new CreateAliasCommand({ AliasName: 'alias/karpenter-queue', TargetKeyId: key.KeyMetadata!.KeyId! }),
+      )
+      // moto 5.2.1 drops the queue policy on a SetQueueAttributes that does not repeat it: pass it along.
+      const { Attributes } = await aws.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: seed.queueUrl, AttributeNames: ['Policy'] }),
+      )
+      const setKey = (id: string) =>
+        aws.sqs.send(
+          new SetQueueAttributesCommand({
+            QueueUrl: seed.queueUrl,
+            Attributes: { KmsMasterKeyId: id, Policy: Attributes!.Policy! },
+          }),
+        )
+      await setKey('alias/karpenter-queue')
+      try {
+        const run = await doctor(bed)
+        const q = failing(check(run, 'interruption-queue'))
+        assert.equal(q.length, 1, summary(run))
+        assert.match(
+          q[0]!.message,
+          /does not let events\.amazonaws\.com use it for kms:GenerateDataKey, kms:Decrypt/,
+        )
+        const c = failing(check(run, 'controller-policy'))
+        assert.equal(c.length, 1, summary(run))
+        assert.match(
+          c[0]!.message,
+          new RegExp(`controller role ${seed.controllerRoleName} may not use KMS key ${keyArn}`),
+        )
+        // One command on both findings: the current policy plus both statements.
+        assert.deepEqual(q[0]!.fix!.commands, c[0]!.fix!.commands)
+        const printed = /--policy '(.+)' --region/.exec(q[0]!.fix!.commands![0]!)![1]!
+        await kms.send(new PutKeyPolicyCommand({ KeyId: keyArn, PolicyName: 'default', Policy: printed }))
+        const again = await doctor(bed)
+        assert.equal(check(again, 'interruption-queue').status, 'pass', summary(again))
+        assert.equal(check(again, 'controller-policy').status, 'pass', summary(again))
+        assertNoFailure(again)
+      } finally {
+        await setKey('')
+      }
+      assertNoFailure(await doctor(bed))
+    })
+
+    test('aws-node with its own IRSA role: a node role without AmazonEKS_CNI_Policy passes; that role without it fails, and the printed attach fixes it', async () => {
+      const cniPolicy = 'arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy'
+      const cniRole = 'AmazonEKSVPCCNIRole-e2e'
+      await aws.iam.send(
+        new CreateRoleCommand({
+          RoleName: cniRole,
+          AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [] }),
+        }),
+      )
+      await aws.iam.send(new DetachRolePolicyCommand({ RoleName: seed.nodeRoleName, PolicyArn: cniPolicy }))
+      const saPath = '/api/v1/namespaces/kube-system/serviceaccounts/aws-node'
+      await bed.kube.create({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: {
+          name: 'aws-node',
+          namespace: 'kube-system',
+          annotations: { 'eks.amazonaws.com/role-arn': `arn:aws:iam::${seed.accountId}:role/${cniRole}` },
+        },
+      })
+      try {
+        const run = await doctor(bed)
+        const f = failing(check(run, 'node-role'))
+        assert.deepEqual(
+          f.map((x) => x.subject),
+          [cniRole],
+          summary(run),
+        )
+        assert.match(
+          f[0]!.message,
+          /aws-node \(the VPC CNI\) uses its own role .* which lacks AmazonEKS_CNI_Policy/,
+        )
+        const command = f[0]!.fix!.commands![0]!
+        assert.equal(command, `aws iam attach-role-policy --role-name ${cniRole} --policy-arn ${cniPolicy}`)
+        // The fix's effect, then node-role passes with no CNI policy on the node role.
+        await aws.iam.send(new AttachRolePolicyCommand({ RoleName: cniRole, PolicyArn: cniPolicy }))
+        const again = await doctor(bed)
+        assert.equal(check(again, 'node-role').status, 'pass', summary(again))
+        assert.match(
+          check(again, 'node-role')
+            .findings.map((x) => x.message)
+            .join('\n'),
+          /gets its permissions from its own role AmazonEKSVPCCNIRole-e2e \(IRSA annotation\)/,
+        )
+        assertNoFailure(again)
+      } finally {
+        await bed.kube.delete(saPath)
+        await aws.iam.send(new AttachRolePolicyCommand({ RoleName: seed.nodeRoleName, PolicyArn: cniPolicy }))
+        await aws.iam
+          .send(new DetachRolePolicyCommand({ RoleName: cniRole, PolicyArn: cniPolicy }))
+          .catch(() => {})
+        await aws.iam.send(new DeleteRoleCommand({ RoleName: cniRole }))
+      }
+      assertNoFailure(await doctor(bed))
     })
 
     test('a cluster-autoscaler discovering the managed node groups beside Karpenter: a warning naming the group; the printed scale-down clears it', async () => {

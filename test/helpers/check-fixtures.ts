@@ -24,6 +24,7 @@ import {
   healthyFacts,
   healthyNodeClass,
   NODE_ROLE_ARN,
+  nodeRole,
   ok,
   passRoleEvaluation,
   REGION,
@@ -351,3 +352,39 @@ export const both =
   (...fns: ((f: Facts) => void)[]) =>
   (f: Facts) =>
     fns.forEach((fn) => fn(f))
+
+// ---- the VPC CNI's own role (aws-node) ----
+
+export const CNI_ROLE = 'AmazonEKSVPCCNIRole-demo'
+export const CNI_ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/${CNI_ROLE}`
+
+/** aws-node's own role, read as the collector reads it: AmazonEKS_CNI_Policy attached unless `withCni` is false. */
+export const cniRole = (withCni = true): RoleFacts => {
+  const r = nodeRole(CNI_ROLE)
+  r.attached = ok(
+    withCni
+      ? [
+          {
+            arn: 'arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy',
+            name: 'AmazonEKS_CNI_Policy',
+            document: null,
+          },
+        ]
+      : [],
+  )
+  return r
+}
+
+/** kube-system/aws-node annotated for IRSA with `arn`, and that role (when given) read. */
+export const awsNodeIrsa =
+  (arn: string = CNI_ROLE_ARN, role: RoleFacts | null | undefined = cniRole()) =>
+  (f: Facts) => {
+    f.kube.awsNodeServiceAccount = ok({
+      metadata: {
+        name: 'aws-node',
+        namespace: 'kube-system',
+        annotations: { 'eks.amazonaws.com/role-arn': arn },
+      },
+    })
+    if (role !== undefined) f.iam.roles[arn.slice(arn.lastIndexOf('/') + 1)] = ok(role)
+  }

@@ -1942,6 +1942,7 @@ export class MockCluster {
     kube('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations')
     kube('/version')
     kube('/apis/apps/v1/deployments')
+    kube('/api/v1/namespaces/kube-system/serviceaccounts/aws-node')
     // A cluster-autoscaler that runs: the managed node groups are read to name what it scales.
     const autoscalerRuns = s.kube.deployments.some(
       (d) =>
@@ -1963,8 +1964,19 @@ export class MockCluster {
         ),
       ),
     ]
+    // …and the interruption queue's SSE-KMS key (KmsMasterKeyId), the same way.
+    const queueKeyId = (() => {
+      const r = s.kube.helmSecrets.find((x) => x.metadata.labels?.name === 'karpenter')
+      const v = r
+        ? (decodeReleaseData((r.data as { release: string }).release).config as {
+            settings?: { interruptionQueue?: string }
+          })
+        : undefined
+      const q = v?.settings?.interruptionQueue?.split(/[/:]/).pop()
+      return q ? s.queues[q]?.KmsMasterKeyId : undefined
+    })()
     const policyReads = new Set<string>()
-    for (const id of keyIds) {
+    for (const id of new Set([...keyIds, ...(queueKeyId ? [queueKeyId] : [])])) {
       out.push(j('kms', 'TrentService.DescribeKey', { KeyId: id }))
       const key = this.kmsKey(id)
       if (key?.keyManager === 'CUSTOMER') policyReads.add(`arn:aws:kms:${REGION}:${ACCOUNT}:key/${key.keyId}`)
@@ -2036,6 +2048,17 @@ export class MockCluster {
     }
     // With a KMS key in play the node roles' managed policies are read too (IAM may decide key use).
     for (const r of nodeRoles) if (r !== controllerRole) roleReads(r, keyIds.length > 0)
+    // The VPC CNI's own role (IRSA on kube-system/aws-node, else Pod Identity), in this account.
+    const awsNode = s.kube.serviceAccounts.find(
+      (x) => x.metadata.namespace === 'kube-system' && x.metadata.name === 'aws-node',
+    )
+    const cniArn =
+      awsNode?.metadata.annotations?.['eks.amazonaws.com/role-arn'] ??
+      s.podIdentityAssociations.find((a) => a.namespace === 'kube-system' && a.serviceAccount === 'aws-node')
+        ?.roleArn
+    const cniRole =
+      cniArn && cniArn.split(':')[4] === ACCOUNT ? cniArn.slice(cniArn.lastIndexOf('/') + 1) : undefined
+    if (cniRole && cniRole !== controllerRole && !nodeRoles.has(cniRole)) roleReads(cniRole, false)
     if (controllerArn && nodeRoles.size > 0) {
       const params: Record<string, string> = {
         Action: 'SimulatePrincipalPolicy',
@@ -2136,7 +2159,11 @@ export class MockCluster {
     // the roles that exist, the controller's customer managed policies, the queue, the rules that
     // deliver to it or would be repaired, and with IRSA the issuer's OIDC provider.
     const owned: string[] = []
-    for (const name of [...(controllerRole ? [controllerRole] : []), ...nodeRoles]) {
+    for (const name of new Set([
+      ...(controllerRole ? [controllerRole] : []),
+      ...nodeRoles,
+      ...(cniRole ? [cniRole] : []),
+    ])) {
       const r = s.roles[name]
       if (!r) continue
       owned.push(name)

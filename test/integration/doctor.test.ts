@@ -17,6 +17,7 @@ import {
   CLUSTER,
   CONTROLLER_ROLE,
   CONTROLLER_ROLE_ARN,
+  NODE_ROLE,
   NODE_ROLE_ARN,
   QUEUE_ARN,
   clusterAutoscalerDeployment,
@@ -126,8 +127,9 @@ test('every distinct read happens once, and every read the cluster needs is made
   assert.equal(m.count('iam:GetPolicyVersion'), 6, 'one GetPolicyVersion per controller policy')
   assert.equal(m.count('iam:GetPolicy'), 6)
   assert.equal(m.count('eks:ListAccessEntries'), 0, 'a CONFIG_MAP cluster has no access entries to list')
-  // 17 reads, plus the cluster-wide Deployment listing that finds a cluster-autoscaler.
-  assert.equal(m.count('kube:GET'), 18)
+  // 17 reads, plus the cluster-wide Deployment listing that finds a cluster-autoscaler and the VPC
+  // CNI's ServiceAccount (kube-system/aws-node).
+  assert.equal(m.count('kube:GET'), 19)
 })
 
 test('Pod Identity instead of IRSA: the same cluster stays green and the association is found', async (t) => {
@@ -810,4 +812,135 @@ test('listing Deployments forbidden: cluster-autoscaler is unknown, not pass', a
   })
   const outcome = await doctor(live(m))
   assert.equal(result(outcome, 'cluster-autoscaler').status, 'unknown')
+})
+
+// ---- issue 21 item 1: an SSE-KMS interruption queue ----
+
+const QUEUE_KEY_ID = '5678abcd-12ab-34cd-56ef-1234567890ab'
+const QUEUE_KEY_ARN = `arn:aws:kms:us-west-2:123456789012:key/${QUEUE_KEY_ID}`
+
+/** The `demo` queue encrypted with a customer managed key (named by alias) whose policy has `statements`. */
+const queueEncryptedWith = (statements: PolicyStatement[]) => (s: MockState) => {
+  s.kmsKeys.push({
+    keyId: QUEUE_KEY_ID,
+    aliases: ['alias/karpenter-queue'],
+    keyManager: 'CUSTOMER',
+    keyState: 'Enabled',
+    policy: { Version: '2012-10-17', Statement: statements },
+  })
+  s.queues[CLUSTER]!.KmsMasterKeyId = 'alias/karpenter-queue'
+}
+
+test('an SSE-KMS queue whose key policy names neither EventBridge nor the controller: both checks fail, the key read once', async (t) => {
+  const m = mock(t, { mutate: queueEncryptedWith([keyAdmin]) })
+  const outcome = await doctor(live(m))
+  const q = result(outcome, 'interruption-queue')
+  assert.equal(q.status, 'fail', describe(q))
+  assert.match(
+    messages(q),
+    new RegExp(`key policy of ${QUEUE_KEY_ARN} .*does not let events\\.amazonaws\\.com use it`),
+  )
+  const c = result(outcome, 'controller-policy')
+  assert.equal(c.status, 'fail', describe(c))
+  assert.match(messages(c), /may not use KMS key .* for kms:Decrypt/)
+  // The attribute came off the wire; DescribeKey resolved the alias and GetKeyPolicy read it, once each.
+  const queue = outcome.facts.sqs.queue
+  assert.ok(queue.ok && queue.value)
+  assert.equal(queue.value.kmsMasterKeyId, 'alias/karpenter-queue')
+  assert.equal(m.count('kms:DescribeKey'), 1)
+  assert.equal(m.count('kms:GetKeyPolicy'), 1)
+  assert.deepEqual(failingIds(outcome), ['controller-policy', 'interruption-queue'], summary(outcome))
+  wireIsClean(m)
+})
+
+test('an SSE-KMS queue whose key policy lets EventBridge and the controller use it: both stay green', async (t) => {
+  const m = mock(t, {
+    mutate: queueEncryptedWith([
+      keyAdmin,
+      {
+        Sid: 'EventBridge',
+        Effect: 'Allow',
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        Resource: '*',
+      },
+      {
+        Sid: 'Controller',
+        Effect: 'Allow',
+        Principal: { AWS: CONTROLLER_ROLE_ARN },
+        Action: 'kms:Decrypt',
+        Resource: '*',
+      },
+    ]),
+  })
+  const outcome = await doctor(live(m))
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  assert.equal(result(outcome, 'interruption-queue').status, 'pass')
+  assert.equal(result(outcome, 'controller-policy').status, 'pass')
+  wireIsClean(m)
+})
+
+test('GetKeyPolicy of the queue key denied: interruption-queue and controller-policy are unknown, never pass', async (t) => {
+  const m = mock(t, {
+    mutate: queueEncryptedWith([keyAdmin]),
+    faults: [{ op: 'kms:GetKeyPolicy', error: 'denied', times: Infinity }],
+    expectations: false,
+  })
+  const outcome = await doctor(live(m))
+  for (const id of ['interruption-queue', 'controller-policy']) {
+    const r = result(outcome, id)
+    assert.equal(r.status, 'unknown', describe(r))
+    assert.match(messages(r), /key policy of .*\(permission denied: AccessDeniedException/, describe(r))
+  }
+})
+
+// ---- issue 21 item 2: the VPC CNI with its own IRSA role ----
+
+/** kube-system/aws-node annotated for IRSA with `AmazonEKSVPCCNIRole-demo`, the node role without the CNI policy. */
+const cniOwnRole = (attached: string[]) => (s: MockState) => {
+  s.kube.serviceAccounts.push({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      name: 'aws-node',
+      namespace: 'kube-system',
+      annotations: {
+        'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/AmazonEKSVPCCNIRole-demo',
+      },
+    },
+  })
+  s.roles['AmazonEKSVPCCNIRole-demo'] = { ...s.roles[NODE_ROLE]!, name: 'AmazonEKSVPCCNIRole-demo', attached }
+  s.roles[NODE_ROLE]!.attached = s.roles[NODE_ROLE]!.attached.filter(
+    (a) => !a.endsWith('/AmazonEKS_CNI_Policy'),
+  )
+}
+
+test("aws-node's own IRSA role has the CNI policy: node-role passes without it on the node role; the role is read once", async (t) => {
+  const m = mock(t, { mutate: cniOwnRole(['arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy']) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'pass', describe(r))
+  assert.match(
+    messages(r),
+    /gets its permissions from its own role AmazonEKSVPCCNIRole-demo \(IRSA annotation\)/,
+  )
+  assert.equal(m.count('iam:GetRole'), 3, 'controller, node and aws-node roles')
+  assert.deepEqual(failingIds(outcome), [], summary(outcome))
+  wireIsClean(m)
+})
+
+test("aws-node's own IRSA role lacks the CNI policy: node-role fails on that role, not on the node role", async (t) => {
+  const m = mock(t, { mutate: cniOwnRole([]) })
+  const outcome = await doctor(live(m))
+  const r = result(outcome, 'node-role')
+  assert.equal(r.status, 'fail', describe(r))
+  const fails = r.findings.filter((f) => f.status === 'fail')
+  assert.deepEqual(
+    fails.map((f) => f.subject),
+    ['AmazonEKSVPCCNIRole-demo'],
+  )
+  assert.deepEqual(fails[0]!.fix!.commands, [
+    'aws iam attach-role-policy --role-name AmazonEKSVPCCNIRole-demo --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy',
+  ])
+  wireIsClean(m)
 })

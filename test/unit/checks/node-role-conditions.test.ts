@@ -15,7 +15,14 @@ import {
   NODE_ROLE_ARN,
   ok,
 } from '../../helpers/facts.js'
-import { roleOf, withoutPolicies as withoutRolePolicies } from '../../helpers/check-fixtures.js'
+import {
+  awsNodeIrsa,
+  CNI_ROLE,
+  CNI_ROLE_ARN,
+  cniRole,
+  roleOf,
+  withoutPolicies as withoutRolePolicies,
+} from '../../helpers/check-fixtures.js'
 
 const role = (f: Facts): RoleFacts => roleOf(f, NODE_ROLE)
 const withoutPolicies = (...names: string[]) => withoutRolePolicies(NODE_ROLE, ...names)
@@ -143,15 +150,18 @@ test('an instance profile that was not collected, or could not be read: unknown 
   assert.match(denied[0]!.message, /^instance profile acme-profile: could not read iam:GetInstanceProfile/)
 })
 
-test('an instance profile that does not exist: fail, with create and add commands', () => {
+test('an instance profile that does not exist: fail, with create and add commands (or spec.role instead)', () => {
   assert.deepEqual(findingsOf(withProfile(ok(null))), [
     {
       status: 'fail',
       subject: 'acme-profile',
-      message: 'instance profile acme-profile used by EC2NodeClass/default does not exist',
-      evidence: { nodeClass: 'default', instanceProfile: 'acme-profile' },
+      message:
+        'instance profile acme-profile used by EC2NodeClass/default does not exist: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)',
+      evidence: { nodeClass: 'default', instanceProfile: 'acme-profile', role: 'KarpenterNodeRole-demo' },
+      code: 'instance-profile-missing',
       fix: {
-        summary: 'create the instance profile and add the node role to it',
+        summary:
+          'create the instance profile and add node role KarpenterNodeRole-demo (the node role karpctl install creates; name yours if it differs) to it; or set spec.role of EC2NodeClass/default instead of spec.instanceProfile (Karpenter then creates and manages the instance profile)',
         commands: [
           'aws iam create-instance-profile --instance-profile-name acme-profile',
           'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name KarpenterNodeRole-demo',
@@ -168,13 +178,39 @@ test('an instance profile that holds no role: fail, with only the add command', 
     ),
   )
   assert.equal(f.length, 1)
-  assert.equal(f[0]!.message, 'instance profile acme-profile used by EC2NodeClass/default holds no role')
+  assert.equal(
+    f[0]!.message,
+    'instance profile acme-profile used by EC2NodeClass/default holds no role: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)',
+  )
+  assert.equal(f[0]!.code, 'instance-profile-empty')
   assert.deepEqual(f[0]!.fix!.commands, [
     'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name KarpenterNodeRole-demo',
   ])
 })
 
-test('an instance profile with a role: that role is checked', () => {
+test('an empty instance profile beside an EC2NodeClass with spec.role: the fix adds that existing role', () => {
+  const f = findingsOf((f) => {
+    const nc = f.kube.nodeClasses.ok ? f.kube.nodeClasses.value[0]! : undefined
+    assert.ok(nc)
+    f.kube.nodeClasses = ok([
+      { ...nc, metadata: { name: 'plain' }, spec: { ...nc.spec, role: 'AcmeNodes' } },
+      {
+        ...nc,
+        metadata: { name: 'profiled' },
+        spec: { ...nc.spec, role: undefined, instanceProfile: 'acme-profile' },
+      },
+    ])
+    f.iam.roles.AcmeNodes = f.iam.roles[NODE_ROLE]!
+    f.iam.instanceProfiles['acme-profile'] = ok({ name: 'acme-profile', arn: 'x', roles: [] })
+  })
+  const fail = f.find((x) => x.subject === 'acme-profile')!
+  assert.deepEqual(fail.fix!.commands, [
+    'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name AcmeNodes',
+  ])
+  assert.match(fail.fix!.summary, /AcmeNodes \(the node role another EC2NodeClass uses\)/)
+})
+
+test('an instance profile with a role: that role is checked, named with the profile that holds it', () => {
   const f = findingsOf(
     withProfile(
       ok({
@@ -186,6 +222,7 @@ test('an instance profile with a role: that role is checked', () => {
   )
   assert.equal(f.length, 3)
   assert.ok(f.every((x) => x.status === 'pass'))
+  assert.match(f[0]!.message, /used by EC2NodeClass default \(through instance profile acme-profile\)/)
 })
 
 test('a node role that was not collected: unknown for it', () => {
@@ -318,25 +355,39 @@ test('a managed policy attached under another partition ARN still counts (matche
   assert.equal(f[1]!.status, 'pass')
 })
 
-test('the CNI policy is excused only by a Pod Identity association of kube-system/aws-node', () => {
+test('the CNI policy is excused only by an own role of kube-system/aws-node (Pod Identity or IRSA)', () => {
   const assoc = (namespace: string, serviceAccount: string) => (f: Facts) => {
-    f.eks.podIdentityAssociations = ok([{ associationId: 'a', namespace, serviceAccount }])
+    f.eks.podIdentityAssociations = ok([
+      { associationId: 'a', namespace, serviceAccount, roleArn: CNI_ROLE_ARN },
+    ])
+    f.iam.roles[CNI_ROLE] = ok(cniRole())
   }
   const noCni = withoutPolicies('AmazonEKS_CNI_Policy')
   assert.equal(findingsOf(both(noCni, assoc('kube-system', 'aws-node')))[1]!.status, 'pass')
   assert.equal(findingsOf(both(noCni, assoc('default', 'aws-node')))[1]!.status, 'fail')
   assert.equal(findingsOf(both(noCni, assoc('kube-system', 'karpenter')))[1]!.status, 'fail')
-  assert.equal(
-    findingsOf(
-      both(noCni, (f) => (f.eks.podIdentityAssociations = failed('eks:ListPodIdentityAssociations'))),
-    )[1]!.status,
-    'fail',
-  )
-  // Its own association excuses only the CNI policy.
+  assert.equal(findingsOf(both(noCni, awsNodeIrsa()))[1]!.status, 'pass')
+  // Its own role excuses only the CNI policy.
   const f = findingsOf(
     both(withoutPolicies('AmazonEKSWorkerNodePolicy'), assoc('kube-system', 'aws-node')),
   )[1]!
   assert.deepEqual(f.evidence?.missing, ['AmazonEKSWorkerNodePolicy'])
+})
+
+test('whether aws-node has its own role cannot be read: a node role without the CNI policy is unknown for it, never fail or pass', () => {
+  const noCni = withoutPolicies('AmazonEKS_CNI_Policy')
+  for (const unread of [
+    (f: Facts) => (f.eks.podIdentityAssociations = failed('eks:ListPodIdentityAssociations demo')),
+    (f: Facts) => (f.kube.awsNodeServiceAccount = failed('kubernetes: kube-system/aws-node ServiceAccount')),
+  ]) {
+    const f = findingsOf(both(noCni, unread))
+    assert.ok(!f.some((x) => x.status === 'fail'), JSON.stringify(f))
+    const unknown = f.find((x) => x.status === 'unknown')!
+    assert.match(
+      unknown.message,
+      /lacks AmazonEKS_CNI_Policy, and whether aws-node \(the VPC CNI\) has its own role is not known: could not read/,
+    )
+  }
 })
 
 test('missing SSM core: the exact warning, beside the pass', () => {

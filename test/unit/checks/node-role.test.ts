@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { nodeRole } from '../../../src/checks/node-role.js'
-import { runCheck } from '../../../src/checks/run.js'
+import { catalog } from '../../../src/checks/catalog.js'
+import { runCheck, runChecks } from '../../../src/checks/run.js'
+import { fixSet } from '../../../src/fix/fixes.js'
 import type { Facts, RoleFacts } from '../../../src/facts/types.js'
 import {
   failed,
@@ -11,7 +13,14 @@ import {
   nodeRole as nodeRoleFacts,
   ok,
 } from '../../helpers/facts.js'
-import { roleOf, withoutPolicies as withoutRolePolicies } from '../../helpers/check-fixtures.js'
+import {
+  awsNodeIrsa,
+  CNI_ROLE,
+  CNI_ROLE_ARN,
+  cniRole,
+  roleOf,
+  withoutPolicies as withoutRolePolicies,
+} from '../../helpers/check-fixtures.js'
 
 const role = (f: Facts): RoleFacts => roleOf(f, NODE_ROLE)
 const withoutPolicies = (...names: string[]) => withoutRolePolicies(NODE_ROLE, ...names)
@@ -93,11 +102,118 @@ test('CNI policy may be missing when aws-node has its own Pod Identity associati
     healthyFacts((f) => {
       withoutPolicies('AmazonEKS_CNI_Policy')(f)
       f.eks.podIdentityAssociations = ok([
-        { associationId: 'a-cni', namespace: 'kube-system', serviceAccount: 'aws-node' },
+        {
+          associationId: 'a-cni',
+          namespace: 'kube-system',
+          serviceAccount: 'aws-node',
+          roleArn: CNI_ROLE_ARN,
+        },
       ])
+      f.iam.roles[CNI_ROLE] = ok(cniRole())
     }),
   )
   assert.equal(r.status, 'pass')
+  assert.match(
+    r.findings.at(-1)!.message,
+    /VPC CNI \(kube-system\/aws-node\) gets its permissions from its own role AmazonEKSVPCCNIRole-demo \(EKS Pod Identity association\), which has AmazonEKS_CNI_Policy/,
+  )
+})
+
+// ---- issue 21 item 2: aws-node with its own IRSA role ----
+
+test('aws-node with its own IRSA role that has the CNI policy: a node role without it passes, saying where CNI permissions come from', () => {
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      withoutPolicies('AmazonEKS_CNI_Policy')(f)
+      awsNodeIrsa()(f)
+    }),
+  )
+  assert.equal(r.status, 'pass', JSON.stringify(r.findings, null, 1))
+  const policies = r.findings.find((x) => x.subject === NODE_ROLE && /policies/.test(x.message))!
+  assert.match(policies.message, /the VPC CNI's permissions come from aws-node's own role/)
+  const cni = r.findings.find((x) => x.subject === CNI_ROLE_ARN)!
+  assert.equal(cni.status, 'pass')
+  assert.match(
+    cni.message,
+    /own role AmazonEKSVPCCNIRole-demo \(IRSA annotation\), which has AmazonEKS_CNI_Policy: the node roles need not carry it/,
+  )
+  // No fix anywhere attaches the CNI policy to the node role.
+  assert.ok(
+    !r.findings.some((x) =>
+      x.fix?.commands?.some((c) => c.includes(`--role-name ${NODE_ROLE} `) && c.includes('CNI')),
+    ),
+  )
+})
+
+test("aws-node's own role lacks the CNI policy: fail naming it, the fix attaches it to aws-node's role, not the node role", () => {
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      withoutPolicies('AmazonEKS_CNI_Policy')(f)
+      awsNodeIrsa(CNI_ROLE_ARN, cniRole(false))(f)
+    }),
+  )
+  assert.equal(r.status, 'fail')
+  const fails = r.findings.filter((x) => x.status === 'fail')
+  assert.equal(fails.length, 1)
+  assert.equal(fails[0]!.subject, CNI_ROLE)
+  assert.equal(fails[0]!.code, 'missing-policies')
+  assert.deepEqual(fails[0]!.evidence?.missing, ['AmazonEKS_CNI_Policy'])
+  assert.match(
+    fails[0]!.message,
+    /aws-node \(the VPC CNI\) uses its own role AmazonEKSVPCCNIRole-demo \(IRSA annotation\), which lacks AmazonEKS_CNI_Policy/,
+  )
+  assert.deepEqual(fails[0]!.fix!.commands, [
+    `aws iam attach-role-policy --role-name ${CNI_ROLE} --policy-arn arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy`,
+  ])
+})
+
+test("aws-node's role is a stack's: the fix is made in the stack", () => {
+  const r = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      awsNodeIrsa(CNI_ROLE_ARN, cniRole(false))(f)
+      f.cloudformation = {
+        owners: {
+          [CNI_ROLE]: ok({
+            stackName: 'eksctl-demo-addon-vpc-cni',
+            stackId: 'id',
+            logicalId: 'Role1',
+            resourceType: 'AWS::IAM::Role',
+            resourceStatus: 'CREATE_COMPLETE',
+          }),
+        },
+        stacks: {},
+      }
+    }),
+  )
+  const fail = r.findings.find((x) => x.status === 'fail')!
+  assert.match(fail.fix!.summary, /belongs to CloudFormation stack eksctl-demo-addon-vpc-cni/)
+  assert.ok(fail.fix!.commands!.every((c) => c.startsWith('aws cloudformation')))
+})
+
+test("aws-node's role is in another account or does not exist: unknown or fail, never pass", () => {
+  const foreign = runCheck(
+    nodeRole,
+    healthyFacts(awsNodeIrsa('arn:aws:iam::999999999999:role/cni', undefined)),
+  )
+  assert.equal(foreign.status, 'unknown')
+  assert.match(
+    foreign.findings.at(-1)!.message,
+    /of account 999999999999 .*cannot be read from account 123456789012/,
+  )
+  const gone = runCheck(nodeRole, healthyFacts(awsNodeIrsa(CNI_ROLE_ARN, null)))
+  assert.equal(gone.status, 'fail')
+  assert.equal(gone.findings.at(-1)!.code, 'cni-role-missing')
+  const unread = runCheck(
+    nodeRole,
+    healthyFacts((f) => {
+      awsNodeIrsa()(f)
+      delete f.iam.roles[CNI_ROLE]
+    }),
+  )
+  assert.equal(unread.status, 'unknown')
 })
 
 test('missing SSM core policy is advice (warn), not a failure', () => {
@@ -340,5 +456,17 @@ test("API mode: another principal's STANDARD entry does not count for the node r
   assert.match(
     r.findings.find((x) => x.status === 'fail')!.message,
     /has no cluster access: no EC2_LINUX access entry/,
+  )
+})
+
+test("doctor --fix attaches the CNI policy to aws-node's own role, never to the node role", () => {
+  const facts = healthyFacts((f) => {
+    withoutPolicies('AmazonEKS_CNI_Policy')(f)
+    awsNodeIrsa(CNI_ROLE_ARN, cniRole(false))(f)
+  })
+  const fs = fixSet(facts, runChecks(catalog, facts))
+  assert.deepEqual(
+    fs.resources.map((r) => r.address),
+    [`iam-role-policies.${CNI_ROLE}`],
   )
 })

@@ -152,12 +152,12 @@ test('instance profiles: not collected, unreadable, missing or empty are unknown
       status: 'unknown',
       subject: 'p',
       message:
-        'instance profile p (EC2NodeClass nc0) does not exist: no node role to evaluate (see nodeclass-ready)',
+        'instance profile p (EC2NodeClass nc0) does not exist: no node role to evaluate (see node-role)',
     },
   ])
   assert.equal(
     findings(profile(ok({ name: 'p', arn: 'arn:aws:iam::1:instance-profile/p', roles: [] })))[0]!.message,
-    'instance profile p (EC2NodeClass nc0) holds no role: no node role to evaluate (see nodeclass-ready)',
+    'instance profile p (EC2NodeClass nc0) holds no role: no node role to evaluate (see node-role)',
   )
 })
 
