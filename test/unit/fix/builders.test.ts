@@ -217,6 +217,33 @@ test('rules that send to an old queue: repaired in place with its target id, the
   assert.deepEqual(repairs[0]!.desired, { target: QUEUE_ARN, state: 'ENABLED' })
 })
 
+test('a disabled rule that targets the queue: enabled in place (not manual), its target id kept', () => {
+  const facts = healthyFacts((f) => {
+    if (f.events.rules.ok)
+      f.events.rules = ok(
+        f.events.rules.value.map((r) => (/SpotInterruption/.test(r.name) ? { ...r, state: 'DISABLED' } : r)),
+      )
+  })
+  const fs = plan(facts)
+  assert.deepEqual(
+    fs.manual.filter((m) => m.check === 'interruption-rules'),
+    [],
+  )
+  const [repair, ...more] = fs.resources.filter((r) => r.address.startsWith('events-rule-repair.'))
+  assert.equal(more.length, 0)
+  assert.equal(repair?.address, 'events-rule-repair.Karpenter-demo-SpotInterruptionRule')
+  assert.ok(fs.touched.includes('interruption-rules'))
+  const v = repair.verdict({
+    arn: repair.permissions[0]!.resource,
+    state: 'DISABLED',
+    pattern: null,
+    targets: [{ Id: 'KarpenterInterruptionQueueTarget', Arn: QUEUE_ARN }],
+    tags: {},
+  })
+  assert.deepEqual(v.changes, [{ field: 'state', from: 'DISABLED', to: 'ENABLED' }])
+  assert.match(v.note ?? '', /its state DISABLED recorded as the karpctl\.io\/retargeted-from tag/)
+})
+
 test('no Pod Identity association: one to the controller role, with a controller restart', () => {
   const facts = healthyFacts((f) => {
     f.iam.controllerIdentity = 'pod-identity'
