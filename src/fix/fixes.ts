@@ -18,6 +18,8 @@ export interface Manual {
   message: string
   why: string
   commands: string[]
+  /** The finding's fix another way (without eksctl), listed under its label. */
+  alternative?: { label: string; commands: string[] }
 }
 
 export interface FixSet {
@@ -71,6 +73,7 @@ export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = 
         message: f.message,
         why: built.why?.get(f) ?? WHY_MANUAL[r.meta.id] ?? 'needs a human decision',
         commands: f.fix?.commands ?? [],
+        ...(f.fix?.alternative ? { alternative: f.fix.alternative } : {}),
       })
   }
   const rel = release(facts)
