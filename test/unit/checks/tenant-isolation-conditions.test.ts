@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { runCheck } from '../../../src/checks/run.js'
 import { tenantIsolation } from '../../../src/checks/tenant-isolation.js'
+import { evaluate } from '../../../src/iam/evaluate.js'
+import { parsePolicyDocument } from '../../../src/iam/policy-document.js'
 import type { Facts, Taint } from '../../../src/facts/types.js'
 import { tenantPool, withTenants, type TenantOpts } from '../../helpers/check-fixtures.js'
 import { CONTROLLER_ROLE, failed, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
@@ -341,4 +343,27 @@ test('cluster access for the new role: an access entry on API_AND_CONFIG_MAP; aw
     access((f) => delete f.meta.accountId),
     /--arn 'arn:aws:iam::<account-id>:role\/KarpenterNodeRole-demo-acme' /,
   )
+})
+
+test("the own-role fix's grant, as printed, lets the controller pass the new role to EC2 and keeps every role in use", () => {
+  const shared = 'KarpenterNodeRole-demo-shared'
+  const f = roleFinding(
+    findings([
+      ['acme', { role: shared }],
+      ['globex', { role: shared }],
+    ]),
+    shared,
+  )
+  const grant = f.fix!.commands!.find((c) => c.startsWith('aws iam put-role-policy '))!
+  const doc = parsePolicyDocument(/--policy-document '(.+)'$/.exec(grant)![1]!)
+  const may = (role: string) =>
+    evaluate([doc], {
+      action: 'iam:PassRole',
+      resource: `arn:aws:iam::123456789012:role/${role}`,
+      context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    }).decision
+  assert.equal(may('KarpenterNodeRole-demo-globex'), 'allowed')
+  assert.equal(may(shared), 'allowed', 'acme keeps its grant: put-role-policy replaces the policy')
+  assert.equal(may('KarpenterNodeRole-demo'), 'allowed', 'the default pool keeps its grant')
+  assert.equal(may('SomeOtherRole'), 'implicitDeny')
 })
