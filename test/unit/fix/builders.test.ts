@@ -271,3 +271,13 @@ test("--fix records its 8443 rule and discovery tags as repairs, which teardown'
   const v = tags.verdict({ 'subnet-0a': {}, 'subnet-0b': {}, 'subnet-0c': {} })
   assert.match(v.note ?? '', /karpctl\.io\/repaired-tags \(a repair: teardown keeps it\)/)
 })
+
+test("a NodePool's immutable nodeClassRef.group: manual, and --fix says why from the finding's data", () => {
+  const facts = healthyFacts((f) => {
+    if (f.kube.nodePools.ok) f.kube.nodePools.value[0]!.spec.template.spec.nodeClassRef.group = 'karpenter.sh'
+  })
+  const [m, ...more] = plan(facts).manual.filter((x) => x.check === 'nodeclass-ready')
+  assert.equal(more.length, 0)
+  assert.match(m!.why, /nodeClassRef\.group and \.kind are immutable .*must be deleted and created again/)
+  assert.ok(m!.commands.includes('kubectl delete nodepool default'))
+})
