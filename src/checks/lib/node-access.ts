@@ -16,7 +16,7 @@ export const NODE_GROUPS = ['system:bootstrappers', 'system:nodes'] as const
 export const WITHOUT_EKSCTL = 'without eksctl (aws and kubectl only)'
 
 /** Where the kubectl-only aws-auth edit builds the new mapRoles text (in the working directory). */
-export const MAP_ROLES_FILE = 'aws-auth-mapRoles.yaml'
+const MAP_ROLES_FILE = 'aws-auth-mapRoles.yaml'
 
 const EC2_TRUST = JSON.stringify({
   Version: '2012-10-17',
