@@ -1,6 +1,7 @@
 import type { Deployment, Facts, HelmRelease, KubeNode, Taint, Toleration } from '../facts/types.js'
-import { need, skip, valueAt } from './lib/facts.js'
+import { need, partitionOf, skip, valueAt } from './lib/facts.js'
 import { helmUpgradeCommand } from './lib/install.js'
+import { createNodeRoleCommands, WITHOUT_EKSCTL } from './lib/node-access.js'
 import { optional, part } from './lib/parts.js'
 import type { Check, Finding, Fix } from './types.js'
 
@@ -268,22 +269,56 @@ function roomFix(
   const groups = [
     ...new Set(nodes.map((n) => n.labels['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g)),
   ]
-  const commands = groups.map(
-    (g) =>
-      `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas},desiredSize=${d.replicas} --region ${facts.meta.region}`,
-  )
-  if (groups.length === 0) {
-    commands.push(
-      `eksctl create nodegroup --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --name karpenter-system --nodes ${d.replicas} --nodes-min ${d.replicas} --nodes-max ${d.replicas + 1}`,
-    )
-  }
-  if (release) commands.push(helmUpgradeCommand(release, release.chartVersion, ' --set replicas=1'))
-  else commands.push(`kubectl -n ${ns} scale deploy ${d.metadata.name} --replicas=1`)
+  const one = release
+    ? helmUpgradeCommand(release, release.chartVersion, ' --set replicas=1')
+    : `kubectl -n ${ns} scale deploy ${d.metadata.name} --replicas=1`
+  const summary =
+    'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica'
+  if (groups.length > 0)
+    return {
+      summary,
+      commands: [
+        ...groups.map(
+          (g) =>
+            `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas},desiredSize=${d.replicas} --region ${facts.meta.region}`,
+        ),
+        one,
+      ],
+    }
   return {
-    summary:
-      'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica',
-    commands,
+    summary: `${summary}; the node group with eksctl, or without it (below)`,
+    commands: [
+      `eksctl create nodegroup --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --name ${SYSTEM_NODEGROUP} --nodes ${d.replicas} --nodes-min ${d.replicas} --nodes-max ${d.replicas + 1}`,
+      one,
+    ],
+    alternative: { label: WITHOUT_EKSCTL, commands: [...createNodegroupCommands(facts, d.replicas), one] },
   }
+}
+
+const SYSTEM_NODEGROUP = 'karpenter-system'
+
+/**
+ * What `eksctl create nodegroup` does, with aws alone: a node role of its own (a role Karpenter's nodes
+ * also use would lose its aws-auth mapping when EKS deletes the group), the managed node group in the
+ * cluster's subnets, and the wait for its nodes. What the facts do not hold is asked of AWS in place.
+ */
+function createNodegroupCommands(facts: Facts, replicas: number): string[] {
+  const { clusterName, region, accountId } = facts.meta
+  const role = `KarpenterSystemNodeRole-${clusterName}`.slice(0, 64)
+  const roleArn = accountId
+    ? `arn:${partitionOf(facts)}:iam::${accountId}:role/${role}`
+    : `$(aws iam get-role --role-name ${role} --query Role.Arn --output text)`
+  const known = optional(facts.eks.cluster)?.subnetIds ?? []
+  const subnets =
+    known.length > 0
+      ? known.join(' ')
+      : `$(aws eks describe-cluster --name ${clusterName} --region ${region} --query cluster.resourcesVpcConfig.subnetIds --output text)`
+  const group = `--cluster-name ${clusterName} --nodegroup-name ${SYSTEM_NODEGROUP} --region ${region}`
+  return [
+    ...createNodeRoleCommands(facts, role, {}),
+    `aws eks create-nodegroup ${group} --node-role ${roleArn} --subnets ${subnets} --scaling-config minSize=${replicas},maxSize=${replicas + 1},desiredSize=${replicas}`,
+    `aws eks wait nodegroup-active ${group}`,
+  ]
 }
 
 /** Twice a memory quantity in its own unit (`512Mi` → `1Gi` stays readable as `1024Mi`); 1Gi when unknown. */

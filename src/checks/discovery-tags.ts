@@ -1,6 +1,6 @@
-import type { EC2NodeClass, SelectorTerm } from '../facts/types.js'
-import { need, skip } from './lib/facts.js'
-import type { Check, Finding } from './types.js'
+import type { EC2NodeClass, SelectorTerm, Tags } from '../facts/types.js'
+import { need, shellQuote, skip } from './lib/facts.js'
+import type { Check, Finding, Fix } from './types.js'
 
 const DISCOVERY = 'karpenter.sh/discovery'
 
@@ -23,6 +23,69 @@ function tagFix(resources: string[], cluster: string, region: string, what: stri
       `aws ec2 create-tags --region ${region} --resources ${resources.length ? resources.join(' ') : `<${what}-ids>`} --tags Key=${DISCOVERY},Value=${cluster}`,
     ],
   }
+}
+
+type TermsField = 'subnetSelectorTerms' | 'securityGroupSelectorTerms'
+
+/** A tag term picks a resource when each of its tags is on it (`*`: any value). */
+const tagsMatch = (term: SelectorTerm, tags: Tags) =>
+  !!term.tags &&
+  Object.entries(term.tags).every(([k, v]) => tags[k] !== undefined && (v === '*' || tags[k] === v))
+
+/**
+ * Resources of another VPC that an EC2NodeClass selects. One picked by an `id` term is picked whatever
+ * its tags, so deleting a tag changes nothing: the terms naming it are removed from the selector, by
+ * a JSON patch whose every removal is guarded by a `test` of the id (a selector changed since the read
+ * is refused, not cut at the wrong index), from the last index down so earlier ones do not shift. A
+ * selector left without a term (the CRD wants one) gets the discovery term in place of its first, and
+ * the cluster's resources that tag. One picked by a tag term loses the discovery tag.
+ */
+function foreignFix(
+  nc: EC2NodeClass,
+  field: TermsField,
+  foreign: { id: string; tags: Tags }[],
+  what: 'subnets' | 'security-groups',
+  tagTargets: string[],
+  cluster: string,
+  region: string,
+): { fix: Fix; byId: string[] } {
+  const terms = nc.spec[field]
+  const named = terms.flatMap((t, i) => (t.id && foreign.some((r) => r.id === t.id) ? [{ i, id: t.id }] : []))
+  const byId = [...new Set(named.map((n) => n.id))]
+  const byTag = foreign.filter(
+    (r) => !byId.includes(r.id) || terms.some((t) => !t.id && tagsMatch(t, r.tags)),
+  )
+  const emptied = named.length === terms.length
+  const commands: string[] = []
+  const steps: string[] = []
+  if (named.length > 0) {
+    const ops = [...named]
+      .sort((a, b) => b.i - a.i)
+      .flatMap(({ i, id }) => [
+        { op: 'test', path: `/spec/${field}/${i}/id`, value: id },
+        emptied && i === named[0]!.i
+          ? { op: 'replace', path: `/spec/${field}/${i}`, value: { tags: { [DISCOVERY]: cluster } } }
+          : { op: 'remove', path: `/spec/${field}/${i}` },
+      ])
+    commands.push(
+      `kubectl patch ec2nodeclass ${shellQuote(nc.metadata.name)} --type json -p ${shellQuote(JSON.stringify(ops))}`,
+    )
+    steps.push(
+      `remove the selector term${named.length > 1 ? 's' : ''} naming ${byId.join(', ')} by id from ${field} (deleting a tag changes nothing for an id term)${emptied ? `; no term would be left, so the first becomes ${DISCOVERY}=${cluster} and the cluster's ${what} are tagged` : ''}`,
+    )
+    if (emptied) commands.push(...tagFix(tagTargets, cluster, region, what).commands)
+  }
+  if (byTag.length > 0) {
+    commands.push(
+      `aws ec2 delete-tags --region ${region} --resources ${byTag.map((r) => r.id).join(' ')} --tags Key=${DISCOVERY}`,
+    )
+    steps.push(
+      what === 'subnets'
+        ? `remove the discovery tag from ${byId.length > 0 ? byTag.map((r) => r.id).join(', ') : 'the foreign subnets'} (or narrow the selector)`
+        : `remove the discovery tag from ${byId.length > 0 ? byTag.map((r) => r.id).join(', ') : 'those security groups'}`,
+    )
+  }
+  return { fix: { summary: steps.join('; then '), commands }, byId }
 }
 
 /** A selector term that keys on karpenter.sh/discovery must name this cluster (a copied tutorial value does not). */
@@ -85,17 +148,26 @@ export const discoveryTags: Check = {
         const outside = vpc ? subnets.filter((s) => s.vpcId !== vpc) : []
         const zones = new Set(subnets.filter((s) => !vpc || s.vpcId === vpc).map((s) => s.availabilityZone))
         if (outside.length > 0) {
+          const { fix, byId } = foreignFix(
+            nc,
+            'subnetSelectorTerms',
+            outside,
+            'subnets',
+            clusterSubnets,
+            clusterName,
+            region,
+          )
           findings.push({
             status: 'fail',
             subject: outside.map((s) => s.id).join(','),
             message: `EC2NodeClass ${name} selects subnets outside the cluster VPC ${vpc}: ${outside.map((s) => `${s.id} (${s.vpcId})`).join(', ')}`,
-            evidence: { outside: outside.map((s) => ({ id: s.id, vpcId: s.vpcId })), vpc },
-            fix: {
-              summary: 'remove the discovery tag from the foreign subnets (or narrow the selector)',
-              commands: [
-                `aws ec2 delete-tags --region ${region} --resources ${outside.map((s) => s.id).join(' ')} --tags Key=${DISCOVERY}`,
-              ],
+            code: 'subnets-outside-vpc',
+            evidence: {
+              outside: outside.map((s) => ({ id: s.id, vpcId: s.vpcId })),
+              vpc,
+              ...(byId.length > 0 ? { selectedById: byId } : {}),
             },
+            fix,
           })
         }
         if (zones.size < 2) {
@@ -140,17 +212,26 @@ export const discoveryTags: Check = {
       } else {
         const foreignSgs = vpc ? sgs.filter((g) => g.vpcId !== vpc) : []
         if (foreignSgs.length > 0) {
+          const { fix, byId } = foreignFix(
+            nc,
+            'securityGroupSelectorTerms',
+            foreignSgs,
+            'security-groups',
+            cluster?.clusterSecurityGroupId ? [cluster.clusterSecurityGroupId] : [],
+            clusterName,
+            region,
+          )
           findings.push({
             status: 'fail',
             subject: foreignSgs.map((g) => g.id).join(','),
             message: `EC2NodeClass ${name} selects security groups of another VPC: ${foreignSgs.map((g) => `${g.id} (${g.vpcId})`).join(', ')}: RunInstances will fail`,
-            evidence: { foreign: foreignSgs.map((g) => g.id), vpc },
-            fix: {
-              summary: 'remove the discovery tag from those security groups',
-              commands: [
-                `aws ec2 delete-tags --region ${region} --resources ${foreignSgs.map((g) => g.id).join(' ')} --tags Key=${DISCOVERY}`,
-              ],
+            code: 'security-groups-outside-vpc',
+            evidence: {
+              foreign: foreignSgs.map((g) => g.id),
+              vpc,
+              ...(byId.length > 0 ? { selectedById: byId } : {}),
             },
+            fix,
           })
         } else {
           findings.push({

@@ -198,7 +198,9 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
   }
   const commands: string[] = []
   const steps: string[] = []
-  let targetId: string | undefined
+  // The repair (doctor --fix) needs the id the queue target has or gets, even when it only enables
+  // the rule: it is the id PutTargets would use if the target vanished before the apply.
+  let targetId = targets.find((t) => t.arn === queueArn && t.id)?.id ?? RULE_TARGET_ID
   if (!targetsQueue) {
     // PutTargets replaces a target with the same id: reuse the stale queue's id when it is the
     // reference one; never take the id of a target that is not a stale queue.
@@ -234,13 +236,14 @@ function repairRule(facts: Facts, spec: RuleSpec, rule: EventRule, queueArn: str
     status: 'fail',
     subject: rule.arn,
     message: `rule ${rule.name} for "${spec.detailType}" ${problems.join(' and ')}: those events never reach the queue`,
+    code: 'rule-repair',
     evidence: {
       rule: rule.name,
       state: rule.state,
       targets: rule.targetArns,
       ...(stale.length > 0 ? { otherQueues: stale.map((t) => t.arn) } : {}),
       queueArn,
-      ...(targetId ? { targetId } : {}),
+      targetId,
     },
     fix,
   }

@@ -1,6 +1,7 @@
 import type { PolicyStatement } from '../facts/types.js'
 import { parseOperator } from '../iam/evaluate.js'
-import { need, needRelease, skip } from './lib/facts.js'
+import { need, needRelease, shellQuote, skip } from './lib/facts.js'
+import { WITHOUT_EKSCTL } from './lib/node-access.js'
 import { inStack, ownership } from './lib/owners.js'
 import { isWildcard, wildcardMatch } from './lib/policy.js'
 import { controllerServiceAccount, irsaStatements, type IrsaStatement } from './lib/trust.js'
@@ -33,10 +34,17 @@ export const irsaTrustPolicy: Check = {
         subject: issuer,
         message: `no IAM OIDC provider is registered for the cluster issuer ${issuer}`,
         fix: {
-          summary: 'register the cluster OIDC provider',
+          summary: 'register the cluster OIDC provider, with eksctl or without it (below)',
           commands: [
             `eksctl utils associate-iam-oidc-provider --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --approve`,
           ],
+          // IAM no longer needs the issuer's thumbprint for EKS's issuers: it trusts their CA itself.
+          alternative: {
+            label: WITHOUT_EKSCTL,
+            commands: [
+              `aws iam create-open-id-connect-provider --url ${shellQuote(`https://${issuer}`)} --client-id-list sts.amazonaws.com`,
+            ],
+          },
         },
       })
     }

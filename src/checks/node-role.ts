@@ -23,6 +23,7 @@ import {
   shellQuote,
   skip,
 } from './lib/facts.js'
+import { withMappingAlternative } from './lib/node-access.js'
 import { inStack, ownership } from './lib/owners.js'
 import {
   AWS_NODE_NAMESPACE,
@@ -499,10 +500,12 @@ function wrongEntryType(facts: Facts, role: IamRole, type: string, used: string)
 function awsAuthFix(facts: Facts, role: IamRole): Fix {
   const arn = pathlessArn(role)
   return {
-    summary: `map ${role.name} in the aws-auth ConfigMap (kube-system) under data.mapRoles; the ARN must not include the role path`,
-    commands: [
-      `eksctl create iamidentitymapping --cluster ${facts.meta.clusterName} --region ${facts.meta.region} --arn ${arn} --username ${shellQuote(NODE_USERNAME)} --group system:bootstrappers --group system:nodes`,
-    ],
+    ...withMappingAlternative(
+      `map ${role.name} in the aws-auth ConfigMap (kube-system) under data.mapRoles, with eksctl or without it (below); the ARN must not include the role path`,
+      (access) => access,
+      facts,
+      [arn],
+    ),
     snippet: {
       language: 'yaml',
       text: [

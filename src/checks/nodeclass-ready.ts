@@ -150,8 +150,9 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
         status: 'fail',
         subject,
         message: `NodePool ${name} references ${ref.kind} ${ref.name} in group ${ref.group || '(none)'}, not an ${NODECLASS_KIND} (${NODECLASS_GROUP}): Karpenter on AWS cannot launch from it`,
-        evidence,
-        fix: refFix(name, ref.name, nodeClasses),
+        code: 'nodeclassref-immutable',
+        evidence: { ...evidence, manualBecause: RECREATE_WHY },
+        fix: recreateFix(name, ref.name, nodeClasses),
       },
     ]
   }
@@ -194,22 +195,67 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
   ]
 }
 
-function refFix(pool: string, wanted: string, nodeClasses: EC2NodeClass[]): Fix {
-  const target =
-    nodeClasses.find((nc) => nc.metadata.name === wanted)?.metadata.name ?? nodeClasses[0]?.metadata.name
-  const patch = JSON.stringify({
-    spec: {
-      template: {
-        spec: { nodeClassRef: { group: NODECLASS_GROUP, kind: NODECLASS_KIND, name: target ?? wanted } },
-      },
+/** The EC2NodeClass a NodePool should name: the one it names if that exists, else the first. */
+const targetOf = (wanted: string, nodeClasses: EC2NodeClass[]) =>
+  nodeClasses.find((nc) => nc.metadata.name === wanted)?.metadata.name ?? nodeClasses[0]?.metadata.name
+
+const refPatch = (name: string) => ({
+  spec: { template: { spec: { nodeClassRef: { group: NODECLASS_GROUP, kind: NODECLASS_KIND, name } } } },
+})
+
+const RECREATE_WHY =
+  "the NodePool's nodeClassRef.group and .kind are immutable (the API server refuses a patch): it must be deleted and created again, and deleting a NodePool makes Karpenter delete its NodeClaims (their nodes drain)"
+
+/**
+ * nodeClassRef.group and .kind cannot be patched (the CRD's CEL rules `self.group == oldSelf.group`):
+ * the NodePool is recreated from its own manifest with the reference corrected. A NodePool whose
+ * reference names no EC2NodeClass never launched a node, so deleting it drains nothing; the first
+ * command proves it, and the copy is written before anything is deleted.
+ */
+function recreateFix(pool: string, wanted: string, nodeClasses: EC2NodeClass[]): Fix {
+  const target = targetOf(wanted, nodeClasses)
+  if (!target)
+    return {
+      summary: `create an EC2NodeClass (${wanted}), then recreate NodePool ${pool} naming it: ${RECREATE_WHY}`,
+      commands: [`kubectl get ec2nodeclasses`],
+    }
+  const saved = shellQuote(`nodepool-${pool}.yaml`)
+  const fixed = shellQuote(`nodepool-${pool}.fixed.yaml`)
+  // What the API server sets is dropped, or create refuses the copy (resourceVersion) or keeps stale state.
+  const patch = {
+    metadata: {
+      resourceVersion: null,
+      uid: null,
+      creationTimestamp: null,
+      generation: null,
+      managedFields: null,
     },
-  })
+    status: null,
+    ...refPatch(target),
+  }
+  const np = shellQuote(pool)
+  return {
+    summary: `recreate NodePool ${pool} pointing at EC2NodeClass ${target}: ${RECREATE_WHY}. In this order: check that no NodeClaim belongs to it (it cannot have launched any; if the first command lists some, create the corrected copy under another name and wait for its nodes before deleting ${pool}), save it, write the corrected copy, delete it, create the copy`,
+    commands: [
+      `kubectl get nodeclaims -l ${shellQuote(`karpenter.sh/nodepool=${pool}`)}`,
+      `kubectl get nodepool ${np} -o yaml > ${saved}`,
+      `kubectl patch --local -f ${saved} --type merge -p ${shellQuote(JSON.stringify(patch))} -o yaml > ${fixed}`,
+      `kubectl delete nodepool ${np}`,
+      `kubectl create -f ${fixed}`,
+    ],
+  }
+}
+
+/** Only nodeClassRef.name is wrong: it is mutable, so a patch does it. */
+function refFix(pool: string, wanted: string, nodeClasses: EC2NodeClass[]): Fix {
+  const target = targetOf(wanted, nodeClasses)
+  const patch = JSON.stringify(refPatch(target ?? wanted))
   return {
     summary: target
       ? `point the NodePool at EC2NodeClass ${target} (or create EC2NodeClass ${wanted})`
       : `create EC2NodeClass ${wanted}, then the NodePool resolves`,
     commands: target
-      ? [`kubectl patch nodepool ${pool} --type merge -p '${patch}'`]
+      ? [`kubectl patch nodepool ${shellQuote(pool)} --type merge -p ${shellQuote(patch)}`]
       : [`kubectl get ec2nodeclasses`],
   }
 }

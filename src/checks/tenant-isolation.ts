@@ -1,6 +1,13 @@
 import type { EC2NodeClass, Facts, NodePool, Taint } from '../facts/types.js'
-import { need, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
-import { optional } from './lib/parts.js'
+import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
+import { need, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import {
+  accessEntryCommand,
+  createNodeRoleCommands,
+  takesAccessEntries,
+  withMappingAlternative,
+} from './lib/node-access.js'
+import { nodeRoleArnsInUse } from './passrole-node-role.js'
 import type { Check, Finding, Fix } from './types.js'
 import { TENANT_KEY } from '../spec/ownership.js'
 
@@ -172,58 +179,50 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
   return findings
 }
 
-/** Commands that give each of `tenants` its own node role, named as karpctl names tenant roles. */
+/**
+ * Commands that give each of `tenants` its own node role, named as karpctl names tenant roles. The
+ * controller may pass only the node roles it is granted: the new roles are granted before any
+ * EC2NodeClass names them (else nodes fail to launch until passrole-node-role's fix), in the one
+ * inline policy that fix writes, naming every role in use (put-role-policy replaces it whole).
+ */
 function ownRoleFix(facts: Facts, sharedRole: string, uses: Use[], tenants: string[]): Fix {
   const { clusterName, accountId } = facts.meta
   const partition = partitionOf(facts)
-  const trust = JSON.stringify({
-    Version: '2012-10-17',
-    Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
-  })
-  const commands: string[] = []
+  const made: string[] = []
+  const patches: string[] = []
   const sharedClasses: string[] = []
+  const roleArns: string[] = []
   for (const tenant of tenants) {
     const role = `KarpenterNodeRole-${clusterName}-${tenant}`
-    const roleArn = `arn:${partition}:iam::${accountId ?? '<account-id>'}:role/${role}`
-    commands.push(
-      `aws iam create-role --role-name ${role} --assume-role-policy-document '${trust}' --tags Key=karpctl.io/cluster,Value=${clusterName} Key=karpctl.io/tenant,Value=${tenant}`,
-      ...[
-        'AmazonEKSWorkerNodePolicy',
-        'AmazonEKS_CNI_Policy',
-        'AmazonEC2ContainerRegistryPullOnly',
-        'AmazonSSMManagedInstanceCore',
-      ].map(
-        (p) =>
-          `aws iam attach-role-policy --role-name ${role} --policy-arn arn:${partition}:iam::aws:policy/${p}`,
-      ),
-      nodeAccessCommand(facts, roleArn),
+    roleArns.push(`arn:${partition}:iam::${accountId ?? '<account-id>'}:role/${role}`)
+    made.push(
+      ...createNodeRoleCommands(facts, role, { 'karpctl.io/cluster': clusterName, [TENANT_KEY]: tenant }),
     )
     const classes = [...new Set(uses.filter((u) => u.tenant === tenant).map((u) => u.nodeClass))]
     for (const nc of classes) {
       // Patching a class that other tenants also use would just move the sharing.
       if (uses.some((u) => u.nodeClass === nc && u.tenant !== tenant)) sharedClasses.push(nc)
       else
-        commands.push(
-          `kubectl patch ec2nodeclass ${nc} --type merge -p '${JSON.stringify({ spec: { role } })}'`,
+        patches.push(
+          `kubectl patch ec2nodeclass ${shellQuote(nc)} --type merge -p ${shellQuote(JSON.stringify({ spec: { role } }))}`,
         )
     }
   }
+  const controller = facts.iam.controllerRoleName ?? `KarpenterControllerRole-${clusterName}`
+  const passable = [...new Set([...nodeRoleArnsInUse(facts), ...roleArns])].sort()
+  const grant = `aws iam put-role-policy --role-name ${shellQuote(controller)} --policy-name ${PASS_NODE_ROLES_POLICY} --policy-document ${shellQuote(JSON.stringify(passRolePolicy(passable)))}`
+  const steps = (access: string[]) => [...made, ...access, grant, ...patches]
   const split =
     sharedClasses.length > 0
       ? `; EC2NodeClass ${[...new Set(sharedClasses)].join(', ')} serves several tenants: copy it once per tenant and point each tenant's NodePool at its own copy`
       : ''
-  return {
-    summary: `give ${tenants.join(', ')} their own node role instead of ${sharedRole}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for the controller (see passrole-node-role)${split}`,
-    commands,
-  }
-}
-
-/** Cluster access for a node role: an EC2_LINUX access entry where the cluster allows them, else aws-auth. */
-function nodeAccessCommand(facts: Facts, roleArn: string): string {
-  const { clusterName, region } = facts.meta
-  const mode = optional(facts.eks.cluster)?.authenticationMode
-  if (mode === 'API' || mode === 'API_AND_CONFIG_MAP') {
-    return `aws eks create-access-entry --cluster-name ${clusterName} --principal-arn ${roleArn} --type EC2_LINUX --region ${region}`
-  }
-  return `eksctl create iamidentitymapping --cluster ${clusterName} --region ${region} --arn ${roleArn} --username 'system:node:{{EC2PrivateDNSName}}' --group system:bootstrappers --group system:nodes`
+  const summary = `give ${tenants.join(', ')} their own node role instead of ${sharedRole}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for ${controller} on every node role in use (the ${PASS_NODE_ROLES_POLICY} policy passrole-node-role's fix writes), granted before the EC2NodeClass names the role${split}`
+  if (takesAccessEntries(facts))
+    return { summary, commands: steps(roleArns.map((a) => accessEntryCommand(facts, a))) }
+  return withMappingAlternative(
+    `${summary}; aws-auth with eksctl, or without it (below)`,
+    steps,
+    facts,
+    roleArns,
+  )
 }

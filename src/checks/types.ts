@@ -11,6 +11,11 @@ export type Status = 'pass' | 'fail' | 'warn' | 'unknown' | 'skipped'
 export interface Fix {
   summary: string
   commands?: string[]
+  /**
+   * The same fix another way, for when `commands` need a tool the user may not have (eksctl): printed
+   * after them under its label, never run with them.
+   */
+  alternative?: { label: string; commands: string[] }
   snippet?: { language: 'yaml' | 'hcl' | 'json'; text: string }
 }
 

@@ -2,7 +2,7 @@
 // the same resource kinds, policies and names install uses, never a second copy. Everything else is
 // listed as manual, with the commands doctor already prints. The builders live beside this file, one
 // per area; this is the catalog of which check has one, and the one place that assembles the plan.
-import type { CheckResult } from '../checks/types.js'
+import type { CheckResult, Finding } from '../checks/types.js'
 import type { Facts } from '../facts/types.js'
 import type { Resource } from '../plan/types.js'
 import { helmRepair, type ValueEdit } from './helm-values.js'
@@ -18,6 +18,8 @@ export interface Manual {
   message: string
   why: string
   commands: string[]
+  /** The finding's fix another way (without eksctl), listed under its label. */
+  alternative?: { label: string; commands: string[] }
 }
 
 export interface FixSet {
@@ -53,6 +55,12 @@ const WHY_MANUAL: Record<string, string> = {
     'an explicit Deny, a permissions boundary or the stack that manages the role decides: change it there (below)',
 }
 
+/** Why a check said its finding's fix is manual, in the finding's data (`evidence.manualBecause`). */
+function manualBecause(f: Finding): string | undefined {
+  const why = f.evidence?.manualBecause
+  return typeof why === 'string' ? why : undefined
+}
+
 export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = {}): FixSet {
   const out: FixSet = { resources: [], manual: [], touched: [] }
   const edits: { check: string; edit: ValueEdit }[] = []
@@ -69,8 +77,9 @@ export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = 
       out.manual.push({
         check: r.meta.id,
         message: f.message,
-        why: built.why?.get(f) ?? WHY_MANUAL[r.meta.id] ?? 'needs a human decision',
+        why: built.why?.get(f) ?? manualBecause(f) ?? WHY_MANUAL[r.meta.id] ?? 'needs a human decision',
         commands: f.fix?.commands ?? [],
+        ...(f.fix?.alternative ? { alternative: f.fix.alternative } : {}),
       })
   }
   const rel = release(facts)

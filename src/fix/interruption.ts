@@ -124,6 +124,14 @@ export const queueFix: Builder = (facts, failing, check) => {
   }
   return { resources, manual, values, why }
 }
+/** What interruption-rules puts on a `rule-repair` finding: all a repair in place needs. */
+type RuleRepairEvidence = {
+  rule: string
+  queueArn: string
+  /** The queue target's id, or the one PutTargets gives it. */
+  targetId: string
+  otherQueues?: string[]
+}
 /** Missing rules are created as install names them; an existing rule is repaired in place. */
 export const rules: Builder = (facts, failing, check, opts) => {
   const created = missingRules(facts, failing, check, opts)
@@ -131,8 +139,8 @@ export const rules: Builder = (facts, failing, check, opts) => {
   const held: Finding[] = []
   // A stack's rule (the getting-started ones) is re-targeted or enabled in the stack, not here.
   const repairs = created.manual.filter((f) => {
-    const e = f.evidence as { targetId?: string; rule?: string } | undefined
-    if (!e?.targetId || !e.rule) return false
+    if (f.code !== 'rule-repair') return false
+    const e = f.evidence as RuleRepairEvidence
     const owner = ownership(facts, e.rule)
     const reason = fixBlocked(owner, `rule ${e.rule}`)
     if (!reason) return true
@@ -146,7 +154,7 @@ export const rules: Builder = (facts, failing, check, opts) => {
     resources: [
       ...created.resources,
       ...repairs.map((f) => {
-        const e = f.evidence as { rule: string; queueArn: string; targetId: string; otherQueues?: string[] }
+        const e = f.evidence as RuleRepairEvidence
         return ruleRepair({
           name: e.rule,
           arn: f.subject as string,

@@ -70,6 +70,9 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
               `  ${m.check}: ${m.message}`,
               `    why: ${m.why}`,
               ...m.commands.map((c) => `    $ ${c}`),
+              ...(m.alternative
+                ? [`    or, ${m.alternative.label}:`, ...m.alternative.commands.map((c) => `    $ ${c}`)]
+                : []),
             ]),
           ]
         : []),

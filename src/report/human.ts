@@ -23,6 +23,10 @@ function finding(s: Style, f: Finding, verbose: boolean): string[] {
   if (f.fix && (f.status === 'fail' || f.status === 'warn')) {
     lines.push(`      ${s.bold('fix:')} ${f.fix.summary}`)
     for (const c of f.fix.commands ?? []) lines.push(`        ${s.dim('$')} ${c}`)
+    if (f.fix.alternative) {
+      lines.push(`      ${s.bold('or,')} ${f.fix.alternative.label}:`)
+      for (const c of f.fix.alternative.commands) lines.push(`        ${s.dim('$')} ${c}`)
+    }
     if (f.fix.snippet) for (const l of f.fix.snippet.text.trimEnd().split('\n')) lines.push(`        ${l}`)
   }
   return lines

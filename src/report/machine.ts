@@ -106,6 +106,7 @@ export function sarifReport(results: CheckResult[], catalog: Check[], version: s
               properties: {
                 status: f.status,
                 ...(f.fix?.commands ? { fixCommands: f.fix.commands } : {}),
+                ...(f.fix?.alternative ? { fixAlternative: f.fix.alternative } : {}),
                 ...(f.caveats?.length ? { caveats: f.caveats } : {}),
               },
             })),
@@ -195,6 +196,8 @@ export function markdownReport(rawResults: CheckResult[], rawFacts: Facts | null
     for (const { r, f } of fixes) {
       lines.push(`### \`${r.meta.id}\`: ${f.fix!.summary}`, '', f.message, '')
       if (f.fix!.commands?.length) lines.push('```sh', ...f.fix!.commands, '```', '')
+      const alt = f.fix!.alternative
+      if (alt) lines.push(`Or, ${alt.label}:`, '', '```sh', ...alt.commands, '```', '')
       if (f.fix!.snippet)
         lines.push(`\`\`\`${f.fix!.snippet.language}`, f.fix!.snippet.text.trimEnd(), '```', '')
     }

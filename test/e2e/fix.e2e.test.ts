@@ -3,16 +3,22 @@
 // controller policy) → one plan → --fix --yes → doctor exits 0; --fix again and --fix on a healthy
 // cluster make no write call; a fix that needs a human is listed as manual and left failing.
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Finding } from '../../src/checks/types.js'
 import { after, before, describe, test } from 'node:test'
 import {
+  CreateSubnetCommand,
+  CreateVpcCommand,
   DeleteTagsCommand,
   DescribeSecurityGroupsCommand,
   RevokeSecurityGroupIngressCommand,
 } from '@aws-sdk/client-ec2'
 import {
   DescribeRuleCommand,
+  DisableRuleCommand,
   ListRulesCommand,
   ListTagsForResourceCommand,
   ListTargetsByRuleCommand,
@@ -24,6 +30,7 @@ import {
   CreatePolicyCommand,
   CreatePolicyVersionCommand,
   CreateRoleCommand,
+  DeleteOpenIDConnectProviderCommand,
   DeleteRolePermissionsBoundaryCommand,
   DeleteRolePolicyCommand,
   DetachRolePolicyCommand,
@@ -49,6 +56,7 @@ import {
   CLUSTER_NAME,
   controllerTrustPolicy,
   defaultEC2NodeClass,
+  defaultNodePool,
   fixturesDir,
   gettingStartedValues,
   helm,
@@ -472,6 +480,18 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     }
   })
 
+  test('a disabled rule that still targets the queue: enabled in place, its state recorded first', async (t) => {
+    const rule = seed.ruleNames[0]!
+    await aws.events.send(new DisableRuleCommand({ Name: rule }))
+    await fixed(t, 'interruption-rules')
+    const r = await aws.events.send(new DescribeRuleCommand({ Name: rule }))
+    assert.equal(r.State, 'ENABLED')
+    const tags = (await aws.events.send(new ListTagsForResourceCommand({ ResourceARN: r.Arn! }))).Tags ?? []
+    // Added to what an earlier repair on this bed recorded (the old queue), never overwriting it.
+    const record = tags.find((x) => x.Key === 'karpctl.io/retargeted-from')?.Value ?? ''
+    assert.ok(record.split(' ').includes('DISABLED'), record)
+  })
+
   test("the queue's ARN in settings.interruptionQueue: its name set in a new Helm revision", async (t) => {
     await upgrade('--set-string', `settings.interruptionQueue=${seed.queueArn}`)
     await fixed(t, 'interruption-queue', ['--chart-dir', CHARTS()])
@@ -599,5 +619,150 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     t.diagnostic(`8443: ${r.durationMs} ms, ${r.j.fix.writes} writes`)
     const again = await fixJson(bed, ['--yes', '--only', 'sg-webhook-8443'])
     assert.equal(again.j.fix.writes, 0)
+  })
+})
+
+/**
+ * Fixes doctor prints and leaves to a human, run as printed: each `$` line through `sh -c` in a scratch
+ * directory, with the real kubectl and aws CLIs against the bed (issue 21, items 7, 9 and 10). Each
+ * scenario breaks one thing, runs the printed lines, and doctor passes that check again.
+ */
+describe('printed fixes run exactly as printed', { timeout: 20 * 60_000 }, () => {
+  let bed: Bed
+  let seed: SeedResult
+  let aws: AwsClients
+  let dir: string
+  before(async () => {
+    bed = await startBed()
+    seed = await seedAws(bed)
+    aws = awsClients(bed)
+    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+    dir = mkdtempSync(join(tmpdir(), 'karpctl-printed-'))
+  })
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+    return bed?.stop()
+  })
+
+  const doctor = async () => {
+    const r = await karpctl(bed, ['doctor', '--json'])
+    try {
+      return JSON.parse(r.stdout) as { checks: { id: string; status: string; findings: Finding[] }[] }
+    } catch {
+      throw new Error(`no JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
+    }
+  }
+  const failingIn = async (id: string) => {
+    const c = (await doctor()).checks.find((x) => x.id === id)
+    assert.equal(c?.status, 'fail', JSON.stringify(c))
+    return c!.findings.filter((f) => f.status === 'fail')
+  }
+  const passes = async (id: string) => {
+    const c = (await doctor()).checks.find((x) => x.id === id)
+    assert.equal(c?.status, 'pass', JSON.stringify(c?.findings))
+  }
+  /**
+   * Each line as a user pastes it into a shell; the first that fails fails the test. No stdin is fed
+   * (runCommand writes to it, and a builtin such as printf exits before the write lands: EPIPE).
+   */
+  async function runPrinted(commands: string[]) {
+    for (const c of commands) {
+      const r = await new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(
+          'sh',
+          ['-c', c],
+          { cwd: dir, env: bed.childEnv({ PATH: `${bed.binDir}:${process.env.PATH}` }), timeout: 60_000 },
+          (err, stdout, stderr) =>
+            resolve({ code: err ? Number((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr }),
+        ),
+      )
+      assert.equal(r.code, 0, `$ ${c}\n${r.out}`)
+    }
+  }
+
+  test('a subnet of another VPC selected by id: the printed selector patch removes its term; delete-tags is not printed', async () => {
+    const vpc = await aws.ec2.send(new CreateVpcCommand({ CidrBlock: '10.9.0.0/16' }))
+    const other = await aws.ec2.send(
+      new CreateSubnetCommand({
+        VpcId: vpc.Vpc!.VpcId!,
+        CidrBlock: '10.9.0.0/20',
+        AvailabilityZone: `${REGION}a`,
+      }),
+    )
+    const otherId = other.Subnet!.SubnetId!
+    await bed.kube.mergePatch('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default', {
+      spec: {
+        subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': CLUSTER_NAME } }, { id: otherId }],
+      },
+    })
+    const [f] = await failingIn('discovery-tags')
+    assert.equal(f?.code, 'subnets-outside-vpc')
+    assert.ok(!f!.fix!.commands!.some((c) => c.includes('delete-tags')), f!.fix!.commands!.join('\n'))
+    await runPrinted(f!.fix!.commands!)
+    await passes('discovery-tags')
+    const nc = await bed.kube.get<{ spec: { subnetSelectorTerms: unknown[] } }>(
+      '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default',
+    )
+    assert.deepEqual(nc?.spec.subnetSelectorTerms, [{ tags: { 'karpenter.sh/discovery': CLUSTER_NAME } }])
+  })
+
+  test('a NodePool naming the wrong nodeClassRef group: the API server refuses the patch; the printed recreate fixes it', async () => {
+    const wrong = defaultNodePool({ name: 'wrong-group' }) as {
+      spec: { template: { spec: { nodeClassRef: { group: string } } } }
+    }
+    wrong.spec.template.spec.nodeClassRef.group = 'karpenter.sh'
+    await bed.kube.create(wrong as Parameters<typeof bed.kube.create>[0])
+    const path = '/apis/karpenter.sh/v1/nodepools/wrong-group'
+    await assert.rejects(
+      bed.kube.mergePatch(path, {
+        spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws' } } } },
+      }),
+      /immutable/,
+    )
+    const f = (await failingIn('nodeclass-ready')).find((x) => x.code === 'nodeclassref-immutable')
+    assert.ok(f, 'the finding says the NodePool must be recreated')
+    await runPrinted(f.fix!.commands!)
+    await passes('nodeclass-ready')
+    const np = await bed.kube.get<{ spec: { template: { spec: { nodeClassRef: unknown } } } }>(path)
+    assert.deepEqual(np?.spec.template.spec.nodeClassRef, {
+      group: 'karpenter.k8s.aws',
+      kind: 'EC2NodeClass',
+      name: 'default',
+    })
+    await bed.kube.delete(path)
+  })
+
+  test('the node role missing from aws-auth: the kubectl-only mapping (no eksctl) adds it, every other mapping and mapUsers kept', async () => {
+    const other =
+      '- groups:\n  - system:masters\n  rolearn: arn:aws:iam::123456789012:role/admins\n  username: admins\n'
+    const users =
+      '- userarn: arn:aws:iam::123456789012:user/alice\n  username: alice\n  groups:\n  - system:masters\n'
+    await bed.kube.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'aws-auth', namespace: 'kube-system' },
+      data: { mapRoles: other, mapUsers: users },
+    })
+    const f = (await failingIn('node-role')).find((x) => x.code === 'no-cluster-access')
+    assert.ok(f?.fix?.alternative, JSON.stringify(f))
+    assert.match(f.fix!.commands![0]!, /^eksctl create iamidentitymapping /)
+    assert.ok(f.fix!.alternative.commands.every((c) => !c.includes('eksctl')))
+    await runPrinted(f.fix!.alternative.commands)
+    await passes('node-role')
+    const cm = await bed.kube.get<{ data: Record<string, string> }>(
+      '/api/v1/namespaces/kube-system/configmaps/aws-auth',
+    )
+    assert.equal(cm?.data.mapUsers, users, 'mapUsers untouched')
+    assert.ok(cm?.data.mapRoles?.startsWith(other), cm?.data.mapRoles)
+  })
+
+  test('no OIDC provider for the issuer: the aws-only registration (no eksctl) fixes irsa-trust-policy', async () => {
+    await aws.iam.send(
+      new DeleteOpenIDConnectProviderCommand({ OpenIDConnectProviderArn: seed.oidcProviderArn }),
+    )
+    const f = (await failingIn('irsa-trust-policy')).find((x) => /no IAM OIDC provider/.test(x.message))
+    assert.ok(f?.fix?.alternative, JSON.stringify(f))
+    await runPrinted(f.fix!.alternative.commands)
+    await passes('irsa-trust-policy')
   })
 })

@@ -1,6 +1,7 @@
 // doctor --fix's EKS repairs moto does not offer — the node role's access entry and the controller's
 // Pod Identity association (with the controller restart that makes running pods take the credentials)
-// — built by fixSet from the judged facts, applied by the one executor on the EKS REST wire (nock):
+// — and a disabled interruption rule enabled in place (recorded first), built by fixSet from the judged
+// facts, applied by the one executor on the EKS and EventBridge wires (nock):
 // a run killed between the association and the restart is finished by the next run, and a third run
 // makes no write at all.
 import assert from 'node:assert/strict'
@@ -17,8 +18,18 @@ import { buildPlan } from '../../src/plan/plan.js'
 import { RESTART_PENDING } from '../../src/plan/resources/restart.js'
 import type { ApplyEnv } from '../../src/plan/types.js'
 import { ownershipTags } from '../../src/spec/install.js'
+import { RETARGETED } from '../../src/plan/resources/rule-repair.js'
 import { fakeEks } from '../helpers/fake-eks.js'
-import { CONTROLLER_ROLE_ARN, healthyFacts, NODE_ROLE_ARN, ok } from '../helpers/facts.js'
+import { fakeEvents } from '../helpers/fake-events.js'
+import {
+  ACCOUNT,
+  CONTROLLER_ROLE_ARN,
+  healthyFacts,
+  NODE_ROLE_ARN,
+  ok,
+  QUEUE_ARN,
+  REGION,
+} from '../helpers/facts.js'
 
 /** The Kubernetes side records its writes (the restart is proven against a real apiserver on the bed). */
 function fakeKube(failRestart = false) {
@@ -135,4 +146,42 @@ test('killed between the association and the restart: the re-run restarts and dr
     ['unchanged'],
   )
   assert.deepEqual([...f.writes, ...k3.writes], [])
+})
+
+test('a disabled rule that still targets the queue: --fix records its state on it, then enables it; once', async (t) => {
+  fakeEks(t)
+  const name = 'Karpenter-demo-SpotInterruptionRule'
+  const ev = fakeEvents({
+    [name]: {
+      arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name}`,
+      state: 'DISABLED',
+      eventPattern: JSON.stringify({
+        source: ['aws.ec2'],
+        'detail-type': ['EC2 Spot Instance Interruption Warning'],
+      }),
+      targets: [{ Id: 'KarpenterInterruptionQueueTarget', Arn: QUEUE_ARN }],
+      tags: {},
+    },
+  })
+  const facts = healthyFacts((x) => {
+    if (x.events.rules.ok)
+      x.events.rules = ok(
+        x.events.rules.value.map((r) => (r.name === name ? { ...r, state: 'DISABLED' } : r)),
+      )
+  })
+  const first = await fix(facts, fakeKube().kube)
+  assert.ok(!first.error, first.error?.message)
+  assert.deepEqual(first.fs.manual, [], 'an enable-rule is not left manual')
+  // The record is written before the change, so a run killed in between leaves no unrecorded change.
+  assert.deepEqual(ev.writes, [`TagResource ${name} ${RETARGETED}`, `EnableRule ${name}`])
+  assert.equal(ev.rules.get(name)?.tags[RETARGETED], 'DISABLED')
+  assert.equal(ev.rules.get(name)?.state, 'ENABLED')
+
+  ev.writes.length = 0
+  const again = await fix(facts, fakeKube().kube)
+  assert.deepEqual(
+    again.plan.steps.map((s) => s.verdict.action),
+    ['unchanged'],
+  )
+  assert.deepEqual(ev.writes, [])
 })

@@ -360,13 +360,48 @@ test('one node for two replicas: the exact warning, singular; no node group and 
     },
     fix: {
       summary:
-        'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica',
+        'give the controller its own nodes (a managed node group or Fargate profile) with at least one node per replica, or, accepting no failover, run one replica; the node group with eksctl, or without it (below)',
       commands: [
         'eksctl create nodegroup --cluster demo --region us-west-2 --name karpenter-system --nodes 2 --nodes-min 2 --nodes-max 3',
         'kubectl -n kube-system scale deploy karpenter --replicas=1',
       ],
+      // eksctl is often not installed: the node group's role, the group and the wait, with aws alone.
+      alternative: {
+        label: 'without eksctl (aws and kubectl only)',
+        commands: [
+          `aws iam create-role --role-name KarpenterSystemNodeRole-demo --assume-role-policy-document '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'`,
+          ...[
+            'AmazonEKS_CNI_Policy',
+            'AmazonEKSWorkerNodePolicy',
+            'AmazonEC2ContainerRegistryPullOnly',
+            'AmazonSSMManagedInstanceCore',
+          ].map(
+            (p) =>
+              `aws iam attach-role-policy --role-name KarpenterSystemNodeRole-demo --policy-arn arn:aws:iam::aws:policy/${p}`,
+          ),
+          'aws eks create-nodegroup --cluster-name demo --nodegroup-name karpenter-system --region us-west-2 --node-role arn:aws:iam::123456789012:role/KarpenterSystemNodeRole-demo --subnets subnet-0a subnet-0b subnet-0c --scaling-config minSize=2,maxSize=3,desiredSize=2',
+          'aws eks wait nodegroup-active --cluster-name demo --nodegroup-name karpenter-system --region us-west-2',
+          'kubectl -n kube-system scale deploy karpenter --replicas=1',
+        ],
+      },
     },
   })
+})
+
+test('no node group, the cluster and account unread: the aws way asks AWS for the subnets and the role ARN', () => {
+  const f = findings((f) => {
+    f.kube.nodes = ok([node('solo')])
+    pods(f)[1]!.nodeName = undefined
+    f.eks.cluster = failed('eks:DescribeCluster demo')
+    delete f.meta.accountId
+  })
+  const alt = f[2]!.fix!.alternative!.commands
+  assert.ok(
+    alt.includes(
+      'aws eks create-nodegroup --cluster-name demo --nodegroup-name karpenter-system --region us-west-2 --node-role $(aws iam get-role --role-name KarpenterSystemNodeRole-demo --query Role.Arn --output text) --subnets $(aws eks describe-cluster --name demo --region us-west-2 --query cluster.resourcesVpcConfig.subnetIds --output text) --scaling-config minSize=2,maxSize=3,desiredSize=2',
+    ),
+    alt.join('\n'),
+  )
 })
 
 test('one replica on one node: pass, singular', () => {

@@ -111,6 +111,7 @@ test('subnets outside the VPC fail (each named) and do not count as zones; no su
       status: 'fail',
       subject: 'subnet-x,subnet-y',
       message: `EC2NodeClass default selects subnets outside the cluster VPC ${VPC}: subnet-x (vpc-other), subnet-y (vpc-other)`,
+      code: 'subnets-outside-vpc',
       evidence: {
         outside: [
           { id: 'subnet-x', vpcId: 'vpc-other' },
@@ -135,6 +136,68 @@ test('subnets outside the VPC fail (each named) and do not count as zones; no su
     },
   ])
   assert.equal(findings.length, 3)
+})
+
+test('a subnet of another VPC selected by id: the selector term is removed (a JSON patch guarded by a test), no delete-tags', () => {
+  const findings = run(
+    selecting([{ id: 'subnet-0a' }, { id: 'subnet-x' }, { id: 'subnet-0b' }, { id: 'subnet-y' }]),
+    subnets(
+      subnet('subnet-0a', 'us-west-2a'),
+      subnet('subnet-x', 'us-west-2b', 'vpc-other'),
+      subnet('subnet-0b', 'us-west-2b'),
+      subnet('subnet-y', 'us-west-2c', 'vpc-other'),
+    ),
+  )
+  const f = findings[0]!
+  assert.equal(f.code, 'subnets-outside-vpc')
+  assert.deepEqual(f.evidence?.selectedById, ['subnet-x', 'subnet-y'])
+  // From the last index down, so removing one does not shift the next; each removal checks its id.
+  assert.deepEqual(f.fix, {
+    summary:
+      'remove the selector terms naming subnet-x, subnet-y by id from subnetSelectorTerms (deleting a tag changes nothing for an id term)',
+    commands: [
+      `kubectl patch ec2nodeclass default --type json -p '[{"op":"test","path":"/spec/subnetSelectorTerms/3/id","value":"subnet-y"},{"op":"remove","path":"/spec/subnetSelectorTerms/3"},{"op":"test","path":"/spec/subnetSelectorTerms/1/id","value":"subnet-x"},{"op":"remove","path":"/spec/subnetSelectorTerms/1"}]'`,
+    ],
+  })
+})
+
+test('the only selector term names a foreign subnet: it becomes the discovery term, and the cluster subnets are tagged', () => {
+  const [f] = run(selecting([{ id: 'subnet-x' }]), subnets(subnet('subnet-x', 'us-west-2b', 'vpc-other')))
+  assert.deepEqual(f!.fix!.commands, [
+    `kubectl patch ec2nodeclass default --type json -p '[{"op":"test","path":"/spec/subnetSelectorTerms/0/id","value":"subnet-x"},{"op":"replace","path":"/spec/subnetSelectorTerms/0","value":{"tags":{"karpenter.sh/discovery":"demo"}}}]'`,
+    'aws ec2 create-tags --region us-west-2 --resources subnet-0a subnet-0b subnet-0c --tags Key=karpenter.sh/discovery,Value=demo',
+  ])
+  assert.match(f!.fix!.summary, /no term would be left, so the first becomes karpenter\.sh\/discovery=demo/)
+})
+
+test('foreign subnets by id and by tag: the id term removed, the tagged one (and an id one a tag term also picks) untagged', () => {
+  const tagged = {
+    ...subnet('subnet-y', 'us-west-2c', 'vpc-other'),
+    tags: { 'karpenter.sh/discovery': 'demo' },
+  }
+  const both = {
+    ...subnet('subnet-z', 'us-west-2c', 'vpc-other'),
+    tags: { 'karpenter.sh/discovery': 'demo' },
+  }
+  const [f] = run(
+    selecting([{ tags: { 'karpenter.sh/discovery': 'demo' } }, { id: 'subnet-x' }, { id: 'subnet-z' }]),
+    subnets(subnet('subnet-x', 'us-west-2b', 'vpc-other'), tagged, both),
+  )
+  assert.deepEqual(f!.fix!.commands, [
+    `kubectl patch ec2nodeclass default --type json -p '[{"op":"test","path":"/spec/subnetSelectorTerms/2/id","value":"subnet-z"},{"op":"remove","path":"/spec/subnetSelectorTerms/2"},{"op":"test","path":"/spec/subnetSelectorTerms/1/id","value":"subnet-x"},{"op":"remove","path":"/spec/subnetSelectorTerms/1"}]'`,
+    'aws ec2 delete-tags --region us-west-2 --resources subnet-y subnet-z --tags Key=karpenter.sh/discovery',
+  ])
+})
+
+test('a security group of another VPC selected by id: its term removed, not its tag', () => {
+  const f = run(
+    selecting(nodeClass(healthyFacts()).spec.subnetSelectorTerms, [{ id: NODE_SG }, { id: 'sg-x' }]),
+    groups(sg(NODE_SG), sg('sg-x', 'vpc-other')),
+  ).at(-1)!
+  assert.equal(f.code, 'security-groups-outside-vpc')
+  assert.deepEqual(f.fix?.commands, [
+    `kubectl patch ec2nodeclass default --type json -p '[{"op":"test","path":"/spec/securityGroupSelectorTerms/1/id","value":"sg-x"},{"op":"remove","path":"/spec/securityGroupSelectorTerms/1"}]'`,
+  ])
 })
 
 test('outside the VPC but in two zones inside it: the fail, no pass', () => {
@@ -236,6 +299,7 @@ test('security groups of another VPC: one fail naming each, and the fix removes 
     subject: 'sg-x,sg-y',
     message:
       'EC2NodeClass default selects security groups of another VPC: sg-x (vpc-other), sg-y (vpc-other): RunInstances will fail',
+    code: 'security-groups-outside-vpc',
     evidence: { foreign: ['sg-x', 'sg-y'], vpc: VPC },
     fix: {
       summary: 'remove the discovery tag from those security groups',

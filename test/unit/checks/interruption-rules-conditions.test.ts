@@ -119,6 +119,7 @@ test('disabled and without any target: the exact finding (add the queue, then en
     status: 'fail',
     subject: SPOT_ARN,
     message: `rule ${SPOT} for "${SPOT_EVENT}" is DISABLED and does not target the interruption queue ${QUEUE} (it has no target): those events never reach the queue`,
+    code: 'rule-repair',
     evidence: {
       rule: SPOT,
       state: 'DISABLED',

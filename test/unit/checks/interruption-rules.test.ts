@@ -35,11 +35,14 @@ test('a disabled rule fails with enable-rule', () => {
   const fail = r.findings.find((x) => x.status === 'fail')!
   assert.match(fail.subject!, /rule\/Karpenter-demo-SpotInterruptionRule$/)
   assert.match(fail.message, /is DISABLED: those events never reach the queue$/)
+  // The repair keys on the code and needs the queue target's id, though it only enables the rule.
+  assert.equal(fail.code, 'rule-repair')
   assert.deepEqual(fail.evidence, {
     rule: 'Karpenter-demo-SpotInterruptionRule',
     state: 'DISABLED',
     targets: [QUEUE_ARN],
     queueArn: QUEUE_ARN,
+    targetId: 'KarpenterInterruptionQueueTarget',
   })
   assert.deepEqual(fail.fix!.commands, [
     'aws events enable-rule --name Karpenter-demo-SpotInterruptionRule --region us-west-2',

@@ -76,7 +76,7 @@ test('no cluster, or a cluster without an OIDC issuer: skipped, saying so', () =
   )
 })
 
-test("only another issuer's OIDC provider registered: fail for the cluster's issuer, with the eksctl fix", () => {
+test("only another issuer's OIDC provider registered: fail for the cluster's issuer, with the eksctl fix and the aws one", () => {
   const other = 'oidc.eks.us-west-2.amazonaws.com/id/OTHERCLUSTER'
   const r = run(
     (f) =>
@@ -93,10 +93,16 @@ test("only another issuer's OIDC provider registered: fail for the cluster's iss
     subject: ISSUER,
     message: `no IAM OIDC provider is registered for the cluster issuer ${ISSUER}`,
     fix: {
-      summary: 'register the cluster OIDC provider',
+      summary: 'register the cluster OIDC provider, with eksctl or without it (below)',
       commands: [
         `eksctl utils associate-iam-oidc-provider --cluster ${CLUSTER} --region ${REGION} --approve`,
       ],
+      alternative: {
+        label: 'without eksctl (aws and kubectl only)',
+        commands: [
+          `aws iam create-open-id-connect-provider --url https://${ISSUER} --client-id-list sts.amazonaws.com`,
+        ],
+      },
     },
   })
   assert.deepEqual(

@@ -41,10 +41,19 @@ const findingsOf = (fn?: (f: Facts) => void) => runCheck(nodeRole, healthyFacts(
 const access = (fn?: (f: Facts) => void) => findingsOf(fn).at(-1)!
 
 const AWS_AUTH_FIX = {
-  summary: `map ${NODE_ROLE} in the aws-auth ConfigMap (kube-system) under data.mapRoles; the ARN must not include the role path`,
+  summary: `map ${NODE_ROLE} in the aws-auth ConfigMap (kube-system) under data.mapRoles, with eksctl or without it (below); the ARN must not include the role path`,
   commands: [
     `eksctl create iamidentitymapping --cluster demo --region us-west-2 --arn ${NODE_ROLE_ARN} --username 'system:node:{{EC2PrivateDNSName}}' --group system:bootstrappers --group system:nodes`,
   ],
+  // eksctl is often not installed: the same mapping with kubectl alone, the other entries and keys kept.
+  alternative: {
+    label: 'without eksctl (aws and kubectl only)',
+    commands: [
+      `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > aws-auth-mapRoles.yaml`,
+      `printf '%s\\n' '' '- rolearn: ${NODE_ROLE_ARN}' '  username: system:node:{{EC2PrivateDNSName}}' '  groups:' '  - system:bootstrappers' '  - system:nodes' >> aws-auth-mapRoles.yaml`,
+      'kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=aws-auth-mapRoles.yaml --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -',
+    ],
+  },
   snippet: {
     language: 'yaml',
     text: [

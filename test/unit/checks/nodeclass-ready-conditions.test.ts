@@ -242,7 +242,10 @@ test("the log grep reads the controller's namespace and Deployment name", () => 
   )
 })
 
-test('a NodePool referencing another kind with no group: fail, "(none)", patched to the existing one', () => {
+const RECREATE_WHY =
+  "the NodePool's nodeClassRef.group and .kind are immutable (the API server refuses a patch): it must be deleted and created again, and deleting a NodePool makes Karpenter delete its NodeClaims (their nodes drain)"
+
+test('a NodePool referencing another kind with no group: fail, "(none)", recreated (the API server refuses the patch)', () => {
   const findings = run((f) => {
     nodePool(f).spec.template.spec.nodeClassRef = { group: '', kind: 'NodeClass', name: 'default' }
   })
@@ -251,14 +254,20 @@ test('a NodePool referencing another kind with no group: fail, "(none)", patched
     subject: 'nodepool/default',
     message:
       'NodePool default references NodeClass default in group (none), not an EC2NodeClass (karpenter.k8s.aws): Karpenter on AWS cannot launch from it',
+    code: 'nodeclassref-immutable',
     evidence: {
       nodeClassRef: { group: '', kind: 'NodeClass', name: 'default' },
       conditions: [{ type: 'Ready', status: 'True' }],
+      manualBecause: RECREATE_WHY,
     },
     fix: {
-      summary: 'point the NodePool at EC2NodeClass default (or create EC2NodeClass default)',
+      summary: `recreate NodePool default pointing at EC2NodeClass default: ${RECREATE_WHY}. In this order: check that no NodeClaim belongs to it (it cannot have launched any; if the first command lists some, create the corrected copy under another name and wait for its nodes before deleting default), save it, write the corrected copy, delete it, create the copy`,
       commands: [
-        `kubectl patch nodepool default --type merge -p '{"spec":{"template":{"spec":{"nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"}}}}}'`,
+        'kubectl get nodeclaims -l karpenter.sh/nodepool=default',
+        'kubectl get nodepool default -o yaml > nodepool-default.yaml',
+        `kubectl patch --local -f nodepool-default.yaml --type merge -p '{"metadata":{"resourceVersion":null,"uid":null,"creationTimestamp":null,"generation":null,"managedFields":null},"status":null,"spec":{"template":{"spec":{"nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"}}}}}' -o yaml > nodepool-default.fixed.yaml`,
+        'kubectl delete nodepool default',
+        'kubectl create -f nodepool-default.fixed.yaml',
       ],
     },
   })
@@ -423,11 +432,11 @@ test('a wrong reference to an EC2NodeClass that exists: patched to that one, not
     nodePool(f).spec.template.spec.nodeClassRef.group = 'karpenter.sh'
     f.kube.nodeClasses = ok([{ ...healthyNodeClass(), metadata: { name: 'general' } }, healthyNodeClass()])
   })
-  assert.equal(
-    findings[2]?.fix?.summary,
-    'point the NodePool at EC2NodeClass default (or create EC2NodeClass default)',
+  assert.match(
+    findings[2]?.fix?.summary ?? '',
+    /^recreate NodePool default pointing at EC2NodeClass default: /,
   )
-  assert.match(findings[2]?.fix?.commands?.[0] ?? '', /"name":"default"\}/)
+  assert.match(findings[2]?.fix?.commands?.[2] ?? '', /^kubectl patch --local .*"name":"default"\}/)
 })
 
 test('a v0.x release read by its app version: skipped, naming that version', () => {

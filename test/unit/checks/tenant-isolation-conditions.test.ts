@@ -6,9 +6,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { runCheck } from '../../../src/checks/run.js'
 import { tenantIsolation } from '../../../src/checks/tenant-isolation.js'
+import { evaluate } from '../../../src/iam/evaluate.js'
+import { parsePolicyDocument } from '../../../src/iam/policy-document.js'
 import type { Facts, Taint } from '../../../src/facts/types.js'
 import { tenantPool, withTenants, type TenantOpts } from '../../helpers/check-fixtures.js'
-import { failed, ok } from '../../helpers/facts.js'
+import { CONTROLLER_ROLE, failed, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
 
 const KEY = 'karpctl.io/tenant'
 const taint = (value: string | undefined, effect = 'NoSchedule', key = KEY): Taint => ({
@@ -215,16 +217,50 @@ test('a tenant sharing its role and class with two non-tenant pools: the exact w
   )
   const trust =
     '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
-  assert.deepEqual(f.fix?.commands, [
+  const roleArn = `arn:aws:iam::123456789012:role/${role}`
+  const made = [
     `aws iam create-role --role-name ${role} --assume-role-policy-document '${trust}' --tags Key=karpctl.io/cluster,Value=demo Key=karpctl.io/tenant,Value=acme`,
     ...[
-      'AmazonEKSWorkerNodePolicy',
       'AmazonEKS_CNI_Policy',
+      'AmazonEKSWorkerNodePolicy',
       'AmazonEC2ContainerRegistryPullOnly',
       'AmazonSSMManagedInstanceCore',
     ].map((p) => `aws iam attach-role-policy --role-name ${role} --policy-arn arn:aws:iam::aws:policy/${p}`),
-    `eksctl create iamidentitymapping --cluster demo --region us-west-2 --arn arn:aws:iam::123456789012:role/${role} --username 'system:node:{{EC2PrivateDNSName}}' --group system:bootstrappers --group system:nodes`,
+  ]
+  // The controller may pass the new role (else its nodes never launch and passrole-node-role fails),
+  // in the policy passrole-node-role's fix writes, which names every role in use: it replaces it whole.
+  const grant = `aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpctlPassNodeRoles --policy-document '${JSON.stringify(
+    {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Sid: 'AllowPassingInstanceRole',
+          Effect: 'Allow',
+          Resource: [NODE_ROLE_ARN, roleArn],
+          Action: 'iam:PassRole',
+          Condition: {
+            StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] },
+          },
+        },
+      ],
+    },
+  )}'`
+  assert.deepEqual(f.fix?.commands, [
+    ...made,
+    `eksctl create iamidentitymapping --cluster demo --region us-west-2 --arn ${roleArn} --username 'system:node:{{EC2PrivateDNSName}}' --group system:bootstrappers --group system:nodes`,
+    grant,
   ])
+  // eksctl is often not installed: the same steps with the aws-auth mapping made by kubectl alone.
+  assert.deepEqual(f.fix?.alternative, {
+    label: 'without eksctl (aws and kubectl only)',
+    commands: [
+      ...made,
+      `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > aws-auth-mapRoles.yaml`,
+      `printf '%s\\n' '' '- rolearn: ${roleArn}' '  username: system:node:{{EC2PrivateDNSName}}' '  groups:' '  - system:bootstrappers' '  - system:nodes' >> aws-auth-mapRoles.yaml`,
+      'kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=aws-auth-mapRoles.yaml --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -',
+      grant,
+    ],
+  })
 })
 
 test('three tenants on one role, two classes shared: the fix is for the second and third, naming both classes', () => {
@@ -247,7 +283,7 @@ test('three tenants on one role, two classes shared: the fix is for the second a
   assert.equal(f.status, 'fail')
   assert.equal(
     f.fix?.summary,
-    `give globex, initech their own node role instead of ${shared}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for the controller (see passrole-node-role); EC2NodeClass x, y serves several tenants: copy it once per tenant and point each tenant's NodePool at its own copy`,
+    `give globex, initech their own node role instead of ${shared}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for ${CONTROLLER_ROLE} on every node role in use (the KarpctlPassNodeRoles policy passrole-node-role's fix writes), granted before the EC2NodeClass names the role; EC2NodeClass x, y serves several tenants: copy it once per tenant and point each tenant's NodePool at its own copy; aws-auth with eksctl, or without it (below)`,
   )
   assert.ok(!f.fix?.commands?.some((c) => c.includes('KarpenterNodeRole-demo-shared-acme')))
 })
@@ -263,12 +299,32 @@ test('two tenants on two classes of one role: only the second tenant is moved, i
   )
   assert.equal(
     f.fix?.summary,
-    `give globex their own node role instead of ${shared}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for the controller (see passrole-node-role)`,
+    `give globex their own node role instead of ${shared}, with the tenant's own policies attached, cluster access (access entry, or aws-auth on CONFIG_MAP clusters) and iam:PassRole for ${CONTROLLER_ROLE} on every node role in use (the KarpctlPassNodeRoles policy passrole-node-role's fix writes), granted before the EC2NodeClass names the role; aws-auth with eksctl, or without it (below)`,
   )
-  assert.deepEqual(
-    f.fix?.commands?.filter((c) => c.startsWith('kubectl patch')),
-    [`kubectl patch ec2nodeclass globex --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo-globex"}}'`],
-  )
+  // The class names the new role only once the controller may pass it.
+  assert.deepEqual(f.fix?.commands?.slice(-2), [
+    `aws iam put-role-policy --role-name ${CONTROLLER_ROLE} --policy-name KarpctlPassNodeRoles --policy-document '${JSON.stringify(
+      {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'AllowPassingInstanceRole',
+            Effect: 'Allow',
+            Resource: [
+              NODE_ROLE_ARN,
+              'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo-globex',
+              'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo-shared',
+            ],
+            Action: 'iam:PassRole',
+            Condition: {
+              StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com', 'ec2.amazonaws.com.cn'] },
+            },
+          },
+        ],
+      },
+    )}'`,
+    `kubectl patch ec2nodeclass globex --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo-globex"}}'`,
+  ])
   assert.ok(!f.fix?.commands?.some((c) => c.includes('KarpenterNodeRole-demo-acme')))
 })
 
@@ -277,7 +333,7 @@ test('cluster access for the new role: an access entry on API_AND_CONFIG_MAP; aw
     roleFinding(
       findings([['acme', { nodeClass: 'default' }]], mutate),
       'KarpenterNodeRole-demo',
-    ).fix!.commands!.at(-1)!
+    ).fix!.commands!.find((c) => !c.startsWith('aws iam '))!
   assert.match(access(setMode('API_AND_CONFIG_MAP')), /^aws eks create-access-entry --cluster-name demo /)
   assert.match(
     access((f) => (f.eks.cluster = failed('eks:DescribeCluster demo'))),
@@ -285,6 +341,29 @@ test('cluster access for the new role: an access entry on API_AND_CONFIG_MAP; aw
   )
   assert.match(
     access((f) => delete f.meta.accountId),
-    /--arn arn:aws:iam::<account-id>:role\/KarpenterNodeRole-demo-acme /,
+    /--arn 'arn:aws:iam::<account-id>:role\/KarpenterNodeRole-demo-acme' /,
   )
+})
+
+test("the own-role fix's grant, as printed, lets the controller pass the new role to EC2 and keeps every role in use", () => {
+  const shared = 'KarpenterNodeRole-demo-shared'
+  const f = roleFinding(
+    findings([
+      ['acme', { role: shared }],
+      ['globex', { role: shared }],
+    ]),
+    shared,
+  )
+  const grant = f.fix!.commands!.find((c) => c.startsWith('aws iam put-role-policy '))!
+  const doc = parsePolicyDocument(/--policy-document '(.+)'$/.exec(grant)![1]!)
+  const may = (role: string) =>
+    evaluate([doc], {
+      action: 'iam:PassRole',
+      resource: `arn:aws:iam::123456789012:role/${role}`,
+      context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    }).decision
+  assert.equal(may('KarpenterNodeRole-demo-globex'), 'allowed')
+  assert.equal(may(shared), 'allowed', 'acme keeps its grant: put-role-policy replaces the policy')
+  assert.equal(may('KarpenterNodeRole-demo'), 'allowed', 'the default pool keeps its grant')
+  assert.equal(may('SomeOtherRole'), 'implicitDeny')
 })

@@ -217,6 +217,33 @@ test('rules that send to an old queue: repaired in place with its target id, the
   assert.deepEqual(repairs[0]!.desired, { target: QUEUE_ARN, state: 'ENABLED' })
 })
 
+test('a disabled rule that targets the queue: enabled in place (not manual), its target id kept', () => {
+  const facts = healthyFacts((f) => {
+    if (f.events.rules.ok)
+      f.events.rules = ok(
+        f.events.rules.value.map((r) => (/SpotInterruption/.test(r.name) ? { ...r, state: 'DISABLED' } : r)),
+      )
+  })
+  const fs = plan(facts)
+  assert.deepEqual(
+    fs.manual.filter((m) => m.check === 'interruption-rules'),
+    [],
+  )
+  const [repair, ...more] = fs.resources.filter((r) => r.address.startsWith('events-rule-repair.'))
+  assert.equal(more.length, 0)
+  assert.equal(repair?.address, 'events-rule-repair.Karpenter-demo-SpotInterruptionRule')
+  assert.ok(fs.touched.includes('interruption-rules'))
+  const v = repair.verdict({
+    arn: repair.permissions[0]!.resource,
+    state: 'DISABLED',
+    pattern: null,
+    targets: [{ Id: 'KarpenterInterruptionQueueTarget', Arn: QUEUE_ARN }],
+    tags: {},
+  })
+  assert.deepEqual(v.changes, [{ field: 'state', from: 'DISABLED', to: 'ENABLED' }])
+  assert.match(v.note ?? '', /its state DISABLED recorded as the karpctl\.io\/retargeted-from tag/)
+})
+
 test('no Pod Identity association: one to the controller role, with a controller restart', () => {
   const facts = healthyFacts((f) => {
     f.iam.controllerIdentity = 'pod-identity'
@@ -243,4 +270,14 @@ test("--fix records its 8443 rule and discovery tags as repairs, which teardown'
   assert.ok(tags)
   const v = tags.verdict({ 'subnet-0a': {}, 'subnet-0b': {}, 'subnet-0c': {} })
   assert.match(v.note ?? '', /karpctl\.io\/repaired-tags \(a repair: teardown keeps it\)/)
+})
+
+test("a NodePool's immutable nodeClassRef.group: manual, and --fix says why from the finding's data", () => {
+  const facts = healthyFacts((f) => {
+    if (f.kube.nodePools.ok) f.kube.nodePools.value[0]!.spec.template.spec.nodeClassRef.group = 'karpenter.sh'
+  })
+  const [m, ...more] = plan(facts).manual.filter((x) => x.check === 'nodeclass-ready')
+  assert.equal(more.length, 0)
+  assert.match(m!.why, /nodeClassRef\.group and \.kind are immutable .*must be deleted and created again/)
+  assert.ok(m!.commands.includes('kubectl delete nodepool default'))
 })

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { CheckResult, Finding, Status } from '../../../src/checks/types.js'
 import { renderHuman } from '../../../src/report/human.js'
+import { markdownReport } from '../../../src/report/machine.js'
 import { failed, healthyFacts } from '../../helpers/facts.js'
 import { runChecks } from '../../../src/checks/run.js'
 import { catalog } from '../../../src/checks/catalog.js'
@@ -36,6 +37,8 @@ function findingLines(f: Finding): string[] {
   if (f.fix && (f.status === 'fail' || f.status === 'warn')) {
     lines.push(`      fix: ${f.fix.summary}`)
     for (const c of f.fix.commands ?? []) lines.push(`        $ ${c}`)
+    if (f.fix.alternative) lines.push(`      or, ${f.fix.alternative.label}:`)
+    for (const c of f.fix.alternative?.commands ?? []) lines.push(`        $ ${c}`)
     for (const l of f.fix.snippet?.text.trimEnd().split('\n') ?? []) lines.push(`        ${l}`)
   }
   return lines
@@ -252,6 +255,28 @@ test('caveats of a failing or unknown finding come right under its message, befo
   assert.equal(lines[j + 1], '      caveat: c2')
   const colored = renderHuman(results, null, { color: true })
   assert.ok(colored.includes('\u001b[33mcaveat:\u001b[39m c1'), 'the caveat label in yellow')
+})
+
+test('a fix with an alternative (without eksctl): its commands under its label, after the first way', () => {
+  const fix = {
+    summary: 'map it',
+    commands: ['eksctl create iamidentitymapping --arn r'],
+    alternative: { label: 'without eksctl', commands: ['kubectl get cm', 'kubectl apply -f -'] },
+  }
+  const lines = renderHuman([result(meta('x'), [{ status: 'fail', message: 'bad', fix }])], null, {
+    color: false,
+  }).split('\n')
+  const i = lines.indexOf('    ✖ bad')
+  assert.deepEqual(lines.slice(i, i + 6), [
+    '    ✖ bad',
+    '      fix: map it',
+    '        $ eksctl create iamidentitymapping --arn r',
+    '      or, without eksctl:',
+    '        $ kubectl get cm',
+    '        $ kubectl apply -f -',
+  ])
+  const md = markdownReport([result(meta('x'), [{ status: 'fail', message: 'bad', fix }])], null)
+  assert.ok(md.includes('Or, without eksctl:\n\n```sh\nkubectl get cm\nkubectl apply -f -\n```'), md)
 })
 
 test("the simulator unavailable: the local evaluator's pass prints what it cannot see (real catalog)", () => {
