@@ -26,8 +26,8 @@ const run = (args: string[]) =>
     )
   })
 
-test('why --snapshot examples/why-pending.json: exit 1, the verdicts, no colour', async () => {
-  const r = await run(['--snapshot', 'examples/why-pending.json'])
+test('why --snapshot examples/why/pending.json: exit 1, the verdicts, no colour', async () => {
+  const r = await run(['--snapshot', 'examples/why/pending.json'])
   assert.equal(r.code, 1, r.stderr)
   assert.ok(!r.stdout.includes('\u001b['))
   assert.match(r.stdout, /^ {2}✖ default: label "team" does not have known values$/m)
@@ -38,7 +38,7 @@ test('why --snapshot examples/why-pending.json: exit 1, the verdicts, no colour'
 })
 
 test('why --json: karpctl.why/v1 data with the same exit code', async () => {
-  const r = await run(['--snapshot', 'examples/why-pending.json', '--json'])
+  const r = await run(['--snapshot', 'examples/why/pending.json', '--json'])
   assert.equal(r.code, 1, r.stderr)
   const report = JSON.parse(r.stdout) as { schema: string; summary: Record<string, number> }
   assert.equal(report.schema, 'karpctl.why/v1')
@@ -49,7 +49,7 @@ test('why: bad input is one line and exit 2, before any read', async () => {
   for (const [args, message] of [
     [['Bad_Name'], /"Bad_Name" is not a pod or workload name/],
     [[], /which pod\?/],
-    [['--snapshot', 'examples/why-pending.json', 'web'], /--snapshot judges the pods it was saved for/],
+    [['--snapshot', 'examples/why/pending.json', 'web'], /--snapshot judges the pods it was saved for/],
     [['--snapshot', 'examples/healthy.json'], /is not a why snapshot/],
   ] as const) {
     const r = await run([...args])
