@@ -19,7 +19,8 @@ export const MAX_SNAPSHOT_DEPTH = 64
 
 const RESAVE = 'save a new one with `karpctl doctor --save-snapshot`'
 
-export async function saveSnapshot(path: string, facts: Facts): Promise<void> {
+/** Writes any snapshot (doctor's facts, why's facts): redacted, bounded in depth, atomically. */
+export async function saveSnapshot(path: string, facts: object): Promise<void> {
   const deep = tooDeep(facts, MAX_SNAPSHOT_DEPTH)
   if (deep)
     throw new InputError(
@@ -49,6 +50,11 @@ export async function saveSnapshot(path: string, facts: Facts): Promise<void> {
 }
 
 export async function loadSnapshot(path: string): Promise<Facts> {
+  return parseSnapshot(await readSnapshotFile(path), path)
+}
+
+/** A snapshot file's text: a regular file of at most MAX_SNAPSHOT_BYTES, or one line saying why not. */
+export async function readSnapshotFile(path: string): Promise<string> {
   let text: string
   const file = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
     throw new InputError(
@@ -88,7 +94,7 @@ export async function loadSnapshot(path: string): Promise<Facts> {
   } finally {
     await file.close()
   }
-  return parseSnapshot(text, path)
+  return text
 }
 
 export async function parseSnapshot(text: string, path: string): Promise<Facts> {

@@ -1,0 +1,280 @@
+// The reads of `karpctl why`, concurrent and through the run's memoized Kubernetes client: doctor's
+// Kubernetes collectors (NodePools, EC2NodeClasses, the controller), then one read of each kind the
+// workload side needs (pods, NodeClaims, DaemonSets, volumes, events) however many pods are judged.
+import type { RunContext } from '../context/run-context.js'
+import { InputError } from '../errors.js'
+import { collectKube } from '../facts/collect-kube.js'
+import { okRead, read } from '../facts/read.js'
+import type { NodeSelectorRequirement, Read } from '../facts/types.js'
+import type {
+  ContainerSpec,
+  DaemonSet,
+  KubeEvent,
+  NodeClaim,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  PodSpec,
+  StorageClass,
+  WhyFacts,
+  WhySelector,
+  WorkloadPod,
+} from './types.js'
+
+interface List<T> {
+  items?: T[]
+}
+
+const enc = encodeURIComponent
+
+/** Only what a judgement reads: no env, no command lines, no annotations (they may hold secrets). */
+function trimSpec(spec: PodSpec | undefined): PodSpec {
+  const s = spec ?? ({ containers: [] } as PodSpec)
+  const container = (c: ContainerSpec): ContainerSpec => ({
+    name: c.name,
+    ...(c.resources ? { resources: c.resources } : {}),
+    ...(c.restartPolicy ? { restartPolicy: c.restartPolicy } : {}),
+  })
+  return {
+    ...(s.nodeName ? { nodeName: s.nodeName } : {}),
+    ...(s.schedulerName ? { schedulerName: s.schedulerName } : {}),
+    ...(s.nodeSelector ? { nodeSelector: s.nodeSelector } : {}),
+    ...(s.affinity?.nodeAffinity ? { affinity: { nodeAffinity: s.affinity.nodeAffinity } } : {}),
+    ...(s.tolerations ? { tolerations: s.tolerations } : {}),
+    containers: (s.containers ?? []).map(container),
+    ...(s.initContainers ? { initContainers: s.initContainers.map(container) } : {}),
+    ...(s.overhead ? { overhead: s.overhead } : {}),
+    ...(s.volumes
+      ? {
+          volumes: s.volumes
+            .filter((v) => v.persistentVolumeClaim)
+            .map((v) => ({
+              name: v.name,
+              persistentVolumeClaim: { claimName: v.persistentVolumeClaim?.claimName ?? '' },
+            })),
+        }
+      : {}),
+    ...(s.topologySpreadConstraints ? { topologySpreadConstraints: s.topologySpreadConstraints } : {}),
+  }
+}
+
+function trimPod(p: WorkloadPod): WorkloadPod {
+  const m = p.metadata
+  return {
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      ...(m.uid ? { uid: m.uid } : {}),
+      ...(m.labels ? { labels: m.labels } : {}),
+      ...(m.creationTimestamp ? { creationTimestamp: m.creationTimestamp } : {}),
+      ...(m.ownerReferences
+        ? {
+            ownerReferences: m.ownerReferences.map((o) => ({
+              kind: o.kind,
+              name: o.name,
+              ...(o.controller ? { controller: true } : {}),
+            })),
+          }
+        : {}),
+    },
+    spec: trimSpec(p.spec),
+    status: {
+      ...(p.status?.phase ? { phase: p.status.phase } : {}),
+      ...(p.status?.nominatedNodeName ? { nominatedNodeName: p.status.nominatedNodeName } : {}),
+      ...(p.status?.conditions
+        ? {
+            conditions: p.status.conditions.map(({ type, status, reason, message }) => ({
+              type,
+              status,
+              reason,
+              message,
+            })),
+          }
+        : {}),
+    },
+  }
+}
+
+/** A workload's label selector as the API's `labelSelector` parameter. */
+export function selectorString(
+  sel: { matchLabels?: Record<string, string>; matchExpressions?: NodeSelectorRequirement[] } | undefined,
+): string {
+  const parts = Object.entries(sel?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`)
+  for (const e of sel?.matchExpressions ?? []) {
+    const vs = (e.values ?? []).join(',')
+    if (e.operator === 'In') parts.push(`${e.key} in (${vs})`)
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vs})`)
+    else if (e.operator === 'Exists') parts.push(e.key)
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`)
+  }
+  return parts.join(',')
+}
+
+const WORKLOAD_PATHS = {
+  deployment: 'apps/v1/namespaces/%s/deployments',
+  statefulset: 'apps/v1/namespaces/%s/statefulsets',
+  job: 'batch/v1/namespaces/%s/jobs',
+}
+
+async function podsFor(ctx: RunContext, sel: WhySelector): Promise<WorkloadPod[]> {
+  const kube = ctx.kube
+  if (sel.kind === 'pod') {
+    const pod = await kube.get<WorkloadPod>(`/api/v1/namespaces/${enc(sel.namespace)}/pods/${enc(sel.name)}`)
+    if (!pod)
+      throw new InputError(
+        `pod ${sel.namespace}/${sel.name} does not exist: check the name and -n`,
+        'NOT_FOUND',
+      )
+    return [trimPod(pod)]
+  }
+  if (sel.kind === 'all-pending') {
+    const where = sel.namespace ? `/api/v1/namespaces/${enc(sel.namespace)}/pods` : '/api/v1/pods'
+    const list = await kube.get<List<WorkloadPod>>(`${where}?fieldSelector=${enc('status.phase=Pending')}`)
+    return (list?.items ?? []).map(trimPod)
+  }
+  const path = `/apis/${WORKLOAD_PATHS[sel.kind].replace('%s', enc(sel.namespace))}/${enc(sel.name)}`
+  const w = await kube.get<{ spec?: { selector?: Parameters<typeof selectorString>[0] } }>(path)
+  if (!w)
+    throw new InputError(
+      `${sel.kind} ${sel.namespace}/${sel.name} does not exist: check the name and -n`,
+      'NOT_FOUND',
+    )
+  const labels = selectorString(w.spec?.selector)
+  if (!labels) return []
+  const list = await kube.get<List<WorkloadPod>>(
+    `/api/v1/namespaces/${enc(sel.namespace)}/pods?labelSelector=${enc(labels)}&fieldSelector=${enc('status.phase=Pending')}`,
+  )
+  return (list?.items ?? []).map(trimPod)
+}
+
+const list = <T>(
+  ctx: RunContext,
+  label: string,
+  path: string,
+  map: (x: T) => T = (x) => x,
+): Promise<Read<T[]>> =>
+  read(`kubernetes: ${label}`, async () => ((await ctx.kube.get<List<T>>(path))?.items ?? []).map(map))
+
+export async function collectWhy(ctx: RunContext, selector: WhySelector): Promise<WhyFacts> {
+  const kubeP = collectKube(ctx.kube)
+  // A pod or workload that does not exist ends the run (InputError); any other failure is data.
+  const podsP = read('kubernetes: pods', () => podsFor(ctx, selector))
+  const ns = selector.kind === 'all-pending' ? selector.namespace : selector.namespace
+  const nsPath = (kind: string) => (ns ? `/api/v1/namespaces/${enc(ns)}/${kind}` : `/api/v1/${kind}`)
+  const nodeClaimsP = list<NodeClaim>(ctx, 'NodeClaims', '/apis/karpenter.sh/v1/nodeclaims', (nc) => ({
+    metadata: { name: nc.metadata.name, labels: nc.metadata.labels },
+    ...(nc.spec ? { spec: { resources: nc.spec.resources } } : {}),
+    ...(nc.status
+      ? {
+          status: {
+            nodeName: nc.status.nodeName,
+            capacity: nc.status.capacity,
+            conditions: nc.status.conditions,
+          },
+        }
+      : {}),
+  }))
+  const daemonSetsP = list<DaemonSet>(ctx, 'DaemonSets', '/apis/apps/v1/daemonsets', (d) => ({
+    metadata: { name: d.metadata.name, namespace: d.metadata.namespace },
+    spec: { template: { spec: trimSpec(d.spec?.template?.spec) } },
+  }))
+  const eventsP = list<KubeEvent>(
+    ctx,
+    'Events',
+    `${nsPath('events')}?fieldSelector=${enc('involvedObject.kind=Pod')}`,
+  )
+  const pods = await podsP
+  // Volumes are read only when a pod mounts a claim.
+  const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
+  const none = <T>() => Promise.resolve(okRead<T[]>([]))
+  const [kube, nodeClaims, daemonSets, events, pvcs, pvs, storageClasses] = await Promise.all([
+    kubeP,
+    nodeClaimsP,
+    daemonSetsP,
+    eventsP,
+    claims
+      ? list<PersistentVolumeClaim>(ctx, 'PersistentVolumeClaims', nsPath('persistentvolumeclaims'))
+      : none<PersistentVolumeClaim>(),
+    claims
+      ? list<PersistentVolume>(ctx, 'PersistentVolumes', '/api/v1/persistentvolumes')
+      : none<PersistentVolume>(),
+    claims
+      ? list<StorageClass>(ctx, 'StorageClasses', '/apis/storage.k8s.io/v1/storageclasses')
+      : none<StorageClass>(),
+  ])
+  return {
+    schema: 'karpctl.why-facts/v1',
+    meta: {
+      clusterName: ctx.options.clusterName,
+      region: ctx.options.region,
+      collectedAt: ctx.clock().toISOString(),
+      karpctlVersion: ctx.options.karpctlVersion,
+      selector,
+    },
+    kube,
+    pods,
+    nodeClaims,
+    daemonSets,
+    pvcs: pvcs.ok
+      ? {
+          ok: true,
+          value: pvcs.value.map((c) => ({
+            metadata: { name: c.metadata.name, namespace: c.metadata.namespace },
+            spec: c.spec,
+            status: c.status,
+          })),
+        }
+      : pvcs,
+    pvs: pvs.ok
+      ? {
+          ok: true,
+          value: pvs.value.map((v) => ({
+            metadata: { name: v.metadata.name },
+            spec: { nodeAffinity: v.spec.nodeAffinity },
+          })),
+        }
+      : pvs,
+    storageClasses: storageClasses.ok
+      ? {
+          ok: true,
+          value: storageClasses.value.map((s) => ({
+            metadata: { name: s.metadata.name, annotations: s.metadata.annotations },
+            volumeBindingMode: s.volumeBindingMode,
+          })),
+        }
+      : storageClasses,
+    events: events.ok
+      ? {
+          ok: true,
+          value: events.value.map(
+            ({
+              metadata,
+              involvedObject,
+              reason,
+              message,
+              type,
+              source,
+              reportingComponent,
+              count,
+              lastTimestamp,
+              eventTime,
+            }) => ({
+              metadata: {
+                name: metadata.name,
+                namespace: metadata.namespace,
+                creationTimestamp: metadata.creationTimestamp,
+              },
+              involvedObject,
+              reason,
+              message,
+              type,
+              source,
+              reportingComponent,
+              count,
+              lastTimestamp,
+              eventTime,
+            }),
+          ),
+        }
+      : events,
+  }
+}

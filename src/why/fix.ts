@@ -1,0 +1,111 @@
+// The change that makes a pod fit: which object, which field, and the exact `kubectl patch`. The
+// values in a patch come from the cluster, so each command is quoted for a POSIX shell.
+import { shellQuote } from '../checks/lib/facts.js'
+import type { Fix } from '../checks/types.js'
+import type { Owner } from './pod.js'
+import type { Requirement } from './requirements.js'
+import type { Toleration, WorkloadPod } from './types.js'
+
+const WORKLOADS: Record<string, string> = {
+  Deployment: 'deployment',
+  StatefulSet: 'statefulset',
+  Pod: 'pod',
+  ReplicaSet: 'replicaset',
+}
+
+const json = (v: unknown) => shellQuote(JSON.stringify(v))
+
+/** Where a pod template's spec is, in the owner (a bare pod has its spec at the top). */
+const specPath = (owner: Owner) => (owner.kind === 'Pod' ? '/spec' : '/spec/template/spec')
+
+const target = (owner: Owner, ns: string | undefined) =>
+  `kubectl${ns ? ` -n ${shellQuote(ns)}` : ''} patch ${WORKLOADS[owner.kind] ?? owner.kind.toLowerCase()} ${shellQuote(owner.name)}`
+
+/** Add a toleration to the pod's workload (a Job's template is immutable: it is re-created). */
+export function tolerationFix(pod: WorkloadPod, owner: Owner, toleration: Toleration, pool: string): Fix {
+  const summary = `let ${owner.kind.toLowerCase()}/${owner.name} tolerate the taint of NodePool ${pool} (field ${owner.kind === 'Pod' ? 'spec' : 'spec.template.spec'}.tolerations)`
+  const op = pod.spec.tolerations?.length
+    ? { op: 'add', path: `${specPath(owner)}/tolerations/-`, value: toleration }
+    : { op: 'add', path: `${specPath(owner)}/tolerations`, value: [toleration] }
+  if (!WORKLOADS[owner.kind])
+    return {
+      summary: `${summary}; its pod template cannot be patched in place: re-create it with`,
+      snippet: { language: 'yaml', text: tolerationYaml(toleration) },
+    }
+  return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json([op])}`] }
+}
+
+function tolerationYaml(t: Toleration): string {
+  const lines = [`- key: ${JSON.stringify(t.key)}`, `  operator: ${t.operator}`]
+  if (t.value !== undefined) lines.push(`  value: ${JSON.stringify(t.value)}`)
+  if (t.effect) lines.push(`  effect: ${t.effect}`)
+  return `tolerations:\n${lines.map((l) => `  ${l}`).join('\n')}\n`
+}
+
+/** Change the NodePool's requirement at `index` so it also allows what the pod asks for. */
+export function requirementFix(
+  pool: string,
+  index: number,
+  np: Requirement,
+  pod: Requirement,
+): Fix | undefined {
+  const path = `/spec/template/spec/requirements/${index}`
+  const patch = (ops: unknown[]) => `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${json(ops)}`
+  const wanted = pod.complement ? [] : pod.values
+  if (!np.complement && np.values.length > 0 && wanted.length > 0) {
+    const values = [...new Set([...np.values, ...wanted])]
+    return {
+      summary: `allow ${wanted.join(', ')} in NodePool ${pool}'s requirement on ${np.key} (spec.template.spec.requirements[${index}].values)`,
+      commands: [patch([{ op: 'replace', path: `${path}/values`, value: values }])],
+    }
+  }
+  if (np.complement && np.values.length > 0 && wanted.length > 0) {
+    const values = np.values.filter((v) => !wanted.includes(v))
+    return {
+      summary: `stop excluding ${wanted.filter((v) => np.values.includes(v)).join(', ')} in NodePool ${pool}'s requirement on ${np.key} (spec.template.spec.requirements[${index}])`,
+      commands: [
+        patch(
+          values.length
+            ? [{ op: 'replace', path: `${path}/values`, value: values }]
+            : [{ op: 'remove', path }],
+        ),
+      ],
+    }
+  }
+  return undefined
+}
+
+/** Give the NodePool's nodes a label the pod asks for. */
+export function labelFix(pool: string, key: string, value: string): Fix {
+  const p = { spec: { template: { metadata: { labels: { [key]: value } } } } }
+  return {
+    summary: `label NodePool ${pool}'s nodes ${key}=${value} (spec.template.metadata.labels), or remove the requirement from the pod`,
+    commands: [`kubectl patch nodepool ${shellQuote(pool)} --type merge -p ${json(p)}`],
+  }
+}
+
+/** Ask the pod for what the NodePool's nodes carry, when the pod's side is a plain nodeSelector. */
+export function nodeSelectorFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  key: string,
+  value: string,
+  pool: string,
+): Fix {
+  const p =
+    owner.kind === 'Pod'
+      ? { spec: { nodeSelector: { [key]: value } } }
+      : { spec: { template: { spec: { nodeSelector: { [key]: value } } } } }
+  const summary = `NodePool ${pool} labels every node ${key}=${value}: select that value in ${owner.kind.toLowerCase()}/${owner.name}'s nodeSelector, or use another NodePool`
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return { summary }
+  return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type merge -p ${json(p)}`] }
+}
+
+export function limitFix(pool: string, resource: string, value: string): Fix {
+  return {
+    summary: `raise NodePool ${pool}'s ${resource} limit (spec.limits.${resource}), or free capacity it holds`,
+    commands: [
+      `kubectl patch nodepool ${shellQuote(pool)} --type merge -p ${json({ spec: { limits: { [resource]: value } } })}`,
+    ],
+  }
+}

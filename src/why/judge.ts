@@ -1,0 +1,404 @@
+// The `why` judgement: for each pod (or group of pods with the same scheduling spec), every NodePool
+// in the order Karpenter tries them, and the first rule that rules each out, as Karpenter's scheduler
+// applies them: the NodePool is usable (EC2NodeClass Ready), its taints are tolerated, its
+// requirements are compatible with the pod's, a zone is left among its subnets', and its limits leave
+// room. Instance types are not judged yet: a NodePool no rule rules out is `not-judged`, never `fits`.
+import type { Fix } from '../checks/types.js'
+import type { EC2NodeClass, NodePool } from '../facts/types.js'
+import { ignoredBecause, isAbout, stamp, type Ignored } from './ignored.js'
+import { judgeLimits } from './limits.js'
+import { nodeClassFindings, nodeClassProblem } from './nodeclass.js'
+import { podRequests, podRequirementTerms, ownerOf, volumeRequirements, type Owner } from './pod.js'
+import { add, formatAmounts, type Amounts } from './quantity.js'
+import {
+  addRequirement,
+  copyRequirements,
+  emptyRequirements,
+  fromSelector,
+  incompatibilities,
+  type Incompatibility,
+  type Requirements,
+} from './requirements.js'
+import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.js'
+import { taintText, tolerationFor, untolerated } from './taints.js'
+import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
+import { judgeZones } from './zones.js'
+import { NODEPOOL_LABEL } from './limits.js'
+
+export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
+export type Rule = 'nodeclass' | 'taints' | 'requirements' | 'zones' | 'limits' | 'instance-types'
+
+export interface PoolVerdict {
+  nodePool: string
+  weight: number
+  status: PoolStatus
+  /** The rule that ruled the NodePool out (or could not be judged). */
+  rule?: Rule
+  message: string
+  fix?: Fix
+}
+
+export type PodOutcome = 'fits' | 'none' | 'could-not-tell' | 'ignored'
+
+export interface PodVerdict {
+  namespace: string
+  /** The pods of this group: identical scheduling specs get one judgement. */
+  pods: string[]
+  owner: Owner
+  outcome: PodOutcome
+  ignored?: Ignored
+  requests: Record<string, string>
+  nodePools: PoolVerdict[]
+  /** What Karpenter itself said about the pod: its events, newest first. */
+  karpenter: {
+    events: { reason: string; message: string; count: number; lastSeen: string }[]
+    activity?: string
+  }
+}
+
+export const NOT_JUDGED = {
+  'instance-types':
+    "instance types: EC2 offerings in the subnets' zones, requests + DaemonSet overhead against each type's allocatable (reserved resources, vmMemoryOverheadPercent, maxPods)",
+  'topology-spread':
+    'required topology spread (whenUnsatisfiable: DoNotSchedule) against the pods already placed',
+  'controller-log': "the controller's log lines naming the pod",
+  'host-ports': 'host ports already used on in-flight nodes',
+} as const
+
+export interface WhyReport {
+  schema: 'karpctl.why/v1'
+  cluster: string
+  region: string
+  generatedAt: string
+  source: 'live' | 'snapshot'
+  /** The order Karpenter tries NodePools in: highest weight first, then by name. */
+  order: { nodePool: string; weight: number }[]
+  groups: PodVerdict[]
+  /** Reads that failed: what the verdicts could not take into account. */
+  unreadable: string[]
+  notJudged: string[]
+  summary: { pods: number; ignored: number; fits: number; none: number; couldNotTell: number }
+}
+
+const weightOf = (np: NodePool) => np.spec.weight ?? 0
+
+/** Karpenter tries NodePools by weight, highest first, and by name among equals. */
+export function nodePoolOrder(pools: NodePool[]): NodePool[] {
+  return [...pools].sort(
+    (a, b) => weightOf(b) - weightOf(a) || a.metadata.name.localeCompare(b.metadata.name),
+  )
+}
+
+/** A NodePool's requirements: spec requirements, template labels, and its own name label. */
+export function nodePoolRequirements(np: NodePool): Requirements {
+  const reqs = emptyRequirements()
+  ;(np.spec.template.spec.requirements ?? []).forEach((r, index) => {
+    const req = fromSelector(r)
+    if (req) addRequirement(reqs, req, { kind: 'requirement', index })
+  })
+  for (const [key, value] of Object.entries(np.spec.template.metadata?.labels ?? {}))
+    addRequirement(reqs, { key, complement: false, values: [value] }, { kind: 'label' })
+  addRequirement(
+    reqs,
+    { key: NODEPOOL_LABEL, complement: false, values: [np.metadata.name] },
+    { kind: 'nodepool-name' },
+  )
+  return reqs
+}
+
+/** The DaemonSets a NodePool's nodes would run, and what they request (Karpenter's daemonset overhead). */
+export function daemonSetOverhead(np: NodePool, daemonSets: DaemonSet[]): Amounts {
+  const reqs = nodePoolRequirements(np)
+  let total: Amounts = {}
+  for (const ds of daemonSets) {
+    const pod: WorkloadPod = { metadata: ds.metadata, spec: ds.spec.template.spec }
+    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations)) continue
+    if (!podRequirementTerms(pod).some((t) => incompatibilities(reqs, t).length === 0)) continue
+    const { pods: _pods, ...requests } = podRequests(pod.spec)
+    total = add(total, requests)
+  }
+  return total
+}
+
+function requirementsFix(
+  inc: Incompatibility,
+  np: NodePool,
+  npReqs: Requirements,
+  pod: WorkloadPod,
+  owner: Owner,
+): Fix | undefined {
+  const name = np.metadata.name
+  if (inc.kind === 'undefined-label') {
+    const p = inc.pod
+    const value = !p.complement
+      ? p.values[0]
+      : p.gt !== undefined
+        ? String(p.gt + 1)
+        : p.lt !== undefined
+          ? String(p.lt - 1)
+          : 'true'
+    return value === undefined ? undefined : labelFix(name, inc.key, value)
+  }
+  const origin = npReqs.origin.get(inc.key)
+  if (origin?.kind === 'requirement') return requirementFix(name, origin.index, inc.nodePool, inc.pod)
+  if (origin?.kind === 'label') {
+    const value = inc.nodePool.values[0]
+    return value === undefined ? undefined : nodeSelectorFix(pod, owner, inc.key, value, name)
+  }
+  return undefined
+}
+
+interface Inputs {
+  facts: WhyFacts
+  pools: NodePool[]
+  nodeClasses: EC2NodeClass[]
+  nodeClaims: NodeClaim[]
+  daemonSets: DaemonSet[]
+  events: KubeEvent[]
+}
+
+function judgePool(
+  np: NodePool,
+  pod: WorkloadPod,
+  owner: Owner,
+  inputs: Inputs,
+  doctor: ReturnType<typeof nodeClassFindings>,
+): PoolVerdict {
+  const base = { nodePool: np.metadata.name, weight: weightOf(np) }
+  const ref = np.spec.template.spec.nodeClassRef
+  const problem = nodeClassProblem(doctor, np.metadata.name, ref.name)
+  if (problem)
+    return {
+      ...base,
+      status: problem.status === 'fail' ? 'ruled-out' : 'unknown',
+      rule: 'nodeclass',
+      message: problem.message,
+      ...(problem.fix ? { fix: problem.fix } : {}),
+    }
+  const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations)
+  if (taint)
+    return {
+      ...base,
+      status: 'ruled-out',
+      rule: 'taints',
+      message: `did not tolerate taint ${taintText(taint)} (spec.template.spec.taints)`,
+      fix: tolerationFix(pod, owner, tolerationFor(taint), np.metadata.name),
+    }
+  const npReqs = nodePoolRequirements(np)
+  const pvcs = inputs.facts.pvcs.ok ? inputs.facts.pvcs.value : []
+  const pvs = inputs.facts.pvs.ok ? inputs.facts.pvs.value : []
+  const terms = podRequirementTerms(pod, volumeRequirements(pod, pvcs, pvs))
+  const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
+  let first: PoolVerdict | undefined
+  let fitting = false
+  for (const term of terms) {
+    const inc = incompatibilities(npReqs, term)[0]
+    if (inc) {
+      const fix = requirementsFix(inc, np, npReqs, pod, owner)
+      first ??= {
+        ...base,
+        status: 'ruled-out',
+        rule: 'requirements',
+        message: inc.message,
+        ...(fix ? { fix } : {}),
+      }
+      continue
+    }
+    const merged = copyRequirements(npReqs)
+    for (const [key, r] of term.byKey)
+      addRequirement(merged, r, term.origin.get(key) ?? { kind: 'nodeSelector' })
+    // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
+    for (const [key, o] of term.origin) merged.origin.set(key, o)
+    const zone = judgeZones(merged, nodeClass)
+    if (zone) {
+      first ??= { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix }
+      continue
+    }
+    fitting = true
+    break
+  }
+  if (!fitting && first) {
+    if (terms.length > 1)
+      first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
+    return first
+  }
+  const overhead = daemonSetOverhead(np, inputs.daemonSets)
+  const need = add(podRequests(pod.spec), overhead)
+  const note = Object.keys(overhead).length ? ` (with DaemonSet overhead ${formatAmounts(overhead)})` : ''
+  const limit = judgeLimits(np, inputs.nodeClaims, need, note)
+  if (limit) return { ...base, status: 'ruled-out', rule: 'limits', message: limit.message, fix: limit.fix }
+  return {
+    ...base,
+    status: 'not-judged',
+    rule: 'instance-types',
+    message: `taints, requirements, zones and limits allow it; instance types not judged (a node needs ${formatAmounts(need, ['cpu', 'memory', 'nvidia.com/gpu', 'ephemeral-storage'])}${note})`,
+  }
+}
+
+/** The scheduling-relevant part of a pod: pods equal on it get the same verdict. */
+function specKey(pod: WorkloadPod): string {
+  const s = pod.spec
+  return JSON.stringify([
+    pod.metadata.namespace,
+    ownerOf(pod),
+    pod.status?.phase,
+    s.nodeName,
+    s.schedulerName,
+    s.nodeSelector,
+    s.affinity,
+    s.tolerations,
+    s.containers.map((c) => c.resources),
+    s.initContainers?.map((c) => [c.resources, c.restartPolicy]),
+    s.overhead,
+    s.volumes?.filter((v) => v.persistentVolumeClaim),
+    s.topologySpreadConstraints,
+    pod.status?.nominatedNodeName,
+    pod.status?.conditions?.find((c) => c.type === 'PodScheduled'),
+  ])
+}
+
+/** Known NodeClaim launch failures and the doctor check that explains each. */
+const LAUNCH_FAILURES: [RegExp, string][] = [
+  [/UnauthorizedOperation|AccessDenied|not authorized/i, 'doctor check controller-policy'],
+  [/PassRole|InstanceProfile/i, 'doctor checks node-role and passrole-node-role'],
+  [
+    /InsufficientInstanceCapacity|InsufficientCapacity|MaxSpotInstanceCountExceeded/i,
+    'no capacity for the chosen types: allow more instance types, zones or capacity types',
+  ],
+  [/subnet|SecurityGroup|InvalidParameter/i, 'doctor check discovery-tags'],
+  [/KMS|kms/, 'doctor check ebs-kms-key'],
+]
+
+function karpenterWord(pod: WorkloadPod, events: KubeEvent[]): PodVerdict['karpenter']['events'] {
+  const mine = events
+    .filter((e) => isAbout(e, pod))
+    .filter((e) => /karpenter/i.test(`${e.source?.component ?? ''} ${e.reportingComponent ?? ''}`))
+    .sort((a, b) => stamp(b).localeCompare(stamp(a)))
+  const seen = new Set<string>()
+  const out: PodVerdict['karpenter']['events'] = []
+  for (const e of mine) {
+    const k = `${e.reason}\u0000${e.message}`
+    if (seen.has(k)) continue
+    seen.add(k)
+    out.push({ reason: e.reason ?? '', message: e.message ?? '', count: e.count ?? 1, lastSeen: stamp(e) })
+    if (out.length === 3) break
+  }
+  return out
+}
+
+function controllerState(facts: WhyFacts): string {
+  const d = facts.kube.deployment
+  if (!d.ok) return `the controller could not be read (${d.error.read})`
+  if (!d.value)
+    return 'no Karpenter controller Deployment was found: nothing provisions (see doctor check controller-ready)'
+  const { readyReplicas, replicas } = d.value
+  return `controller ${d.value.metadata.namespace}/${d.value.metadata.name} has ${readyReplicas}/${replicas} replicas ready${readyReplicas === 0 ? ': nothing provisions (see doctor check controller-ready)' : ''}`
+}
+
+const readsOf = (facts: WhyFacts) =>
+  ({
+    NodePools: facts.kube.nodePools,
+    EC2NodeClasses: facts.kube.nodeClasses,
+    pods: facts.pods,
+    NodeClaims: facts.nodeClaims,
+    DaemonSets: facts.daemonSets,
+    PersistentVolumeClaims: facts.pvcs,
+    PersistentVolumes: facts.pvs,
+    StorageClasses: facts.storageClasses,
+    Events: facts.events,
+  }) as const
+
+export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Date()): WhyReport {
+  const unreadable = Object.entries(readsOf(facts))
+    .filter(([, r]) => !r.ok)
+    .map(
+      ([what, r]) =>
+        `${what}: ${(r as { error: { read: string; code: string; message: string } }).error.code} (${(r as { error: { message: string } }).error.message.slice(0, 160)})`,
+    )
+  const value = <T>(r: { ok: true; value: T } | { ok: false }, none: T): T => (r.ok ? r.value : none)
+  const pools = nodePoolOrder(value(facts.kube.nodePools, []))
+  const inputs: Inputs = {
+    facts,
+    pools,
+    nodeClasses: value(facts.kube.nodeClasses, []),
+    nodeClaims: value(facts.nodeClaims, []),
+    daemonSets: value(facts.daemonSets, []),
+    events: value(facts.events, []),
+  }
+  const doctor = nodeClassFindings(facts)
+  // What a NodePool verdict rests on: without these reads no NodePool can be ruled in or out.
+  const blind = !facts.kube.nodePools.ok || !facts.kube.nodeClasses.ok
+  const groups = new Map<string, WorkloadPod[]>()
+  for (const pod of value(facts.pods, [])) {
+    const k = specKey(pod)
+    groups.set(k, [...(groups.get(k) ?? []), pod])
+  }
+  const verdicts: PodVerdict[] = []
+  for (const members of groups.values()) {
+    const pod = members[0] as WorkloadPod
+    const owner = ownerOf(pod)
+    const { pods: _one, ...requests } = podRequests(pod.spec)
+    const head = {
+      namespace: pod.metadata.namespace ?? '',
+      pods: members.map((p) => p.metadata.name),
+      owner,
+      requests: Object.fromEntries(
+        Object.entries(requests).map(([k, v]) => [k, formatAmounts({ [k]: v }).slice(k.length + 1)]),
+      ),
+      karpenter: { events: karpenterWord(pod, inputs.events) },
+    }
+    const ignored = ignoredBecause(pod, {
+      pvcs: value(facts.pvcs, []),
+      storageClasses: value(facts.storageClasses, []),
+      events: inputs.events,
+      nodeClaims: inputs.nodeClaims,
+    })
+    if (ignored) {
+      const hint =
+        ignored.nodeClaim && LAUNCH_FAILURES.find(([re]) => re.test(ignored.nodeClaim?.state ?? ''))
+      if (hint) ignored.message += ` (see ${hint[1]})`
+      verdicts.push({ ...head, outcome: 'ignored', ignored, nodePools: [] })
+      continue
+    }
+    const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor))
+    const outcome: PodOutcome = blind
+      ? 'could-not-tell'
+      : nodePools.some((v) => v.status === 'fits')
+        ? 'fits'
+        : nodePools.every((v) => v.status === 'ruled-out')
+          ? 'none'
+          : 'could-not-tell'
+    const activity =
+      outcome === 'none'
+        ? pools.length === 0
+          ? 'no NodePool exists: Karpenter launches nothing (see doctor check nodeclass-ready)'
+          : undefined
+        : `Karpenter has not nominated a NodeClaim for it; ${controllerState(facts)}`
+    verdicts.push({
+      ...head,
+      outcome,
+      nodePools,
+      karpenter: { ...head.karpenter, ...(activity ? { activity } : {}) },
+    })
+  }
+  const count = (o: PodOutcome) =>
+    verdicts.filter((v) => v.outcome === o).reduce((n, v) => n + v.pods.length, 0)
+  return {
+    schema: 'karpctl.why/v1',
+    cluster: facts.meta.clusterName,
+    region: facts.meta.region,
+    generatedAt: now.toISOString(),
+    source,
+    order: pools.map((np) => ({ nodePool: np.metadata.name, weight: weightOf(np) })),
+    groups: verdicts,
+    unreadable,
+    notJudged: Object.values(NOT_JUDGED),
+    summary: {
+      pods: verdicts.reduce((n, v) => n + v.pods.length, 0),
+      ignored: count('ignored'),
+      fits: count('fits'),
+      none: count('none'),
+      couldNotTell: count('could-not-tell'),
+    },
+  }
+}

@@ -1,0 +1,70 @@
+// A why snapshot: the facts of one `karpctl why` run (karpctl.why-facts/v1), saved redacted and read
+// back as untrusted input: a bounded regular file (doctor's reader), bounded nesting, this version,
+// and the shape every judgement relies on, or one line naming the JSON path that is wrong.
+import { InputError, quote } from '../errors.js'
+import { jsonPath, MAX_SNAPSHOT_DEPTH, readSnapshotFile, saveSnapshot, tooDeep } from '../facts/snapshot.js'
+import type { WhyFacts } from './types.js'
+
+export const WHY_FACTS_SCHEMA = 'karpctl.why-facts/v1'
+
+export const saveWhySnapshot = (path: string, facts: WhyFacts) => saveSnapshot(path, facts)
+
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** A Read of a list of Kubernetes objects: each item has `metadata.name`. Returns the bad path or null. */
+function badRead(v: unknown, path: (string | number)[], list = true): (string | number)[] | null {
+  if (!isObj(v) || typeof v.ok !== 'boolean') return path
+  if (!v.ok)
+    return isObj(v.error) && typeof v.error.message === 'string' && typeof v.error.read === 'string'
+      ? null
+      : [...path, 'error']
+  if (!list) return null
+  if (!Array.isArray(v.value)) return [...path, 'value']
+  for (const [i, item] of v.value.entries())
+    if (!isObj(item) || !isObj(item.metadata) || typeof item.metadata.name !== 'string')
+      return [...path, 'value', i, 'metadata', 'name']
+  return null
+}
+
+export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
+  const text = await readSnapshotFile(path)
+  const name = quote(path)
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (err) {
+    throw new InputError(`snapshot ${name} is not valid JSON (${(err as Error).message})`, 'SNAPSHOT_CORRUPT')
+  }
+  if (!isObj(data) || data.schema !== WHY_FACTS_SCHEMA)
+    throw new InputError(
+      `${name} is not a why snapshot (expected "schema": "${WHY_FACTS_SCHEMA}"): save one with \`karpctl why … --save-snapshot\``,
+      'SNAPSHOT_SCHEMA',
+    )
+  const deep = tooDeep(data, MAX_SNAPSHOT_DEPTH)
+  if (deep)
+    throw new InputError(
+      `snapshot ${name} nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)}`,
+      'SNAPSHOT_TOO_DEEP',
+    )
+  const meta = data.meta
+  let bad: (string | number)[] | null = null
+  if (!isObj(meta) || typeof meta.clusterName !== 'string' || typeof meta.region !== 'string') bad = ['meta']
+  else if (!isObj(data.kube)) bad = ['kube']
+  else {
+    const kube = data.kube
+    bad =
+      badRead(kube.nodePools, ['kube', 'nodePools']) ??
+      badRead(kube.nodeClasses, ['kube', 'nodeClasses']) ??
+      badRead(kube.deployment, ['kube', 'deployment'], false) ??
+      badRead(kube.release, ['kube', 'release'], false)
+    for (const k of ['pods', 'nodeClaims', 'daemonSets', 'pvcs', 'pvs', 'storageClasses', 'events'] as const)
+      bad ??= badRead(data[k], [k])
+  }
+  if (bad)
+    throw new InputError(
+      `snapshot ${name} is not a valid why snapshot at ${jsonPath(bad)}`,
+      'SNAPSHOT_INVALID',
+    )
+  return data as unknown as WhyFacts
+}

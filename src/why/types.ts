@@ -1,0 +1,141 @@
+// The Kubernetes shapes `karpctl why` reads, trimmed to the fields a scheduling judgement uses, and
+// the data it collects: doctor's Kubernetes facts (NodePools, EC2NodeClasses, the controller) plus
+// the workload side (pods, NodeClaims, DaemonSets, volumes, events). Plain JSON: a why snapshot is
+// exactly `WhyFacts`.
+import type {
+  Condition,
+  Facts,
+  NodeSelectorRequirement,
+  ObjectMeta,
+  Read,
+  Taint,
+  Toleration,
+} from '../facts/types.js'
+
+export type { Condition, NodeSelectorRequirement, Taint, Toleration }
+
+export type ResourceList = Record<string, string>
+
+export interface ContainerSpec {
+  name: string
+  resources?: { requests?: ResourceList; limits?: ResourceList }
+  /** `Always` on an init container makes it a sidecar: it runs alongside the app containers. */
+  restartPolicy?: string
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[]
+  matchFields?: NodeSelectorRequirement[]
+}
+
+export interface TopologySpreadConstraint {
+  topologyKey: string
+  whenUnsatisfiable: string
+  maxSkew: number
+}
+
+export interface PodSpec {
+  nodeName?: string
+  schedulerName?: string
+  nodeSelector?: Record<string, string>
+  affinity?: {
+    nodeAffinity?: {
+      requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] }
+    }
+  }
+  tolerations?: Toleration[]
+  containers: ContainerSpec[]
+  initContainers?: ContainerSpec[]
+  overhead?: ResourceList
+  volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[]
+  topologySpreadConstraints?: TopologySpreadConstraint[]
+}
+
+export interface OwnerReference {
+  kind: string
+  name: string
+  controller?: boolean
+}
+
+export interface WorkloadPod {
+  metadata: Omit<ObjectMeta, 'ownerReferences'> & { ownerReferences?: OwnerReference[] }
+  spec: PodSpec
+  status?: {
+    phase?: string
+    nominatedNodeName?: string
+    conditions?: Condition[]
+  }
+}
+
+export interface NodeClaim {
+  metadata: ObjectMeta
+  spec?: { resources?: { requests?: ResourceList }; nodeClassRef?: { name: string } }
+  status?: {
+    nodeName?: string
+    capacity?: ResourceList
+    conditions?: (Condition & { lastTransitionTime?: string })[]
+  }
+}
+
+export interface DaemonSet {
+  metadata: ObjectMeta
+  spec: { template: { spec: PodSpec } }
+}
+
+export interface PersistentVolumeClaim {
+  metadata: ObjectMeta
+  spec: { storageClassName?: string; volumeName?: string }
+  status?: { phase?: string }
+}
+
+export interface PersistentVolume {
+  metadata: ObjectMeta
+  spec: {
+    nodeAffinity?: { required?: { nodeSelectorTerms: NodeSelectorTerm[] } }
+  }
+}
+
+export interface StorageClass {
+  metadata: ObjectMeta
+  volumeBindingMode?: string
+}
+
+export interface KubeEvent {
+  metadata: ObjectMeta
+  involvedObject: { kind?: string; namespace?: string; name?: string; uid?: string }
+  reason?: string
+  message?: string
+  type?: string
+  source?: { component?: string }
+  reportingComponent?: string
+  count?: number
+  lastTimestamp?: string
+  eventTime?: string
+}
+
+/** Which pods the user asked about. */
+export type WhySelector =
+  | { kind: 'pod'; namespace: string; name: string }
+  | { kind: 'deployment' | 'statefulset' | 'job'; namespace: string; name: string }
+  | { kind: 'all-pending'; namespace?: string }
+
+export interface WhyFacts {
+  schema: 'karpctl.why-facts/v1'
+  meta: {
+    clusterName: string
+    region: string
+    collectedAt: string
+    karpctlVersion: string
+    selector: WhySelector
+  }
+  /** doctor's Kubernetes facts, read by doctor's collectors (NodePools, EC2NodeClasses, controller). */
+  kube: Facts['kube']
+  /** The pods asked about (for a workload: its pods, Pending or not). */
+  pods: Read<WorkloadPod[]>
+  nodeClaims: Read<NodeClaim[]>
+  daemonSets: Read<DaemonSet[]>
+  pvcs: Read<PersistentVolumeClaim[]>
+  pvs: Read<PersistentVolume[]>
+  storageClasses: Read<StorageClass[]>
+  events: Read<KubeEvent[]>
+}

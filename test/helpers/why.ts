@@ -1,0 +1,71 @@
+// Facts for `karpctl why` tests: the healthy `demo` cluster of test/helpers/facts.ts (its NodePool and
+// EC2NodeClass `default`, subnets in us-west-2a and us-west-2b) and one Pending, unschedulable pod.
+import type { WhyFacts, WorkloadPod } from '../../src/why/types.js'
+import { healthyFacts } from './facts.js'
+
+export function pendingPod(
+  over: Partial<WorkloadPod['spec']> = {},
+  name = 'web-6d4cf56db6-abcde',
+): WorkloadPod {
+  return {
+    metadata: {
+      name,
+      namespace: 'shop',
+      uid: `uid-${name}`,
+      labels: { app: 'web', 'pod-template-hash': '6d4cf56db6' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: 'web-6d4cf56db6', controller: true }],
+    },
+    spec: { containers: [{ name: 'app', resources: { requests: { cpu: '500m', memory: '1Gi' } } }], ...over },
+    status: {
+      phase: 'Pending',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          message: '0/3 nodes are available',
+        },
+      ],
+    },
+  }
+}
+
+export function whyFacts(pods: WorkloadPod[] = [pendingPod()], mutate?: (f: WhyFacts) => void): WhyFacts {
+  const kube = healthyFacts((f) => {
+    if (f.kube.nodeClasses.ok)
+      for (const nc of f.kube.nodeClasses.value)
+        nc.status = {
+          ...nc.status,
+          subnets: [
+            { id: 'subnet-a', zone: 'us-west-2a' },
+            { id: 'subnet-b', zone: 'us-west-2b' },
+          ],
+        }
+  }).kube
+  const facts: WhyFacts = {
+    schema: 'karpctl.why-facts/v1',
+    meta: {
+      clusterName: 'demo',
+      region: 'us-west-2',
+      collectedAt: '2025-01-01T00:00:00.000Z',
+      karpctlVersion: '0.0.0-test',
+      selector: { kind: 'all-pending', namespace: 'shop' },
+    },
+    kube,
+    pods: { ok: true, value: pods },
+    nodeClaims: { ok: true, value: [] },
+    daemonSets: { ok: true, value: [] },
+    pvcs: { ok: true, value: [] },
+    pvs: { ok: true, value: [] },
+    storageClasses: { ok: true, value: [] },
+    events: { ok: true, value: [] },
+  }
+  mutate?.(facts)
+  return facts
+}
+
+/** The NodePools of the facts (a live array: tests change them in place). */
+export function pools(f: WhyFacts) {
+  if (!f.kube.nodePools.ok) throw new Error('no NodePools')
+  return f.kube.nodePools.value
+}
