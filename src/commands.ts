@@ -5,6 +5,7 @@ import TenantAdd from './commands/tenant/add.js'
 import TenantList from './commands/tenant/list.js'
 import TenantRemove from './commands/tenant/remove.js'
 import Teardown from './commands/teardown.js'
+import Upgrade from './commands/upgrade.js'
 
 export const COMMANDS = {
   doctor: Doctor,
@@ -13,4 +14,5 @@ export const COMMANDS = {
   'tenant:list': TenantList,
   'tenant:remove': TenantRemove,
   teardown: Teardown,
+  upgrade: Upgrade,
 }
