@@ -5,6 +5,7 @@ import TenantAdd from './commands/tenant/add.js'
 import TenantList from './commands/tenant/list.js'
 import TenantRemove from './commands/tenant/remove.js'
 import Teardown from './commands/teardown.js'
+import Upgrade from './commands/upgrade.js'
 import Why from './commands/why.js'
 
 export const COMMANDS = {
@@ -14,5 +15,6 @@ export const COMMANDS = {
   'tenant:list': TenantList,
   'tenant:remove': TenantRemove,
   teardown: Teardown,
+  upgrade: Upgrade,
   why: Why,
 }

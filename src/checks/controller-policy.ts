@@ -342,6 +342,42 @@ function missingFinding(
   }
 }
 
+/** What a controller role lacks of one version's reference template (upgrade adds it before the chart). */
+export interface ReferenceGaps {
+  /** The reference statements that hold the missing actions, trimmed to them and scoped as there. */
+  document: PolicyDocument
+  actions: string[]
+  /** Statements of the role's own that explicitly deny a needed action: an Allow beside them cannot help. */
+  deniedBy: string[]
+  /** Attached policies whose document could not be read: what they grant is not known. */
+  unreadable: string[]
+}
+
+/**
+ * The coverage this check judges with, against the template of `version` rather than the installed
+ * one's: null when the role's policies could not be read.
+ */
+export function referenceGaps(facts: Facts, version: string): ReferenceGaps | null {
+  const release = facts.kube.release.ok ? facts.kube.release.value : null
+  const name = facts.iam.controllerRoleName
+  const read = name ? facts.iam.roles[name] : undefined
+  const role = read?.ok ? read.value : null
+  if (!release || !role || !role.attached.ok || !role.inline.ok) return null
+  const accountId = facts.meta.accountId ?? role.role.arn.split(':')[4] ?? '*'
+  const required = requiredStatements(facts, release, accountId, version)
+  const missing = coverage(
+    required,
+    roleStatements(role.attached.value, role.inline.value),
+    accountId,
+  ).missing
+  return {
+    document: missingDocument(missing),
+    actions: [...new Set(missing.map((g) => g.action))],
+    deniedBy: [...new Set(missing.flatMap((g) => (g.deniedBy ? [g.deniedBy] : [])))],
+    unreadable: role.attached.value.filter((p) => p.document === null).map((p) => p.arn),
+  }
+}
+
 /** The reference statements that hold the missing actions, trimmed to those actions. */
 function missingStatements(missing: Gap[]): Map<string, PolicyStatement[]> {
   const byPolicy = new Map<string, PolicyStatement[]>()

@@ -81,7 +81,7 @@ function judgeRelease(facts: Facts, release: HelmRelease): Finding[] {
 function upgradeFromV10(facts: Facts, release: HelmRelease): Fix {
   const crds = optional(facts.kube.crds) ?? []
   return {
-    summary: `first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then upgrade the CRDs and the chart to ${DEFAULT_KARPENTER_VERSION} (Helm does not upgrade CRDs from the chart's crds/ folder)`,
+    summary: `run \`karpctl upgrade\` (it checks that no object is still stored as v1beta1, adds the IAM statements ${DEFAULT_KARPENTER_VERSION} needs, then upgrades the CRDs and the chart with your values), or by hand: first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then upgrade the CRDs and the chart to ${DEFAULT_KARPENTER_VERSION} (Helm does not upgrade CRDs from the chart's crds/ folder)`,
     commands: [
       ...crdChartCommands(
         release.namespace,

@@ -1,0 +1,177 @@
+// IAM first: what the controller role lacks of the target version's reference template, added before
+// the new controller starts (it would call what it may not). Judged with controller-policy's own
+// coverage (a grant the role already has in any form counts), added as the template scopes it, in one
+// inline policy of karpctl's named for the target minor — never a rewrite of the role's own policies.
+// On a role karpctl did not make, the addition is an adoption: recorded on the role, given back by
+// teardown. Where CloudFormation holds the policies or the role, the step blocks with the stack's way.
+import { INLINE_LIMIT, referenceGaps } from '../checks/controller-policy.js'
+import { roleNameFromArn, shellQuote } from '../checks/lib/facts.js'
+import {
+  editStack,
+  fixBlocked,
+  gettingStartedUpdate,
+  ownership,
+  policyStacks,
+  stackManagedPolicies,
+} from '../checks/lib/owners.js'
+import { asList } from '../checks/lib/policy.js'
+import type { Facts } from '../facts/types.js'
+import { iamRole } from '../plan/resources/iam-role.js'
+import type { Resource } from '../plan/types.js'
+import { ownershipTags } from '../spec/ownership.js'
+import {
+  NEWEST_REFERENCE,
+  referenceFor,
+  referencePolicies,
+  type ReferenceParams,
+} from '../spec/reference-policy.js'
+import { precondition, withNote } from './preconditions.js'
+
+export const IAM_ADDRESS = 'iam-role.controller'
+
+/** The reference template that stands for a version (its minor's, or the newest for a newer one). */
+export const referenceOf = (version: string) => referenceFor(version)?.version ?? NEWEST_REFERENCE
+
+/** karpctl's inline policy for what an upgrade to `target` added: one per target minor, never rewritten by the next. */
+export const upgradePolicyName = (target: string) =>
+  `KarpctlUpgrade-${referenceOf(target).split('.').slice(0, 2).join('.')}`
+
+/** Actions the template of `from` grants and that of `to` no longer does: left, and named as removable. */
+export function obsoleteActions(from: string, to: string): string[] {
+  // The actions alone do not depend on the names filled in.
+  const p: ReferenceParams = {
+    partition: 'aws',
+    region: 'r',
+    accountId: '0',
+    clusterName: 'c',
+    nodeRoleArns: ['n'],
+    queueArn: 'q',
+  }
+  const actions = (v: string) =>
+    new Set(
+      referencePolicies(referenceOf(v), p).flatMap((d) =>
+        d.document.Statement.flatMap((s) => asList(s.Action)),
+      ),
+    )
+  const after = actions(to)
+  return [...actions(from)].filter((a) => !after.has(a)).sort()
+}
+
+export interface IamStep {
+  resource: Resource
+  /** Actions of the old template only: could be removed once the upgrade is done. */
+  removable: string[]
+}
+
+/** The controller role's step of the upgrade plan (blocked when CloudFormation or a Deny holds it). */
+export function controllerIamStep(facts: Facts, installed: string, target: string): IamStep {
+  const removable = obsoleteActions(installed, target)
+  const ref = referenceOf(target)
+  const roleName = facts.iam.controllerRoleName
+  const blocked = (name: string, why: string, documents?: Record<string, unknown>): IamStep => ({
+    resource: {
+      ...precondition({
+        key: 'iam',
+        address: IAM_ADDRESS,
+        kind: 'IAM role',
+        group: 'IAM',
+        name,
+        judge: () => ({ ok: false, blocked: why }),
+      }),
+      // What to add where karpctl may not (--show-policies prints it).
+      ...(documents ? { documents } : {}),
+    },
+    removable,
+  })
+  if (!roleName)
+    return blocked(
+      'controller role',
+      'the controller role was not found (no IRSA annotation, no Pod Identity association): run `karpctl doctor` to see why',
+    )
+  const read = facts.iam.roles[roleName]
+  const role = read?.ok ? read.value : null
+  const gaps = referenceGaps(facts, ref)
+  if (!role || !gaps)
+    return blocked(
+      roleName,
+      `the policies of ${roleName} could not be read, so what it lacks of Karpenter ${ref}'s reference is not known: allow iam:GetRole, iam:ListRolePolicies, iam:GetRolePolicy, iam:ListAttachedRolePolicies and iam:GetPolicyVersion, and run again`,
+    )
+  const lacks = gaps.actions.length > 0
+  if (lacks && gaps.unreadable.length)
+    return blocked(
+      roleName,
+      `${roleName} lacks ${gaps.actions.join(', ')} in the policies karpctl could read, and ${gaps.unreadable.map(roleNameFromArn).join(', ')} could not be read: allow iam:GetPolicyVersion on them and run again`,
+    )
+  if (lacks && gaps.deniedBy.length)
+    return blocked(
+      roleName,
+      `${gaps.deniedBy.join(', ')} on ${roleName} explicitly denies ${gaps.actions.join(', ')}, which Karpenter ${target} needs: an Allow beside it cannot help; remove the Deny, then run again`,
+    )
+  const stackWay = lacks ? stackBlock(facts, roleName, role.role.tags, target) : null
+  if (stackWay) return blocked(roleName, stackWay, { [upgradePolicyName(target)]: gaps.document })
+  if (JSON.stringify(gaps.document).length > INLINE_LIMIT)
+    return blocked(
+      roleName,
+      `what ${roleName} lacks of Karpenter ${ref}'s reference is larger than IAM's inline policy limit: attach the template's managed policies to it (see \`karpctl doctor\`), then run again`,
+    )
+  const name = upgradePolicyName(target)
+  const resource = iamRole({
+    address: IAM_ADDRESS,
+    name: roleName,
+    arn: role.role.arn,
+    // Only ever used to create a role, which this step never does (the role exists).
+    description: '',
+    // The role's own trust and tags: the step only ever adds the one inline policy.
+    trust: role.role.trust,
+    managed: [],
+    inline: lacks ? [{ name, document: gaps.document }] : [],
+    tags: ownershipTags(facts.meta.clusterName),
+    ownership: ownershipTags(facts.meta.clusterName),
+    // Asking for the upgrade is asking for the addition: recorded on the role, given back by teardown.
+    adopt: true,
+    notOursHint: '',
+  })
+  return { resource: withNote(resource, removableNote(removable, installed, target)), removable }
+}
+
+function removableNote(removable: string[], installed: string, target: string): string | undefined {
+  if (!removable.length) return undefined
+  return `left as they are: ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants; they could be removed once ${target} runs`
+}
+
+/**
+ * Where a stack declares the controller's policies (the getting-started stack) or the role itself, the
+ * addition belongs there: a copy beside them is drift the stack fights. Null when karpctl may add it.
+ */
+function stackBlock(
+  facts: Facts,
+  roleName: string,
+  tags: Record<string, string>,
+  target: string,
+): string | null {
+  const stack = policyStacks(facts)[0]
+  const ref = referenceOf(target)
+  if (stack) {
+    const declared = new Set(stackManagedPolicies(facts, stack).keys())
+    const attach = referencePolicies(ref, {
+      partition: facts.meta.partition || 'aws',
+      region: facts.meta.region,
+      accountId: facts.meta.accountId ?? '<account-id>',
+      clusterName: facts.meta.clusterName,
+      nodeRoleArns: [],
+      queueArn: '',
+    })
+      .filter((p) => !declared.has(p.key))
+      .map(
+        (p) =>
+          `aws iam attach-role-policy --role-name ${shellQuote(roleName)} --policy-arn arn:${facts.meta.partition || 'aws'}:iam::${facts.meta.accountId ?? '<account-id>'}:policy/${p.name}`,
+      )
+    return `the controller's policies come from CloudFormation stack ${stack}: update it to the getting-started template of Karpenter ${ref} (${gettingStartedUpdate(stack, ref).join(' && ')}), attach its new policies to ${roleName}${attach.length ? ` (${attach.join(' && ')})` : ''}, then run the upgrade again`
+  }
+  const owner = ownership(facts, roleName, tags)
+  const held = fixBlocked(owner, `controller role ${roleName}`)
+  if (!held) return null
+  return owner.kind === 'stack'
+    ? `${held}: add the statements \`karpctl upgrade --dry-run --show-policies\` shows to the role in stack ${owner.owner.stackName} (${editStack(owner.owner.stackName).join(' && ')}), then run the upgrade again`
+    : held
+}
