@@ -2,14 +2,17 @@
 // one that fails at once, with the way out. They are steps of the plan (kind "precondition"): a failing
 // one blocks the plan as any blocked step does, before the first write.
 import { kubernetesSupport, parseKubernetesMinor, formatMinor, supportRange } from '../checks/lib/compat.js'
-import { parseVersion as karpenterVersion } from '../checks/lib/facts.js'
 import { V1_CRDS } from '../checks/lib/install.js'
 import type { Resource, Verdict } from '../plan/types.js'
-import { compareVersions, parseVersion } from '../spec/reference-policy.js'
+import { compareVersions } from '../spec/reference-policy.js'
+import { parseVersion, type KarpenterVersion } from '../spec/version.js'
 
 export type Judgement = { ok: true; note: string } | { ok: false; blocked: string }
 
-const minorOf = (v: string) => (parseVersion(v) as [number, number, number]).slice(0, 2).join('.')
+const minorOf = (v: string) => {
+  const { major, minor } = parseVersion(v) as KarpenterVersion
+  return `${major}.${minor}`
+}
 
 /** Both are Karpenter 1.x and the target is not older than what runs. */
 export function versionGate(installed: string, target: string): Judgement {
@@ -19,13 +22,13 @@ export function versionGate(installed: string, target: string): Judgement {
       ok: false,
       blocked: `the installed chart version ${JSON.stringify(installed)} is not one karpctl can read: run \`karpctl doctor\` to see what is installed`,
     }
-  if (from[0] !== 1)
+  if (from.major !== 1)
     return {
       ok: false,
       blocked: `Karpenter ${installed} is not 1.x: a v0.x install is migrated to v1 in stages (https://karpenter.sh/docs/upgrading/v1-migration/), not upgraded in one step`,
     }
   const to = parseVersion(target)
-  if (!to || to[0] !== 1) return { ok: false, blocked: `--to ${target} is not a Karpenter 1.x version` }
+  if (!to || to.major !== 1) return { ok: false, blocked: `--to ${target} is not a Karpenter 1.x version` }
   if (compareVersions(target, installed) < 0)
     return {
       ok: false,
@@ -70,7 +73,7 @@ export function storageGate(installed: string, target: string, stored: Record<st
 /** The cluster's Kubernetes minor is one the target supports (doctor's compatibility table). */
 export function kubernetesGate(target: string, kubernetes: string | undefined): Judgement {
   const k = parseKubernetesMinor(kubernetes)
-  const v = karpenterVersion(target)
+  const v = parseVersion(target)
   if (!k || !v) return { ok: true, note: 'the Kubernetes version is not known: not checked' }
   const range = supportRange(v)
   const support = kubernetesSupport(v, k)
