@@ -30,7 +30,11 @@ export interface BareCluster {
   nodegroupRoleArn: string
 }
 
-export async function seedBareCluster(bed: Bed): Promise<BareCluster> {
+/** `kubernetesVersion`: what EKS says the cluster runs (the apiserver itself is the bed's). */
+export async function seedBareCluster(
+  bed: Bed,
+  opts: { kubernetesVersion?: string } = {},
+): Promise<BareCluster> {
   const aws = awsClients(bed)
   const ctx = { clusterName: CLUSTER_NAME, region: REGION, accountId: ACCOUNT_ID, partition: 'aws' as const }
   const net = await createNetwork(aws, ctx)
@@ -42,7 +46,7 @@ export async function seedBareCluster(bed: Bed): Promise<BareCluster> {
     }),
   )
   await revokeWebhookIngress(aws, net)
-  const cluster = await createEksCluster(aws, ctx, net)
+  const cluster = await createEksCluster(aws, ctx, net, opts.kubernetesVersion)
   const ng = await aws.iam.send(
     new CreateRoleCommand({
       RoleName: `eksctl-${CLUSTER_NAME}-nodegroup-ng-NodeInstanceRole`,
