@@ -54,7 +54,9 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult>
       resolve({
         code: e ? (typeof e.code === 'number' ? e.code : 1) : 0,
         stdout,
-        stderr,
+        // A helm that failed once the stop began was ended by it (killed, or exiting on the signal it got):
+        // say so, not "no output".
+        stderr: e && interrupt.stopping ? `${stderr}\nError: stopped: karpctl was interrupted` : stderr,
         notFound: e?.code === 'ENOENT',
         ...(typeof e?.code === 'string' && e.code !== 'ENOENT' ? { spawnError: e.code } : {}),
         ...(e?.signal ? { signal: e.signal, timedOut: e.killed === true } : {}),

@@ -273,7 +273,7 @@ describe(
       }
     })
 
-    test('SIGINT mid-apply: exit 130, one line naming what was applied, no values file left; SIGKILL of karpctl and helm inside the karpenter-crd step: the pending release is recovered; each re-run ends as a clean install', async (t) => {
+    test('SIGINT mid-install and SIGTERM mid-teardown: exit 130 / 143, one line naming what was applied, no values file left; SIGKILL of karpctl and helm inside the karpenter-crd step: the pending release is recovered; each re-run ends as a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
       const f = await freshCluster()
       t.after(async () => {
@@ -282,7 +282,37 @@ describe(
       })
       const tmp = join(f.bed.tmpDir, 'signal-tmp')
       mkdirSync(tmp, { recursive: true })
-      const converges = async (what: string) => {
+      /** Runs karpctl with `args` and sends `signal` once `after` steps have finished (✔ lines). */
+      const stopped = (args: string[], signal: NodeJS.Signals, after: number) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [BIN, ...args], {
+            env: f.bed.childEnv({ ...envOf(f.bed), TMPDIR: tmp }),
+            stdio: ['ignore', 'ignore', 'pipe'],
+          })
+          let stderr = ''
+          let sent = false
+          child.stderr.on('data', (c: Buffer) => {
+            stderr += c.toString()
+            if (!sent && (stderr.match(/^✔ /gm) ?? []).length >= after) {
+              sent = true
+              child.kill(signal)
+            }
+          })
+          child.on('close', (code) => resolve({ code, stderr }))
+        })
+      const cleanStop = (r: { code: number | null; stderr: string }, signal: string, code: number) => {
+        assert.equal(r.code, code, r.stderr)
+        assert.match(r.stderr, new RegExp(`interrupted \\(${signal}\\)`))
+        assert.match(r.stderr, /run the same command again to finish/)
+        assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace')
+        assert.deepEqual(
+          readdirSync(tmp).filter((n) => n.startsWith('karpctl-')),
+          [],
+          'no temporary file is left',
+        )
+      }
+      const teardownArgs = ['teardown', ...target(f.bed), '--confirm', CLUSTER_NAME]
+      const converges = async (what: string, stopTeardown = false) => {
         const resumed = await install(f.bed, ['--yes', '--json'])
         assert.equal(resumed.code, 0, `${what}: ${resumed.stderr}`)
         assert.deepEqual(
@@ -290,46 +320,26 @@ describe(
           JSON.parse(clean.inv),
           `${what}: same end state as a clean install`,
         )
-        const down = await runKarpctl(f.bed, ['teardown', ...target(f.bed), '--confirm', CLUSTER_NAME], {
-          env: envOf(f.bed),
-          timeoutMs: 300_000,
-        })
+        if (stopTeardown) {
+          // SIGTERM (a CI job cancelled) after teardown's 3rd finished step; the same command finishes.
+          const term = await stopped(teardownArgs, 'SIGTERM', 3)
+          t.diagnostic(`teardown SIGTERM:\n${term.stderr}`)
+          cleanStop(term, 'SIGTERM', 143)
+        }
+        const down = await runKarpctl(f.bed, teardownArgs, { env: envOf(f.bed), timeoutMs: 300_000 })
         assert.equal(down.code, 0, down.stderr)
         return JSON.parse(resumed.stdout) as InstallJson
       }
 
       // 1. Ctrl-C after the 4th finished step: the running steps end, no new one starts.
-      const interrupted = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          [BIN, 'install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
-          {
-            env: f.bed.childEnv({ ...envOf(f.bed), TMPDIR: tmp }),
-            stdio: ['ignore', 'ignore', 'pipe'],
-          },
-        )
-        let stderr = ''
-        let sent = false
-        child.stderr.on('data', (c: Buffer) => {
-          stderr += c.toString()
-          if (!sent && (stderr.match(/^✔ /gm) ?? []).length >= 4) {
-            sent = true
-            child.kill('SIGINT')
-          }
-        })
-        child.on('close', (code) => resolve({ code, stderr }))
-      })
-      t.diagnostic(`SIGINT:\n${interrupted.stderr}`)
-      assert.equal(interrupted.code, 130, interrupted.stderr)
-      assert.match(interrupted.stderr, /interrupted \(SIGINT\)/)
-      assert.match(interrupted.stderr, /run the same command again to finish/)
-      assert.doesNotMatch(interrupted.stderr, /^\s+at /m, 'no stack trace')
-      assert.deepEqual(
-        readdirSync(tmp).filter((n) => n.startsWith('karpctl-')),
-        [],
-        'no temporary file is left',
+      const interrupted = await stopped(
+        ['install', ...target(f.bed), '--chart-dir', CHARTS(), '--yes'],
+        'SIGINT',
+        4,
       )
-      await converges('after SIGINT')
+      t.diagnostic(`SIGINT:\n${interrupted.stderr}`)
+      cleanStop(interrupted, 'SIGINT', 130)
+      await converges('after SIGINT', true)
 
       // 2. karpctl and its helm killed together while helm installs karpenter-crd (as a closed
       // terminal or an OOM kill would): the release may be left pending-install with no helm alive.
@@ -354,8 +364,15 @@ describe(
         assert.equal(child.exitCode, null, 'install ended before helm installed karpenter-crd')
         await new Promise((r) => setTimeout(r, 50))
       }
-      // Long enough for helm to have written its pending release, short of the CRDs being applied.
-      await new Promise((r) => setTimeout(r, 700))
+      // Killed the moment helm has recorded its release as pending (its Secret), before it finishes.
+      for (let i = 0; i < 500 && child.exitCode === null; i++) {
+        const pending = await f.bed.kube.list(
+          '/api/v1/namespaces/kube-system/secrets',
+          'owner=helm,name=karpenter-crd,status=pending-install',
+        )
+        if (pending.length > 0) break
+        await new Promise((r) => setTimeout(r, 10))
+      }
       process.kill(-child.pid!, 'SIGKILL')
       await closed
       const status = execFileSync(

@@ -100,6 +100,7 @@ for (const [signal, code] of [
       ),
     )
     assert.doesNotMatch(r.stdout, /finished/)
+    assert.doesNotMatch(r.stdout + r.stderr, /no output/, 'a stopped helm says why it ended')
     assert.deepEqual(leftovers(r.tmp), [])
     assert.equal(existsSync(r.valuesFile), false)
     assert.equal(alive(r.helmPid), false, 'helm was left running')
