@@ -44,11 +44,11 @@ export interface ReferenceChoice {
 /**
  * The reference that describes `version`: its own minor's template (policies change only between
  * minors), or the newest when the version is newer than all of them; null for a version before 1.0
- * (pre-v1 Karpenter has another policy, another API) or not a version at all.
+ * (pre-v1 Karpenter has another policy, another API: no template, older than the newest) or not a version.
  */
 export function referenceFor(version: string): ReferenceChoice | null {
   const v = parseVersion(version.trim())
-  if (!v || v.major < 1) return null
+  if (!v) return null
   const sameMinor = REFERENCE_VERSION_LIST.find((r) => {
     const { major, minor } = parseVersion(r) as KarpenterVersion
     return major === v.major && minor === v.minor
@@ -72,7 +72,6 @@ function substitute(text: string, p: ReferenceParams): string {
     .replaceAll('${AWS::Partition}', p.partition)
     .replaceAll('${AWS::Region}', p.region)
     .replaceAll('${AWS::AccountId}', p.accountId)
-    .replaceAll('${AWS::URLSuffix}', p.partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com')
     .replaceAll('${ClusterName}', p.clusterName)
     .replaceAll('${KarpenterInterruptionQueue.Arn}', p.queueArn)
 }

@@ -144,3 +144,25 @@ test('node role policies and interruption rules change where the templates chang
   assert.equal(referenceRules('1.11.3').length, 5)
   assert.equal(referenceRules('1.11.3')[4]?.key, 'CapacityReservationInterruptionRule')
 })
+
+test('going back a minor removes what it added: the Sids only the newer template has', () => {
+  assert.deepEqual(referenceDelta('1.8.8', '1.7.6', params).removed, [
+    'AllowUnscopedInstanceProfileListAction',
+  ])
+  assert.deepEqual(referenceDelta('1.13.1', '1.0.14', params).removed, [
+    'AllowUnscopedInstanceProfileListAction',
+    'AllowZonalShiftStatusReadOnly',
+  ])
+})
+
+test('every placeholder of every template is filled: no `${` is left in any statement or name', () => {
+  for (const version of REFERENCE_VERSION_LIST)
+    assert.doesNotMatch(JSON.stringify(referencePolicies(version, params)), /\$\{/, version)
+})
+
+test('a version karpctl holds no template of is refused, not guessed', () => {
+  assert.throws(() => referencePolicies('1.99.0', params), /no reference policy for Karpenter 1\.99\.0/)
+  assert.throws(() => compareVersions('1.2.3', 'latest'), /not a version: latest/)
+  assert.throws(() => compareVersions('main', '1.2.3'), /not a version: main/)
+  assert.deepEqual(referenceFor(' 1.3.2 '), { version: '1.3.8', newer: false })
+})
