@@ -119,7 +119,10 @@ export interface Catalog {
   zones: Map<string, Set<string>>
   labels: Map<string, Record<string, string[]>>
   vmMemoryOverheadPercent: number
-  filtered: Map<string, { inZones: InstanceTypeInfo[]; left: InstanceTypeInfo[] }>
+  filtered: Map<
+    string,
+    { inZones: InstanceTypeInfo[]; masks: number[]; left: InstanceTypeInfo[]; rooms: Allocatable[] }
+  >
   allocatable: Map<string, Allocatable>
 }
 
@@ -149,8 +152,8 @@ export interface InstanceTypeVerdict {
   status: 'fits' | 'ruled-out'
   message: string
   fix?: Fix
-  /** The types with room, smallest first. */
-  fitting: string[]
+  /** How many types have room. */
+  fitting: number
 }
 
 /** The keys a type has a value for, in the order a message names the one that leaves none. */
@@ -176,18 +179,22 @@ function offered(it: InstanceTypeInfo, catalog: Catalog, subnetZones: string[], 
   return classes.length > 0 && (!ct || allowsAny(ct, classes))
 }
 
-function matches(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements, skip?: string): boolean {
+/** The requirements a type fails, one bit per TYPE_KEYS entry (0: the type is left). */
+function failures(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements): number {
   const labels = catalog.labels.get(it.name) ?? labelsOf(it)
-  for (const key of TYPE_KEYS) {
-    if (key === skip) continue
+  let mask = 0
+  TYPE_KEYS.forEach((key, bit) => {
     const r = reqs.byKey.get(key)
-    if (r && !allowsAny(r, labels[key] ?? [])) return false
-  }
-  return true
+    if (r && !allowsAny(r, labels[key] ?? [])) mask |= 1 << bit
+  })
+  return mask
 }
 
 const bySize = (a: InstanceTypeInfo, b: InstanceTypeInfo) =>
   a.vcpus - b.vcpus || a.memoryMiB - b.memoryMiB || a.name.localeCompare(b.name)
+
+const hasRoom = (a: Allocatable, need: Amounts) =>
+  (need.cpu ?? 0) <= a.cpu && (need.memory ?? 0) <= a.memory && (need.pods ?? 1) <= a.pods
 
 /** What a node of the type lacks for the pod (empty: it has room). */
 function lacks(a: Allocatable, need: Amounts): string[] {
@@ -223,14 +230,17 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
   const zonesFor = subnetZones.length
     ? subnetZones
     : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
-  const memoKey = JSON.stringify([zonesFor, [...merged.byKey.entries()].sort()])
+  const kubelet = q.nodeClass?.spec.kubelet
+  const memoKey = JSON.stringify([zonesFor, [...merged.byKey.entries()].sort(), kubelet ?? null])
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
     const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))
-    memo = { inZones, left: inZones.filter((it) => matches(catalog, it, merged)).sort(bySize) }
+    const masks = inZones.map((it) => failures(catalog, it, merged))
+    const left = inZones.filter((_, i) => masks[i] === 0).sort(bySize)
+    memo = { inZones, masks, left, rooms: left.map((it) => roomOf(catalog, it, kubelet)) }
     catalog.filtered.set(memoKey, memo)
   }
-  const { inZones, left } = memo
+  const { inZones, masks, left, rooms } = memo
   const where = `in [${zonesFor.join(' ')}]`
   if (inZones.length === 0) {
     const zoneReq = merged.byKey.get(ZONE_LABEL)
@@ -238,16 +248,15 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     const asked = [zoneReq, ct].filter((r): r is Requirement => !!r).map(describe)
     return {
       status: 'ruled-out',
-      fitting: [],
+      fitting: 0,
       message: `no instance type is offered ${where}${asked.length ? ` for ${asked.join(', ')}` : ''} (of ${catalog.types.length} types EC2 describes)`,
     }
   }
   if (left.length === 0) {
     // Name the first requirement that alone leaves nothing, as a user would widen it.
     const key =
-      TYPE_KEYS.find(
-        (k) => merged.byKey.has(k) && !inZones.some((it) => matches(catalog, it, onlyKey(merged, k))),
-      ) ?? TYPE_KEYS.find((k) => merged.byKey.has(k))
+      TYPE_KEYS.find((k, bit) => merged.byKey.has(k) && masks.every((m) => m & (1 << bit))) ??
+      TYPE_KEYS.find((k) => merged.byKey.has(k))
     const r = key ? merged.byKey.get(key) : undefined
     const have = key
       ? [...new Set(inZones.flatMap((it) => catalog.labels.get(it.name)?.[key] ?? []))]
@@ -256,21 +265,27 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
       : []
     return {
       status: 'ruled-out',
-      fitting: [],
+      fitting: 0,
       message: r
         ? `no instance type matches ${describe(r)}: the ${inZones.length} types offered ${where} have ${key} ${have.join(', ')}${have.length === 8 ? ', …' : ''}`
         : `no instance type is left ${where}`,
       ...(key ? widenFix(pool, merged, key) : {}),
     }
   }
-  const kubelet = q.nodeClass?.spec.kubelet
-  const fitting = left.filter((it) => lacks(roomOf(catalog, it, kubelet), need).length === 0)
-  if (fitting.length) {
-    const smallest = fitting[0] as InstanceTypeInfo
+  // A count and the smallest: this runs for every pod and NodePool, over every type left.
+  let fitting = 0
+  let smallestAt = -1
+  for (let i = 0; i < left.length; i++)
+    if (hasRoom(rooms[i] as Allocatable, need)) {
+      fitting++
+      if (smallestAt < 0) smallestAt = i
+    }
+  if (fitting) {
+    const smallest = left[smallestAt] as InstanceTypeInfo
     return {
       status: 'fits',
-      fitting: fitting.map((it) => it.name),
-      message: `${fitting.length} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(roomOf(catalog, smallest, kubelet))}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})`,
+      fitting,
+      message: `${fitting} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(rooms[smallestAt] as Allocatable)}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})`,
     }
   }
   const largest = left[left.length - 1] as InstanceTypeInfo
@@ -285,15 +300,15 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     )
     .join(', ')
   // Which of the NodePool's own type requirements, dropped, would leave a type with room.
-  const widen = TYPE_KEYS.find((k) => {
+  const widen = TYPE_KEYS.find((k, bit) => {
     if (merged.origin.get(k)?.kind !== 'requirement') return false
     return inZones.some(
-      (it) => matches(catalog, it, merged, k) && lacks(roomOf(catalog, it, kubelet), need).length === 0,
+      (it, i) => ((masks[i] as number) & ~(1 << bit)) === 0 && hasRoom(roomOf(catalog, it, kubelet), need),
     )
   })
   return {
     status: 'ruled-out',
-    fitting: [],
+    fitting: 0,
     message: `no instance type has room: the largest left of ${left.length}, ${largest.name}, has ${roomText(room)}, a node for the pod needs ${asks}`,
     ...(widen
       ? widenFix(pool, merged, widen)
@@ -306,12 +321,6 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
 }
 
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
-
-/** The requirements with only `key` kept (the others dropped), to tell which one leaves nothing. */
-function onlyKey(reqs: Requirements, key: string): Requirements {
-  const r = reqs.byKey.get(key)
-  return { byKey: new Map(r ? [[key, r]] : []), origin: new Map() }
-}
 
 /** Remove the NodePool's requirement on `key` (or, from the pod's side, say so). */
 function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix } {

@@ -171,6 +171,21 @@ interface Inputs {
   events: KubeEvent[]
   /** EC2's instance types, or why they could not be read. */
   catalog: Catalog | { unread: string }
+  /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
+  perPool: Map<string, { reqs: Requirements; overhead: Amounts; daemonSetPods: number }>
+}
+
+function poolFacts(np: NodePool, inputs: Inputs) {
+  let f = inputs.perPool.get(np.metadata.name)
+  if (!f) {
+    f = {
+      reqs: nodePoolRequirements(np),
+      overhead: daemonSetOverhead(np, inputs.daemonSets),
+      daemonSetPods: daemonSetsOn(np, inputs.daemonSets).length,
+    }
+    inputs.perPool.set(np.metadata.name, f)
+  }
+  return f
 }
 
 function judgePool(
@@ -200,7 +215,7 @@ function judgePool(
       message: `did not tolerate taint ${taintText(taint)} (spec.template.spec.taints)`,
       fix: tolerationFix(pod, owner, tolerationFor(taint), np.metadata.name),
     }
-  const npReqs = nodePoolRequirements(np)
+  const { reqs: npReqs, overhead, daemonSetPods } = poolFacts(np, inputs)
   const pvcs = inputs.facts.pvcs.ok ? inputs.facts.pvcs.value : []
   const pvs = inputs.facts.pvs.ok ? inputs.facts.pvs.value : []
   const terms = podRequirementTerms(pod, volumeRequirements(pod, pvcs, pvs))
@@ -237,7 +252,6 @@ function judgePool(
       first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
     return first
   }
-  const overhead = daemonSetOverhead(np, inputs.daemonSets)
   const need = add(podRequests(pod.spec), overhead)
   const note = Object.keys(overhead).length ? ` (with DaemonSet overhead ${formatAmounts(overhead)})` : ''
   const limit = judgeLimits(np, inputs.nodeClaims, need, note)
@@ -251,7 +265,7 @@ function judgePool(
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
   const podAsks = podRequests(pod.spec)
-  const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetsOn(np, inputs.daemonSets).length }
+  const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: InstanceTypeVerdict | undefined
   for (const merged of candidates) {
     const v = judgeInstanceTypes({
@@ -407,6 +421,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     daemonSets: value(facts.daemonSets, []),
     events: value(facts.events, []),
     catalog: catalogFor(facts),
+    perPool: new Map(),
   }
   const doctor = nodeClassFindings(facts)
   // What a NodePool verdict rests on: without these reads no NodePool can be ruled in or out.
