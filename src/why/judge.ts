@@ -66,7 +66,7 @@ export interface PodVerdict {
 
 export const NOT_JUDGED = {
   'extended-resources':
-    "instance types' GPUs and other extended resources (a NodePool with room for cpu, memory and pods is ? for a pod that asks for them) and ephemeral storage",
+    'GPUs and other extended resources (a pod asking for one gets ? where cpu, memory and pods fit) and ephemeral storage',
   'topology-spread':
     'required topology spread (whenUnsatisfiable: DoNotSchedule) against the pods already placed',
   'controller-log': "the controller's log lines naming the pod",
