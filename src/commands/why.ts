@@ -9,14 +9,14 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
 export default class Why extends BaseCommand<typeof Why> {
   static override summary =
     'Explain why a pod is still Pending: what every NodePool says about it, and the fix.'
-  static override description = `For each pod, every NodePool in the order Karpenter tries them (weight): ✖ with the first rule that rules it out — EC2NodeClass not Ready (doctor's verdict), a taint the pod does not tolerate, requirements with no value in common or a custom label the NodePool does not define ("does not have known values"), no subnet in the zone the pod (or its volume) needs, spec.limits reached — and the change that makes it fit. Pods Karpenter ignores (not Pending, bound, DaemonSet, another scheduler, an unbound Immediate volume, already nominated) are said to be ignored. Karpenter's own events about the pod are shown.
+  static override description = `For each pod, every NodePool in the order Karpenter tries them (weight): ✖ with the first rule that rules it out — EC2NodeClass not Ready (doctor's verdict), a taint the pod does not tolerate, requirements with no value in common or a custom label the NodePool does not define ("does not have known values"), no subnet in the zone the pod (or its volume) needs, spec.limits reached, no instance type EC2 offers there that the requirements allow or that has room for the pod and the DaemonSets after Karpenter's reserved resources, vmMemoryOverheadPercent and maxPods — and the change that makes it fit; ✔ with the instance types that have room. Pods Karpenter ignores (not Pending, bound, DaemonSet, another scheduler, an unbound Immediate volume, already nominated) are said to be ignored. Karpenter's own events about the pod are shown.
 
-Not judged yet: instance types (EC2 offerings, allocatable after reserved resources and overhead, maxPods), required topology spread, host ports and the controller's log. A NodePool no judged rule rules out is "?", never ✔.
+Not judged yet: GPUs and other extended resources of instance types (such a pod gets "?"), ephemeral storage, required topology spread, host ports and the controller's log. Without EC2's instance types (a read failed) a NodePool no other rule rules out is "?", never ✔.
 
 Exit codes:
-  0  every pod asked about is one Karpenter ignores (or none is Pending)
+  0  every pod asked about has a NodePool that can take it, or is one Karpenter ignores (or none is Pending)
   1  at least one pod has no NodePool that can take it
-  2  could not tell (a NodePool not ruled out, as instance types are not judged; a read failed), or karpctl could not run`
+  2  could not tell (a NodePool not ruled out but not shown to fit; a read failed), or karpctl could not run`
 
   static override examples = [
     { description: 'One pod', command: '<%= config.bin %> <%= command.id %> web-7d9f-abcde -n shop' },

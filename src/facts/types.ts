@@ -331,6 +331,13 @@ export interface EC2NodeClass {
     amiSelectorTerms?: SelectorTerm[]
     amiFamily?: string
     tags?: Record<string, string>
+    /** The kubelet settings Karpenter sizes nodes with (what `why` reads to compute allocatable). */
+    kubelet?: {
+      maxPods?: number
+      kubeReserved?: Record<string, string>
+      systemReserved?: Record<string, string>
+      evictionHard?: Record<string, string>
+    }
   }
   status?: {
     conditions?: Condition[]

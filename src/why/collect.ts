@@ -1,14 +1,18 @@
 // The reads of `karpctl why`, concurrent and through the run's memoized Kubernetes client: doctor's
 // Kubernetes collectors (NodePools, EC2NodeClasses, the controller), then one read of each kind the
 // workload side needs (pods, NodeClaims, DaemonSets, volumes, events) however many pods are judged.
+import type * as ec2 from '@aws-sdk/client-ec2'
+import type { Aws } from '../context/aws.js'
 import type { RunContext } from '../context/run-context.js'
 import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
-import { okRead, read } from '../facts/read.js'
+import { failureOf, okRead, read } from '../facts/read.js'
 import type { NodeSelectorRequirement, Read } from '../facts/types.js'
 import type {
   ContainerSpec,
   DaemonSet,
+  InstanceTypeInfo,
+  InstanceTypeOffering,
   KubeEvent,
   NodeClaim,
   PersistentVolume,
@@ -154,8 +158,68 @@ const list = <T>(
 ): Promise<Read<T[]>> =>
   read(`kubernetes: ${label}`, async () => ((await ctx.kube.get<List<T>>(path))?.items ?? []).map(map))
 
+/** Every instance type EC2 describes in the region (all pages), trimmed to what the judgement reads. */
+export async function instanceTypes(aws: Aws): Promise<InstanceTypeInfo[]> {
+  const all = await aws.all<ec2.DescribeInstanceTypesCommandOutput, ec2.InstanceTypeInfo>(
+    'ec2',
+    'DescribeInstanceTypes',
+    { MaxResults: 100 },
+    'NextToken',
+    (o) => ({ items: o.InstanceTypes, next: o.NextToken }),
+  )
+  return all
+    .filter((t) => t.InstanceType)
+    .map((t) => ({
+      name: t.InstanceType as string,
+      vcpus: t.VCpuInfo?.DefaultVCpus ?? 0,
+      memoryMiB: t.MemoryInfo?.SizeInMiB ?? 0,
+      architectures: t.ProcessorInfo?.SupportedArchitectures ?? [],
+      usageClasses: t.SupportedUsageClasses ?? [],
+      maxEnis: t.NetworkInfo?.MaximumNetworkInterfaces ?? 0,
+      ipv4PerEni: t.NetworkInfo?.Ipv4AddressesPerInterface ?? 0,
+    }))
+}
+
+/** Where EC2 offers each type, in the given zones (every zone of the region when none is known). */
+export async function offerings(aws: Aws, zones: string[]): Promise<InstanceTypeOffering[]> {
+  const all = await aws.all<ec2.DescribeInstanceTypeOfferingsCommandOutput, ec2.InstanceTypeOffering>(
+    'ec2',
+    'DescribeInstanceTypeOfferings',
+    {
+      LocationType: 'availability-zone',
+      MaxResults: 1000,
+      ...(zones.length ? { Filters: [{ Name: 'location', Values: zones }] } : {}),
+    },
+    'NextToken',
+    (o) => ({ items: o.InstanceTypeOfferings, next: o.NextToken }),
+  )
+  return all
+    .filter((o) => o.InstanceType && o.Location)
+    .map((o) => ({ instanceType: o.InstanceType as string, zone: o.Location as string }))
+}
+
+/**
+ * An EC2 read whose every failure is data, missing credentials included: the Kubernetes judgements
+ * stand without AWS, and instance types are then unknown (never a fit).
+ */
+const ec2Read = <T>(label: string, fn: () => Promise<T>): Promise<Read<T>> =>
+  read(label, fn).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
+
 export async function collectWhy(ctx: RunContext, selector: WhySelector): Promise<WhyFacts> {
   const kubeP = collectKube(ctx.kube)
+  // EC2's catalogue: one read of the types, and one of the offerings in the zones of every
+  // EC2NodeClass's subnets, however many pods and NodePools are judged.
+  const typesP = ec2Read('ec2: DescribeInstanceTypes', () => instanceTypes(ctx.aws))
+  const offeringsP = kubeP.then((kube) => {
+    const zones = kube.nodeClasses.ok
+      ? [
+          ...new Set(kube.nodeClasses.value.flatMap((nc) => (nc.status?.subnets ?? []).map((s) => s.zone))),
+        ].sort()
+      : []
+    return ec2Read('ec2: DescribeInstanceTypeOfferings', () => offerings(ctx.aws, zones))
+  })
+  // Awaited below, after the pods: a pod that does not exist must not leave them rejected unobserved.
+  offeringsP.catch(() => {})
   // A pod or workload that does not exist ends the run (InputError); any other failure is data.
   const podsP = read('kubernetes: pods', () => podsFor(ctx, selector))
   const ns = selector.kind === 'all-pending' ? selector.namespace : selector.namespace
@@ -186,21 +250,25 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
   // Volumes are read only when a pod mounts a claim.
   const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
   const none = <T>() => Promise.resolve(okRead<T[]>([]))
-  const [kube, nodeClaims, daemonSets, events, pvcs, pvs, storageClasses] = await Promise.all([
-    kubeP,
-    nodeClaimsP,
-    daemonSetsP,
-    eventsP,
-    claims
-      ? list<PersistentVolumeClaim>(ctx, 'PersistentVolumeClaims', nsPath('persistentvolumeclaims'))
-      : none<PersistentVolumeClaim>(),
-    claims
-      ? list<PersistentVolume>(ctx, 'PersistentVolumes', '/api/v1/persistentvolumes')
-      : none<PersistentVolume>(),
-    claims
-      ? list<StorageClass>(ctx, 'StorageClasses', '/apis/storage.k8s.io/v1/storageclasses')
-      : none<StorageClass>(),
-  ])
+  const [kube, nodeClaims, daemonSets, events, pvcs, pvs, storageClasses, types, offered] = await Promise.all(
+    [
+      kubeP,
+      nodeClaimsP,
+      daemonSetsP,
+      eventsP,
+      claims
+        ? list<PersistentVolumeClaim>(ctx, 'PersistentVolumeClaims', nsPath('persistentvolumeclaims'))
+        : none<PersistentVolumeClaim>(),
+      claims
+        ? list<PersistentVolume>(ctx, 'PersistentVolumes', '/api/v1/persistentvolumes')
+        : none<PersistentVolume>(),
+      claims
+        ? list<StorageClass>(ctx, 'StorageClasses', '/apis/storage.k8s.io/v1/storageclasses')
+        : none<StorageClass>(),
+      typesP,
+      offeringsP,
+    ],
+  )
   return {
     schema: 'karpctl.why-facts/v1',
     meta: {
@@ -276,5 +344,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
           ),
         }
       : events,
+    instanceTypes: types,
+    offerings: offered,
   }
 }

@@ -1,8 +1,9 @@
 // The `why` judgement: for each pod (or group of pods with the same scheduling spec), every NodePool
 // in the order Karpenter tries them, and the first rule that rules each out, as Karpenter's scheduler
 // applies them: the NodePool is usable (EC2NodeClass Ready), its taints are tolerated, its
-// requirements are compatible with the pod's, a zone is left among its subnets', and its limits leave
-// room. Instance types are not judged yet: a NodePool no rule rules out is `not-judged`, never `fits`.
+// requirements are compatible with the pod's, a zone is left among its subnets', its limits leave room,
+// and an instance type EC2 offers there has room for the pod and the DaemonSets. Without EC2's
+// instance types (a read failed) a NodePool no other rule rules out is `unknown`, never `fits`.
 import type { Fix } from '../checks/types.js'
 import type { EC2NodeClass, NodePool } from '../facts/types.js'
 import { ignoredBecause, isAbout, stamp, type Ignored } from './ignored.js'
@@ -23,6 +24,13 @@ import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
 import { judgeZones } from './zones.js'
+import {
+  catalogOf,
+  DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+  judgeInstanceTypes,
+  type Catalog,
+  type InstanceTypeVerdict,
+} from './instance-types.js'
 import { NODEPOOL_LABEL } from './limits.js'
 
 export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
@@ -57,8 +65,8 @@ export interface PodVerdict {
 }
 
 export const NOT_JUDGED = {
-  'instance-types':
-    "instance types: EC2 offerings in the subnets' zones, requests + DaemonSet overhead against each type's allocatable (reserved resources, vmMemoryOverheadPercent, maxPods)",
+  'extended-resources':
+    'GPUs and other extended resources (a pod asking for one gets ? where cpu, memory and pods fit) and ephemeral storage',
   'topology-spread':
     'required topology spread (whenUnsatisfiable: DoNotSchedule) against the pods already placed',
   'controller-log': "the controller's log lines naming the pod",
@@ -106,15 +114,21 @@ export function nodePoolRequirements(np: NodePool): Requirements {
   return reqs
 }
 
-/** The DaemonSets a NodePool's nodes would run, and what they request (Karpenter's daemonset overhead). */
-export function daemonSetOverhead(np: NodePool, daemonSets: DaemonSet[]): Amounts {
+/** The DaemonSets a NodePool's nodes would run: they tolerate its taints and fit its requirements. */
+export function daemonSetsOn(np: NodePool, daemonSets: DaemonSet[]): DaemonSet[] {
   const reqs = nodePoolRequirements(np)
-  let total: Amounts = {}
-  for (const ds of daemonSets) {
+  return daemonSets.filter((ds) => {
     const pod: WorkloadPod = { metadata: ds.metadata, spec: ds.spec.template.spec }
-    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations)) continue
-    if (!podRequirementTerms(pod).some((t) => incompatibilities(reqs, t).length === 0)) continue
-    const { pods: _pods, ...requests } = podRequests(pod.spec)
+    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations)) return false
+    return podRequirementTerms(pod).some((t) => incompatibilities(reqs, t).length === 0)
+  })
+}
+
+/** What the DaemonSets a NodePool's nodes would run request (Karpenter's daemonset overhead), pods aside. */
+export function daemonSetOverhead(np: NodePool, daemonSets: DaemonSet[]): Amounts {
+  let total: Amounts = {}
+  for (const ds of daemonSetsOn(np, daemonSets)) {
+    const { pods: _pods, ...requests } = podRequests(ds.spec.template.spec)
     total = add(total, requests)
   }
   return total
@@ -155,6 +169,23 @@ interface Inputs {
   nodeClaims: NodeClaim[]
   daemonSets: DaemonSet[]
   events: KubeEvent[]
+  /** EC2's instance types, or why they could not be read. */
+  catalog: Catalog | { unread: string }
+  /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
+  perPool: Map<string, { reqs: Requirements; overhead: Amounts; daemonSetPods: number }>
+}
+
+function poolFacts(np: NodePool, inputs: Inputs) {
+  let f = inputs.perPool.get(np.metadata.name)
+  if (!f) {
+    f = {
+      reqs: nodePoolRequirements(np),
+      overhead: daemonSetOverhead(np, inputs.daemonSets),
+      daemonSetPods: daemonSetsOn(np, inputs.daemonSets).length,
+    }
+    inputs.perPool.set(np.metadata.name, f)
+  }
+  return f
 }
 
 function judgePool(
@@ -184,13 +215,13 @@ function judgePool(
       message: `did not tolerate taint ${taintText(taint)} (spec.template.spec.taints)`,
       fix: tolerationFix(pod, owner, tolerationFor(taint), np.metadata.name),
     }
-  const npReqs = nodePoolRequirements(np)
+  const { reqs: npReqs, overhead, daemonSetPods } = poolFacts(np, inputs)
   const pvcs = inputs.facts.pvcs.ok ? inputs.facts.pvcs.value : []
   const pvs = inputs.facts.pvs.ok ? inputs.facts.pvs.value : []
   const terms = podRequirementTerms(pod, volumeRequirements(pod, pvcs, pvs))
   const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
   let first: PoolVerdict | undefined
-  let fitting = false
+  const candidates: Requirements[] = []
   for (const term of terms) {
     const inc = incompatibilities(npReqs, term)[0]
     if (inc) {
@@ -214,24 +245,65 @@ function judgePool(
       first ??= { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix }
       continue
     }
-    fitting = true
-    break
+    candidates.push(merged)
   }
-  if (!fitting && first) {
+  if (candidates.length === 0 && first) {
     if (terms.length > 1)
       first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
     return first
   }
-  const overhead = daemonSetOverhead(np, inputs.daemonSets)
   const need = add(podRequests(pod.spec), overhead)
   const note = Object.keys(overhead).length ? ` (with DaemonSet overhead ${formatAmounts(overhead)})` : ''
   const limit = judgeLimits(np, inputs.nodeClaims, need, note)
   if (limit) return { ...base, status: 'ruled-out', rule: 'limits', message: limit.message, fix: limit.fix }
+  const catalog = inputs.catalog
+  if ('unread' in catalog)
+    return {
+      ...base,
+      status: 'unknown',
+      rule: 'instance-types',
+      message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
+    }
+  const podAsks = podRequests(pod.spec)
+  const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
+  let verdict: InstanceTypeVerdict | undefined
+  for (const merged of candidates) {
+    const v = judgeInstanceTypes({
+      pool: np.metadata.name,
+      merged,
+      nodeClass,
+      need: withPods,
+      podAsks,
+      catalog,
+    })
+    verdict ??= v
+    if (v.status === 'fits') {
+      verdict = v
+      break
+    }
+  }
+  const v = verdict as InstanceTypeVerdict
+  // GPUs and other devices come from fields karpctl does not read: room for cpu and memory is not enough.
+  const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k))
+  if (v.status === 'fits' && extended.length)
+    return {
+      ...base,
+      status: 'unknown',
+      rule: 'instance-types',
+      message: `${v.message}; instance types not judged for ${extended.join(', ')}`,
+    }
+  if (v.status === 'fits' && podAsks['ephemeral-storage'])
+    v.message += '; ephemeral-storage not judged (it depends on the EC2NodeClass block devices)'
   return {
     ...base,
-    status: 'not-judged',
+    status: v.status,
     rule: 'instance-types',
-    message: `taints, requirements, zones and limits allow it; instance types not judged (a node needs ${formatAmounts(need, ['cpu', 'memory', 'nvidia.com/gpu', 'ephemeral-storage'])}${note})`,
+    message:
+      v.message +
+      (v.status === 'ruled-out' && candidates.length > 1
+        ? ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
+        : ''),
+    ...(v.fix ? { fix: v.fix } : {}),
   }
 }
 
@@ -306,7 +378,31 @@ const readsOf = (facts: WhyFacts) =>
     PersistentVolumes: facts.pvs,
     StorageClasses: facts.storageClasses,
     Events: facts.events,
+    ...(facts.instanceTypes ? { 'EC2 instance types': facts.instanceTypes } : {}),
+    ...(facts.offerings ? { 'EC2 instance type offerings': facts.offerings } : {}),
   }) as const
+
+/** What an instance type's allocatable is judged on (ephemeral-storage is named as not judged). */
+const JUDGED_RESOURCES = new Set(['cpu', 'memory', 'pods', 'ephemeral-storage'])
+
+/** EC2's instance types for the judgement, or why there are none (a read failed, an old snapshot). */
+function catalogFor(facts: WhyFacts): Catalog | { unread: string } {
+  const { instanceTypes, offerings } = facts
+  if (!instanceTypes || !offerings)
+    return { unread: 'the snapshot holds no EC2 instance types (saved by an older karpctl)' }
+  if (!instanceTypes.ok) return { unread: `EC2 DescribeInstanceTypes failed (${instanceTypes.error.code})` }
+  if (!offerings.ok) return { unread: `EC2 DescribeInstanceTypeOfferings failed (${offerings.error.code})` }
+  // The controller's VM_MEMORY_OVERHEAD_PERCENT setting, when doctor's facts show it.
+  const env = facts.kube.deployment.ok ? facts.kube.deployment.value?.env : undefined
+  const pct = Number(env?.VM_MEMORY_OVERHEAD_PERCENT)
+  return catalogOf(
+    instanceTypes.value,
+    offerings.value,
+    env?.VM_MEMORY_OVERHEAD_PERCENT && Number.isFinite(pct) && pct >= 0 && pct < 1
+      ? pct
+      : DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+  )
+}
 
 export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Date()): WhyReport {
   const unreadable = Object.entries(readsOf(facts))
@@ -324,6 +420,8 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     nodeClaims: value(facts.nodeClaims, []),
     daemonSets: value(facts.daemonSets, []),
     events: value(facts.events, []),
+    catalog: catalogFor(facts),
+    perPool: new Map(),
   }
   const doctor = nodeClassFindings(facts)
   // What a NodePool verdict rests on: without these reads no NodePool can be ruled in or out.

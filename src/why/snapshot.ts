@@ -12,8 +12,48 @@ export const saveWhySnapshot = (path: string, facts: WhyFacts) => saveSnapshot(p
 const isObj = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** A Read of a list of Kubernetes objects: each item has `metadata.name`. Returns the bad path or null. */
-function badRead(v: unknown, path: (string | number)[], list = true): (string | number)[] | null {
+type Path = (string | number)[]
+
+/** A Kubernetes object's shape: `metadata.name`. Returns the bad path below the item, or null. */
+const kubeObject = (item: unknown): Path | null =>
+  isObj(item) && isObj(item.metadata) && typeof item.metadata.name === 'string' ? null : ['metadata', 'name']
+
+/** The first field of an item that is not of its type (the judgement does arithmetic on the numbers). */
+const fields =
+  (shape: Record<string, 'string' | 'number' | 'strings'>) =>
+  (item: unknown): Path | null => {
+    if (!isObj(item)) return []
+    for (const [k, t] of Object.entries(shape)) {
+      const v = item[k]
+      const ok =
+        t === 'strings'
+          ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+          : t === 'number'
+            ? typeof v === 'number' && Number.isFinite(v) && v >= 0
+            : typeof v === 'string'
+      if (!ok) return [k]
+    }
+    return null
+  }
+
+const instanceType = fields({
+  name: 'string',
+  vcpus: 'number',
+  memoryMiB: 'number',
+  architectures: 'strings',
+  usageClasses: 'strings',
+  maxEnis: 'number',
+  ipv4PerEni: 'number',
+})
+const offering = fields({ instanceType: 'string', zone: 'string' })
+
+/** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
+function badRead(
+  v: unknown,
+  path: Path,
+  list = true,
+  item: (x: unknown) => Path | null = kubeObject,
+): Path | null {
   if (!isObj(v) || typeof v.ok !== 'boolean') return path
   if (!v.ok)
     return isObj(v.error) && typeof v.error.message === 'string' && typeof v.error.read === 'string'
@@ -21,9 +61,10 @@ function badRead(v: unknown, path: (string | number)[], list = true): (string | 
       : [...path, 'error']
   if (!list) return null
   if (!Array.isArray(v.value)) return [...path, 'value']
-  for (const [i, item] of v.value.entries())
-    if (!isObj(item) || !isObj(item.metadata) || typeof item.metadata.name !== 'string')
-      return [...path, 'value', i, 'metadata', 'name']
+  for (const [i, x] of v.value.entries()) {
+    const bad = item(x)
+    if (bad) return [...path, 'value', i, ...bad]
+  }
   return null
 }
 
@@ -60,6 +101,10 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
       badRead(kube.release, ['kube', 'release'], false)
     for (const k of ['pods', 'nodeClaims', 'daemonSets', 'pvcs', 'pvs', 'storageClasses', 'events'] as const)
       bad ??= badRead(data[k], [k])
+    // Absent in a snapshot from before instance types were judged: they are then unknown.
+    if (data.instanceTypes !== undefined)
+      bad ??= badRead(data.instanceTypes, ['instanceTypes'], true, instanceType)
+    if (data.offerings !== undefined) bad ??= badRead(data.offerings, ['offerings'], true, offering)
   }
   if (bad)
     throw new InputError(

@@ -113,6 +113,30 @@ export interface KubeEvent {
   eventTime?: string
 }
 
+/**
+ * One EC2 instance type, trimmed from DescribeInstanceTypes to what Karpenter derives its labels and
+ * capacity from (no prices, no AMI data: a snapshot of a whole region stays a few hundred KiB).
+ */
+export interface InstanceTypeInfo {
+  /** `m5.large` */
+  name: string
+  vcpus: number
+  memoryMiB: number
+  /** ProcessorInfo.SupportedArchitectures: `x86_64`, `arm64`, `i386`, `x86_64_mac`… */
+  architectures: string[]
+  /** SupportedUsageClasses: `on-demand`, `spot`, `capacity-block`. */
+  usageClasses: string[]
+  /** NetworkInfo.MaximumNetworkInterfaces and Ipv4AddressesPerInterface: the ENI-limited maxPods. */
+  maxEnis: number
+  ipv4PerEni: number
+}
+
+/** Where EC2 offers each type: DescribeInstanceTypeOfferings by availability zone. */
+export interface InstanceTypeOffering {
+  instanceType: string
+  zone: string
+}
+
 /** Which pods the user asked about. */
 export type WhySelector =
   | { kind: 'pod'; namespace: string; name: string }
@@ -138,4 +162,10 @@ export interface WhyFacts {
   pvs: Read<PersistentVolume[]>
   storageClasses: Read<StorageClass[]>
   events: Read<KubeEvent[]>
+  /**
+   * EC2's instance types and their offerings in the EC2NodeClasses' subnet zones (absent in a snapshot
+   * saved before karpctl judged instance types: not judged then, never ✔).
+   */
+  instanceTypes?: Read<InstanceTypeInfo[]>
+  offerings?: Read<InstanceTypeOffering[]>
 }

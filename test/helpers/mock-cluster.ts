@@ -842,7 +842,7 @@ const xmlEscape = (s: string) =>
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
 
-type Xml = string | number | boolean | null | undefined | Xml[] | { [k: string]: Xml }
+export type Xml = string | number | boolean | null | undefined | Xml[] | { [k: string]: Xml }
 
 /** Serializes to query-protocol XML: arrays are `<member>` lists (EC2: `<item>`). */
 function toXml(v: Xml, item = 'member'): string {
@@ -874,7 +874,8 @@ function queryAnswer(ns: string, action: string, result: Xml): Answer {
   }
 }
 
-function ec2Answer(action: string, result: Xml): Answer {
+/** An EC2 (query protocol) answer: lists are `<item>` sets. */
+export function ec2Answer(action: string, result: Xml): Answer {
   return {
     status: 200,
     headers: XML,

@@ -1,6 +1,6 @@
 // Facts for `karpctl why` tests: the healthy `demo` cluster of test/helpers/facts.ts (its NodePool and
 // EC2NodeClass `default`, subnets in us-west-2a and us-west-2b) and one Pending, unschedulable pod.
-import type { WhyFacts, WorkloadPod } from '../../src/why/types.js'
+import type { InstanceTypeInfo, InstanceTypeOffering, WhyFacts, WorkloadPod } from '../../src/why/types.js'
 import { healthyFacts } from './facts.js'
 
 export function pendingPod(
@@ -29,6 +29,63 @@ export function pendingPod(
     },
   }
 }
+
+/** Real EC2 data (DescribeInstanceTypes, us-west-2) for a few types: two sizes of m5, a Graviton, a t3.micro. */
+export const INSTANCE_TYPES: InstanceTypeInfo[] = [
+  {
+    name: 't3.micro',
+    vcpus: 2,
+    memoryMiB: 1024,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 2,
+    ipv4PerEni: 2,
+  },
+  {
+    name: 'm5.large',
+    vcpus: 2,
+    memoryMiB: 8192,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 3,
+    ipv4PerEni: 10,
+  },
+  {
+    name: 'm5.xlarge',
+    vcpus: 4,
+    memoryMiB: 16384,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 4,
+    ipv4PerEni: 15,
+  },
+  {
+    name: 'm5.2xlarge',
+    vcpus: 8,
+    memoryMiB: 32768,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 4,
+    ipv4PerEni: 15,
+  },
+  {
+    name: 'c6g.large',
+    vcpus: 2,
+    memoryMiB: 4096,
+    architectures: ['arm64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 3,
+    ipv4PerEni: 10,
+  },
+]
+
+/** Every type in both subnet zones, but c6g.large only in us-west-2a. */
+export const OFFERINGS: InstanceTypeOffering[] = INSTANCE_TYPES.flatMap((it) =>
+  (it.name === 'c6g.large' ? ['us-west-2a'] : ['us-west-2a', 'us-west-2b']).map((zone) => ({
+    instanceType: it.name,
+    zone,
+  })),
+)
 
 export function whyFacts(pods: WorkloadPod[] = [pendingPod()], mutate?: (f: WhyFacts) => void): WhyFacts {
   const kube = healthyFacts((f) => {
@@ -59,6 +116,8 @@ export function whyFacts(pods: WorkloadPod[] = [pendingPod()], mutate?: (f: WhyF
     pvs: { ok: true, value: [] },
     storageClasses: { ok: true, value: [] },
     events: { ok: true, value: [] },
+    instanceTypes: { ok: true, value: INSTANCE_TYPES },
+    offerings: { ok: true, value: OFFERINGS },
   }
   mutate?.(facts)
   return facts

@@ -31,9 +31,10 @@ test('why --snapshot examples/why/pending.json: exit 1, the verdicts, no colour'
   assert.equal(r.code, 1, r.stderr)
   assert.ok(!r.stdout.includes('\u001b['))
   assert.match(r.stdout, /^ {2}✖ default: label "team" does not have known values$/m)
+  assert.match(r.stdout, /^ {2}✔ default: 4 of 5 instance types have room, the smallest c6g\.large /m)
   assert.match(
     r.stdout,
-    /^ {2}\? default: taints, requirements, zones and limits allow it; instance types not judged/m,
+    /^ {2}✖ default: no instance type has room: the largest left of 5, m5\.2xlarge, has 7910m cpu \/ 28\.6Gi memory \/ 58 pods allocatable, a node for the pod needs 12 cpu$/m,
   )
 })
 
@@ -42,7 +43,7 @@ test('why --json: karpctl.why/v1 data with the same exit code', async () => {
   assert.equal(r.code, 1, r.stderr)
   const report = JSON.parse(r.stdout) as { schema: string; summary: Record<string, number> }
   assert.equal(report.schema, 'karpctl.why/v1')
-  assert.deepEqual(report.summary, { pods: 3, ignored: 0, fits: 0, none: 1, couldNotTell: 2 })
+  assert.deepEqual(report.summary, { pods: 4, ignored: 0, fits: 2, none: 2, couldNotTell: 0 })
 })
 
 test('why: bad input is one line and exit 2, before any read', async () => {

@@ -1,7 +1,8 @@
 // `karpctl why` end to end on the wire: the real collectors (doctor's Kubernetes reads and why's
 // own) and the real KubeClient against a nock-served Kubernetes API holding one NodePool with a GPU
-// taint, one without, and three Pending pods. Proves the verdicts, and that each kind of object is
-// read once however many pods and NodePools are judged, and that nothing is written.
+// taint, one without, and four Pending pods, and a nock-served EC2 describing five instance types (two
+// pages) offered in the subnet zone. Proves the verdicts, and that each kind of object (and each EC2
+// read) is made once however many pods and NodePools are judged, and that nothing is written.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,8 +12,8 @@ import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
-import { KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
-import { pendingPod } from '../helpers/why.js'
+import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
+import { INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
 
 let dir: string
 const seen: string[] = []
@@ -34,7 +35,52 @@ const pods = [
   pendingPod({}, 'web-6d4cf56db6-aaaaa'),
   pendingPod({}, 'web-6d4cf56db6-bbbbb'),
   pendingPod({ nodeSelector: { team: 'payments' } }, 'web-6d4cf56db6-ccccc'),
+  pendingPod({ nodeSelector: { 'kubernetes.io/arch': 's390x' } }, 'web-6d4cf56db6-ddddd'),
 ]
+
+const ec2Calls: URLSearchParams[] = []
+
+/** EC2's answer: the types in two pages (a NextToken), the offerings in the zones asked for. */
+function ec2(body: string): [number, string, Record<string, string>] {
+  const q = new URLSearchParams(body)
+  ec2Calls.push(q)
+  const action = q.get('Action') ?? ''
+  const xml = (a: ReturnType<typeof ec2Answer>) =>
+    [a.status, a.body, a.headers] as [number, string, Record<string, string>]
+  if (action === 'DescribeInstanceTypes') {
+    const page = q.get('NextToken') === 'page-2' ? INSTANCE_TYPES.slice(3) : INSTANCE_TYPES.slice(0, 3)
+    return xml(
+      ec2Answer(action, {
+        instanceTypeSet: page.map((t) => ({
+          instanceType: t.name,
+          vCpuInfo: { defaultVCpus: t.vcpus },
+          memoryInfo: { sizeInMiB: t.memoryMiB },
+          processorInfo: { supportedArchitectures: t.architectures },
+          supportedUsageClasses: t.usageClasses,
+          networkInfo: { maximumNetworkInterfaces: t.maxEnis, ipv4AddressesPerInterface: t.ipv4PerEni },
+        })),
+        ...(q.get('NextToken') ? {} : { nextToken: 'page-2' }),
+      }),
+    )
+  }
+  if (action === 'DescribeInstanceTypeOfferings') {
+    assert.equal(q.get('LocationType'), 'availability-zone')
+    assert.equal(q.get('Filter.1.Name'), 'location')
+    const zones = [...q.entries()].filter(([k]) => /^Filter\.1\.Value\.\d+$/.test(k)).map(([, v]) => v)
+    return xml(
+      ec2Answer(action, {
+        instanceTypeOfferingSet: INSTANCE_TYPES.flatMap((t) =>
+          zones.map((z) => ({ instanceType: t.name, locationType: 'availability-zone', location: z })),
+        ),
+      }),
+    )
+  }
+  return [
+    400,
+    `<Response><Errors><Error><Code>InvalidAction</Code><Message>${action}</Message></Error></Errors></Response>`,
+    {},
+  ]
+}
 
 function answer(path: string): [number, unknown] {
   const url = new URL(path, KUBE_SERVER)
@@ -65,9 +111,25 @@ function answer(path: string): [number, unknown] {
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-'))
   writeFileSync(join(dir, 'kubeconfig'), kubeconfigYaml(KUBE_SERVER, KUBE_TOKEN))
-  saved.KUBECONFIG = process.env.KUBECONFIG
-  process.env.KUBECONFIG = join(dir, 'kubeconfig')
+  for (const [k, v] of Object.entries({
+    KUBECONFIG: join(dir, 'kubeconfig'),
+    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_ENDPOINT_URL: undefined,
+    AWS_ENDPOINT_URL_EC2: undefined,
+    AWS_EC2_METADATA_DISABLED: 'true',
+  })) {
+    saved[k] = process.env[k]
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
   nock.disableNetConnect()
+  nock(`https://${new URL(HOSTS.ec2).host}`)
+    .persist()
+    .post('/')
+    .reply((_uri, body) => ec2(String(body)))
   // Any method: a write would be recorded, and the test fails on it.
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
     nock(KUBE_SERVER)
@@ -82,8 +144,9 @@ before(() => {
 after(() => {
   nock.cleanAll()
   nock.enableNetConnect()
-  if (saved.KUBECONFIG === undefined) delete process.env.KUBECONFIG
-  else process.env.KUBECONFIG = saved.KUBECONFIG
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -109,10 +172,10 @@ test('why --all-pending -n shop: verdicts per NodePool in weight order, one read
     [
       [
         ['web-6d4cf56db6-aaaaa', 'web-6d4cf56db6-bbbbb'],
-        'could-not-tell',
+        'fits',
         [
           'gpu ruled-out: did not tolerate taint nvidia.com/gpu=true:NoSchedule (spec.template.spec.taints)',
-          'default not-judged: taints, requirements, zones and limits allow it; instance types not judged (a node needs cpu 500m, memory 1Gi)',
+          'default fits: 4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
         ],
       ],
       [
@@ -123,7 +186,28 @@ test('why --all-pending -n shop: verdicts per NodePool in weight order, one read
           'default ruled-out: label "team" does not have known values',
         ],
       ],
+      [
+        ['web-6d4cf56db6-ddddd'],
+        'none',
+        [
+          'gpu ruled-out: did not tolerate taint nvidia.com/gpu=true:NoSchedule (spec.template.spec.taints)',
+          'default ruled-out: no instance type matches kubernetes.io/arch In [s390x]: the 5 types offered in [us-west-2a] have kubernetes.io/arch amd64, arm64',
+        ],
+      ],
     ],
+  )
+  // EC2: the types read once (both pages), the offerings once, in the subnets' zone only.
+  const actions = ec2Calls.map(
+    (q) => `${q.get('Action')}${q.get('NextToken') ? ` ${q.get('NextToken')}` : ''}`,
+  )
+  assert.deepEqual(actions.sort(), [
+    'DescribeInstanceTypeOfferings',
+    'DescribeInstanceTypes',
+    'DescribeInstanceTypes page-2',
+  ])
+  assert.equal(
+    ec2Calls.find((q) => q.get('Action') === 'DescribeInstanceTypeOfferings')?.get('Filter.1.Value.1'),
+    'us-west-2a',
   )
   assert.equal(exitCodeOf(report), 1)
   assert.deepEqual(report.unreadable, [])

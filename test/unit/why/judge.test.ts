@@ -12,17 +12,46 @@ const only = (f: ReturnType<typeof whyFacts>): PodVerdict => {
 }
 const first = (f: ReturnType<typeof whyFacts>) => only(f).nodePools[0]
 
-test('a NodePool no judged rule rules out is "not-judged" (instance types), never fits; exit 2', () => {
+test('a NodePool every rule allows, with an instance type that has room, fits; exit 0', () => {
   const f = whyFacts()
   const g = only(f)
-  assert.equal(g.outcome, 'could-not-tell')
+  assert.equal(g.outcome, 'fits')
   assert.deepEqual(g.owner, { kind: 'Deployment', name: 'web' })
-  assert.equal(g.nodePools[0]?.status, 'not-judged')
+  assert.equal(g.nodePools[0]?.status, 'fits')
+  assert.equal(g.nodePools[0]?.rule, 'instance-types')
   assert.equal(
     g.nodePools[0]?.message,
-    'taints, requirements, zones and limits allow it; instance types not judged (a node needs cpu 500m, memory 1Gi)',
+    '4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
   )
-  assert.equal(exitCodeOf(judge(f, 'snapshot')), 2)
+  assert.equal(exitCodeOf(judge(f, 'snapshot')), 0)
+})
+
+test('instance types not read: unknown with the reason, never fits; exit 2', () => {
+  const f = whyFacts()
+  f.instanceTypes = {
+    ok: false,
+    error: {
+      code: 'UnauthorizedOperation',
+      kind: 'denied',
+      message: 'not authorized',
+      read: 'ec2: DescribeInstanceTypes',
+    },
+  }
+  const v = first(f)
+  assert.equal(v?.status, 'unknown')
+  assert.equal(
+    v?.message,
+    'taints, requirements, zones and limits allow it; instance types unknown: EC2 DescribeInstanceTypes failed (UnauthorizedOperation) (a node needs cpu 500m, memory 1Gi)',
+  )
+  const r = judge(f, 'snapshot')
+  assert.deepEqual(r.unreadable, ['EC2 instance types: UnauthorizedOperation (not authorized)'])
+  assert.equal(exitCodeOf(r), 2)
+  // A snapshot saved before instance types were read: unknown too.
+  const old = whyFacts()
+  delete old.instanceTypes
+  delete old.offerings
+  assert.match(first(old)?.message ?? '', /instance types unknown: the snapshot holds no EC2 instance types/)
+  assert.equal(first(old)?.status, 'unknown')
 })
 
 test('taints: the template taint not tolerated rules the NodePool out, with the toleration patch for the Deployment', () => {
@@ -45,7 +74,7 @@ test('taints: the template taint not tolerated rules the NodePool out, with the 
   const g = whyFacts([pendingPod({ tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] })])
   pools(g)[0]!.spec.template.spec.taints = pools(f)[0]!.spec.template.spec.taints
   pools(g)[0]!.spec.template.spec.startupTaints = pools(f)[0]!.spec.template.spec.startupTaints
-  assert.equal(first(g)?.status, 'not-judged')
+  assert.equal(first(g)?.status, 'fits')
 })
 
 test('requirements: a NodePool requirement without the value, with the patch that adds it', () => {
@@ -69,7 +98,7 @@ test('requirements: a custom label does not have known values; the fix labels th
   ])
   const f = whyFacts([pendingPod({ nodeSelector: { team: 'payments' } })])
   pools(f)[0]!.spec.template.metadata = { labels: { team: 'payments' } }
-  assert.equal(first(f)?.status, 'not-judged')
+  assert.equal(first(f)?.status, 'fits')
 })
 
 test('node affinity: terms are OR-ed, expressions within a term AND-ed', () => {
@@ -83,10 +112,7 @@ test('node affinity: terms are OR-ed, expressions within a term AND-ed', () => {
   const and = first(whyFacts([pendingPod({ affinity: affinity(term(spot, team)) })]))
   assert.equal(and?.message, 'label "team" does not have known values')
   // Two terms: the second fits.
-  assert.equal(
-    first(whyFacts([pendingPod({ affinity: affinity(term(team), term(spot)) })]))?.status,
-    'not-judged',
-  )
+  assert.equal(first(whyFacts([pendingPod({ affinity: affinity(term(team), term(spot)) })]))?.status, 'fits')
   // Neither fits: the first term's reason, and that the others did not fit either.
   const neither = first(
     whyFacts([
@@ -270,7 +296,7 @@ test('weight order: highest weight first, then by name; every NodePool judged', 
   assert.deepEqual(
     r.groups[0]?.nodePools.map((v) => [v.nodePool, v.status]),
     [
-      ['a', 'not-judged'],
+      ['a', 'fits'],
       ['b', 'ruled-out'],
     ],
   )

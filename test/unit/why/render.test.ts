@@ -19,7 +19,8 @@ test('one block per pod, a line per NodePool with the fix under it, and the not-
     /^ {2}✖ default: did not tolerate taint dedicated=gpu:NoSchedule \(spec\.template\.spec\.taints\)$/m,
   )
   assert.match(text, /^ {6}fix: let deployment\/web tolerate the taint of NodePool default/m)
-  assert.match(text, /^Not judged yet: instance types/m)
+  assert.match(text, /^Not judged yet: GPUs and other extended resources/m)
+  assert.doesNotMatch(text, /instance types not judged|Not judged yet: instance types/)
   assert.match(
     text,
     /^1 pod: 1 without a NodePool, 0 could not tell, 0 with a NodePool, 0 ignored by Karpenter$/m,
@@ -53,4 +54,28 @@ test('a why snapshot saves and loads back; a doctor snapshot or a wrong shape is
     loadWhySnapshot(join(dir, 'bad.json')),
     /not a valid why snapshot at \$\.pods\.value\[0\]\.metadata\.name/,
   )
+  // Instance types feed arithmetic: a count that is not a number is refused, naming the field.
+  writeFileSync(
+    join(dir, 'types.json'),
+    JSON.stringify({
+      ...f,
+      instanceTypes: { ok: true, value: [{ name: 'm5.large', vcpus: '2', memoryMiB: 8192 }] },
+    }),
+  )
+  await assert.rejects(
+    loadWhySnapshot(join(dir, 'types.json')),
+    /not a valid why snapshot at \$\.instanceTypes\.value\[0\]\.vcpus/,
+  )
+  writeFileSync(
+    join(dir, 'offers.json'),
+    JSON.stringify({ ...f, offerings: { ok: true, value: [{ instanceType: 'm5.large' }] } }),
+  )
+  await assert.rejects(
+    loadWhySnapshot(join(dir, 'offers.json')),
+    /not a valid why snapshot at \$\.offerings\.value\[0\]\.zone/,
+  )
+  // A snapshot from before instance types were read still loads (they are unknown then).
+  const { instanceTypes: _t, offerings: _o, ...old } = f
+  writeFileSync(join(dir, 'old.json'), JSON.stringify(old))
+  assert.equal((await loadWhySnapshot(join(dir, 'old.json'))).instanceTypes, undefined)
 })

@@ -1,0 +1,338 @@
+// Instance types: which EC2 types a NodePool could launch for the pod (offered in its subnets' zones,
+// allowed by the NodePool's and the pod's requirements), and whether any has room for the pod's
+// requests plus the DaemonSets' overhead once Karpenter's reserved resources are taken off.
+//
+// The arithmetic is Karpenter's for AWS, karpenter-provider-aws pkg/providers/instancetype/types.go
+// (v1.0–v1.x, functions memory, kubeReservedResources, evictionThreshold, ENILimitedPods):
+//   memory capacity = MiB − ceil(MiB × vmMemoryOverheadPercent) MiB (setting VM_MEMORY_OVERHEAD_PERCENT, default 0.075)
+//   kube-reserved cpu = 6% of the first core, 1% of the second, 0.5% of cores 3–4, 0.25% of every core beyond
+//   kube-reserved memory = 11 MiB × maxPods + 255 MiB
+//   eviction threshold (memory.available) = 100 MiB
+//   maxPods = ENIs × (IPv4 addresses per ENI − 1) + 2, unless the EC2NodeClass's kubelet.maxPods sets it
+// and an EC2NodeClass's kubelet.kubeReserved / systemReserved / evictionHard replace those defaults.
+import type { Fix } from '../checks/types.js'
+import { shellQuote } from '../checks/lib/facts.js'
+import type { EC2NodeClass } from '../facts/types.js'
+import { ZONE_LABEL } from './pod.js'
+import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
+import { describe, intersect, size, type Requirement, type Requirements } from './requirements.js'
+import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
+
+export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
+const MiB = 2 ** 20
+const AWS = 'karpenter.k8s.aws/'
+export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type'
+export const ARCH_LABEL = 'kubernetes.io/arch'
+export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type'
+
+/** EC2's architecture names as Kubernetes' `kubernetes.io/arch` (Karpenter launches no other). */
+const ARCH: Record<string, string> = { x86_64: 'amd64', arm64: 'arm64' }
+/** The purchase options Karpenter launches (capacity blocks need a reservation: not judged). */
+const CAPACITY_TYPES = ['on-demand', 'spot']
+
+/** The labels Karpenter derives from the type alone (zone and capacity type are per offering). */
+export function labelsOf(it: InstanceTypeInfo): Record<string, string[]> {
+  const [family = '', sz = ''] = it.name.split('.')
+  const m = /^([a-z]+)(\d+)/.exec(family)
+  return {
+    [INSTANCE_TYPE_LABEL]: [it.name],
+    [`${AWS}instance-family`]: [family],
+    [`${AWS}instance-size`]: [sz],
+    [`${AWS}instance-category`]: m?.[1] ? [m[1]] : [],
+    [`${AWS}instance-generation`]: m?.[2] ? [m[2]] : [],
+    [`${AWS}instance-cpu`]: [String(it.vcpus)],
+    [`${AWS}instance-memory`]: [String(it.memoryMiB)],
+    [ARCH_LABEL]: [...new Set(it.architectures.map((a) => ARCH[a]).filter((a): a is string => !!a))],
+  }
+}
+
+/** Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included). */
+const allowsAny = (r: Requirement, values: string[]) =>
+  size(intersect(r, { key: r.key, complement: false, values })) > 0
+
+export interface Allocatable {
+  /** cores */
+  cpu: number
+  /** bytes */
+  memory: number
+  pods: number
+}
+
+type Kubelet = NonNullable<EC2NodeClass['spec']['kubelet']>
+
+/** Karpenter's default kube-reserved cpu for a number of cores, in cores (see the file comment). */
+export function reservedCpu(vcpus: number): number {
+  const milli = vcpus * 1000
+  const ranges: [number, number, number][] = [
+    [0, 1000, 0.06],
+    [1000, 2000, 0.01],
+    [2000, 4000, 0.005],
+    [4000, Infinity, 0.0025],
+  ]
+  let reserved = 0
+  for (const [start, end, pct] of ranges) if (milli > start) reserved += (Math.min(milli, end) - start) * pct
+  return reserved / 1000
+}
+
+export const eniMaxPods = (it: InstanceTypeInfo) => it.maxEnis * (it.ipv4PerEni - 1) + 2
+
+/** What the scheduler may place on a node of this type, as Karpenter computes it. */
+export function allocatableOf(
+  it: InstanceTypeInfo,
+  kubelet: Kubelet | undefined,
+  vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+): Allocatable {
+  const pods = kubelet?.maxPods ?? eniMaxPods(it)
+  const memory = (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB
+  const q = (list: Record<string, string> | undefined, k: string) => parseQuantity(list?.[k])
+  const kubeCpu = q(kubelet?.kubeReserved, 'cpu') ?? reservedCpu(it.vcpus)
+  const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * pods + 255) * MiB
+  const hard = kubelet?.evictionHard?.['memory.available']
+  // A percentage threshold is of the node's capacity.
+  const eviction = hard?.endsWith('%')
+    ? (memory * Number(hard.slice(0, -1))) / 100
+    : (parseQuantity(hard) ?? 100 * MiB)
+  return {
+    cpu: it.vcpus - kubeCpu - (q(kubelet?.systemReserved, 'cpu') ?? 0),
+    memory: memory - kubeMemory - (q(kubelet?.systemReserved, 'memory') ?? 0) - eviction,
+    pods,
+  }
+}
+
+/** The type → zones index of the offerings, built once per run. */
+export function offeringZones(offerings: InstanceTypeOffering[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const o of offerings) {
+    let zones = out.get(o.instanceType)
+    if (!zones) out.set(o.instanceType, (zones = new Set()))
+    zones.add(o.zone)
+  }
+  return out
+}
+
+/**
+ * EC2's types as one run judges them: indexed once, and the work that depends only on a NodePool's
+ * (merged) requirements or its EC2NodeClass's kubelet memoized, so a thousand pods cost one filter each.
+ */
+export interface Catalog {
+  types: InstanceTypeInfo[]
+  zones: Map<string, Set<string>>
+  labels: Map<string, Record<string, string[]>>
+  vmMemoryOverheadPercent: number
+  filtered: Map<
+    string,
+    { inZones: InstanceTypeInfo[]; masks: number[]; left: InstanceTypeInfo[]; rooms: Allocatable[] }
+  >
+  allocatable: Map<string, Allocatable>
+}
+
+export function catalogOf(
+  types: InstanceTypeInfo[],
+  offerings: InstanceTypeOffering[],
+  vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+): Catalog {
+  return {
+    types,
+    zones: offeringZones(offerings),
+    labels: new Map(types.map((it) => [it.name, labelsOf(it)])),
+    vmMemoryOverheadPercent,
+    filtered: new Map(),
+    allocatable: new Map(),
+  }
+}
+
+function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
+  const key = `${it.name}\u0000${JSON.stringify(kubelet ?? null)}`
+  let a = catalog.allocatable.get(key)
+  if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
+  return a
+}
+
+export interface InstanceTypeVerdict {
+  status: 'fits' | 'ruled-out'
+  message: string
+  fix?: Fix
+  /** How many types have room. */
+  fitting: number
+}
+
+/** The keys a type has a value for, in the order a message names the one that leaves none. */
+const TYPE_KEYS = [
+  ARCH_LABEL,
+  INSTANCE_TYPE_LABEL,
+  `${AWS}instance-category`,
+  `${AWS}instance-family`,
+  `${AWS}instance-generation`,
+  `${AWS}instance-size`,
+  `${AWS}instance-cpu`,
+  `${AWS}instance-memory`,
+]
+
+/** Whether the type has an offering the requirements allow: a zone of the subnets EC2 offers it in, a capacity type. */
+function offered(it: InstanceTypeInfo, catalog: Catalog, subnetZones: string[], reqs: Requirements): boolean {
+  const zones = catalog.zones.get(it.name)
+  const usable = subnetZones.filter((z) => zones?.has(z))
+  const zoneReq = reqs.byKey.get(ZONE_LABEL)
+  if (usable.length === 0 || (zoneReq && !allowsAny(zoneReq, usable))) return false
+  const ct = reqs.byKey.get(CAPACITY_TYPE_LABEL)
+  const classes = it.usageClasses.filter((c) => CAPACITY_TYPES.includes(c))
+  return classes.length > 0 && (!ct || allowsAny(ct, classes))
+}
+
+/** The requirements a type fails, one bit per TYPE_KEYS entry (0: the type is left). */
+function failures(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements): number {
+  const labels = catalog.labels.get(it.name) ?? labelsOf(it)
+  let mask = 0
+  TYPE_KEYS.forEach((key, bit) => {
+    const r = reqs.byKey.get(key)
+    if (r && !allowsAny(r, labels[key] ?? [])) mask |= 1 << bit
+  })
+  return mask
+}
+
+const bySize = (a: InstanceTypeInfo, b: InstanceTypeInfo) =>
+  a.vcpus - b.vcpus || a.memoryMiB - b.memoryMiB || a.name.localeCompare(b.name)
+
+const hasRoom = (a: Allocatable, need: Amounts) =>
+  (need.cpu ?? 0) <= a.cpu && (need.memory ?? 0) <= a.memory && (need.pods ?? 1) <= a.pods
+
+/** What a node of the type lacks for the pod (empty: it has room). */
+function lacks(a: Allocatable, need: Amounts): string[] {
+  const out: string[] = []
+  if ((need.cpu ?? 0) > a.cpu) out.push('cpu')
+  if ((need.memory ?? 0) > a.memory) out.push('memory')
+  if ((need.pods ?? 1) > a.pods) out.push('pods')
+  return out
+}
+
+const roomText = (a: Allocatable) =>
+  `${formatQuantity('cpu', round(a.cpu))} cpu / ${gib(a.memory)} memory / ${a.pods} pods allocatable`
+const round = (cores: number) => Math.floor(cores * 1000) / 1000
+const gib = (bytes: number) => `${(Math.floor((bytes / 2 ** 30) * 10) / 10).toFixed(1)}Gi`
+
+export interface InstanceTypeQuestion {
+  pool: string
+  /** The NodePool's requirements with the pod's (one node-affinity term) merged in. */
+  merged: Requirements
+  nodeClass: EC2NodeClass | undefined
+  /** The pod's requests (pods: 1) plus the DaemonSets' (pods: one per DaemonSet). */
+  need: Amounts
+  /** The pod's own requests, for the message. */
+  podAsks: Amounts
+  catalog: Catalog
+}
+
+/** The judgement, pure: the offered types the requirements leave, then the first with room. */
+export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict {
+  const { pool, merged, catalog, need } = q
+  const subnetZones = [...new Set((q.nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
+  // Without the EC2NodeClass's subnets every zone EC2 offers counts (zones are judged on their own).
+  const zonesFor = subnetZones.length
+    ? subnetZones
+    : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
+  const kubelet = q.nodeClass?.spec.kubelet
+  const memoKey = JSON.stringify([zonesFor, [...merged.byKey.entries()].sort(), kubelet ?? null])
+  let memo = catalog.filtered.get(memoKey)
+  if (!memo) {
+    const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))
+    const masks = inZones.map((it) => failures(catalog, it, merged))
+    const left = inZones.filter((_, i) => masks[i] === 0).sort(bySize)
+    memo = { inZones, masks, left, rooms: left.map((it) => roomOf(catalog, it, kubelet)) }
+    catalog.filtered.set(memoKey, memo)
+  }
+  const { inZones, masks, left, rooms } = memo
+  const where = `in [${zonesFor.join(' ')}]`
+  if (inZones.length === 0) {
+    const zoneReq = merged.byKey.get(ZONE_LABEL)
+    const ct = merged.byKey.get(CAPACITY_TYPE_LABEL)
+    const asked = [zoneReq, ct].filter((r): r is Requirement => !!r).map(describe)
+    return {
+      status: 'ruled-out',
+      fitting: 0,
+      message: `no instance type is offered ${where}${asked.length ? ` for ${asked.join(', ')}` : ''} (of ${catalog.types.length} types EC2 describes)`,
+    }
+  }
+  if (left.length === 0) {
+    // Name the first requirement that alone leaves nothing, as a user would widen it.
+    const key =
+      TYPE_KEYS.find((k, bit) => merged.byKey.has(k) && masks.every((m) => m & (1 << bit))) ??
+      TYPE_KEYS.find((k) => merged.byKey.has(k))
+    const r = key ? merged.byKey.get(key) : undefined
+    const have = key
+      ? [...new Set(inZones.flatMap((it) => catalog.labels.get(it.name)?.[key] ?? []))]
+          .sort(natural)
+          .slice(0, 8)
+      : []
+    return {
+      status: 'ruled-out',
+      fitting: 0,
+      message: r
+        ? `no instance type matches ${describe(r)}: the ${inZones.length} types offered ${where} have ${key} ${have.join(', ')}${have.length === 8 ? ', …' : ''}`
+        : `no instance type is left ${where}`,
+      ...(key ? widenFix(pool, merged, key) : {}),
+    }
+  }
+  // A count and the smallest: this runs for every pod and NodePool, over every type left.
+  let fitting = 0
+  let smallestAt = -1
+  for (let i = 0; i < left.length; i++)
+    if (hasRoom(rooms[i] as Allocatable, need)) {
+      fitting++
+      if (smallestAt < 0) smallestAt = i
+    }
+  if (fitting) {
+    const smallest = left[smallestAt] as InstanceTypeInfo
+    return {
+      status: 'fits',
+      fitting,
+      message: `${fitting} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(rooms[smallestAt] as Allocatable)}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})`,
+    }
+  }
+  const largest = left[left.length - 1] as InstanceTypeInfo
+  const room = roomOf(catalog, largest, kubelet)
+  const short = lacks(room, need)
+  const dsPods = (need.pods ?? 1) - 1
+  const asks = short
+    .map((k) =>
+      k === 'pods'
+        ? `one pod more than its ${room.pods} pods${kubelet?.maxPods !== undefined ? ` (EC2NodeClass kubelet.maxPods)` : ' (ENI limit)'} after ${dsPods} DaemonSet pods`
+        : `${formatQuantity(k, need[k] ?? 0)} ${k}${q.podAsks[k] !== need[k] ? ` (the pod ${formatQuantity(k, q.podAsks[k] ?? 0)}, DaemonSets the rest)` : ''}`,
+    )
+    .join(', ')
+  // Which of the NodePool's own type requirements, dropped, would leave a type with room.
+  const widen = TYPE_KEYS.find((k, bit) => {
+    if (merged.origin.get(k)?.kind !== 'requirement') return false
+    return inZones.some(
+      (it, i) => ((masks[i] as number) & ~(1 << bit)) === 0 && hasRoom(roomOf(catalog, it, kubelet), need),
+    )
+  })
+  return {
+    status: 'ruled-out',
+    fitting: 0,
+    message: `no instance type has room: the largest left of ${left.length}, ${largest.name}, has ${roomText(room)}, a node for the pod needs ${asks}`,
+    ...(widen
+      ? widenFix(pool, merged, widen)
+      : {
+          fix: {
+            summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
+          },
+        }),
+  }
+}
+
+const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
+
+/** Remove the NodePool's requirement on `key` (or, from the pod's side, say so). */
+function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix } {
+  const origin = merged.origin.get(key)
+  if (origin?.kind === 'requirement')
+    return {
+      fix: {
+        summary: `widen NodePool ${pool}'s requirement on ${key} (spec.template.spec.requirements[${origin.index}]): here it is removed`,
+        commands: [
+          `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify([{ op: 'remove', path: `/spec/template/spec/requirements/${origin.index}` }]))}`,
+        ],
+      },
+    }
+  return { fix: { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` } }
+}
