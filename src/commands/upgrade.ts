@@ -109,6 +109,15 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
         removableActions: up.removableActions,
         removableIngress: up.removableIngress,
       }
+      // The calls the upgrade itself made (doctor's own are in its report), as install reports them.
+      const withCalls = (r: Record<string, unknown>) => ({
+        ...r,
+        calls: {
+          total: u.ctx.log.calls.length,
+          writes: u.ctx.log.writes.length,
+          byService: u.ctx.log.byService(),
+        },
+      })
       const out = await runPlan(
         plan,
         env,
@@ -127,7 +136,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
           beforeApply: () => requireTools(plan, env),
         },
       )
-      if (out.kind === 'dry-run') return json ? report : undefined
+      if (out.kind === 'dry-run') return json ? withCalls(report) : undefined
       if (out.kind === 'declined') {
         say('Nothing changed.')
         return undefined
@@ -167,7 +176,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
       if (hasErrorFailure(outcome.results)) process.exitCode = ExitCode.findings
       if (json) {
         const { jsonReport } = await import('../report/machine.js')
-        return { ...report, doctor: jsonReport(outcome.results, outcome.facts) }
+        return withCalls({ ...report, doctor: jsonReport(outcome.results, outcome.facts) })
       }
       const { renderHuman } = await import('../report/human.js')
       this.log('')

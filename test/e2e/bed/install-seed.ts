@@ -74,11 +74,14 @@ export function playController(bed: Bed, net: Network, namespace = 'kube-system'
   const loop = (async () => {
     while (!stopped) {
       try {
-        // Keyed by uid: an object deleted and made again (a re-install after teardown) is new.
+        // Keyed by uid: an object deleted and made again (a re-install after teardown) is new. The
+        // Deployment also by generation: each rollout (a helm upgrade or rollback) completes, as the
+        // Deployment controller would make it, so `helm --wait` and karpctl's waits see it done.
         const deploy = await bed.kube.get(`/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`)
-        if (deploy && !done.has(deploy.metadata.uid)) {
+        const rollout = deploy && `${deploy.metadata.uid}/${deploy.metadata.generation}`
+        if (rollout && !done.has(rollout)) {
           await markDeploymentAvailable(bed.kube, namespace, 'karpenter')
-          done.add(deploy.metadata.uid)
+          done.add(rollout)
         }
         // Every EC2NodeClass and NodePool (the install's and each tenant's) reports Ready once.
         const classes = await bed.kube.list('/apis/karpenter.k8s.aws/v1/ec2nodeclasses').catch(() => [])
