@@ -15,6 +15,9 @@ const WORKLOADS: Record<string, string> = {
 
 const json = (v: unknown) => shellQuote(JSON.stringify(v))
 
+/** Tolerations Kubernetes' DefaultTolerationSeconds admission puts on pods (never on their templates). */
+const ADMISSION_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']
+
 /** Where a pod template's spec is, in the owner (a bare pod has its spec at the top). */
 const specPath = (owner: Owner) => (owner.kind === 'Pod' ? '/spec' : '/spec/template/spec')
 
@@ -24,7 +27,12 @@ const target = (owner: Owner, ns: string | undefined) =>
 /** Add a toleration to the pod's workload (a Job's template is immutable: it is re-created). */
 export function tolerationFix(pod: WorkloadPod, owner: Owner, toleration: Toleration, pool: string): Fix {
   const summary = `let ${owner.kind.toLowerCase()}/${owner.name} tolerate the taint of NodePool ${pool} (field ${owner.kind === 'Pod' ? 'spec' : 'spec.template.spec'}.tolerations)`
-  const op = pod.spec.tolerations?.length
+  // The API server adds the not-ready/unreachable tolerations to every pod, not to its template: a
+  // template with none has no list to append to (`/-` would be refused), so those two do not count.
+  const own = (pod.spec.tolerations ?? []).filter(
+    (t) => owner.kind === 'Pod' || !ADMISSION_TOLERATIONS.includes(t.key ?? ''),
+  )
+  const op = own.length
     ? { op: 'add', path: `${specPath(owner)}/tolerations/-`, value: toleration }
     : { op: 'add', path: `${specPath(owner)}/tolerations`, value: [toleration] }
   if (!WORKLOADS[owner.kind])

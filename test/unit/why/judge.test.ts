@@ -379,3 +379,22 @@ test("Karpenter's own events about the pod, newest first, deduplicated", () => {
     },
   ])
 })
+
+test('taints: the tolerations the API server adds to every pod do not make the fix append to a template list that is not there', () => {
+  const defaults = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'].map((key) => ({
+    key,
+    operator: 'Exists' as const,
+    effect: 'NoExecute' as const,
+    tolerationSeconds: 300,
+  }))
+  const tainted = (tolerations: typeof defaults | { key: string; operator: 'Exists' }[]) => {
+    const f = whyFacts([pendingPod({ tolerations })])
+    pools(f)[0]!.spec.template.spec.taints = [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }]
+    return first(f)?.fix?.commands?.[0] ?? ''
+  }
+  assert.match(tainted(defaults), /"path":"\/spec\/template\/spec\/tolerations","value":\[/)
+  assert.match(
+    tainted([...defaults, { key: 'team', operator: 'Exists' }]),
+    /"path":"\/spec\/template\/spec\/tolerations\/-","value":\{/,
+  )
+})
