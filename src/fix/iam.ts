@@ -11,6 +11,7 @@ import { attachedPolicies } from '../plan/resources/attached-policies.js'
 import { INLINE_LIMIT } from '../checks/controller-policy.js'
 import { nodeRolePolicies } from '../plan/resources/node-role-policies.js'
 import { ownershipTags } from '../spec/install.js'
+import { REPAIRED_INLINE } from '../spec/ownership.js'
 import { MANAGED_LABEL } from '../spec/karpenter.js'
 import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
 import { nodeRoleArnsInUse } from '../checks/passrole-node-role.js'
@@ -44,6 +45,7 @@ export const passRole: Builder = (facts, failing, check) => {
         // Every role in use, not only the failing ones: see nodeRoleArnsInUse.
         document: passRolePolicy([...new Set([...nodeRoleArnsInUse(facts), ...roles])].sort()),
         dependsOn: [],
+        record: REPAIRED_INLINE,
       }),
     ].map((r) => ({ ...r, group: group(check) })),
     manual: failing.filter((f) => !grantable.includes(f)),
@@ -178,6 +180,7 @@ export const controllerPolicy: Builder = (facts, failing, check) => {
           roleArn: role.value.role.arn,
           policyName: `KarpenterControllerMissing-${facts.meta.clusterName}`,
           document: doc,
+          record: REPAIRED_INLINE,
           dependsOn: [],
         }),
         group: group(check),

@@ -79,3 +79,13 @@ export const SCALED_FROM = 'karpctl.io/scaled-down-from-replicas'
 
 /** karpctl's convention: a tenant's NodePool, its nodes' label and its taint all carry this key. */
 export const TENANT_KEY = 'karpctl.io/tenant'
+
+// What doctor --fix records on a resource karpctl did not create, apart from what an adoption records:
+// a repair stays while the install it repaired runs (undoing it would break that install), and teardown
+// gives it back only when that install goes too. Separate keys keep the two apart.
+/** AWS managed policies --fix attached to a role (a node role lacking the node policies). */
+export const REPAIRED_POLICIES = 'karpctl.io/repaired-policies'
+/** karpctl's inline policies --fix put on a role (missing controller statements, the PassRole grant). */
+export const REPAIRED_INLINE = 'karpctl.io/repaired-inline-policies'
+/** The reference statements --fix added to a queue's policy (`send`, `DenyHTTP`). */
+export const REPAIRED_STATEMENTS = 'karpctl.io/repaired-policy-statements'

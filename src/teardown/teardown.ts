@@ -168,10 +168,15 @@ export async function teardownResources(
       handedCrdsRestore({ clusterName: c, dependsOn: ['helm.karpenter-crd'] }),
     )
   const afterController = ['helm.karpenter']
-  out.push(queueAbsent({ name: n.queueName, ownership: tags, dependsOn: afterController }))
+  // What doctor --fix repaired is given back when the install it repaired goes too: karpctl's release
+  // is removed here, or no Karpenter runs any more (a re-run after the release went).
+  const release = facts.kube.release.ok ? facts.kube.release.value : undefined
+  const repairs =
+    helmSecrets?.items.some((x) => x.metadata.labels?.name === 'karpenter') === true || release === null
+  out.push(queueAbsent({ name: n.queueName, ownership: tags, repairs, dependsOn: afterController }))
   if (found.queue && found.queue !== n.queueName)
     out.push({
-      ...queueAbsent({ name: found.queue, ownership: tags, dependsOn: afterController }),
+      ...queueAbsent({ name: found.queue, ownership: tags, repairs, dependsOn: afterController }),
       address: 'sqs-queue.interruption-found',
     })
   const conventional = interruptionRules(c)
@@ -194,6 +199,7 @@ export async function teardownResources(
       address: 'iam-role.controller',
       name: n.controllerRoleName,
       ownership: tags,
+      repairs,
       dependsOn: controllerDeps,
     }),
   )
@@ -203,6 +209,7 @@ export async function teardownResources(
         address: 'iam-role.controller-found',
         name: controllerRoleName,
         ownership: tags,
+        repairs,
         dependsOn: controllerDeps,
       }),
     )
@@ -225,6 +232,7 @@ export async function teardownResources(
       address: 'iam-role.node',
       name: n.nodeRoleName,
       ownership: tags,
+      repairs,
       dependsOn: ['kube.ec2nodeclass.default', ...afterController, ...nodeAccess.map((r) => r.address)],
     }),
   )
@@ -238,11 +246,6 @@ export async function teardownResources(
       }),
     )
   const restoreAfter = [...afterController, ...capacityGone]
-  // What doctor --fix repaired is given back when the install it repaired goes too: karpctl's release
-  // is removed here, or no Karpenter runs any more (a re-run after the release went).
-  const release = facts.kube.release.ok ? facts.kube.release.value : undefined
-  const repairs =
-    helmSecrets?.items.some((x) => x.metadata.labels?.name === 'karpenter') === true || release === null
   out.push(recordedTagsRestore({ clusterName: c, vpcId: cluster?.vpcId, repairs, dependsOn: restoreAfter }))
   out.push(recordedIngressRestore({ vpcId: cluster?.vpcId, repairs, dependsOn: restoreAfter }))
   out.push(autoscalerRestore({ dependsOn: afterController }))

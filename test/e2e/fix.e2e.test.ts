@@ -334,7 +334,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     await fixed(t, 'node-role')
     assert.deepEqual((await attached()).sort(), before.sort())
     const role = await aws.iam.send(new GetRoleCommand({ RoleName: seed.nodeRoleName }))
-    const tag = role.Role!.Tags?.find((x) => x.Key === 'karpctl.io/attached-policies')?.Value ?? ''
+    const tag = role.Role!.Tags?.find((x) => x.Key === 'karpctl.io/repaired-policies')?.Value ?? ''
     assert.match(tag, /AmazonEKSWorkerNodePolicy/)
     assert.match(tag, /AmazonEC2ContainerRegistry/)
   })
@@ -451,7 +451,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     assert.ok(sids.includes('Mine'), 'its own statement is kept')
     assert.ok(sids.includes('DenyHTTP'))
     const tags = await aws.sqs.send(new ListQueueTagsCommand({ QueueUrl: seed.queueUrl }))
-    assert.ok(tags.Tags?.['karpctl.io/added-policy-statements'])
+    assert.ok(tags.Tags?.['karpctl.io/repaired-policy-statements'])
   })
 
   test('the five rules sending to an old queue: re-targeted in place, the old target removed, no rule added', async (t) => {

@@ -8,7 +8,14 @@
 // The role's own statements, policies and tags are never rewritten: an inline policy of the role's own
 // that bears one of karpctl's names blocks the plan rather than being overwritten.
 import type { PolicyDocument, PolicyStatement } from '../../facts/types.js'
-import { ADOPTED_BY, readRecord, recordKeys, recordTags } from '../../spec/ownership.js'
+import {
+  ADOPTED_BY,
+  readRecord,
+  recordKeys,
+  recordTags,
+  REPAIRED_INLINE,
+  REPAIRED_POLICIES,
+} from '../../spec/ownership.js'
 import { canonical, sameDocument } from '../compare.js'
 import type { FieldChange } from '../types.js'
 import { leafChanges, tagChanges } from '../diff.js'
@@ -114,17 +121,22 @@ export interface GiveBack {
   untag: string[]
 }
 
-export function giveBack(cur: AdoptedRoleState): GiveBack {
-  const attachedNames = readRecord(cur.tags, ATTACHED_POLICIES)
-  const added = readRecord(cur.tags, ADDED_INLINE)
+/**
+ * With `repairs` (the install doctor --fix repaired goes too), what its repairs recorded on the role
+ * (karpctl.io/repaired-policies, -inline-policies) goes as well; else they stay, records and all.
+ */
+export function giveBack(cur: AdoptedRoleState, repairs = false): GiveBack {
+  const attachedKeys = [ATTACHED_POLICIES, ...(repairs ? [REPAIRED_POLICIES] : [])]
+  const inlineKeys = [ADDED_INLINE, ...(repairs ? [REPAIRED_INLINE] : [])]
+  const attachedNames = attachedKeys.flatMap((k) => readRecord(cur.tags, k))
+  const added = inlineKeys.flatMap((k) => readRecord(cur.tags, k))
   return {
     detach: cur.attached.filter((arn) => attachedNames.includes(nameOf(arn))),
-    deleteInline: added.filter((n) => cur.inline[n] !== undefined),
+    deleteInline: [...new Set(added)].filter((n) => cur.inline[n] !== undefined),
     trust: givenBackTrust(cur.trust),
     untag: [
       ...(cur.tags[ADOPTED_BY] !== undefined ? [ADOPTED_BY] : []),
-      ...recordKeys(cur.tags, ATTACHED_POLICIES),
-      ...recordKeys(cur.tags, ADDED_INLINE),
+      ...[...attachedKeys, ...inlineKeys].flatMap((k) => recordKeys(cur.tags, k)),
     ],
   }
 }

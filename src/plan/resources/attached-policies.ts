@@ -1,10 +1,11 @@
 // AWS managed policies attached to a role karpctl may not own (a node role doctor --fix repairs): only
-// the missing ones are attached, and the role is tagged with their names so teardown can detach exactly
-// those and nothing the role had before.
+// the missing ones are attached, and the role is tagged with their names (karpctl.io/repaired-policies)
+// so a teardown of the install they repaired detaches exactly those and nothing the role had before.
 import { isNotFound, type Aws } from '../../context/aws.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import type { Resource } from '../types.js'
 import type { ManagedPolicyWant } from './iam-role.js'
+import { readRecord, recordTags, REPAIRED_POLICIES } from '../../spec/ownership.js'
 
 export const ATTACHED_POLICIES = 'karpctl.io/attached-policies'
 
@@ -79,26 +80,23 @@ export function attachedPolicies(w: {
         ? {
             action: 'update',
             changes: missing.map((p) => ({ field: 'attached policy', to: nameOf(p.arn) })),
-            note: `recorded as the ${ATTACHED_POLICIES} tag`,
+            note: `recorded as the ${REPAIRED_POLICIES} tag`,
           }
         : { action: 'unchanged', changes: [] }
     },
     async apply({ aws }, cur) {
       const missing = missingPolicies(w.managed, cur?.attached ?? [])
-      const before = (cur?.tags[ATTACHED_POLICIES] ?? '').split(' ').filter(Boolean)
       // Recorded before attaching: a run killed in between leaves a record of a policy not attached
       // (detaching it later is a no-op), never an attached policy without a record. A fallback is
       // recorded with its primary, since either may be the one that gets attached.
       const names = [
-        ...new Set([
-          ...before,
-          ...missing.flatMap((p) => [p.arn, ...(p.orElse ? [p.orElse] : [])]).map(nameOf),
-        ]),
+        ...readRecord(cur?.tags, REPAIRED_POLICIES),
+        ...missing.flatMap((p) => [p.arn, ...(p.orElse ? [p.orElse] : [])]).map(nameOf),
       ]
       if (missing.length)
         await aws.write('iam', 'TagRole', {
           RoleName: w.roleName,
-          Tags: [{ Key: ATTACHED_POLICIES, Value: names.join(' ').slice(0, 256) }],
+          Tags: Object.entries(recordTags(REPAIRED_POLICIES, names)).map(([Key, Value]) => ({ Key, Value })),
         })
       await attachMissing(aws, w.roleName, w.managed, cur?.attached ?? [])
     },

@@ -7,7 +7,7 @@ import { queue } from '../../facts/collect-interruption.js'
 import type { Aws } from '../../context/aws.js'
 import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
 import { QUEUE_SENDERS, referenceQueueStatements, withReferenceStatements } from '../../spec/interruption.js'
-import { ADOPTED_BY } from '../../spec/ownership.js'
+import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../spec/ownership.js'
 import { canonical } from '../compare.js'
 import { leafChanges, tagChanges } from '../diff.js'
 import type { FieldChange, Resource } from '../types.js'
@@ -77,6 +77,7 @@ export async function applyAdoptedQueue(aws: Aws, cur: AdoptedQueue, clusterName
   } satisfies sqs.SetQueueAttributesCommandInput)
 }
 
+/** doctor --fix's repair of a queue's policy: recorded apart from an adoption's (see REPAIRED_STATEMENTS). */
 export function queuePolicyStatements(w: {
   queueName: string
   queueArn: string
@@ -101,14 +102,14 @@ export function queuePolicyStatements(w: {
         : {
             action: 'update',
             changes: addedStatements(cur),
-            note: `its statements are kept; recorded as the ${ADDED_POLICY} tag`,
+            note: `its statements are kept; recorded as the ${REPAIRED_STATEMENTS} tag`,
           }
     },
     async apply({ aws }, cur) {
       if (!cur) return
       await aws.write('sqs', 'TagQueue', {
         QueueUrl: cur.url,
-        Tags: { [ADDED_POLICY]: statementsToAdd(cur.policy).join(',') },
+        Tags: { [REPAIRED_STATEMENTS]: statementsToAdd(cur.policy).join(',') },
       })
       await aws.write('sqs', 'SetQueueAttributes', {
         QueueUrl: cur.url,

@@ -41,6 +41,8 @@ export function iamRoleAbsent(w: {
   dependsOn: string[]
   /** Said when the role is kept as another tool's (e.g. the CloudFormation stack that owns it). */
   keptNote?: string
+  /** The install doctor --fix repaired goes too: its recorded repairs on the role are given back. */
+  repairs?: boolean
 }): Resource<RoleState> {
   return {
     address: w.address,
@@ -76,7 +78,7 @@ export function iamRoleAbsent(w: {
     verdict(cur) {
       if (!cur) return { action: 'unchanged', changes: [], note: 'already gone' }
       if (!isOwned(cur.tags, w.ownership)) {
-        const g = giveBack(cur)
+        const g = giveBack(cur, w.repairs)
         const kept = w.keptNote ?? cur.owner ?? ownerHint(cur.tags)
         if (nothingToGiveBack(g)) return { action: 'unchanged', changes: [], note: kept }
         return {
@@ -102,7 +104,7 @@ export function iamRoleAbsent(w: {
     },
     async apply({ aws }, cur) {
       if (!cur) return
-      if (!isOwned(cur.tags, w.ownership)) return giveBackRole(aws, w.name, giveBack(cur))
+      if (!isOwned(cur.tags, w.ownership)) return giveBackRole(aws, w.name, giveBack(cur, w.repairs))
       for (const p of cur.profiles)
         await ignoreMissing(
           aws.write('iam', 'RemoveRoleFromInstanceProfile', { InstanceProfileName: p, RoleName: w.name }),

@@ -12,7 +12,7 @@ import { releaseNamed } from '../../facts/collect-kube.js'
 import { stackKeptNote } from '../../facts/collect-owners.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
-import { ADOPTED_BY } from '../../spec/ownership.js'
+import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../spec/ownership.js'
 import { isOwned } from '../compare.js'
 import { leafChanges } from '../diff.js'
 import type { Resource, Verdict } from '../types.js'
@@ -175,10 +175,14 @@ export function queueAbsent(w: {
   ownership: Record<string, string>
   dependsOn: string[]
   keptNote?: string
+  /** The install doctor --fix repaired goes too: the statements its repair recorded go as well. */
+  repairs?: boolean
 }): Resource<QueueState> {
-  const added = (cur: QueueState) => (cur.tags[ADDED_POLICY] ?? '').split(',').filter(Boolean)
+  const statementKeys = [ADDED_POLICY, ...(w.repairs ? [REPAIRED_STATEMENTS] : [])]
+  const added = (cur: QueueState) =>
+    statementKeys.flatMap((k) => (cur.tags[k] ?? '').split(',').filter(Boolean))
   const restored = (cur: QueueState) => withoutAddedStatements(cur.policy, cur.arn, added(cur))
-  const records = (cur: QueueState) => [ADOPTED_BY, ADDED_POLICY].filter((k) => cur.tags[k] !== undefined)
+  const records = (cur: QueueState) => [ADOPTED_BY, ...statementKeys].filter((k) => cur.tags[k] !== undefined)
   return {
     address: 'sqs-queue.interruption',
     kind: 'SQS queue',
@@ -198,7 +202,8 @@ export function queueAbsent(w: {
       const tags = t.Tags ?? {}
       const owner = isOwned(tags, w.ownership) ? undefined : await stackKeptNote(aws, q.QueueUrl)
       // The policy matters only where karpctl recorded adding to it.
-      if (tags[ADDED_POLICY] === undefined) return { owner, url: q.QueueUrl, arn: '', tags, policy: null }
+      if (statementKeys.every((k) => tags[k] === undefined))
+        return { owner, url: q.QueueUrl, arn: '', tags, policy: null }
       const a = await aws.call<sqs.GetQueueAttributesCommandOutput>('sqs', 'GetQueueAttributes', {
         QueueUrl: q.QueueUrl,
         AttributeNames: ['QueueArn', 'Policy'],

@@ -34,6 +34,7 @@ import { referenceQueueStatements, withReferenceStatements } from '../../../src/
 import {
   ADOPTED_BY,
   adoptionTags,
+  REPAIRED_STATEMENTS,
   OWNERSHIP,
   ownershipOf,
   ownershipTags,
@@ -401,7 +402,8 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
   ])
   assert.deepEqual(r.verdict(null), { action: 'update', changes: [], blocked: 'queue demo does not exist' })
   assert.deepEqual(r.verdict(queueOf(policy(SEND))), { action: 'unchanged', changes: [] })
-  const note = `its statements are kept; recorded as the ${ADDED_POLICY} tag`
+  // A repair is recorded apart from an adoption: teardown gives it back only when the install goes.
+  const note = `its statements are kept; recorded as the ${REPAIRED_STATEMENTS} tag`
   assert.deepEqual(r.verdict(queueOf(null)).note, note)
   assert.deepEqual(r.verdict(queueOf(policy(mine))), {
     action: 'update',
@@ -418,7 +420,7 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
   const withDeny = policy(mine, DENY)
   await r.apply(env.env, queueOf(withDeny))
   assert.deepEqual(env.awsWrites, [
-    { op: 'TagQueue', input: { QueueUrl: queueOf(null).url, Tags: { [ADDED_POLICY]: 'send' } } },
+    { op: 'TagQueue', input: { QueueUrl: queueOf(null).url, Tags: { [REPAIRED_STATEMENTS]: 'send' } } },
     {
       op: 'SetQueueAttributes',
       input: {
@@ -430,7 +432,7 @@ test('queuePolicyStatements (doctor --fix): blocked without the queue, unchanged
   // Both statements added: both recorded, comma-separated (teardown splits the record on commas).
   const both = recordingEnv()
   await r.apply(both.env, queueOf(policy(mine)))
-  assert.deepEqual(both.awsWrites[0]?.input.Tags, { [ADDED_POLICY]: 'send,DenyHTTP' })
+  assert.deepEqual(both.awsWrites[0]?.input.Tags, { [REPAIRED_STATEMENTS]: 'send,DenyHTTP' })
 })
 
 test('queuePolicyStatements observes the queue by its name', async () => {
