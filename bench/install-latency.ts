@@ -3,8 +3,6 @@
 // AWS calls of a no-op re-run. A proxy on 127.0.0.1 in front of moto holds each request `latency` ms.
 //   node --import tsx bench/install-latency.ts [latencyMs=50]
 // Needs the e2e bed (KARPCTL_E2E_BIN / KARPCTL_E2E_VENV, or it runs test/e2e/bed/build.sh) and `npm run build`.
-import { createServer, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import {
   CLUSTER_NAME,
@@ -15,43 +13,9 @@ import {
   seedBareCluster,
   startBed,
 } from '../test/e2e/bed/index.js'
+import { latencyProxy } from './latency-proxy.js'
 
 const latency = Number(process.argv[2] ?? 50)
-
-interface Calls {
-  count: number
-  totalMs: number
-}
-
-function latencyProxy(target: string, ms: number) {
-  const calls: Calls = { count: 0, totalMs: 0 }
-  const to = new URL(target)
-  const server = createServer((req, res) => {
-    const t0 = performance.now()
-    calls.count++
-    setTimeout(() => {
-      const up = request(
-        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers)
-          r.pipe(res)
-          r.on('end', () => (calls.totalMs += performance.now() - t0))
-        },
-      )
-      up.on('error', () => res.destroy())
-      req.pipe(up)
-    }, ms)
-  })
-  return new Promise<{ url: string; calls: Calls; close: () => void }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        calls,
-        close: () => server.close(),
-      }),
-    ),
-  )
-}
 
 const bed = await startBed()
 try {
