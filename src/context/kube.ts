@@ -107,6 +107,24 @@ export class KubeClient {
     )
   }
 
+  /**
+   * A GET whose answer is text, not an API object (a container's log): memoized like `get`, null on 404.
+   * Read errors are thrown as `get` throws them.
+   */
+  getText(path: string): Promise<string | null> {
+    return this.memo.get(`kube:GET:${path}`, () =>
+      this.limiter.run(async () => {
+        this.log.record(`kube:GET:${path}`)
+        try {
+          return (await this.request('GET', path, undefined, undefined, true)) as string
+        } catch (err) {
+          if (err instanceof KubeApiError && err.status === 404) return null
+          throw err
+        }
+      }),
+    )
+  }
+
   /** GET again, bypassing the memo: to watch an object change (a wait) or see a write's effect. */
   async fresh<T>(path: string): Promise<T | null> {
     return this.limiter.run(async () => {
@@ -144,16 +162,20 @@ export class KubeClient {
     path: string,
     body?: unknown,
     contentType = 'application/json',
+    text = false,
   ): Promise<unknown> {
     const url = new URL(this.creds.server + path)
     // CA, client certificate, Authorization (refreshed when an exec plugin's token expires), insecure, proxy
     const { headers: authHeaders, ...tls } = await this.creds.requestOptions()
-    const headers: Record<string, string> = { ...authHeaders, Accept: 'application/json' }
+    const headers: Record<string, string> = {
+      ...authHeaders,
+      Accept: text ? 'text/plain, application/json' : 'application/json',
+    }
     const payload = body === undefined ? undefined : JSON.stringify(body)
     if (payload) headers['Content-Type'] = contentType
     const request = url.protocol === 'http:' ? http.request : https.request
     return tracked(`Kubernetes ${method} ${path} at ${this.server}`, () =>
-      this.send(request, url, method, path, headers, tls, payload),
+      this.send(request, url, method, path, headers, tls, payload, text),
     )
   }
 
@@ -165,6 +187,7 @@ export class KubeClient {
     headers: Record<string, string>,
     tls: Omit<Awaited<ReturnType<KubeCredentials['requestOptions']>>, 'headers'>,
     payload: string | undefined,
+    asText = false,
   ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const req = request(url, { ...tls, method, headers, timeout: this.timeoutMs }, (res) => {
@@ -204,6 +227,7 @@ export class KubeClient {
           // proxy's or a login page, `null`, a bare string) is named here, not met as a TypeError later.
           const isObject = parsed && json !== null && typeof json === 'object' && !Array.isArray(json)
           if (status >= 200 && status < 300) {
+            if (asText) return resolve(text)
             if (text === '' || isObject) return resolve(json)
             // Redacted: a misdirected request may come back with whatever the other server holds.
             const what = answerShape(text, type, parsed, json) ?? `text "${clip(redactText(text), 80)}"`
