@@ -50,7 +50,8 @@ const UNUSABLE = {
     status: 'ruled-out',
     rule: 'taints',
     message: /^did not tolerate taint nvidia\.com\/gpu=true:NoSchedule \(spec\.template\.spec\.taints\)$/,
-    fix: /"op":"add","path":"\/spec\/template\/spec\/tolerations"/,
+    // A bare pod gets the toleration on itself, a workload's pod on its owner's template.
+    fix: /"op":"add","path":"\/spec(\/template\/spec)?\/tolerations/,
   },
 } as const satisfies Record<string, PoolExpect>
 
@@ -72,7 +73,7 @@ function picking(
         status: 'ruled-out',
         rule: 'requirements',
         message: new RegExp(
-          `^incompatible requirements, key ${esc(NODEPOOL)}, ${esc(NODEPOOL)} In \\[${target}\\] not in ${esc(NODEPOOL)} In \\[${np}\\]$`,
+          `^incompatible requirements, key ${esc(NODEPOOL)}, ${esc(NODEPOOL)} In \\[${target}\\] not in ${esc(NODEPOOL)} In \\[${np}\\]( \\(and none of the pod's other \\d+ node-affinity terms fits\\))?$`,
         ),
       }
   if (!own[target]) throw new Error(`corpus: no verdict for the target NodePool ${target}`)
@@ -183,14 +184,14 @@ export const CORPUS: CorpusEntry[] = [
     why: "its NodePool's EC2NodeClass is not Ready",
     pod: { name: 'to-broken', namespace: 'shop', requests: SMALL, spec: select('broken') },
     outcome: 'none',
-    nodePools: picking('broken', {}),
+    nodePools: picking('broken', { broken: UNUSABLE.broken }),
   },
   {
     category: 'nodepool',
     why: "its NodePool's EC2NodeClass does not exist",
     pod: { name: 'to-orphan', namespace: 'shop', requests: SMALL, spec: select('orphan') },
     outcome: 'none',
-    nodePools: picking('orphan', {}),
+    nodePools: picking('orphan', { orphan: UNUSABLE.orphan }),
   },
   {
     category: 'nodepool',
@@ -400,7 +401,7 @@ export const CORPUS: CorpusEntry[] = [
     nodePools: picking('default', {
       default: ruledOut(
         'instance-types',
-        /^no instance type matches karpenter\.k8s\.aws\/instance-generation Gt 99: the \d+ types offered in \[us-west-2a us-west-2b us-west-2c\] have karpenter\.k8s\.aws\/instance-generation /,
+        /^no instance type matches karpenter\.k8s\.aws\/instance-generation Exists >99: the \d+ types offered in \[us-west-2a us-west-2b us-west-2c\] have karpenter\.k8s\.aws\/instance-generation /,
       ),
     }),
   },
@@ -418,7 +419,8 @@ export const CORPUS: CorpusEntry[] = [
       default: ruledOut(
         'instance-types',
         /^no instance type has room: the largest left of \d+, \S+, has \S+ cpu \/ \S+ memory \/ \d+ pods allocatable, a node for the pod needs \S+ cpu \(the pod 500, DaemonSets the rest\)$/,
-        /^lower the pod's requests/,
+        // EC2 has u7i types of 896 vCPU: outside the NodePool's categories c, m, r.
+        /^widen NodePool default's requirement on karpenter\.k8s\.aws\/instance-category \(spec\.template\.spec\.requirements\[3\]\)/,
       ),
     }),
   },
@@ -472,7 +474,7 @@ export const CORPUS: CorpusEntry[] = [
     nodePools: picking('default', {
       default: ruledOut(
         'zones',
-        /^no subnet in the zone: the pod needs topology\.kubernetes\.io\/zone In \[us-west-2d\] \(volume data \(PersistentVolume pv-data-data-2d\)\), EC2NodeClass default has subnets in \[us-west-2a us-west-2b us-west-2c\] only$/,
+        /^no subnet in the zone: the pod needs topology\.kubernetes\.io\/zone In \[us-west-2d\] \(volume data-2d \(PersistentVolume pv-data-data-2d\)\), EC2NodeClass default has subnets in \[us-west-2a us-west-2b us-west-2c\] only$/,
       ),
     }),
   },
