@@ -187,7 +187,7 @@ describe('karpctl why: the corpus on the real bed', { timeout: 900_000 }, () => 
     )
   })
 
-  test('exit codes: 0 for a pod a NodePool can take (and for one Karpenter ignores), 1 for one none can', async () => {
+  test('exit code 0: a pod a NodePool can take, one Karpenter ignores, a Job whose pods fit (1 is proven above)', async () => {
     const fits = await why(bed, ['plain', '-n', 'shop'])
     assert.equal(fits.code, 0, shown(fits))
     assert.match(fits.stdout, /^ {2}✔ default: \d+ of \d+ instance types have room/m)
@@ -197,11 +197,5 @@ describe('karpctl why: the corpus on the real bed', { timeout: 900_000 }, () => 
     assert.match(ignored.stdout, /^ {2}– ignored: the pod is scheduled by volcano/m)
     const job = await why(bed, ['job/train', '-n', 'batch'])
     assert.equal(job.code, 0, shown(job))
-    const broken = await why(bed, ['to-broken', '-n', 'shop'])
-    assert.equal(broken.code, 1, shown(broken))
-    assert.match(
-      broken.stdout,
-      /^ {2}✖ broken: EC2NodeClass broken is not Ready: InstanceProfileReady=False/m,
-    )
   })
 })
