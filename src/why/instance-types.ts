@@ -10,9 +10,14 @@
 //   eviction threshold (memory.available) = 100 MiB
 //   maxPods = ENIs × (IPv4 addresses per ENI − 1) + 2, unless the EC2NodeClass's kubelet.maxPods sets it
 // and an EC2NodeClass's kubelet.kubeReserved / systemReserved / evictionHard replace those defaults.
+// A type whose capacity (vCPUs, memory less the VM overhead, maxPods) exceeds what is left of one of
+// the NodePool's limits is not launched at all (the scheduler's filterByRemainingResources, "all
+// available instance types exceed limits for nodepool").
 import type { Fix } from '../checks/types.js'
 import { shellQuote } from '../checks/lib/facts.js'
 import type { EC2NodeClass } from '../facts/types.js'
+import { limitFix } from './fix.js'
+import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
 import { describe, intersect, size, type Requirement, type Requirements } from './requirements.js'
@@ -76,14 +81,26 @@ export function reservedCpu(vcpus: number): number {
 
 export const eniMaxPods = (it: InstanceTypeInfo) => it.maxEnis * (it.ipv4PerEni - 1) + 2
 
+/** A node's capacity of this type, as Karpenter computes it (what NodePool limits are compared with). */
+export function capacityOf(
+  it: InstanceTypeInfo,
+  kubelet: Kubelet | undefined,
+  vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+): Allocatable {
+  return {
+    cpu: it.vcpus,
+    memory: (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB,
+    pods: kubelet?.maxPods ?? eniMaxPods(it),
+  }
+}
+
 /** What the scheduler may place on a node of this type, as Karpenter computes it. */
 export function allocatableOf(
   it: InstanceTypeInfo,
   kubelet: Kubelet | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
-  const pods = kubelet?.maxPods ?? eniMaxPods(it)
-  const memory = (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB
+  const { pods, memory } = capacityOf(it, kubelet, vmMemoryOverheadPercent)
   const q = (list: Record<string, string> | undefined, k: string) => parseQuantity(list?.[k])
   const kubeCpu = q(kubelet?.kubeReserved, 'cpu') ?? reservedCpu(it.vcpus)
   const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * pods + 255) * MiB
@@ -124,6 +141,8 @@ export interface Catalog {
     { inZones: InstanceTypeInfo[]; masks: number[]; left: InstanceTypeInfo[]; rooms: Allocatable[] }
   >
   allocatable: Map<string, Allocatable>
+  /** Per filtered list and NodePool limits left: the limit each type's capacity exceeds, if any. */
+  overLimits: Map<string, (LimitLeft | undefined)[]>
 }
 
 export function catalogOf(
@@ -138,6 +157,7 @@ export function catalogOf(
     vmMemoryOverheadPercent,
     filtered: new Map(),
     allocatable: new Map(),
+    overLimits: new Map(),
   }
 }
 
@@ -220,6 +240,28 @@ export interface InstanceTypeQuestion {
   /** The pod's own requests, for the message. */
   podAsks: Amounts
   catalog: Catalog
+  /** What is left of the NodePool's limits (limitsLeft): a type whose capacity exceeds one is not launched. */
+  limits?: LimitLeft[]
+}
+
+/** The first limit the type's capacity exceeds what is left of, or undefined. */
+function exceeded(cap: Allocatable, limits: LimitLeft[]): LimitLeft | undefined {
+  return limits.find((l) => {
+    const has = (cap as unknown as Record<string, number | undefined>)[l.resource]
+    return has !== undefined && has > l.left
+  })
+}
+
+const limitText = (l: LimitLeft) => `limit ${l.resource} ${formatQuantity(l.resource, l.limit)}`
+const heldText = (l: LimitLeft) =>
+  `its NodeClaims hold ${formatQuantity(l.resource, l.used)}, leaving ${formatQuantity(l.resource, l.left)}`
+
+/** The fix that lets a type of this capacity launch: the limit raised by what it holds. */
+function raiseFor(pool: string, l: LimitLeft, cap: Allocatable): { fix: Fix } {
+  const has = (cap as unknown as Record<string, number>)[l.resource] ?? 0
+  return {
+    fix: limitFix(pool, l.resource, formatQuantity(l.resource, newLimit(l.resource, l.used + has))),
+  }
 }
 
 /** The judgement, pure: the offered types the requirements leave, then the first with room. */
@@ -241,6 +283,15 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     catalog.filtered.set(memoKey, memo)
   }
   const { inZones, masks, left, rooms } = memo
+  const vmPct = catalog.vmMemoryOverheadPercent
+  let over: (LimitLeft | undefined)[] | undefined
+  if (q.limits?.length) {
+    const limits = q.limits
+    const key = `${memoKey}\u0000${JSON.stringify(limits)}`
+    over = catalog.overLimits.get(key)
+    if (!over)
+      catalog.overLimits.set(key, (over = left.map((it) => exceeded(capacityOf(it, kubelet, vmPct), limits))))
+  }
   const where = `in [${zonesFor.join(' ')}]`
   if (inZones.length === 0) {
     const zoneReq = merged.byKey.get(ZONE_LABEL)
@@ -275,20 +326,48 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
   // A count and the smallest: this runs for every pod and NodePool, over every type left.
   let fitting = 0
   let smallestAt = -1
-  for (let i = 0; i < left.length; i++)
+  let largestWithin = -1
+  let excluded = 0
+  let firstOver: LimitLeft | undefined
+  for (let i = 0; i < left.length; i++) {
+    const o = over?.[i]
+    if (o) {
+      excluded++
+      firstOver ??= o
+      continue
+    }
+    largestWithin = i
     if (hasRoom(rooms[i] as Allocatable, need)) {
       fitting++
       if (smallestAt < 0) smallestAt = i
     }
+  }
   if (fitting) {
     const smallest = left[smallestAt] as InstanceTypeInfo
     return {
       status: 'fits',
       fitting,
-      message: `${fitting} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(rooms[smallestAt] as Allocatable)}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})`,
+      message:
+        `${fitting} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(rooms[smallestAt] as Allocatable)}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})` +
+        (firstOver
+          ? `; ${excluded} others exceed what is left of ${limitText(firstOver)} (${heldText(firstOver)})`
+          : ''),
     }
   }
-  const largest = left[left.length - 1] as InstanceTypeInfo
+  if (largestWithin < 0) {
+    // Every type left is bigger than what is left of a limit: Karpenter launches none of them.
+    const smallest = left[0] as InstanceTypeInfo
+    const l = over?.[0] as LimitLeft
+    const cap = capacityOf(smallest, kubelet, vmPct)
+    const has = (cap as unknown as Record<string, number>)[l.resource] ?? 0
+    return {
+      status: 'ruled-out',
+      fitting: 0,
+      message: `no instance type fits what is left of ${limitText(l)}: ${heldText(l)}, and the smallest of the ${left.length} types left, ${smallest.name}, has ${formatQuantity(l.resource, has)} ${l.resource}`,
+      ...raiseFor(pool, l, cap),
+    }
+  }
+  const largest = left[largestWithin] as InstanceTypeInfo
   const room = roomOf(catalog, largest, kubelet)
   const short = lacks(room, need)
   const dsPods = (need.pods ?? 1) - 1
@@ -299,24 +378,40 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
         : `${formatQuantity(k, need[k] ?? 0)} ${k}${q.podAsks[k] !== need[k] ? ` (the pod ${formatQuantity(k, q.podAsks[k] ?? 0)}, DaemonSets the rest)` : ''}`,
     )
     .join(', ')
+  // A type the limits keep out that has room: raising that limit is the fix.
+  const roomy = over ? left.findIndex((_, i) => over[i] && hasRoom(rooms[i] as Allocatable, need)) : -1
+  const within = (it: InstanceTypeInfo) =>
+    !q.limits?.length || !exceeded(capacityOf(it, kubelet, vmPct), q.limits)
   // Which of the NodePool's own type requirements, dropped, would leave a type with room.
   const widen = TYPE_KEYS.find((k, bit) => {
     if (merged.origin.get(k)?.kind !== 'requirement') return false
     return inZones.some(
-      (it, i) => ((masks[i] as number) & ~(1 << bit)) === 0 && hasRoom(roomOf(catalog, it, kubelet), need),
+      (it, i) =>
+        ((masks[i] as number) & ~(1 << bit)) === 0 &&
+        hasRoom(roomOf(catalog, it, kubelet), need) &&
+        within(it),
     )
   })
+  const has = `${largest.name}, has ${roomText(room)}, a node for the pod needs ${asks}`
   return {
     status: 'ruled-out',
     fitting: 0,
-    message: `no instance type has room: the largest left of ${left.length}, ${largest.name}, has ${roomText(room)}, a node for the pod needs ${asks}`,
-    ...(widen
-      ? widenFix(pool, merged, widen)
-      : {
-          fix: {
-            summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
-          },
-        }),
+    message: firstOver
+      ? `no instance type within what is left of ${limitText(firstOver)} has room (${heldText(firstOver)}): the largest that fits it, ${has}`
+      : `no instance type has room: the largest left of ${left.length}, ${has}`,
+    ...(roomy >= 0
+      ? raiseFor(
+          pool,
+          over?.[roomy] as LimitLeft,
+          capacityOf(left[roomy] as InstanceTypeInfo, kubelet, vmPct),
+        )
+      : widen
+        ? widenFix(pool, merged, widen)
+        : {
+            fix: {
+              summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
+            },
+          }),
   }
 }
 

@@ -7,7 +7,7 @@
 import type { Fix } from '../checks/types.js'
 import type { EC2NodeClass, NodePool } from '../facts/types.js'
 import { ignoredBecause, isAbout, stamp, type Ignored } from './ignored.js'
-import { judgeLimits } from './limits.js'
+import { judgeLimits, limitsLeft } from './limits.js'
 import { nodeClassFindings, nodeClassProblem } from './nodeclass.js'
 import { podRequests, podRequirementTerms, ownerOf, volumeRequirements, type Owner } from './pod.js'
 import { add, formatAmounts, type Amounts } from './quantity.js'
@@ -275,6 +275,7 @@ function judgePool(
       need: withPods,
       podAsks,
       catalog,
+      limits: limitsLeft(np, inputs.nodeClaims),
     })
     verdict ??= v
     if (v.status === 'fits') {

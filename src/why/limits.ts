@@ -65,8 +65,32 @@ export function judgeLimits(
   return undefined
 }
 
+/** One of a NodePool's limits, what its NodeClaims hold of it and what is left for a new node. */
+export interface LimitLeft {
+  resource: string
+  limit: number
+  used: number
+  left: number
+}
+
+/**
+ * What is left of each limit but `nodes` (no instance type's capacity has nodes): Karpenter launches
+ * no type whose capacity exceeds it, however little the pod asks.
+ */
+export function limitsLeft(np: NodePool, nodeClaims: NodeClaim[]): LimitLeft[] {
+  const used = nodePoolUsage(np.metadata.name, nodeClaims)
+  const out: LimitLeft[] = []
+  for (const [resource, raw] of Object.entries(np.spec.limits ?? {})) {
+    const limit = parseQuantity(raw)
+    if (limit === undefined || resource === 'nodes') continue
+    const holds = used[resource] ?? 0
+    out.push({ resource, limit, used: holds, left: limit - holds })
+  }
+  return out
+}
+
 /** A limit that fits: whole cores, memory in whole GiB. */
-function newLimit(resource: string, n: number): number {
+export function newLimit(resource: string, n: number): number {
   if (resource === 'cpu') return Math.ceil(n)
   if (/memory|storage/.test(resource)) return Math.ceil(n / 2 ** 30) * 2 ** 30
   return Math.ceil(n)

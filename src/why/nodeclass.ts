@@ -20,15 +20,19 @@ export function nodeClassFindings(facts: WhyFacts): Map<string, Finding> {
   return out
 }
 
-/** The doctor finding that rules the NodePool out, or undefined when its EC2NodeClass is usable. */
+/**
+ * The doctor finding that rules the NodePool out, or undefined when its EC2NodeClass is usable. The
+ * EC2NodeClass's own verdict comes first: a NodePool whose EC2NodeClass is not Ready is not Ready
+ * either, and its roll-up (`NodeClassNotReady`) names neither the cause nor the fix.
+ */
 export function nodeClassProblem(
   findings: Map<string, Finding>,
   pool: string,
   nodeClass: string,
 ): Finding | undefined {
-  const np = findings.get(`nodepool/${pool}`)
-  if (np && np.status !== 'pass') return np
   const nc = findings.get(`ec2nodeclass/${nodeClass}`)
   if (nc && nc.status !== 'pass') return nc
+  const np = findings.get(`nodepool/${pool}`)
+  if (np && np.status !== 'pass') return np
   return undefined
 }

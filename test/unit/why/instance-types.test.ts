@@ -190,3 +190,66 @@ test('a GPU request: room for cpu and memory is not a fit (GPUs are not judged)'
   assert.match(v.message, /; instance types not judged for nvidia\.com\/gpu$/)
   assert.equal(exitCodeOf(r), 2)
 })
+
+/** NodePool default with limits cpu 4 and a NodeClaim holding 2 cpu: 2 cpu left for a new node. */
+const capped = (pod: ReturnType<typeof asks>) =>
+  whyFacts([pod], (x) => {
+    x.nodeClaims = {
+      ok: true,
+      value: [
+        {
+          metadata: { name: 'default-a', labels: { 'karpenter.sh/nodepool': 'default' } },
+          status: { capacity: { cpu: '2', memory: '8Gi' } },
+        },
+      ],
+    }
+    pools(x)[0]!.spec.limits = { nodes: '10', cpu: '4' }
+  })
+
+test('limits: every allowed type is bigger than what is left of limit cpu: ruled out, the limit to raise', () => {
+  // 2 + 1900m fits under limit cpu 4, but every type instance-cpu allows has 4 or 8 vCPU: none can launch.
+  const f = capped(asks('1900m', '1Gi'))
+  pools(f)[0]!.spec.template.spec.requirements!.push({
+    key: 'karpenter.k8s.aws/instance-cpu',
+    operator: 'In',
+    values: ['4', '8'],
+  })
+  const { r, v } = verdicts(f)
+  assert.equal(v.status, 'ruled-out')
+  assert.equal(v.rule, 'instance-types')
+  assert.equal(
+    v.message,
+    'no instance type fits what is left of limit cpu 4: its NodeClaims hold 2, leaving 2, and the smallest of the 2 types left, m5.xlarge, has 4 cpu',
+  )
+  assert.deepEqual(v.fix?.commands, [
+    `kubectl patch nodepool default --type merge -p '{"spec":{"limits":{"cpu":"6"}}}'`,
+  ])
+  assert.equal(exitCodeOf(r), 1)
+})
+
+test('limits: the types within what is left of the limits decide; the larger ones are named as excluded', () => {
+  const { v } = verdicts(capped(asks('1900m', '1Gi')))
+  assert.equal(v.status, 'fits')
+  assert.equal(
+    v.message,
+    '2 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 1900m, memory 1Gi, pods 1); 2 others exceed what is left of limit cpu 4 (its NodeClaims hold 2, leaving 2)',
+  )
+  // Within the limits, none has room: the largest that fits them, and the limit that keeps out one with room.
+  const { v: w } = verdicts(capped(asks('1950m', '1Gi')))
+  assert.equal(w.status, 'ruled-out')
+  assert.equal(
+    w.message,
+    'no instance type within what is left of limit cpu 4 has room (its NodeClaims hold 2, leaving 2): the largest that fits it, m5.large, has 1930m cpu / 6.7Gi memory / 29 pods allocatable, a node for the pod needs 1950m cpu',
+  )
+  assert.deepEqual(w.fix?.commands, [
+    `kubectl patch nodepool default --type merge -p '{"spec":{"limits":{"cpu":"6"}}}'`,
+  ])
+  // A memory limit is compared with the type's memory capacity (less vmMemoryOverheadPercent).
+  const m = capped(asks('500m', '1Gi'))
+  pools(m)[0]!.spec.limits = { memory: '16Gi' }
+  // 8Gi held, 8Gi left: m5.large (8192 MiB − 615) fits, m5.xlarge (16384 MiB − 1229) does not.
+  assert.match(
+    verdicts(m).v.message,
+    /^2 of 5 instance types have room.*; 2 others exceed what is left of limit memory 16Gi \(its NodeClaims hold 8Gi, leaving 8Gi\)$/,
+  )
+})

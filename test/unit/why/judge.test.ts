@@ -276,6 +276,42 @@ test("EC2NodeClass not Ready: doctor's nodeclass-ready verdict and fix", () => {
   assert.equal(first(g)?.message, 'NodePool default references EC2NodeClass missing, which does not exist')
 })
 
+test("EC2NodeClass not Ready while its NodePool rolls it up as not Ready: doctor's EC2NodeClass verdict comes first", () => {
+  const f = whyFacts()
+  if (f.kube.nodeClasses.ok)
+    f.kube.nodeClasses.value[0]!.status!.conditions = [
+      { type: 'Ready', status: 'False' },
+      {
+        type: 'InstanceProfileReady',
+        status: 'False',
+        reason: 'InstanceProfileNotFound',
+        message: 'role not found',
+      },
+    ]
+  // Karpenter sets the NodePool's NodeClassReady, and so its Ready, False with the EC2NodeClass.
+  pools(f)[0]!.status = {
+    conditions: [
+      { type: 'Ready', status: 'False', reason: 'NodeClassNotReady', message: 'NodeClass not ready' },
+    ],
+  }
+  const v = first(f)
+  assert.equal(v?.rule, 'nodeclass')
+  assert.equal(
+    v?.message,
+    'EC2NodeClass default is not Ready: InstanceProfileReady=False (InstanceProfileNotFound: role not found)',
+  )
+  assert.match(v?.fix?.summary ?? '', /see also node-role and passrole-node-role/)
+  // A NodePool not Ready for a reason of its own (its EC2NodeClass Ready) keeps its own verdict.
+  const g = whyFacts()
+  pools(g)[0]!.status = {
+    conditions: [{ type: 'Ready', status: 'False', reason: 'ValidationFailed', message: 'bad requirement' }],
+  }
+  assert.equal(
+    first(g)?.message,
+    'NodePool default is not Ready: Ready=False (ValidationFailed: bad requirement)',
+  )
+})
+
 test('weight order: highest weight first, then by name; every NodePool judged', () => {
   const np = (name: string, weight?: number): NodePool => ({
     ...pools(whyFacts())[0]!,
