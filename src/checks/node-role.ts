@@ -102,6 +102,10 @@ function nodeRoleName(
   return profile.roles[0]
 }
 
+/** Why doctor --fix leaves an unusable profile to a human (doctor prints the commands). */
+const PROFILE_WHY =
+  'which role an instance profile holds is a choice (the role printed is a guess: one another EC2NodeClass uses, else the one install creates), and so is setting spec.role instead'
+
 /**
  * A profile that does not exist or holds no role: EC2 launches the instance without credentials, so
  * its node never joins. The role to put in it is one another EC2NodeClass already uses (it exists),
@@ -129,7 +133,7 @@ function emptyProfile(
     status: 'fail',
     subject: profileName,
     message: `instance profile ${profileName} used by ${subject} ${missing ? 'does not exist' : 'holds no role'}: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)`,
-    evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName, role },
+    evidence: { nodeClass: nc.metadata.name, instanceProfile: profileName, role, manualBecause: PROFILE_WHY },
     code: missing ? 'instance-profile-missing' : 'instance-profile-empty',
     fix: {
       summary: `${missing ? 'create the instance profile and add' : 'add'} node role ${which} to it; or set spec.role of ${subject} instead of spec.instanceProfile (Karpenter then creates and manages the instance profile)`,

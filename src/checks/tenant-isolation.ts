@@ -128,6 +128,10 @@ function identityOf(facts: Facts, nc: EC2NodeClass): string | null {
   return role ? roleNameFromArn(role) : `instance-profile/${profile}`
 }
 
+/** Why doctor --fix leaves a shared role to a human (doctor prints the commands). */
+const OWN_ROLE_WHY =
+  "a tenant's own node role is a design change: the policies its nodes get are the tenant's, and its nodes are replaced (drift) once its EC2NodeClass names the new role"
+
 interface Use {
   tenant: string | null
   pool: string
@@ -150,14 +154,16 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
     const tenants = [...new Set(uses.map((u) => u.tenant).filter((t): t is string => t !== null))]
     if (tenants.length === 0) continue
     const shared = uses.filter((u) => u.tenant === null)
-    const evidence = { role, nodePools: uses }
+    const evidence = { role, nodePools: uses, manualBecause: OWN_ROLE_WHY }
     if (tenants.length > 1) {
       findings.push({
         status: 'fail',
         subject: role,
         message: `tenants ${tenants.join(', ')} share node role ${role}: each tenant's nodes get every other tenant's IAM permissions`,
         evidence,
-        fix: ownRoleFix(facts, role, uses, tenants.slice(1)),
+        // The first tenant may keep the role only if no non-tenant NodePool uses it too: else it would
+        // go on sharing it with them.
+        fix: ownRoleFix(facts, role, uses, shared.length > 0 ? tenants : tenants.slice(1)),
       })
     } else if (shared.length > 0) {
       findings.push({
@@ -172,7 +178,7 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
         status: 'pass',
         subject: role,
         message: `tenant ${tenants[0]} has its own node role ${role}`,
-        evidence,
+        evidence: { role, nodePools: uses },
       })
     }
   }

@@ -3,11 +3,9 @@
 // controller policy) → one plan → --fix --yes → doctor exits 0; --fix again and --fix on a healthy
 // cluster make no write call; a fix that needs a human is listed as manual and left failing.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Finding } from '../../src/checks/types.js'
 import { after, before, describe, test } from 'node:test'
 import {
   CreateSubnetCommand,
@@ -72,6 +70,7 @@ import {
   type Bed,
   type SeedResult,
 } from './bed/index.js'
+import { failingIn as failingInBed, passes as passesOn, runPrinted as replay } from './bed/printed.js'
 
 interface FixJson {
   fix: {
@@ -644,41 +643,9 @@ describe('printed fixes run exactly as printed', { timeout: 20 * 60_000 }, () =>
     return bed?.stop()
   })
 
-  const doctor = async () => {
-    const r = await karpctl(bed, ['doctor', '--json'])
-    try {
-      return JSON.parse(r.stdout) as { checks: { id: string; status: string; findings: Finding[] }[] }
-    } catch {
-      throw new Error(`no JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
-    }
-  }
-  const failingIn = async (id: string) => {
-    const c = (await doctor()).checks.find((x) => x.id === id)
-    assert.equal(c?.status, 'fail', JSON.stringify(c))
-    return c!.findings.filter((f) => f.status === 'fail')
-  }
-  const passes = async (id: string) => {
-    const c = (await doctor()).checks.find((x) => x.id === id)
-    assert.equal(c?.status, 'pass', JSON.stringify(c?.findings))
-  }
-  /**
-   * Each line as a user pastes it into a shell; the first that fails fails the test. No stdin is fed
-   * (runCommand writes to it, and a builtin such as printf exits before the write lands: EPIPE).
-   */
-  async function runPrinted(commands: string[]) {
-    for (const c of commands) {
-      const r = await new Promise<{ code: number; out: string }>((resolve) =>
-        execFile(
-          'sh',
-          ['-c', c],
-          { cwd: dir, env: bed.childEnv({ PATH: `${bed.binDir}:${process.env.PATH}` }), timeout: 60_000 },
-          (err, stdout, stderr) =>
-            resolve({ code: err ? Number((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr }),
-        ),
-      )
-      assert.equal(r.code, 0, `$ ${c}\n${r.out}`)
-    }
-  }
+  const failingIn = (id: string) => failingInBed(bed, id)
+  const passes = (id: string) => passesOn(bed, id)
+  const runPrinted = (commands: string[]) => replay(bed, dir, commands)
 
   test('a subnet of another VPC selected by id: the printed selector patch removes its term; delete-tags is not printed', async () => {
     const vpc = await aws.ec2.send(new CreateVpcCommand({ CidrBlock: '10.9.0.0/16' }))

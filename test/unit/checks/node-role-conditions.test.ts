@@ -166,7 +166,13 @@ test('an instance profile that does not exist: fail, with create and add command
       subject: 'acme-profile',
       message:
         'instance profile acme-profile used by EC2NodeClass/default does not exist: Karpenter cannot launch nodes with it (an instance without a role gets no credentials and never joins)',
-      evidence: { nodeClass: 'default', instanceProfile: 'acme-profile', role: 'KarpenterNodeRole-demo' },
+      evidence: {
+        nodeClass: 'default',
+        instanceProfile: 'acme-profile',
+        role: 'KarpenterNodeRole-demo',
+        manualBecause:
+          'which role an instance profile holds is a choice (the role printed is a guess: one another EC2NodeClass uses, else the one install creates), and so is setting spec.role instead',
+      },
       code: 'instance-profile-missing',
       fix: {
         summary:
@@ -622,4 +628,14 @@ test('a cluster EKS does not describe (read, but null) is judged as CONFIG_MAP',
     access((f) => (f.eks.cluster = ok(null))).message,
     `aws-auth maps ${NODE_ROLE} to system:bootstrappers + system:nodes (mode CONFIG_MAP)`,
   )
+})
+
+test('a missing or empty instance profile: the fix is manual, and the finding says why in its data', () => {
+  for (const profile of [
+    ok(null),
+    ok({ name: 'acme-profile', arn: `arn:aws:iam::${ACCOUNT}:instance-profile/acme-profile`, roles: [] }),
+  ]) {
+    const [f] = findingsOf(withProfile(profile))
+    assert.match(String(f!.evidence?.manualBecause), /^which role an instance profile holds is a choice/)
+  }
 })

@@ -10,7 +10,7 @@ import { evaluate } from '../../../src/iam/evaluate.js'
 import { parsePolicyDocument } from '../../../src/iam/policy-document.js'
 import type { Facts, Taint } from '../../../src/facts/types.js'
 import { tenantPool, withTenants, type TenantOpts } from '../../helpers/check-fixtures.js'
-import { CONTROLLER_ROLE, failed, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
+import { CONTROLLER_ROLE, failed, NODE_ROLE, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
 
 const KEY = 'karpctl.io/tenant'
 const taint = (value: string | undefined, effect = 'NoSchedule', key = KEY): Taint => ({
@@ -366,4 +366,29 @@ test("the own-role fix's grant, as printed, lets the controller pass the new rol
   assert.equal(may(shared), 'allowed', 'acme keeps its grant: put-role-policy replaces the policy')
   assert.equal(may('KarpenterNodeRole-demo'), 'allowed', 'the default pool keeps its grant')
   assert.equal(may('SomeOtherRole'), 'implicitDeny')
+})
+
+test('two tenants on the role a non-tenant NodePool uses too: both get their own role (moving one leaves the other sharing)', () => {
+  const all = findings([
+    ['acme', { role: NODE_ROLE }],
+    ['globex', { role: NODE_ROLE }],
+  ])
+  const f = roleFinding(all, NODE_ROLE)
+  assert.equal(f.status, 'fail')
+  assert.match(f.fix!.summary, /^give acme, globex their own node role instead of KarpenterNodeRole-demo,/)
+  const patches = f.fix!.commands!.filter((c) => c.startsWith('kubectl patch ec2nodeclass '))
+  assert.deepEqual(patches, [
+    `kubectl patch ec2nodeclass acme --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo-acme"}}'`,
+    `kubectl patch ec2nodeclass globex --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo-globex"}}'`,
+  ])
+})
+
+test("a shared tenant role's fix is manual, and the finding says why in its data", () => {
+  const shared = findings([
+    ['acme', { role: NODE_ROLE }],
+    ['globex', { role: NODE_ROLE }],
+  ])
+  const warned = findings([['acme', { role: NODE_ROLE }]])
+  for (const f of [roleFinding(shared, NODE_ROLE), roleFinding(warned, NODE_ROLE)])
+    assert.match(String(f.evidence?.manualBecause), /^a tenant's own node role is a design change/)
 })
