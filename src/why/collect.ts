@@ -8,6 +8,7 @@ import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
 import type { NodeSelectorRequirement, Read } from '../facts/types.js'
+import { controllerLog } from './collect-log.js'
 import type {
   ContainerSpec,
   DaemonSet,
@@ -247,11 +248,12 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     `${nsPath('events')}?fieldSelector=${enc('involvedObject.kind=Pod')}`,
   )
   const pods = await podsP
+  const logP = kubeP.then((kube) => controllerLog(ctx.kube, kube.pods, pods))
   // Volumes are read only when a pod mounts a claim.
   const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
   const none = <T>() => Promise.resolve(okRead<T[]>([]))
-  const [kube, nodeClaims, daemonSets, events, pvcs, pvs, storageClasses, types, offered] = await Promise.all(
-    [
+  const [kube, nodeClaims, daemonSets, events, pvcs, pvs, storageClasses, types, offered, log] =
+    await Promise.all([
       kubeP,
       nodeClaimsP,
       daemonSetsP,
@@ -267,8 +269,8 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
         : none<StorageClass>(),
       typesP,
       offeringsP,
-    ],
-  )
+      logP,
+    ])
   return {
     schema: 'karpctl.why-facts/v1',
     meta: {
@@ -346,5 +348,6 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
       : events,
     instanceTypes: types,
     offerings: offered,
+    ...(log ? { controllerLog: log } : {}),
   }
 }

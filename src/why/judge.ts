@@ -23,6 +23,7 @@ import {
 import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.js'
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
+import type { SchedulingLine } from './controller-log.js'
 import { judgeZones } from './zones.js'
 import {
   catalogOf,
@@ -60,6 +61,8 @@ export interface PodVerdict {
   /** What Karpenter itself said about the pod: its events, newest first. */
   karpenter: {
     events: { reason: string; message: string; count: number; lastSeen: string }[]
+    /** The controller's newest "could not schedule pod" line naming one of the pods, NodePool by NodePool. */
+    log?: SchedulingLine
     activity?: string
   }
 }
@@ -69,7 +72,6 @@ export const NOT_JUDGED = {
     'GPUs and other extended resources (a pod asking for one gets ? where cpu, memory and pods fit) and ephemeral storage',
   'topology-spread':
     'required topology spread (whenUnsatisfiable: DoNotSchedule) against the pods already placed',
-  'controller-log': "the controller's log lines naming the pod",
   'host-ports': 'host ports already used on in-flight nodes',
 } as const
 
@@ -84,6 +86,8 @@ export interface WhyReport {
   groups: PodVerdict[]
   /** Reads that failed: what the verdicts could not take into account. */
   unreadable: string[]
+  /** Why the controller's log was not read (it only adds Karpenter's own word: the verdicts stand without it). */
+  controllerLogUnread?: string
   notJudged: string[]
   summary: { pods: number; ignored: number; fits: number; none: number; couldNotTell: number }
 }
@@ -342,6 +346,16 @@ const LAUNCH_FAILURES: [RegExp, string][] = [
   [/KMS|kms/, 'doctor check ebs-kms-key'],
 ]
 
+/** The newest log line naming any pod of the group (identical pods get the same reasons). */
+function logged(members: WorkloadPod[], lines: Map<string, SchedulingLine>): { log?: SchedulingLine } {
+  let newest: SchedulingLine | undefined
+  for (const p of members) {
+    const l = lines.get(`${p.metadata.namespace ?? ''}/${p.metadata.name}`)
+    if (l && (!newest || l.time > newest.time)) newest = l
+  }
+  return newest ? { log: newest } : {}
+}
+
 function karpenterWord(pod: WorkloadPod, events: KubeEvent[]): PodVerdict['karpenter']['events'] {
   const mine = events
     .filter((e) => isAbout(e, pod))
@@ -424,6 +438,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     catalog: catalogFor(facts),
     perPool: new Map(),
   }
+  const logLines = new Map((facts.controllerLog?.ok ? facts.controllerLog.value : []).map((l) => [l.pod, l]))
   const doctor = nodeClassFindings(facts)
   // What a NodePool verdict rests on: without these reads no NodePool can be ruled in or out.
   const blind = !facts.kube.nodePools.ok || !facts.kube.nodeClasses.ok
@@ -444,7 +459,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
       requests: Object.fromEntries(
         Object.entries(requests).map(([k, v]) => [k, formatAmounts({ [k]: v }).slice(k.length + 1)]),
       ),
-      karpenter: { events: karpenterWord(pod, inputs.events) },
+      karpenter: { events: karpenterWord(pod, inputs.events), ...logged(members, logLines) },
     }
     const ignored = ignoredBecause(pod, {
       pvcs: value(facts.pvcs, []),
@@ -491,6 +506,9 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     order: pools.map((np) => ({ nodePool: np.metadata.name, weight: weightOf(np) })),
     groups: verdicts,
     unreadable,
+    ...(facts.controllerLog && !facts.controllerLog.ok
+      ? { controllerLogUnread: facts.controllerLog.error.message.slice(0, 200) }
+      : {}),
     notJudged: Object.values(NOT_JUDGED),
     summary: {
       pods: verdicts.reduce((n, v) => n + v.pods.length, 0),

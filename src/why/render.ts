@@ -49,6 +49,14 @@ function block(s: Style, g: PodVerdict, raw: PodVerdict): string[] {
     out.push(
       `  ${s.dim('karpenter said:')} ${e.reason}${e.count > 1 ? ` ×${e.count}` : ''}${e.lastSeen ? ` (${e.lastSeen})` : ''}: ${e.message}`,
     )
+  const log = g.karpenter.log
+  if (log) {
+    const pools = Object.entries(log.nodePools)
+    out.push(
+      `  ${s.dim('karpenter logged:')} could not schedule pod ${log.pod}${log.time ? ` (${log.time})` : ''}${pools.length ? '' : `: ${log.error ?? ''}`}`,
+    )
+    for (const [pool, reason] of pools) out.push(`      ${pool}: ${reason}`)
+  }
   if (g.karpenter.activity) out.push(`  ${s.dim('now:')} ${g.karpenter.activity}`)
   const colour = g.outcome === 'none' ? s.red : g.outcome === 'could-not-tell' ? s.cyan : s.dim
   out.push(`  ${colour('→')} ${outcomeLine[g.outcome]}`)
@@ -68,6 +76,7 @@ export function renderWhy(raw: WhyReport, color: boolean): string {
   out.push('')
   if (r.groups.length === 0) out.push('No pod to judge: nothing is Pending there.', '')
   r.groups.forEach((g, i) => out.push(...block(s, g, raw.groups[i] as PodVerdict), ''))
+  if (r.controllerLogUnread) out.push(s.dim(`The controller's log was not read: ${r.controllerLogUnread}.`))
   out.push(s.dim(`Not judged yet: ${r.notJudged.join('; ')}.`))
   const m = r.summary
   out.push(

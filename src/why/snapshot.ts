@@ -46,6 +46,13 @@ const instanceType = fields({
   ipv4PerEni: 'number',
 })
 const offering = fields({ instanceType: 'string', zone: 'string' })
+const schedulingLine = (item: unknown): Path | null => {
+  const bad = fields({ time: 'string', pod: 'string' })(item)
+  if (bad || !isObj(item)) return bad ?? []
+  const pools = item.nodePools
+  if (!isObj(pools) || !Object.values(pools).every((v) => typeof v === 'string')) return ['nodePools']
+  return item.error === undefined || typeof item.error === 'string' ? null : ['error']
+}
 
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
 function badRead(
@@ -105,6 +112,8 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
     if (data.instanceTypes !== undefined)
       bad ??= badRead(data.instanceTypes, ['instanceTypes'], true, instanceType)
     if (data.offerings !== undefined) bad ??= badRead(data.offerings, ['offerings'], true, offering)
+    if (data.controllerLog !== undefined)
+      bad ??= badRead(data.controllerLog, ['controllerLog'], true, schedulingLine)
   }
   if (bad)
     throw new InputError(

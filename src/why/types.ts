@@ -11,6 +11,7 @@ import type {
   Taint,
   Toleration,
 } from '../facts/types.js'
+import type { SchedulingLine } from './controller-log.js'
 
 export type { Condition, NodeSelectorRequirement, Taint, Toleration }
 
@@ -168,4 +169,9 @@ export interface WhyFacts {
    */
   instanceTypes?: Read<InstanceTypeInfo[]>
   offerings?: Read<InstanceTypeOffering[]>
+  /**
+   * The controller's newest "could not schedule pod" line of each judged pod (absent when no pod was
+   * judged, or in a snapshot saved before karpctl read the log).
+   */
+  controllerLog?: Read<SchedulingLine[]>
 }
