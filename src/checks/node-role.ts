@@ -141,6 +141,13 @@ function emptyProfile(
         ...(missing ? [`aws iam create-instance-profile --instance-profile-name ${profileName}`] : []),
         `aws iam add-role-to-instance-profile --instance-profile-name ${profileName} --role-name ${role}`,
       ],
+      // The CRD allows exactly one of role and instanceProfile: the patch removes the profile (null).
+      alternative: {
+        label: `or let Karpenter manage the instance profile: set spec.role of ${subject} (removing spec.instanceProfile)`,
+        commands: [
+          `kubectl patch ec2nodeclass ${shellQuote(nc.metadata.name)} --type merge -p ${shellQuote(JSON.stringify({ spec: { role, instanceProfile: null } }))}`,
+        ],
+      },
     },
   }
 }

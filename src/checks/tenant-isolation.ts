@@ -186,6 +186,19 @@ function judgeRoles(facts: Facts, nodePools: NodePool[], nodeClasses: EC2NodeCla
 }
 
 /**
+ * The patch that points an EC2NodeClass at `role`. The CRD allows exactly one of spec.role and
+ * spec.instanceProfile, so a class launching through an instance profile has it removed in the same patch
+ * (a merge patch's null), else the API server refuses the patch.
+ */
+function roleSwitch(facts: Facts, nc: string, role: string): string {
+  const cls = facts.kube.nodeClasses.ok
+    ? facts.kube.nodeClasses.value.find((c) => c.metadata.name === nc)
+    : undefined
+  const spec = cls?.spec.instanceProfile ? { role, instanceProfile: null } : { role }
+  return `kubectl patch ec2nodeclass ${shellQuote(nc)} --type merge -p ${shellQuote(JSON.stringify({ spec }))}`
+}
+
+/**
  * Commands that give each of `tenants` its own node role, named as karpctl names tenant roles. The
  * controller may pass only the node roles it is granted: the new roles are granted before any
  * EC2NodeClass names them (else nodes fail to launch until passrole-node-role's fix), in the one
@@ -208,10 +221,7 @@ function ownRoleFix(facts: Facts, sharedRole: string, uses: Use[], tenants: stri
     for (const nc of classes) {
       // Patching a class that other tenants also use would just move the sharing.
       if (uses.some((u) => u.nodeClass === nc && u.tenant !== tenant)) sharedClasses.push(nc)
-      else
-        patches.push(
-          `kubectl patch ec2nodeclass ${shellQuote(nc)} --type merge -p ${shellQuote(JSON.stringify({ spec: { role } }))}`,
-        )
+      else patches.push(roleSwitch(facts, nc, role))
     }
   }
   const controller = facts.iam.controllerRoleName ?? `KarpenterControllerRole-${clusterName}`

@@ -175,13 +175,24 @@ describe(
       await runPrinted(bed, dir, f.fix!.commands!)
       await fixedByReplay('node-role')
 
-      await removeNodeClassWithPool('profiled')
+      // The other way it prints: spec.role instead of the profile, in one patch the API server's CEL rule
+      // (exactly one of role and instanceProfile) accepts.
       await aws.iam.send(
         new RemoveRoleFromInstanceProfileCommand({
           InstanceProfileName: PROFILE,
           RoleName: seed.nodeRoleName,
         }),
       )
+      const again = await onlyFailure('node-role', (x) => x.code === 'instance-profile-empty')
+      await runPrinted(bed, dir, again.fix!.alternative!.commands)
+      await fixedByReplay('node-role')
+      const nc = await bed.kube.get<{ spec: { role?: string; instanceProfile?: string } }>(
+        `${NODE_CLASSES}/profiled`,
+      )
+      assert.deepEqual([nc?.spec.role, nc?.spec.instanceProfile], [seed.nodeRoleName, undefined])
+
+      // The profile is empty again and no class uses it any more.
+      await removeNodeClassWithPool('profiled')
       await aws.iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: PROFILE }))
     })
 

@@ -181,6 +181,14 @@ test('an instance profile that does not exist: fail, with create and add command
           'aws iam create-instance-profile --instance-profile-name acme-profile',
           'aws iam add-role-to-instance-profile --instance-profile-name acme-profile --role-name KarpenterNodeRole-demo',
         ],
+        // The CRD allows exactly one of role and instanceProfile: the profile is removed in the same patch.
+        alternative: {
+          label:
+            'or let Karpenter manage the instance profile: set spec.role of EC2NodeClass/default (removing spec.instanceProfile)',
+          commands: [
+            `kubectl patch ec2nodeclass default --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo","instanceProfile":null}}'`,
+          ],
+        },
       },
     },
   ])

@@ -392,3 +392,34 @@ test("a shared tenant role's fix is manual, and the finding says why in its data
   for (const f of [roleFinding(shared, NODE_ROLE), roleFinding(warned, NODE_ROLE)])
     assert.match(String(f.evidence?.manualBecause), /^a tenant's own node role is a design change/)
 })
+
+test("a tenant's class that launches through an instance profile: the patch sets spec.role and removes spec.instanceProfile (the CRD allows exactly one)", () => {
+  const shared = 'KarpenterNodeRole-demo-shared'
+  const f = roleFinding(
+    findings(
+      [
+        ['acme', { role: shared }],
+        ['globex', { role: shared }],
+      ],
+      (facts) => {
+        if (!facts.kube.nodeClasses.ok) throw new Error('fixture')
+        const globex = facts.kube.nodeClasses.value.find((c) => c.metadata.name === 'globex')!
+        delete globex.spec.role
+        globex.spec.instanceProfile = 'shared-profile'
+        facts.iam.instanceProfiles['shared-profile'] = {
+          ok: true,
+          value: {
+            name: 'shared-profile',
+            arn: 'arn:aws:iam::123456789012:instance-profile/shared-profile',
+            roles: [shared],
+          },
+        }
+      },
+    ),
+    shared,
+  )
+  assert.equal(
+    f.fix?.commands?.at(-1),
+    `kubectl patch ec2nodeclass globex --type merge -p '{"spec":{"role":"KarpenterNodeRole-demo-globex","instanceProfile":null}}'`,
+  )
+})
