@@ -23,7 +23,10 @@ export interface NamedDocument {
  * no interruption policy (install leaves it out when interruption handling is off).
  */
 export function targetInlinePolicies(facts: Facts, inline: InlinePolicy[], ref: string): NamedDocument[] {
-  const statements = inline.flatMap((p) => p.document.Statement)
+  // Only karpctl's controller policies: a tenant's PassRole policy beside them names its own node role,
+  // which must stay in the tenant's policy (tenant remove takes it away with it).
+  const own = controllerPolicyNames(facts)
+  const statements = inline.filter((p) => own.has(p.name)).flatMap((p) => p.document.Statement)
   const resourcesOf = (grants: (action: string) => boolean) =>
     statements
       .filter((s) => s.Effect === 'Allow' && asList(s.Action).some((a) => grants(a.toLowerCase())))
@@ -50,12 +53,18 @@ const paramsOf = (facts: Facts): Omit<ReferenceParams, 'nodeRoleArns' | 'queueAr
  * reference template (as install names them for this cluster), and an earlier upgrade's KarpctlUpgrade-*.
  */
 export function supersededPolicies(facts: Facts, inline: InlinePolicy[], target: NamedDocument[]): string[] {
-  const p = { ...paramsOf(facts), nodeRoleArns: [], queueArn: '' }
-  const templates = new Set(REFERENCE_VERSION_LIST.flatMap((v) => referencePolicies(v, p).map((x) => x.name)))
+  const own = controllerPolicyNames(facts)
   return inline
     .map((x) => x.name)
-    .filter((n) => (templates.has(n) || n.startsWith('KarpctlUpgrade-')) && !target.some((t) => t.name === n))
+    .filter((n) => own.has(n) && !target.some((t) => t.name === n))
     .sort()
+}
+
+/** The names karpctl's controller policies may have: any reference template's for this cluster, an upgrade's. */
+function controllerPolicyNames(facts: Facts): { has(name: string): boolean } {
+  const p = { ...paramsOf(facts), nodeRoleArns: [], queueArn: '' }
+  const templates = new Set(REFERENCE_VERSION_LIST.flatMap((v) => referencePolicies(v, p).map((x) => x.name)))
+  return { has: (n) => templates.has(n) || n.startsWith('KarpctlUpgrade-') }
 }
 
 const size = (d: PolicyDocument) => JSON.stringify(d).length

@@ -263,7 +263,16 @@ const PARAMS = {
 /** The controller role karpctl's install of 1.0.14 made: its tags, the 1.0.14 template inline (and a tenant's). */
 const TENANT_POLICY = {
   name: 'karpctl-tenant-a-passrole',
-  document: { Version: '2012-10-17', Statement: [] },
+  document: {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow' as const,
+        Action: 'iam:PassRole',
+        Resource: `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo-a`,
+      },
+    ],
+  },
 }
 const karpctlRole10 = (f: Facts) => {
   controllerRole.role(f).role.tags = ownershipTags('demo')
