@@ -127,6 +127,11 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
   }
   if (ownershipOf(role.role.tags, cluster) === 'created' && role.inline.ok) {
     const inline = targetInlinePolicies(facts, role.inline.value, ref)
+    if (!inline)
+      return blocked(
+        roleName,
+        `${roleName} is karpctl's, but none of karpctl's inline controller policies on it grants iam:PassRole on a node role, so Karpenter ${ref}'s cannot be filled in as install fills them: run \`karpctl doctor\` (or \`karpctl install\` of the installed version) to restore them, then run again`,
+      )
     const superseded = supersededPolicies(facts, role.inline.value, inline)
     return {
       resource: withNote(
@@ -157,7 +162,7 @@ function createdNote(superseded: string[], removable: string[], installed: strin
   const ref = referenceOf(target)
   const put = `karpctl's inline controller policies set to Karpenter ${ref}'s reference policies, as an install of ${target} makes them`
   const gone = superseded.length
-    ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted once the new ones are in`
+    ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted, after the new policies that fit beside it within IAM's inline budget`
     : ''
   const dropped = removable.length
     ? `; ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants: no longer granted`

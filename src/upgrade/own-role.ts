@@ -22,7 +22,11 @@ export interface NamedDocument {
  * the queue, as the role's current inline policies name them (what install put there); no queue there,
  * no interruption policy (install leaves it out when interruption handling is off).
  */
-export function targetInlinePolicies(facts: Facts, inline: InlinePolicy[], ref: string): NamedDocument[] {
+export function targetInlinePolicies(
+  facts: Facts,
+  inline: InlinePolicy[],
+  ref: string,
+): NamedDocument[] | null {
   // Only karpctl's controller policies: a tenant's PassRole policy beside them names its own node role,
   // which must stay in the tenant's policy (tenant remove takes it away with it).
   const own = controllerPolicyNames(facts)
@@ -32,9 +36,12 @@ export function targetInlinePolicies(facts: Facts, inline: InlinePolicy[], ref: 
       .filter((s) => s.Effect === 'Allow' && asList(s.Action).some((a) => grants(a.toLowerCase())))
       .flatMap((s) => asList(s.Resource))
   const queueArn = resourcesOf((a) => a.startsWith('sqs:'))[0]
+  const nodeRoleArns = [...new Set(resourcesOf((a) => a === 'iam:passrole'))]
+  // No node role to pass: not what karpctl's install made, and a PassRole on nothing is no policy.
+  if (!nodeRoleArns.length) return null
   return referencePolicies(ref, {
     ...paramsOf(facts),
-    nodeRoleArns: [...new Set(resourcesOf((a) => a === 'iam:passrole'))],
+    nodeRoleArns,
     queueArn: queueArn ?? '',
   })
     .filter((p) => queueArn || p.key !== 'InterruptionPolicy')

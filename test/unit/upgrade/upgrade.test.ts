@@ -413,3 +413,18 @@ test("the plan on an install karpctl did not make: both releases labelled as kar
     /for good.*kept by teardown/,
   )
 })
+
+test("IAM: karpctl's role whose controller policies name no node role to pass is blocked, never given a PassRole on nothing", () => {
+  const step = controllerIamStep(
+    healthyFacts((f) => {
+      karpctlRole10(f)
+      controllerRole.role(f).inline = ok([TENANT_POLICY])
+    }),
+    '1.0.14',
+    '1.14.1',
+  )
+  assert.match(
+    step.resource.verdict(null).blocked ?? '',
+    /none of karpctl's inline controller policies on it grants iam:PassRole on a node role/,
+  )
+})
