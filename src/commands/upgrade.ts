@@ -85,7 +85,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
     const say = (s: string) => (json ? progress(s) : this.log(s))
 
     const { upgradeContext } = await import('../upgrade/context.js')
-    const { crdReleaseValues, releaseOf, upgradePlan } = await import('../upgrade/upgrade.js')
+    const { releaseRecords, releaseOf, upgradePlan } = await import('../upgrade/upgrade.js')
     const { buildPlan } = await import('../plan/plan.js')
     const { applyEnv, requireTools } = await import('../plan/env.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
@@ -98,7 +98,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
       const up = upgradePlan(u.facts, {
         target,
         chartDir: flags['chart-dir'],
-        crdValues: await crdReleaseValues(u.ctx.kube, release.namespace),
+        ...(await releaseRecords(u.ctx.kube, release)),
       })
       const plan = await buildPlan(up.title, up.resources, env)
       if (!json) this.log(renderPlan(plan, { color, showDocuments: flags['show-policies'] }))

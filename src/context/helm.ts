@@ -1,6 +1,8 @@
 // The user's `helm` (>= 3.8: OCI charts without the experimental flag), run as a child process. Install
 // writes charts through it, as a user would; doctor never needs it (it reads release Secrets).
 import { execFile } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { clip, EnvironmentError, KarpctlError, quote } from '../errors.js'
 import { redactText } from '../facts/redact.js'
 import { interrupt } from './interrupt.js'
@@ -27,9 +29,24 @@ export interface Helm {
   version: string
   upgradeInstall(u: HelmUpgrade): Promise<void>
   uninstall(release: string, namespace: string): Promise<void>
-  /** `helm rollback` to a revision: an adopted release given back as it was before karpctl. */
-  rollback(release: string, namespace: string, revision: number): Promise<void>
+  /**
+   * `helm rollback` to a revision: an adopted release given back as it was before karpctl (`wait`: until
+   * its rollout is done), or a release a killed helm left pending, undone before the upgrade that
+   * follows (no wait: the upgrade rolls out anyway, and its own wait is the run's).
+   */
+  rollback(r: { release: string; namespace: string; revision: number; wait: boolean }): Promise<void>
 }
+
+/**
+ * Set on every helm karpctl starts: the cluster (its API server) and the release it works on. A later
+ * run finds a helm it left behind by this, in the process's environment (readable only for the same
+ * user's processes), never by a release name another cluster's helm may share.
+ */
+export const HELM_MARKER = 'KARPCTL_HELM_RELEASE'
+
+/** What a release's helm carries as HELM_MARKER. */
+export const helmMarker = (t: { cluster: string; namespace: string; release: string }) =>
+  `${t.cluster} ${t.namespace}/${t.release}`
 
 export interface RunResult {
   code: number
@@ -43,12 +60,22 @@ export interface RunResult {
   timedOut?: boolean
 }
 
-function run(bin: string, args: string[], timeoutMs: number): Promise<RunResult> {
+function run(
+  bin: string,
+  args: string[],
+  timeoutMs: number,
+  env?: Record<string, string>,
+): Promise<RunResult> {
   // After Ctrl-C no new helm starts: the step that wanted it ends as stopped, the re-run does it.
   if (interrupt.stopping)
     return Promise.resolve({ code: 1, stdout: '', stderr: 'Error: not started: karpctl was interrupted' })
   return new Promise((resolve) => {
-    const child = execFile(bin, args, { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    const options = {
+      timeout: timeoutMs,
+      maxBuffer: 64 << 20,
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    }
+    const child = execFile(bin, args, options, (err, stdout, stderr) => {
       const e = err as
         (NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string | null }) | null
       resolve({
@@ -111,6 +138,8 @@ export async function findHelm(opts: {
   kubeContext?: string
   /** The run's call log: each upgrade and uninstall is one write call in it. */
   log?: CallLog
+  /** The cluster's API server: with the release, the marker each helm karpctl starts carries. */
+  cluster?: string
 }): Promise<Helm> {
   const bin = opts.bin ?? process.env.KARPCTL_HELM ?? 'helm'
   const v = await run(bin, ['version', '--template', '{{.Version}}'], 30_000)
@@ -128,6 +157,9 @@ export async function findHelm(opts: {
       'HELM_VERSION',
     )
   const context = opts.kubeContext ? ['--kube-context', opts.kubeContext] : []
+  const marked = (namespace: string, release: string) => ({
+    [HELM_MARKER]: helmMarker({ cluster: opts.cluster ?? opts.kubeContext ?? '', namespace, release }),
+  })
   return {
     bin,
     version: v.stdout.trim(),
@@ -153,16 +185,25 @@ export async function findHelm(opts: {
           : []),
         ...context,
       ]
-      const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000)
+      const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000, marked(u.namespace, u.release))
       if (r.code !== 0)
         throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
     },
-    async rollback(release, namespace, revision) {
+    async rollback({ release, namespace, revision, wait }) {
       opts.log?.record(`helm:rollback:${namespace}/${release}`, true)
       const r = await run(
         bin,
-        ['rollback', release, String(revision), '--namespace', namespace, '--wait', ...context],
+        [
+          'rollback',
+          release,
+          String(revision),
+          '--namespace',
+          namespace,
+          ...(wait ? ['--wait'] : []),
+          ...context,
+        ],
         600_000,
+        marked(namespace, release),
       )
       if (r.code !== 0)
         throw new HelmError(`helm rollback ${release} ${revision} failed: ${helmMessage(r.stderr)}`)
@@ -173,6 +214,7 @@ export async function findHelm(opts: {
         bin,
         ['uninstall', release, '--namespace', namespace, '--wait', ...context],
         600_000,
+        marked(namespace, release),
       )
       // Gone already (a teardown that stopped after this step): the end state is the same.
       if (r.code !== 0 && !/not found/i.test(r.stderr))
@@ -181,28 +223,143 @@ export async function findHelm(opts: {
   }
 }
 
+/** The helm a recovery must not undo an operation under: the release, in its namespace, on its cluster. */
+export interface HelmTarget {
+  /** The cluster's API server (as findHelm's `cluster`). */
+  cluster: string
+  namespace: string
+  release: string
+  /** The run's kube context: a helm that names another one works on another cluster. */
+  kubeContext?: string
+}
+
 /**
- * Local helm processes working on `release` (pids), from `ps`; null when `ps` cannot tell. A release
- * left pending by a killed helm is recovered only when no helm is still at it: a live one would see
- * its operation undone under it.
+ * Local helm processes at `t`'s release (pids), from /proc (or, without one, the user's own `ps`);
+ * null when neither can tell. A release left pending by a killed helm is recovered only when no helm is
+ * still at it: a live one would see its operation undone under it. Another user's processes are never
+ * counted: their environment cannot be read, and no helm of theirs is this run's to wait on.
  */
-export async function helmProcessesFor(release: string, psBin = 'ps'): Promise<number[] | null> {
+export async function helmProcessesFor(
+  t: HelmTarget,
+  proc = '/proc',
+  psBin = 'ps',
+): Promise<number[] | null> {
+  let entries: string[]
+  try {
+    entries = await readdir(proc)
+  } catch {
+    return psHelmProcesses(t, psBin)
+  }
+  const pids: number[] = []
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue
+    // Gone since the listing, or not ours to read: not a helm at this release.
+    const cmdline = await readFile(join(proc, e, 'cmdline')).catch(() => null)
+    const environ = cmdline && (await readFile(join(proc, e, 'environ')).catch(() => null))
+    if (!cmdline || !environ) continue
+    if (helmAt(nulSeparated(cmdline), parseEnviron(environ), t)) pids.push(Number(e))
+  }
+  return pids
+}
+
+/** /proc/<pid>/cmdline as argv (each argument ends in a NUL). */
+function nulSeparated(b: Buffer): string[] {
+  const parts = b.toString('utf8').split('\0')
+  if (parts.at(-1) === '') parts.pop()
+  return parts
+}
+
+/** /proc/<pid>/environ as a map. */
+export function parseEnviron(b: Buffer): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const kv of b.toString('utf8').split('\0')) {
+    const eq = kv.indexOf('=')
+    if (eq > 0) out[kv.slice(0, eq)] = kv.slice(eq + 1)
+  }
+  return out
+}
+
+/** The value of `--flag V`, `--flag=V` (or a short `-n V`) in argv. */
+function flagValue(argv: string[], names: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string
+    if (names.includes(a)) return argv[i + 1]
+    const long = names.find((n) => n.startsWith('--') && a.startsWith(`${n}=`))
+    if (long) return a.slice(long.length + 1)
+  }
+  return undefined
+}
+
+// Helm's flags that take a value as the next argument (the rest, --install, --wait…, take none).
+const VALUE_FLAGS = new Set([
+  '-n',
+  '--namespace',
+  '--kube-context',
+  '--kubeconfig',
+  '--version',
+  '-f',
+  '--values',
+  '--set',
+  '--set-string',
+  '--set-file',
+  '--set-json',
+  '--labels',
+  '-l',
+  '--timeout',
+  '--repo',
+  '--description',
+  '--post-renderer',
+  '--registry-config',
+  '--repository-config',
+  '--repository-cache',
+])
+
+/** The release a helm command works on: the first argument after the subcommand that is no flag's value. */
+function releaseArg(args: string[]): string | undefined {
+  const positional: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string
+    if (VALUE_FLAGS.has(a)) i++
+    else if (!a.startsWith('-')) positional.push(a)
+  }
+  // helm <subcommand> <release> …
+  return positional[1]
+}
+
+/**
+ * Whether a process (its argv and environment) is a helm at `t`'s release. One karpctl started says so
+ * in HELM_MARKER, exactly; any other helm must name the release, run in its namespace and not name
+ * another kube context (the user's own helm in another terminal, at this cluster's release).
+ */
+export function helmAt(argv: string[], env: Record<string, string>, t: HelmTarget): boolean {
+  const [bin, ...args] = argv
+  if (!bin || !/(^|\/)helm[^/]*$/.test(bin)) return false
+  const marker = env[HELM_MARKER]
+  if (marker !== undefined) return marker === helmMarker(t)
+  if (releaseArg(args) !== t.release) return false
+  const namespace = flagValue(args, ['--namespace', '-n']) ?? env.HELM_NAMESPACE ?? 'default'
+  if (namespace !== t.namespace) return false
+  const context = flagValue(args, ['--kube-context']) ?? env.HELM_KUBECONTEXT
+  return context === undefined || t.kubeContext === undefined || context === t.kubeContext
+}
+
+/** Without /proc (macOS): the user's own processes from `ps`, judged by their arguments alone. */
+async function psHelmProcesses(t: HelmTarget, psBin: string): Promise<number[] | null> {
+  const uid = process.getuid?.()
+  if (uid === undefined) return null
   const r = await new Promise<{ ok: boolean; out: string }>((resolve) => {
-    execFile(psBin, ['-eo', 'pid=,args='], { timeout: 10_000, maxBuffer: 16 << 20 }, (err, stdout) =>
-      resolve({ ok: !err, out: stdout }),
+    execFile(
+      psBin,
+      ['-U', String(uid), '-o', 'pid=,args='],
+      { timeout: 10_000, maxBuffer: 16 << 20 },
+      (err, stdout) => resolve({ ok: !err, out: stdout }),
     )
   })
   if (!r.ok) return null
-  return helmProcessesIn(r.out, release)
-}
-
-/** The pids of `ps -eo pid=,args=` lines that run a helm binary with `release` as an argument. */
-export function helmProcessesIn(psOutput: string, release: string): number[] {
   const pids: number[] = []
-  for (const line of psOutput.split('\n')) {
-    const [pid, bin, ...args] = line.trim().split(/\s+/)
-    if (!pid || !bin || !/(^|\/)helm[^/]*$/.test(bin) || !args.includes(release)) continue
-    if (Number(pid) !== process.pid) pids.push(Number(pid))
+  for (const line of r.out.split('\n')) {
+    const [pid, ...argv] = line.trim().split(/\s+/)
+    if (pid && Number(pid) !== process.pid && helmAt(argv, {}, t)) pids.push(Number(pid))
   }
   return pids
 }

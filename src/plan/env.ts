@@ -25,7 +25,7 @@ export async function applyEnv(
     aws: ctx.aws,
     kube: ctx.kube,
     kubeTarget: target,
-    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext, log: ctx.log })),
+    helm: () => (helm ??= findHelm({ bin: helmBin, kubeContext, cluster: ctx.kube.server, log: ctx.log })),
     ownershipTags: ownershipTags(spec.clusterName),
     // Cut short by Ctrl-C: a step waiting for nodes to drain must not hold the stop for minutes.
     sleep: (ms) => interrupt.sleep(ms),

@@ -1,8 +1,9 @@
-// IAM first: what the controller role lacks of the target version's reference template, added before
-// the new controller starts (it would call what it may not). Judged with controller-policy's own
-// coverage (a grant the role already has in any form counts), added as the template scopes it, in one
-// inline policy of karpctl's named for the target minor — never a rewrite of the role's own policies.
-// On a role karpctl did not make, the addition is an adoption: recorded on the role, given back by
+// IAM first: the controller role gets the target version's permissions before the new controller starts
+// (it would call what it may not). On a role karpctl created, karpctl's own inline controller policies
+// become the target's reference policies, as an install of the target makes them. On a role karpctl did
+// not make, what it lacks (judged with controller-policy's own coverage: a grant it already has in any
+// form counts) is added as the template scopes it, in one inline policy of karpctl's named for the
+// target minor — never a rewrite of the role's own policies — recorded on the role, given back by
 // teardown. Where CloudFormation holds the policies or the role, the step blocks with the stack's way.
 import { INLINE_LIMIT, referenceGaps } from '../checks/controller-policy.js'
 import { roleNameFromArn, shellQuote } from '../checks/lib/facts.js'
@@ -18,13 +19,14 @@ import { asList } from '../checks/lib/policy.js'
 import type { Facts } from '../facts/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
 import type { Resource } from '../plan/types.js'
-import { ownershipTags } from '../spec/ownership.js'
+import { ownershipOf, ownershipTags } from '../spec/ownership.js'
 import {
   NEWEST_REFERENCE,
   referenceFor,
   referencePolicies,
   type ReferenceParams,
 } from '../spec/reference-policy.js'
+import { ownControllerRole, supersededPolicies, targetInlinePolicies } from './own-role.js'
 import { precondition, withNote } from './preconditions.js'
 
 export const IAM_ADDRESS = 'iam-role.controller'
@@ -109,6 +111,37 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
     )
   const stackWay = lacks ? stackBlock(facts, roleName, role.role.tags, target) : null
   if (stackWay) return blocked(roleName, stackWay, { [upgradePolicyName(target)]: gaps.document })
+  const cluster = facts.meta.clusterName
+  const iamWant = {
+    address: IAM_ADDRESS,
+    name: roleName,
+    arn: role.role.arn,
+    // Only ever used to create a role, which this step never does (the role exists).
+    description: '',
+    // The role's own trust and tags: the step only ever changes inline policies.
+    trust: role.role.trust,
+    managed: [],
+    tags: ownershipTags(cluster),
+    ownership: ownershipTags(cluster),
+    notOursHint: '',
+  }
+  if (ownershipOf(role.role.tags, cluster) === 'created' && role.inline.ok) {
+    const inline = targetInlinePolicies(facts, role.inline.value, ref)
+    if (!inline)
+      return blocked(
+        roleName,
+        `${roleName} is karpctl's, but none of karpctl's inline controller policies on it grants iam:PassRole on a node role, so Karpenter ${ref}'s cannot be filled in as install fills them: run \`karpctl doctor\` (or \`karpctl install\` of the installed version) to restore them, then run again`,
+      )
+    const superseded = supersededPolicies(facts, role.inline.value, inline)
+    return {
+      resource: withNote(
+        ownControllerRole(iamWant, inline, superseded),
+        createdNote(superseded, removable, installed, target),
+      ) as Resource,
+      // Gone with karpctl's old policies: nothing is left to remove by hand.
+      removable: [],
+    }
+  }
   if (JSON.stringify(gaps.document).length > INLINE_LIMIT)
     return blocked(
       roleName,
@@ -116,22 +149,25 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
     )
   const name = upgradePolicyName(target)
   const resource = iamRole({
-    address: IAM_ADDRESS,
-    name: roleName,
-    arn: role.role.arn,
-    // Only ever used to create a role, which this step never does (the role exists).
-    description: '',
-    // The role's own trust and tags: the step only ever adds the one inline policy.
-    trust: role.role.trust,
-    managed: [],
+    ...iamWant,
     inline: lacks ? [{ name, document: gaps.document }] : [],
-    tags: ownershipTags(facts.meta.clusterName),
-    ownership: ownershipTags(facts.meta.clusterName),
     // Asking for the upgrade is asking for the addition: recorded on the role, given back by teardown.
     adopt: true,
-    notOursHint: '',
   })
   return { resource: withNote(resource, removableNote(removable, installed, target)), removable }
+}
+
+/** On karpctl's own role: its controller policies are the target's, the old template's go. */
+function createdNote(superseded: string[], removable: string[], installed: string, target: string): string {
+  const ref = referenceOf(target)
+  const put = `karpctl's inline controller policies set to Karpenter ${ref}'s reference policies, as an install of ${target} makes them`
+  const gone = superseded.length
+    ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted, after the new policies that fit beside it within IAM's inline budget`
+    : ''
+  const dropped = removable.length
+    ? `; ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants: no longer granted`
+    : ''
+  return `${put}${gone}${dropped}`
 }
 
 function removableNote(removable: string[], installed: string, target: string): string | undefined {

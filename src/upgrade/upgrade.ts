@@ -9,7 +9,8 @@ import { releaseNamed } from '../facts/collect-kube.js'
 import type { Facts, HelmRelease } from '../facts/types.js'
 import type { KubeClient } from '../context/kube.js'
 import { chartCrdNames, chartDirCrdNames, crdHandover } from '../plan/resources/crd-handover.js'
-import { chartDirVersion, helmRelease } from '../plan/resources/helm-release.js'
+import { chartDirVersion, helmRelease, UPGRADED_TO } from '../plan/resources/helm-release.js'
+import { isOwned } from '../plan/compare.js'
 import { recordedIngressRestore } from '../plan/resources/teardown.js'
 import { ADDED_INGRESS, REPAIRED_INGRESS } from '../plan/resources/webhook-ingress.js'
 import type { Resource } from '../plan/types.js'
@@ -34,6 +35,8 @@ export interface UpgradeRequest {
   chartDir?: string
   /** The user values of the karpenter-crd release, when there is one (carried as the controller's are). */
   crdValues?: Record<string, unknown>
+  /** The controller release's labels: whether karpctl made the install (absent: it did not). */
+  releaseLabels?: Record<string, string>
 }
 
 export interface UpgradePlan {
@@ -61,12 +64,19 @@ export function releaseOf(facts: Facts): HelmRelease {
   return r
 }
 
-/** The karpenter-crd release's user values, read before the plan (the release step reads the rest). */
-export async function crdReleaseValues(
+/**
+ * Read before the plan (the release steps read the rest): the karpenter-crd release's user values and
+ * the controller release's labels.
+ */
+export async function releaseRecords(
   kube: KubeClient,
-  namespace: string,
-): Promise<Record<string, unknown>> {
-  return (await releaseNamed(kube, namespace, CRD_RELEASE))?.release.values ?? {}
+  release: HelmRelease,
+): Promise<Pick<UpgradeRequest, 'crdValues' | 'releaseLabels'>> {
+  const [crd, controller] = await Promise.all([
+    releaseNamed(kube, release.namespace, CRD_RELEASE),
+    releaseNamed(kube, release.namespace, release.name),
+  ])
+  return { crdValues: crd?.release.values ?? {}, releaseLabels: controller?.labels ?? {} }
 }
 
 export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
@@ -116,8 +126,12 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
           expectedVersion: chartDirVersion(`${req.chartDir}/${name}`),
         }
       : { chart: oci, version: target, expectedVersion: target }
-  const labels = { [OWNERSHIP.managedBy]: 'karpctl' }
+  const created = { [OWNERSHIP.managedBy]: 'karpctl' }
   const adoptLabels = adoptionTags(facts.meta.clusterName)
+  // karpctl's own install stays karpctl's (teardown removes it); another tool's is upgraded as asked and
+  // stays the user's: labelled as karpctl's upgrade, kept by teardown.
+  const ours = isOwned(req.releaseLabels ?? {}, created)
+  const labels = ours ? created : { ...adoptLabels, [UPGRADED_TO]: target }
   const crdValues = migrateValues('karpenter-crd', req.crdValues ?? {}, installed, target)
   const values = migrateValues('karpenter', release.values, installed, target)
   const migratedNote = (m: ValueMigration[]) =>
@@ -126,13 +140,15 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
       : undefined
 
   // Asking for the upgrade is asking to take over what it must change: the CRDs get Helm's marks for the
-  // karpenter-crd release (recorded, given back by teardown), a release another tool made is upgraded
-  // with adoption labels, never karpctl's created mark.
+  // karpenter-crd release (on karpctl's install recorded, given back by teardown), a release another
+  // tool made is upgraded with the upgrade's labels, never karpctl's created mark.
   const crds = crdHandover({
     clusterName: facts.meta.clusterName,
     namespace: release.namespace,
     names: req.chartDir ? chartDirCrdNames(`${req.chartDir}/${CRD_RELEASE}`) : chartCrdNames(target),
     adopt: true,
+    // On another tool's install the handover is part of the upgrade it keeps: no record to give back.
+    record: ours,
     dependsOn: [IAM_ADDRESS],
   })
   const crdRelease = withNote(
@@ -146,6 +162,7 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
       labels,
       adoptLabels,
       adopt: true,
+      upgradedTo: target,
       dependsOn: [crds.address],
     }),
     migratedNote(crdValues.migrations),
@@ -161,6 +178,7 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
       labels,
       adoptLabels,
       adopt: true,
+      upgradedTo: target,
       unique: true,
       // The new controller starts with its permissions and its CRDs in place.
       dependsOn: [crdRelease.address, IAM_ADDRESS],

@@ -107,8 +107,14 @@ export function crdHandover(w: {
   /** The CRDs the target chart holds. */
   names: string[]
   adopt: boolean
+  /**
+   * Record the marks as they were, for teardown to give back (default). Not for an upgrade of an install
+   * karpctl did not make: the handover is part of the upgrade the user keeps.
+   */
+  record?: boolean
   dependsOn: string[]
 }): Resource<CrdOwnership> {
+  const record = w.record ?? true
   const marks = {
     labels: { [HELM_MANAGED_BY]: 'Helm' },
     annotations: { [HELM_RELEASE_NAME]: RELEASE, [HELM_RELEASE_NAMESPACE]: w.namespace },
@@ -153,7 +159,9 @@ export function crdHandover(w: {
         action: 'update',
         changes: pending.flatMap(changesOf),
         note: [
-          `handed to Helm release ${target}, whose upgrade then takes them over; they existed before karpctl, so they are marked ${HELM_KEEP}=keep and recorded (${REPLACED_MARKS}): teardown removes the release and gives them back as they were, with every object of their kinds`,
+          record
+            ? `handed to Helm release ${target}, whose upgrade then takes them over; they existed before karpctl, so they are marked ${HELM_KEEP}=keep and recorded (${REPLACED_MARKS}): teardown removes the release and gives them back as they were, with every object of their kinds`
+            : `handed to Helm release ${target} for good, whose upgrade then takes them over (part of the upgrade, kept by teardown; marked ${HELM_KEEP}=keep)`,
           ...owners.map(
             (o) =>
               `taken from Helm release ${o.release}${o.foreign ? ' (another tool)' : ''}, which must stop managing ${o.crds.join(', ')}: its uninstall would delete them with every object of their kinds`,
@@ -177,9 +185,13 @@ export function crdHandover(w: {
               annotations: {
                 ...marks.annotations,
                 [HELM_KEEP]: 'keep',
-                [CRD_ADOPTED_BY]: w.clusterName,
-                [REPLACED_MARKS]:
-                  c.metadata.annotations?.[REPLACED_MARKS] ?? JSON.stringify(replacedMarks(c)),
+                ...(record
+                  ? {
+                      [CRD_ADOPTED_BY]: w.clusterName,
+                      [REPLACED_MARKS]:
+                        c.metadata.annotations?.[REPLACED_MARKS] ?? JSON.stringify(replacedMarks(c)),
+                    }
+                  : {}),
               },
             },
           },

@@ -22,6 +22,9 @@ import type { FieldChange, Resource } from '../types.js'
 /** On an adopted release: the revision it had before karpctl's first upgrade. */
 export const ADOPTED_FROM_REVISION = 'karpctl.io/adopted-from-revision'
 
+/** On a release `karpctl upgrade` moved: the version it moved it to (the user's asked-for change, kept). */
+export const UPGRADED_TO = 'karpctl.io/upgraded-to'
+
 export interface ReleaseState {
   release: HelmRelease
   labels: Record<string, string>
@@ -29,7 +32,7 @@ export interface ReleaseState {
   other?: HelmRelease
   /** The newest revision below `release` that was deployed: where a stuck upgrade goes back to. */
   lastDeployed?: number
-  /** On a pending release: local helm processes at it (null: `ps` could not tell). */
+  /** On a pending release: local helm processes at it (null: neither /proc nor `ps` could tell). */
   helmRunning?: number[] | null
 }
 
@@ -47,7 +50,7 @@ export function recoveryOf(cur: ReleaseState | null): Recovery | null {
   const where = `release ${r.namespace}/${r.name} is ${r.status} (revision ${r.revision})`
   if (cur.helmRunning === null)
     return {
-      blocked: `${where} and \`ps\` cannot tell whether a helm is still at it: once none is, run \`helm rollback ${r.name} --namespace ${r.namespace}\` (or \`helm uninstall\` for a first install), then the same command again`,
+      blocked: `${where} and neither /proc nor \`ps\` can tell whether a helm is still at it: once none is, run \`helm rollback ${r.name} --namespace ${r.namespace}\` (or \`helm uninstall\` for a first install), then the same command again`,
     }
   if (cur.helmRunning?.length)
     return {
@@ -89,6 +92,13 @@ export interface ReleaseWant {
   repair?: string
   /** The version a chart folder holds, when it must equal `expectedVersion` (a repair never upgrades). */
   chartFolderVersion?: string
+  /**
+   * `karpctl upgrade`'s: every revision it writes carries `labels` (on an install karpctl did not make,
+   * the adoption and UPGRADED_TO), never a rollback point — the upgrade is what the user asked for, so
+   * teardown keeps it (and takes karpctl's labels off), and any rollback point an earlier adoption
+   * left is cleared (Helm merges a release's labels across revisions; "null" removes one).
+   */
+  upgradedTo?: string
 }
 
 /** Chart version of a chart folder, from its Chart.yaml. */
@@ -160,7 +170,7 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
     desired: { chart: w.chart, version: w.expectedVersion, namespace: w.namespace, values: w.values },
     documents: { values: w.values },
     permissions: [],
-    async observe({ kube }) {
+    async observe({ kube, kubeTarget }) {
       const [mine, any] = await Promise.all([
         releaseNamed(kube, w.namespace, w.release),
         w.unique ? findRelease(kube) : Promise.resolve(null),
@@ -169,7 +179,12 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       if (!mine) return other ? ({ other } as ReleaseState) : null
       // Only a pending release needs to know whether a helm is at it (ps is not run otherwise).
       const helmRunning = mine.release.status.startsWith('pending-')
-        ? await helmProcessesFor(w.release)
+        ? await helmProcessesFor({
+            cluster: kube.server,
+            namespace: w.namespace,
+            release: w.release,
+            kubeContext: kubeTarget?.context,
+          })
         : undefined
       return { ...mine, other, ...(helmRunning === undefined ? {} : { helmRunning }) }
     },
@@ -204,7 +219,12 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
         }
       const changes = changesOf(cur)
       const notes = [
-        ...(adopted
+        ...(adopted && w.upgradedTo
+          ? [
+              `installed without karpctl: upgraded as asked, its new revisions labelled ${Object.keys(w.labels).join(', ')} (no rollback point); teardown keeps it at ${w.upgradedTo}, taking off karpctl's labels only`,
+            ]
+          : []),
+        ...(adopted && !w.upgradedTo
           ? [
               `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels ?? {}).join(', ')}, never as karpctl's; teardown keeps it`,
             ]
@@ -222,15 +242,20 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       // A release karpctl did not install keeps its owner: it gains the adoption label and the revision
       // it had before karpctl (what `helm rollback` gives back), never karpctl's created mark.
       const adopted = cur?.release && !isOwned(cur.labels, w.labels) && !w.repair
-      const labels = adopted
-        ? {
-            ...w.adoptLabels,
-            [ADOPTED_FROM_REVISION]: cur.labels[ADOPTED_FROM_REVISION] ?? String(cur.release.revision),
-          }
-        : w.labels
+      const labels = w.upgradedTo
+        ? { ...w.labels, ...(adopted ? { [ADOPTED_FROM_REVISION]: 'null' } : {}) }
+        : adopted
+          ? {
+              ...w.adoptLabels,
+              [ADOPTED_FROM_REVISION]: cur.labels[ADOPTED_FROM_REVISION] ?? String(cur.release.revision),
+            }
+          : w.labels
       // A stuck release first (each a step helm finishes or leaves as it was: a re-run observes again).
       const rec = w.repair ? null : recoveryOf(cur)
-      if (rec && 'rollback' in rec) await h.rollback(w.release, w.namespace, rec.rollback)
+      // No --wait: the upgrade right after rolls out anyway (and a rollout waited on here may never end
+      // where the old revision's pods cannot start).
+      if (rec && 'rollback' in rec)
+        await h.rollback({ release: w.release, namespace: w.namespace, revision: rec.rollback, wait: false })
       else if (rec && 'uninstall' in rec) await h.uninstall(w.release, w.namespace)
       // The values may hold the role ARN and the user's secrets: a private file, removed whatever
       // happens — here, or on the way out of an interrupted or timed-out run (interrupt.ts).

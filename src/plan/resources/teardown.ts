@@ -26,7 +26,7 @@ import {
   type Crd,
 } from './crd-handover.js'
 import { ADDED_TARGET, ENABLED_FROM } from './event-rule.js'
-import { ADOPTED_FROM_REVISION } from './helm-release.js'
+import { ADOPTED_FROM_REVISION, UPGRADED_TO } from './helm-release.js'
 import { ADDED_POLICY, withoutAddedStatements } from './queue-policy.js'
 import { ADDED_TAGS, REPAIRED_TAGS } from './discovery-tags.js'
 import { ADDED_INGRESS, REPAIRED_INGRESS } from './webhook-ingress.js'
@@ -106,6 +106,14 @@ export function helmReleaseAbsent(w: {
             changes: [{ field: 'revision', from: cur.revision, to: `rollback to ${before}` }],
             note: `kept: installed without karpctl; given back as it was before karpctl (revision ${before}, \`helm uninstall ${w.release} -n ${w.namespace}\` removes it)`,
           }
+        const ours = karpctlLabels(cur.labels)
+        const upgraded = cur.labels[UPGRADED_TO]
+        if (ours.length)
+          return {
+            action: 'update',
+            changes: ours.map((k) => ({ field: `label ${k}`, from: cur.labels[k] })),
+            note: `kept: installed without karpctl${upgraded ? `, upgraded by karpctl to ${upgraded} as asked (kept at that version)` : ''}; only karpctl's labels come off (\`helm uninstall ${w.release} -n ${w.namespace}\` removes it)`,
+          }
         return {
           action: 'unchanged',
           changes: [],
@@ -121,10 +129,22 @@ export function helmReleaseAbsent(w: {
       return { action: 'delete', changes: [{ field: 'chart', from: cur.chart }] }
     },
     async apply({ helm, kube }, cur) {
-      const before = cur && !isOwned(cur.labels, w.labels) ? cur.labels[ADOPTED_FROM_REVISION] : undefined
+      const notOurs = cur && !isOwned(cur.labels, w.labels)
+      const before = notOurs ? cur.labels[ADOPTED_FROM_REVISION] : undefined
+      if (notOurs && !before) {
+        await stripKarpctlLabels(kube, w.namespace, w.release)
+        return
+      }
       if (before) {
         // The rollback's revision is the old one's copy, labels included: no adoption mark is left.
-        await (await helm()).rollback(w.release, w.namespace, Number(before))
+        await (
+          await helm()
+        ).rollback({
+          release: w.release,
+          namespace: w.namespace,
+          revision: Number(before),
+          wait: true,
+        })
         return
       }
       if (cur?.handed.length) {
@@ -152,6 +172,33 @@ export function helmReleaseAbsent(w: {
       }
       await (await helm()).uninstall(w.release, w.namespace)
     },
+  }
+}
+
+/** karpctl's labels on a release (its created mark, an adoption, an upgrade's): all under karpctl.io/. */
+const karpctlLabels = (labels: Record<string, string>) =>
+  Object.keys(labels)
+    .filter((k) => k.startsWith('karpctl.io/'))
+    .sort()
+
+/**
+ * karpctl's labels off every revision of a release it keeps (Helm carries a release's labels from its
+ * newest revision into the next, so each revision loses them): one merge patch per Secret.
+ */
+async function stripKarpctlLabels(kube: KubeClient, namespace: string, release: string) {
+  const sel = encodeURIComponent(`owner=helm,name=${release}`)
+  const l = await kube.fresh<{ items: { metadata: { name: string; labels?: Record<string, string> } }[] }>(
+    `/api/v1/namespaces/${namespace}/secrets?labelSelector=${sel}`,
+  )
+  for (const s of l?.items ?? []) {
+    const off = karpctlLabels(s.metadata.labels ?? {})
+    if (off.length)
+      await kube.write(
+        'PATCH',
+        `/api/v1/namespaces/${namespace}/secrets/${s.metadata.name}`,
+        { metadata: { labels: Object.fromEntries(off.map((k) => [k, null])) } },
+        'application/merge-patch+json',
+      )
   }
 }
 

@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict'
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { findHelm, helmMessage, parseHelmVersion } from '../../../src/context/helm.js'
+import {
+  findHelm,
+  HELM_MARKER,
+  helmAt,
+  helmMarker,
+  helmMessage,
+  helmProcessesFor,
+  parseHelmVersion,
+} from '../../../src/context/helm.js'
 
 function fakeHelm(version: string, upgrade = 'exit 0'): { bin: string; argsFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'karpctl-helm-'))
@@ -105,17 +113,81 @@ test("upgrade --install passes chart, version, namespace, values, karpctl labels
   )
 })
 
-test('helm processes at a release, from ps: the binary must be helm and the release an argument', async () => {
-  const { helmProcessesIn, helmProcessesFor } = await import('../../../src/context/helm.js')
-  const ps = [
-    '  101 /usr/local/bin/helm upgrade --install karpenter-crd oci://x --namespace kube-system',
-    '  102 helm upgrade --install karpenter oci://y',
-    '  103 vim karpenter-crd',
-    '  104 /opt/helm-3.14/helm rollback karpenter-crd-other 2',
-    '',
-  ].join('\n')
-  assert.deepEqual(helmProcessesIn(ps, 'karpenter-crd'), [101])
-  assert.deepEqual(helmProcessesIn(ps, 'karpenter'), [102])
-  // No ps: cannot tell (the plan then refuses to undo the pending operation).
-  assert.equal(await helmProcessesFor('karpenter', '/nonexistent/ps'), null)
+/** A fake /proc: each pid's argv and environment, NUL-separated as Linux writes them (null: unreadable). */
+function fakeProc(procs: Record<number, { argv: string[]; env: Record<string, string> | null }>): string {
+  const root = mkdtempSync(join(tmpdir(), 'karpctl-proc-'))
+  for (const [pid, p] of Object.entries(procs)) {
+    const dir = join(root, pid)
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'cmdline'), `${p.argv.join('\0')}\0`)
+    // Another user's process: its environ exists but cannot be read (a directory stands in for EACCES).
+    if (p.env === null) mkdirSync(join(dir, 'environ'))
+    else
+      writeFileSync(
+        join(dir, 'environ'),
+        Object.entries(p.env)
+          .map(([k, v]) => `${k}=${v}\0`)
+          .join(''),
+      )
+  }
+  writeFileSync(join(root, 'uptime'), '1 1')
+  return root
+}
+
+test("helm processes at a release: karpctl's by its marker (this cluster only), another helm by release, namespace and context; never another user's", async () => {
+  const us = {
+    cluster: 'https://127.0.0.1:6443',
+    namespace: 'kube-system',
+    release: 'karpenter',
+    kubeContext: 'ours',
+  }
+  const marker = (cluster: string, release = 'karpenter') => ({
+    [HELM_MARKER]: helmMarker({ cluster, namespace: 'kube-system', release }),
+  })
+  const upgrade = [
+    '/usr/local/bin/helm',
+    'upgrade',
+    '--install',
+    'karpenter',
+    'oci://x',
+    '--namespace',
+    'kube-system',
+  ]
+  const proc = fakeProc({
+    // A helm karpctl started for this cluster's release (and one whose args say nothing of it).
+    101: { argv: upgrade, env: marker(us.cluster) },
+    102: { argv: ['helm', 'rollback', 'karpenter', '3'], env: marker(us.cluster) },
+    // karpctl's helm at another cluster's release of the same name, with the same args.
+    103: { argv: upgrade, env: marker('https://10.0.0.9:443') },
+    // karpctl's helm at this cluster's karpenter-crd release.
+    104: {
+      argv: ['helm', 'upgrade', '--install', 'karpenter-crd'],
+      env: marker(us.cluster, 'karpenter-crd'),
+    },
+    // Another user's helm at a release named karpenter: its environment is not ours to read.
+    105: { argv: upgrade, env: null },
+    // The user's own helm in another terminal: this release, namespace and context…
+    106: { argv: [...upgrade, '--kube-context=ours'], env: { HOME: '/home/u' } },
+    // …in another namespace, or another context (flag or HELM_KUBECONTEXT): another release.
+    107: { argv: ['helm', 'upgrade', 'karpenter', 'oci://x', '-n', 'karpenter'], env: {} },
+    108: { argv: [...upgrade, '--kube-context', 'theirs'], env: {} },
+    109: { argv: upgrade, env: { HELM_KUBECONTEXT: 'theirs' } },
+    // Not helm at all, though it names the release.
+    110: { argv: ['vim', 'karpenter'], env: marker(us.cluster) },
+  })
+  assert.deepEqual((await helmProcessesFor(us, proc))?.sort(), [101, 102, 106])
+  assert.deepEqual(await helmProcessesFor({ ...us, release: 'karpenter-crd' }, proc), [104])
+  assert.deepEqual(await helmProcessesFor({ ...us, cluster: 'https://10.0.0.9:443' }, proc), [103, 106])
+  // No /proc and no ps: cannot tell (the plan then refuses to undo the pending operation).
+  assert.equal(await helmProcessesFor(us, '/nonexistent/proc', '/nonexistent/ps'), null)
+})
+
+test('helmAt: argv forms of namespace and context', () => {
+  const t = { cluster: 'c', namespace: 'karpenter', release: 'karpenter', kubeContext: 'ctx' }
+  assert.ok(helmAt(['helm', 'upgrade', 'karpenter', 'x', '--namespace=karpenter'], {}, t))
+  assert.ok(helmAt(['helm', 'upgrade', 'karpenter', 'x'], { HELM_NAMESPACE: 'karpenter' }, t))
+  // No namespace: helm's default one.
+  assert.ok(!helmAt(['helm', 'upgrade', 'karpenter', 'x'], {}, t))
+  assert.ok(!helmAt(['/opt/helm-3.14/helm', 'rollback', 'karpenter-other', '-n', 'karpenter'], {}, t))
+  assert.ok(helmAt(['/opt/helm-3.14/helm', 'rollback', 'karpenter', '-n', 'karpenter'], {}, t))
 })

@@ -5,7 +5,13 @@ import { parse } from 'yaml'
 import type { HelmUpgrade } from '../../../src/context/helm.js'
 import type { HelmRelease } from '../../../src/facts/types.js'
 import { planJson, renderPlan } from '../../../src/plan/render.js'
-import { helmRelease, type ReleaseState } from '../../../src/plan/resources/helm-release.js'
+import {
+  ADOPTED_FROM_REVISION,
+  helmRelease,
+  UPGRADED_TO,
+  type ReleaseState,
+} from '../../../src/plan/resources/helm-release.js'
+import { ADOPTED_BY } from '../../../src/spec/ownership.js'
 import type { ApplyEnv, Plan } from '../../../src/plan/types.js'
 
 const LABELS = { 'karpctl.io/managed-by': 'karpctl' }
@@ -145,7 +151,8 @@ async function commandsFor(cur: ReleaseState): Promise<string[]> {
   const env = {
     helm: async () => ({
       upgradeInstall: async (u: HelmUpgrade) => void calls.push(`upgrade ${u.release}`),
-      rollback: async (r: string, _ns: string, rev: number) => void calls.push(`rollback ${r} ${rev}`),
+      rollback: async (r: { release: string; revision: number; wait: boolean }) =>
+        void calls.push(`rollback ${r.release} ${r.revision}${r.wait ? ' --wait' : ''}`),
       uninstall: async (r: string) => void calls.push(`uninstall ${r}`),
     }),
   } as unknown as ApplyEnv
@@ -190,7 +197,7 @@ test('a deployed release is upgraded with no recovery; a pending one with a helm
     /is pending-upgrade \(revision 4\): helm \(pid 4242\) is still at it; let it finish/,
   )
   const unknown = release(values()).verdict(stuck('pending-upgrade', 3, null))
-  assert.match(unknown.blocked ?? '', /`ps` cannot tell whether a helm is still at it/)
+  assert.match(unknown.blocked ?? '', /neither \/proc nor `ps` can tell whether a helm is still at it/)
   const nowhere = release(values()).verdict(stuck('pending-upgrade', undefined))
   assert.match(nowhere.blocked ?? '', /no deployed revision to go back to/)
 })
@@ -215,4 +222,63 @@ test("a pending release karpctl does not own stays blocked as another tool's", (
   // A revision karpctl's adoption made is karpctl's to recover.
   const mine = { ...cur, labels: { 'karpctl.io/adopted-by': 'karpctl' } }
   assert.equal(adopting.verdict(mine).blocked, undefined)
+})
+
+test("an upgrade of a release karpctl did not install: labelled as karpctl's upgrade, no rollback point (an earlier adoption's cleared); install's adoption keeps one", async () => {
+  const UPGRADE_LABELS = { [ADOPTED_BY]: 'demo', [UPGRADED_TO]: '1.14.1' }
+  const want = (upgradedTo?: string) =>
+    helmRelease({
+      address: 'helm.karpenter',
+      release: 'karpenter',
+      namespace: 'kube-system',
+      chart: 'oci://public.ecr.aws/karpenter/karpenter',
+      chartName: 'karpenter',
+      expectedVersion: '1.14.1',
+      values: values(),
+      labels: upgradedTo ? UPGRADE_LABELS : LABELS,
+      adoptLabels: { [ADOPTED_BY]: 'demo' },
+      adopt: true,
+      dependsOn: [],
+      ...(upgradedTo ? { upgradedTo } : {}),
+    })
+  const labelsOf = async (r: ReturnType<typeof want>, cur: ReleaseState | null) => {
+    let got: Record<string, string> | undefined
+    const env = {
+      helm: async () => ({ upgradeInstall: async (u: HelmUpgrade) => void (got = u.labels) }),
+    } as unknown as ApplyEnv
+    await r.apply(env, cur)
+    return got
+  }
+  const theirs = (labels: Record<string, string>): ReleaseState => {
+    const s = installed(values())
+    return { ...s, release: { ...s.release, chartVersion: '1.0.14', revision: 5 }, labels }
+  }
+  // The getting-started install's release: its next revision is karpctl's upgrade, with no rollback point.
+  assert.deepEqual(await labelsOf(want('1.14.1'), theirs({})), {
+    ...UPGRADE_LABELS,
+    [ADOPTED_FROM_REVISION]: 'null',
+  })
+  // One `install --adopt` took earlier (a rollback point on it): Helm would carry it on; "null" drops it.
+  const adopted = theirs({ [ADOPTED_BY]: 'demo', [ADOPTED_FROM_REVISION]: '2' })
+  assert.equal((await labelsOf(want('1.14.1'), adopted))?.[ADOPTED_FROM_REVISION], 'null')
+  // A release the upgrade creates (karpenter-crd beside a getting-started install): its labels as they are.
+  assert.deepEqual(await labelsOf(want('1.14.1'), null), UPGRADE_LABELS)
+  assert.match(
+    want('1.14.1').verdict(theirs({})).note ?? '',
+    /installed without karpctl: upgraded as asked.*no rollback point.*teardown keeps it at 1\.14\.1, taking off karpctl's labels only/,
+  )
+  // install --adopt (no upgrade): the adoption and the revision teardown gives back.
+  assert.deepEqual(await labelsOf(want(), theirs({})), { [ADOPTED_BY]: 'demo', [ADOPTED_FROM_REVISION]: '5' })
+})
+
+test('recovery rolls back without --wait (the upgrade right after rolls out anyway)', async () => {
+  const calls: unknown[] = []
+  const env = {
+    helm: async () => ({
+      upgradeInstall: async () => {},
+      rollback: async (r: unknown) => void calls.push(r),
+    }),
+  } as unknown as ApplyEnv
+  await release(values()).apply(env, stuck('pending-upgrade', 3))
+  assert.deepEqual(calls, [{ release: 'karpenter', namespace: 'kube-system', revision: 3, wait: false }])
 })

@@ -18,8 +18,18 @@ import {
 import { upgradePlan } from '../../../src/upgrade/upgrade.js'
 import { migrateValues, VALUE_REMOVALS } from '../../../src/upgrade/values.js'
 import { controllerRole, setChartVersion } from '../../helpers/check-fixtures.js'
-import { CONTROLLER_ROLE_ARN, healthyFacts, ok } from '../../helpers/facts.js'
-import { gettingStarted } from '../../helpers/owners.js'
+import {
+  ACCOUNT,
+  CONTROLLER_ROLE,
+  CONTROLLER_ROLE_ARN,
+  healthyFacts,
+  NODE_ROLE_ARN,
+  ok,
+  QUEUE_ARN,
+} from '../../helpers/facts.js'
+import { EKSCTL_STACK, gettingStarted, ownedBy } from '../../helpers/owners.js'
+import type { ApplyEnv } from '../../../src/plan/types.js'
+import { ownershipTags } from '../../../src/spec/ownership.js'
 
 const FIXTURES = '/work/shared/fixtures/karpenter'
 const blockedOf = (j: Judgement) => (j.ok ? assert.fail(`expected blocked, got ${j.note}`) : j.blocked)
@@ -240,4 +250,181 @@ test('the plan with --chart-dir takes the folder and its version', () => {
   assert.equal(controller.desired.chart, `${FIXTURES}/v1.14.1/charts/karpenter`)
   const crds = p.resources.find((r) => r.address === 'crd-handover.karpenter-crd')!
   assert.ok((crds.desired.crds as string[]).includes('capacitybuffers.autoscaling.x-k8s.io'))
+})
+
+const PARAMS = {
+  partition: 'aws',
+  region: 'us-west-2',
+  accountId: ACCOUNT,
+  clusterName: 'demo',
+  nodeRoleArns: [NODE_ROLE_ARN],
+  queueArn: QUEUE_ARN,
+}
+/** The controller role karpctl's install of 1.0.14 made: its tags, the 1.0.14 template inline (and a tenant's). */
+const TENANT_POLICY = {
+  name: 'karpctl-tenant-a-passrole',
+  document: {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow' as const,
+        Action: 'iam:PassRole',
+        Resource: `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo-a`,
+      },
+    ],
+  },
+}
+const karpctlRole10 = (f: Facts) => {
+  controllerRole.role(f).role.tags = ownershipTags('demo')
+  controllerRole.role(f).attached = ok([])
+  controllerRole.role(f).inline = ok([
+    ...referencePolicies('1.0.14', PARAMS).map((d) => ({ name: d.name, document: d.document })),
+    TENANT_POLICY,
+  ])
+  setChartVersion('1.0.14')(f)
+}
+
+test("IAM: on the role karpctl created, its own inline controller policies become the target's (no KarpctlUpgrade-*); the old template's policy goes, never going past IAM's inline budget", async () => {
+  const facts = healthyFacts(karpctlRole10)
+  const step = controllerIamStep(facts, '1.0.14', '1.14.1')
+  const target = referencePolicies('1.14.1', PARAMS)
+  assert.deepEqual(
+    Object.keys(step.resource.documents ?? {}).filter((k) => k.startsWith('inline ')),
+    target.map((p) => `inline ${p.name}`),
+    "the target's policies, filled in as install fills them (the node role, the queue)",
+  )
+  for (const p of target) assert.deepEqual(step.resource.documents?.[`inline ${p.name}`], p.document)
+  assert.deepEqual(step.removable, [], 'nothing left to remove by hand')
+  const role = controllerRole.role(facts)
+  const inline = Object.fromEntries(
+    (role.inline.ok ? role.inline.value : []).map((p) => [p.name, p.document]),
+  )
+  const cur = { role: role.role, attached: [], inline }
+  const v = step.resource.verdict(cur)
+  assert.equal(v.blocked, undefined)
+  assert.deepEqual(
+    v.changes.map((c) => `${c.field} ${c.to ?? `-${String(c.from)}`}`),
+    [...target.map((p) => `inline policy ${p.name}`), 'inline policy -KarpenterControllerPolicy-demo'],
+  )
+  assert.match(
+    v.note ?? '',
+    /set to Karpenter 1\.14\.1's reference policies.*KarpenterControllerPolicy-demo .*deleted/,
+  )
+  assert.ok(!v.changes.some((c) => String(c.to).startsWith('KarpctlUpgrade')), 'no separate upgrade policy')
+
+  // Applied: the new grants go in while they fit beside the old, then the old one, then the rest; the
+  // role's inline total never passes 10,240 characters; the tenant's policy is never touched.
+  const held = new Map(Object.entries(inline).map(([n, d]) => [n, JSON.stringify(d).length]))
+  const writes: string[] = []
+  const aws = {
+    write: async (_s: string, op: string, i: { PolicyName: string; PolicyDocument?: string }) => {
+      writes.push(`${op} ${i.PolicyName}`)
+      if (op === 'DeleteRolePolicy') held.delete(i.PolicyName)
+      else held.set(i.PolicyName, (i.PolicyDocument ?? '').length)
+      const total = [...held.values()].reduce((a, b) => a + b, 0)
+      assert.ok(total <= 10240, `${total} characters after ${op} ${i.PolicyName}`)
+    },
+  }
+  await step.resource.apply({ aws } as unknown as ApplyEnv, cur)
+  assert.ok(writes.includes('DeleteRolePolicy KarpenterControllerPolicy-demo'))
+  assert.ok(writes.indexOf('DeleteRolePolicy KarpenterControllerPolicy-demo') > 0, 'a new grant first')
+  assert.deepEqual(writes.filter((w) => w.startsWith('Put')).length, target.length)
+  assert.ok(!writes.some((w) => w.includes(TENANT_POLICY.name)))
+  assert.deepEqual([...held.keys()].sort(), [...target.map((p) => p.name), TENANT_POLICY.name].sort())
+
+  // The same run again (the role now the target's): nothing to do.
+  const after = {
+    ...cur,
+    inline: Object.fromEntries([
+      ...target.map((p) => [p.name, p.document]),
+      [TENANT_POLICY.name, TENANT_POLICY.document],
+    ]),
+  }
+  assert.deepEqual(step.resource.verdict(after).action, 'unchanged')
+})
+
+test('IAM: a controller role a CloudFormation stack owns is blocked, naming the stack and its update command', () => {
+  const step = controllerIamStep(
+    healthyFacts((f) => {
+      v10(f)
+      ownedBy(f, CONTROLLER_ROLE, EKSCTL_STACK, 'Role1', 'AWS::IAM::Role')
+    }),
+    '1.0.14',
+    '1.14.1',
+  )
+  const blocked = step.resource.verdict(null).blocked ?? ''
+  assert.match(
+    blocked,
+    new RegExp(`controller role ${CONTROLLER_ROLE} belongs to CloudFormation stack ${EKSCTL_STACK}`),
+  )
+  assert.match(blocked, new RegExp(`aws cloudformation update-stack --stack-name ${EKSCTL_STACK}`))
+  assert.ok(
+    step.resource.documents?.['KarpctlUpgrade-1.14'],
+    '--show-policies prints what to add in the stack',
+  )
+})
+
+test("the plan on an install karpctl did not make: both releases labelled as karpctl's upgrade, the CRD handover not recorded; on karpctl's own: its created mark, recorded", async () => {
+  const theirs = upgradePlan(healthyFacts(v10), { target: '1.14.1', releaseLabels: {} })
+  const ours = upgradePlan(healthyFacts(v10), {
+    target: '1.14.1',
+    releaseLabels: { 'karpctl.io/managed-by': 'karpctl' },
+  })
+  const step = (p: ReturnType<typeof upgradePlan>, address: string) =>
+    p.resources.find((r) => r.address === address)!
+  /** The labels helm is given for each release, over the release as it is (labelled `labels`). */
+  const helmLabels = async (p: ReturnType<typeof upgradePlan>, labels: Record<string, string>) => {
+    const got: Record<string, unknown> = {}
+    const env = {
+      helm: async () => ({
+        upgradeInstall: async (u: { release: string; labels: unknown }) => void (got[u.release] = u.labels),
+      }),
+    } as unknown as ApplyEnv
+    const release = upgradePlan(healthyFacts(v10), { target: '1.14.1' }).release
+    for (const a of ['helm.karpenter-crd', 'helm.karpenter'])
+      await step(p, a).apply(env, { release, labels } as never)
+    return got
+  }
+  const upgraded = { 'karpctl.io/adopted-by': 'demo', 'karpctl.io/upgraded-to': '1.14.1' }
+  assert.deepEqual(await helmLabels(theirs, {}), {
+    'karpenter-crd': { ...upgraded, 'karpctl.io/adopted-from-revision': 'null' },
+    karpenter: { ...upgraded, 'karpctl.io/adopted-from-revision': 'null' },
+  })
+  const created = { 'karpctl.io/managed-by': 'karpctl' }
+  assert.deepEqual(await helmLabels(ours, created), { 'karpenter-crd': created, karpenter: created })
+
+  // The CRD handover: on another tool's install, Helm's marks only (no record for teardown to give back).
+  const patches = async (p: ReturnType<typeof upgradePlan>) => {
+    const bodies: unknown[] = []
+    const env = { kube: { write: async (_m: string, _p: string, b: unknown) => void bodies.push(b) } }
+    await step(p, 'crd-handover.karpenter-crd').apply(
+      env as unknown as ApplyEnv,
+      {
+        crds: [{ metadata: { name: 'nodepools.karpenter.sh' } }],
+      } as never,
+    )
+    return JSON.stringify(bodies)
+  }
+  assert.doesNotMatch(await patches(theirs), /karpctl\.io\/(adopted-by|replaced-marks)/)
+  assert.match(await patches(ours), /karpctl\.io\/adopted-by.*karpctl\.io\/replaced-marks/)
+  const crd = { crds: [{ metadata: { name: 'nodepools.karpenter.sh' } }] } as never
+  assert.match(
+    step(theirs, 'crd-handover.karpenter-crd').verdict(crd).note ?? '',
+    /for good.*kept by teardown/,
+  )
+})
+
+test("IAM: karpctl's role whose controller policies name no node role to pass is blocked, never given a PassRole on nothing", () => {
+  const step = controllerIamStep(
+    healthyFacts((f) => {
+      karpctlRole10(f)
+      controllerRole.role(f).inline = ok([TENANT_POLICY])
+    }),
+    '1.0.14',
+    '1.14.1',
+  )
+  assert.match(
+    step.resource.verdict(null).blocked ?? '',
+    /none of karpctl's inline controller policies on it grants iam:PassRole on a node role/,
+  )
 })

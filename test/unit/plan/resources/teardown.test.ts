@@ -15,7 +15,7 @@ import {
 } from '../../../../src/plan/resources/crd-handover.js'
 import { ADDED_TAGS, REPAIRED_TAGS } from '../../../../src/plan/resources/discovery-tags.js'
 import { ADDED_TARGET, ENABLED_FROM } from '../../../../src/plan/resources/event-rule.js'
-import { ADOPTED_FROM_REVISION } from '../../../../src/plan/resources/helm-release.js'
+import { ADOPTED_FROM_REVISION, UPGRADED_TO } from '../../../../src/plan/resources/helm-release.js'
 import { ADDED_POLICY } from '../../../../src/plan/resources/queue-policy.js'
 import {
   autoscalerRestore,
@@ -578,7 +578,45 @@ test('release: an adopted one is rolled back to the revision it had before karpc
     changes: [{ field: 'revision', from: cur?.revision, to: 'rollback to 3' }],
     note: 'kept: installed without karpctl; given back as it was before karpctl (revision 3, `helm uninstall karpenter -n kube-system` removes it)',
   })
-  assert.deepEqual(h.calls, [['rollback', 'karpenter', 'kube-system', 3]])
+  // Given back whole: teardown waits for the old revision's rollout.
+  assert.deepEqual(h.calls, [
+    ['rollback', { release: 'karpenter', namespace: 'kube-system', revision: 3, wait: true }],
+  ])
+})
+
+test("release: one karpctl upgrade moved (installed without karpctl) is kept at its version; only karpctl's labels come off, on every revision", async () => {
+  const h = helmLog()
+  const upgraded = { [ADOPTED_BY]: 'demo', [UPGRADED_TO]: '1.14.1' }
+  const list = releaseList(upgraded)
+  const older = helmReleaseSecret({ revision: 1, status: 'superseded' })
+  older.metadata.labels = { ...older.metadata.labels, [ADOPTED_BY]: 'demo' }
+  const all = `/api/v1/namespaces/kube-system/secrets?labelSelector=${encodeURIComponent('owner=helm,name=karpenter')}`
+  const e = env({
+    kube: { [SECRETS]: list, [all]: { items: [older, ...list.items, helmReleaseSecret({ revision: 0 })] } },
+    helm: h.helm,
+  })
+  const { verdict } = await run(releaseAbsent(), e.env)
+  assert.deepEqual(verdict, {
+    action: 'update',
+    changes: [
+      { field: `label ${ADOPTED_BY}`, from: 'demo' },
+      { field: `label ${UPGRADED_TO}`, from: '1.14.1' },
+    ],
+    note: "kept: installed without karpctl, upgraded by karpctl to 1.14.1 as asked (kept at that version); only karpctl's labels come off (`helm uninstall karpenter -n kube-system` removes it)",
+  })
+  // Never rolled back nor uninstalled: each revision's Secret loses karpctl's labels, nothing else.
+  assert.deepEqual(h.calls, [])
+  const patch = (name: string, labels: Record<string, null>) => [
+    `PATCH /api/v1/namespaces/kube-system/secrets/${name}`,
+    { body: { metadata: { labels } }, contentType: 'application/merge-patch+json' },
+  ]
+  assert.deepEqual(e.writes, [
+    patch(older.metadata.name, { [ADOPTED_BY]: null }),
+    patch(list.items[0]!.metadata.name, { [ADOPTED_BY]: null, [UPGRADED_TO]: null }),
+  ])
+  // Once they are off: another tool's release, kept and left alone.
+  const after = env({ kube: { [SECRETS]: releaseList({}) }, helm: h.helm })
+  assert.equal((await run(releaseAbsent(), after.env, false)).verdict.action, 'unchanged')
 })
 
 test("release: another tool's is kept and nothing is run", async () => {
