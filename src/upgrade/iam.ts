@@ -3,8 +3,8 @@
 // become the target's reference policies, as an install of the target makes them. On a role karpctl did
 // not make, what it lacks (judged with controller-policy's own coverage: a grant it already has in any
 // form counts) is added as the template scopes it, in one inline policy of karpctl's named for the
-// target minor — never a rewrite of the role's own policies — recorded on the role, given back by
-// teardown. Where CloudFormation holds the policies or the role, the step blocks with the stack's way.
+// target minor — never a rewrite of the role's own policies — recorded on the role as a repair is
+// (karpctl.io/repaired-inline-policies): teardown gives it back only when the upgraded install goes. Where CloudFormation holds the policies or the role, the step blocks with the stack's way.
 import { INLINE_LIMIT, referenceGaps } from '../checks/controller-policy.js'
 import { roleNameFromArn, shellQuote } from '../checks/lib/facts.js'
 import {
@@ -18,8 +18,9 @@ import {
 import { asList } from '../checks/lib/policy.js'
 import type { Facts } from '../facts/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
+import { inlinePolicy } from '../plan/resources/inline-policy.js'
 import type { Resource } from '../plan/types.js'
-import { ownershipOf, ownershipTags } from '../spec/ownership.js'
+import { ownershipOf, ownershipTags, REPAIRED_INLINE } from '../spec/ownership.js'
 import {
   NEWEST_REFERENCE,
   referenceFor,
@@ -148,12 +149,20 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
       `what ${roleName} lacks of Karpenter ${ref}'s reference is larger than IAM's inline policy limit: attach the template's managed policies to it (see \`karpctl doctor\`), then run again`,
     )
   const name = upgradePolicyName(target)
-  const resource = iamRole({
-    ...iamWant,
-    inline: lacks ? [{ name, document: gaps.document }] : [],
-    // Asking for the upgrade is asking for the addition: recorded on the role, given back by teardown.
-    adopt: true,
-  })
+  // The addition is what the upgraded controller needs to run: recorded like a doctor --fix repair, it
+  // stays while that install runs (a teardown that keeps the upgraded release keeps it too) and is given
+  // back only when the install goes. Nothing lacking: the role as it is, unchanged.
+  const resource: Resource = lacks
+    ? inlinePolicy({
+        address: IAM_ADDRESS,
+        roleName,
+        roleArn: role.role.arn,
+        policyName: name,
+        document: gaps.document,
+        dependsOn: [],
+        record: REPAIRED_INLINE,
+      })
+    : iamRole({ ...iamWant, inline: [], adopt: true })
   return { resource: withNote(resource, removableNote(removable, installed, target)), removable }
 }
 

@@ -370,8 +370,9 @@ describe(
           x.Value,
         ]),
       )
-      assert.equal(tags['karpctl.io/adopted-by'] !== undefined, true, JSON.stringify(tags))
-      assert.match(String(tags['karpctl.io/added-inline-policies']), /KarpctlUpgrade-1\.14/)
+      // Recorded as a repair is (what the upgraded controller needs), never as an adoption.
+      assert.equal(tags['karpctl.io/adopted-by'], undefined, JSON.stringify(tags))
+      assert.equal(tags['karpctl.io/repaired-inline-policies'], 'KarpctlUpgrade-1.14', JSON.stringify(tags))
       assert.deepEqual(await attached(), ownBefore, "the user's own policies are untouched")
       assert.deepEqual(
         await webhookRule(bed, seed),
@@ -410,7 +411,8 @@ describe(
       )
 
       // Teardown afterwards keeps the upgrade: both releases stay at 1.14.1, deployed, only karpctl's
-      // labels come off; no CRD handover is given back; the role's recorded addition is.
+      // labels come off; no CRD handover is given back; the role keeps what the upgraded controller
+      // needs, recorded, until the install goes.
       const down = await runKarpctl(bed, ['teardown', ...target(bed), '--confirm', CLUSTER_NAME, '--json'], {
         env: envOf(bed),
         timeoutMs: 600_000,
@@ -437,15 +439,15 @@ describe(
         )
       assert.deepEqual(await crdMarks(), handed, "the CRDs stay the karpenter-crd release's")
       assert.ok(
-        !(await inlinePolicies(bed)).includes('KarpctlUpgrade-1.14'),
-        'the recorded addition is given back',
+        (await inlinePolicies(bed)).includes('KarpctlUpgrade-1.14'),
+        'the addition the running 1.14.1 controller needs is kept while it runs',
       )
       assert.deepEqual(await attached(), ownBefore, "the user's own policies are untouched")
       const kept = (await iam.send(new GetRoleCommand({ RoleName: ROLE }))).Role?.Tags ?? []
       assert.deepEqual(
-        kept.filter((x) => x.Key?.startsWith('karpctl.io/')),
-        [],
-        'the role is kept, its adoption record given back',
+        kept.filter((x) => x.Key?.startsWith('karpctl.io/')).map((x) => `${x.Key}=${x.Value}`),
+        ['karpctl.io/repaired-inline-policies=KarpctlUpgrade-1.14'],
+        'the role is kept with the record of the addition, for the teardown after the install goes',
       )
     })
 

@@ -148,7 +148,7 @@ const v10 = (f: Facts) => (v10Role(f), setChartVersion('1.0.14')(f))
 
 test("IAM: a 1.0.14 role gains exactly the 1.14.1 template's statements it lacks, scoped as there; 1.0's extras named as removable", () => {
   const step = controllerIamStep(healthyFacts(v10), '1.0.14', '1.14.1')
-  const doc = step.resource.documents?.[`inline ${upgradePolicyName('1.14.1')}`] as PolicyDocument
+  const doc = step.resource.documents?.[upgradePolicyName('1.14.1')] as PolicyDocument
   assert.equal(upgradePolicyName('1.14.1'), 'KarpctlUpgrade-1.14')
   const actions = doc.Statement.flatMap((s) => s.Action as string[]).sort()
   assert.deepEqual(actions, [
@@ -161,20 +161,22 @@ test("IAM: a 1.0.14 role gains exactly the 1.14.1 template's statements it lacks
   assert.deepEqual(reads?.Condition, { StringEquals: { 'aws:RequestedRegion': 'us-west-2' } })
   assert.deepEqual(step.removable, ['ec2:DescribeAvailabilityZones'])
   assert.deepEqual(obsoleteActions('1.14.1', '1.14.1'), [])
-  // Its verdict against the role as it is: one inline policy added, the role adopted (recorded).
-  const role = controllerRole.role(healthyFacts(v10)).role
-  const v = step.resource.verdict({ role, attached: [], inline: {} })
-  assert.equal(v.action, 'update')
-  assert.deepEqual(
-    v.changes.map((c) => c.field),
-    ['inline policy', 'tags.karpctl.io/adopted-by'],
-  )
-  assert.ok(v.changes.some((c) => c.field === 'inline policy' && c.to === 'KarpctlUpgrade-1.14'))
+  // Its verdict against the role as it is: one inline policy of karpctl's put, recorded as a repair is
+  // (given back only when the upgraded install goes), never as an adoption.
+  const v = step.resource.verdict({ roleExists: true, document: null, tags: {} })
+  assert.equal(v.action, 'create')
+  assert.deepEqual(v.changes, [{ field: 'policy', to: 'KarpctlUpgrade-1.14' }])
+  assert.match(v.note ?? '', /^recorded as the karpctl\.io\/repaired-inline-policies tag; /)
   assert.match(v.note ?? '', /ec2:DescribeAvailabilityZones only Karpenter 1\.0\.14's template grants/)
+  assert.deepEqual(step.resource.permissions, [
+    { action: 'iam:PutRolePolicy', resource: controllerRole.role(healthyFacts(v10)).role.arn },
+    { action: 'iam:TagRole', resource: controllerRole.role(healthyFacts(v10)).role.arn },
+  ])
 })
 
 test('IAM: a role that already has the target template needs nothing (a re-run is a no-op)', () => {
   const step = controllerIamStep(healthyFacts(setChartVersion('1.0.14')), '1.0.14', '1.14.1')
+  assert.equal(step.resource.documents?.[upgradePolicyName('1.14.1')], undefined)
   assert.equal(step.resource.documents?.[`inline ${upgradePolicyName('1.14.1')}`], undefined)
 })
 
