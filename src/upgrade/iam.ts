@@ -18,7 +18,7 @@ import {
 import { asList } from '../checks/lib/policy.js'
 import type { Facts } from '../facts/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
-import { inlinePolicy } from '../plan/resources/inline-policy.js'
+import { inlinePolicy, inlinePolicyAbsent } from '../plan/resources/inline-policy.js'
 import type { Resource } from '../plan/types.js'
 import { ownershipOf, ownershipTags, REPAIRED_INLINE } from '../spec/ownership.js'
 import {
@@ -27,7 +27,13 @@ import {
   referencePolicies,
   type ReferenceParams,
 } from '../spec/reference-policy.js'
-import { ownControllerRole, supersededPolicies, targetInlinePolicies } from './own-role.js'
+import {
+  carryDocument,
+  carryPolicyName,
+  ownControllerRole,
+  supersededPolicies,
+  targetInlinePolicies,
+} from './own-role.js'
 import { precondition, withNote } from './preconditions.js'
 
 export const IAM_ADDRESS = 'iam-role.controller'
@@ -64,6 +70,8 @@ export interface IamStep {
   resource: Resource
   /** Actions of the old template only: could be removed once the upgrade is done. */
   removable: string[]
+  /** Steps after the controller's: what the old controller needed until it was replaced, taken away. */
+  after?: (controllerAddress: string) => Resource[]
 }
 
 /** The controller role's step of the upgrade plan (blocked when CloudFormation or a Deny holds it). */
@@ -134,13 +142,29 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
         `${roleName} is karpctl's, but none of karpctl's inline controller policies on it grants iam:PassRole on a node role, so Karpenter ${ref}'s cannot be filled in as install fills them: run \`karpctl doctor\` (or \`karpctl install\` of the installed version) to restore them, then run again`,
       )
     const superseded = supersededPolicies(facts, role.inline.value, inline)
+    const carryName = carryPolicyName(cluster)
+    const carried = carryDocument(role.inline.value, superseded, removable)
     return {
       resource: withNote(
-        ownControllerRole(iamWant, inline, superseded),
-        createdNote(superseded, removable, installed, target),
+        ownControllerRole(
+          iamWant,
+          inline,
+          superseded,
+          carried ? { name: carryName, document: carried } : undefined,
+        ),
+        createdNote(superseded, removable, installed, target, carryName),
       ) as Resource,
       // Gone with karpctl's old policies: nothing is left to remove by hand.
       removable: [],
+      // Always planned on karpctl's role: a re-run after a stop between the steps still removes it.
+      after: (controllerAddress) => [
+        inlinePolicyAbsent({
+          address: 'iam-inline-policy.upgrade-carry',
+          roleName,
+          policyName: carryName,
+          dependsOn: [controllerAddress],
+        }),
+      ],
     }
   }
   if (JSON.stringify(gaps.document).length > INLINE_LIMIT)
@@ -167,14 +191,20 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
 }
 
 /** On karpctl's own role: its controller policies are the target's, the old template's go. */
-function createdNote(superseded: string[], removable: string[], installed: string, target: string): string {
+function createdNote(
+  superseded: string[],
+  removable: string[],
+  installed: string,
+  target: string,
+  carryName: string,
+): string {
   const ref = referenceOf(target)
   const put = `karpctl's inline controller policies set to Karpenter ${ref}'s reference policies, as an install of ${target} makes them`
   const gone = superseded.length
     ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted, after the new policies that fit beside it within IAM's inline budget`
     : ''
   const dropped = removable.length
-    ? `; ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants: no longer granted`
+    ? `; ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants: kept apart in ${carryName} for the running controller, removed once the new one runs`
     : ''
   return `${put}${gone}${dropped}`
 }

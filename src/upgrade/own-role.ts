@@ -76,11 +76,38 @@ function controllerPolicyNames(facts: Facts): { has(name: string): boolean } {
 
 const size = (d: PolicyDocument) => JSON.stringify(d).length
 
+/**
+ * The inline policy that carries, across the upgrade, the grants only the old template had: the old
+ * controller keeps running (and calling them) until the new one replaces it, so they go with a step
+ * after the controller's, not with the old policies. Not one of karpctl's controller policy names, so
+ * a re-run between the two steps leaves it for the later step.
+ */
+export const carryPolicyName = (clusterName: string) => `KarpctlUpgradeCarry-${clusterName}`
+
+/** The statements of the policies about to be deleted, narrowed to the actions the target no longer grants. */
+export function carryDocument(
+  inline: InlinePolicy[],
+  superseded: string[],
+  obsolete: string[],
+): PolicyDocument | null {
+  const gone = new Set(obsolete.map((a) => a.toLowerCase()))
+  const Statement = inline
+    .filter((p) => superseded.includes(p.name))
+    .flatMap((p) => p.document.Statement)
+    .flatMap((st) => {
+      if (st.Effect !== 'Allow') return []
+      const actions = asList(st.Action).filter((a) => gone.has(a.toLowerCase()))
+      return actions.length ? [{ ...st, Action: actions }] : []
+    })
+  return Statement.length ? { Version: '2012-10-17', Statement } : null
+}
+
 /** The step: iamRole's verdict plus the deletions, applied so the role is never without a grant it fits. */
 export function ownControllerRole(
   w: Omit<RoleWant, 'inline' | 'adopt'>,
   target: NamedDocument[],
   superseded: string[],
+  carry?: NamedDocument,
 ): Resource<RoleState> {
   const role = iamRole({ ...w, inline: target, adopt: false })
   return {
@@ -94,10 +121,12 @@ export function ownControllerRole(
       const v = role.verdict(cur)
       const gone = superseded.filter((n) => cur?.inline[n] !== undefined)
       if (!gone.length || v.blocked) return v
+      const carried =
+        carry && cur?.inline[carry.name] === undefined ? [{ field: 'inline policy', to: carry.name }] : []
       return {
         ...v,
         action: 'update',
-        changes: [...v.changes, ...gone.map((n) => ({ field: 'inline policy', from: n }))],
+        changes: [...v.changes, ...carried, ...gone.map((n) => ({ field: 'inline policy', from: n }))],
       }
     },
     async apply({ aws }, cur) {
@@ -113,17 +142,23 @@ export function ownControllerRole(
         used += size(p.document) - (have[p.name] ? size(have[p.name] as PolicyDocument) : 0)
       }
       const changed = target.filter((p) => !have[p.name] || !sameDocument(have[p.name], p.document))
+      const gone = superseded.filter((x) => have[x] !== undefined)
+      // What only the old template grants stays granted, apart, until the old controller is gone: its
+      // room is kept in the budget before any new grant takes it.
+      const carrying = gone.length > 0 && carry !== undefined && !have[carry.name]
+      const reserve = carrying ? size(carry.document) : 0
       // The new grants first, while they fit beside the old ones: the running controller keeps what it
       // calls; the old policies go once the budget needs their room, the rest of the new follow.
       const later: NamedDocument[] = []
       for (const p of changed)
         if (
-          used + size(p.document) - (have[p.name] ? size(have[p.name] as PolicyDocument) : 0) <=
+          used + reserve + size(p.document) - (have[p.name] ? size(have[p.name] as PolicyDocument) : 0) <=
           INLINE_LIMIT
         )
           await put(p)
         else later.push(p)
-      for (const n of superseded.filter((x) => have[x] !== undefined)) {
+      if (carrying) await put(carry)
+      for (const n of gone) {
         await aws.write('iam', 'DeleteRolePolicy', { RoleName: w.name, PolicyName: n })
         used -= size(have[n] as PolicyDocument)
       }

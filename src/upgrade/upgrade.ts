@@ -185,7 +185,14 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
     }),
     migratedNote(values.migrations),
   )
-  const resources: Resource[] = [...gates, iam.resource, crds, crdRelease, controller]
+  const resources: Resource[] = [
+    ...gates,
+    iam.resource,
+    crds,
+    crdRelease,
+    controller,
+    ...(iam.after?.(controller.address) ?? []),
+  ]
   const clusterSg = cluster?.clusterSecurityGroupId ?? cluster?.securityGroupIds[0]
   if (!hasWebhooks(target) && clusterSg) resources.push(webhookRuleRestore(clusterSg, cluster?.vpcId))
   return {

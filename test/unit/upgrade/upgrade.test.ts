@@ -306,13 +306,21 @@ test("IAM: on the role karpctl created, its own inline controller policies becom
   assert.equal(v.blocked, undefined)
   assert.deepEqual(
     v.changes.map((c) => `${c.field} ${c.to ?? `-${String(c.from)}`}`),
-    [...target.map((p) => `inline policy ${p.name}`), 'inline policy -KarpenterControllerPolicy-demo'],
+    [
+      ...target.map((p) => `inline policy ${p.name}`),
+      'inline policy KarpctlUpgradeCarry-demo',
+      'inline policy -KarpenterControllerPolicy-demo',
+    ],
+  )
+  assert.match(
+    v.note ?? '',
+    /ec2:DescribeAvailabilityZones only Karpenter 1\.0\.14's template grants: kept apart in KarpctlUpgradeCarry-demo for the running controller, removed once the new one runs/,
   )
   assert.match(
     v.note ?? '',
     /set to Karpenter 1\.14\.1's reference policies.*KarpenterControllerPolicy-demo .*deleted/,
   )
-  assert.ok(!v.changes.some((c) => String(c.to).startsWith('KarpctlUpgrade')), 'no separate upgrade policy')
+  assert.ok(!v.changes.some((c) => String(c.to).startsWith('KarpctlUpgrade-')), 'no separate upgrade policy')
 
   // Applied: the new grants go in while they fit beside the old, then the old one, then the rest; the
   // role's inline total never passes 10,240 characters; the tenant's policy is never touched.
@@ -327,12 +335,38 @@ test("IAM: on the role karpctl created, its own inline controller policies becom
       assert.ok(total <= 10240, `${total} characters after ${op} ${i.PolicyName}`)
     },
   }
+  const carried: unknown[] = []
+  const put = aws.write
+  aws.write = async (svc, op, i) => {
+    if (i.PolicyName === 'KarpctlUpgradeCarry-demo') carried.push(JSON.parse(i.PolicyDocument ?? '{}'))
+    return put(svc, op, i)
+  }
   await step.resource.apply({ aws } as unknown as ApplyEnv, cur)
   assert.ok(writes.includes('DeleteRolePolicy KarpenterControllerPolicy-demo'))
   assert.ok(writes.indexOf('DeleteRolePolicy KarpenterControllerPolicy-demo') > 0, 'a new grant first')
-  assert.deepEqual(writes.filter((w) => w.startsWith('Put')).length, target.length)
+  // No gap: what only 1.0 grants is put apart before the old policy goes (the 1.0.14 controller runs on).
+  assert.ok(
+    writes.indexOf('PutRolePolicy KarpctlUpgradeCarry-demo') <
+      writes.indexOf('DeleteRolePolicy KarpenterControllerPolicy-demo'),
+    writes.join('\n'),
+  )
+  const old = referencePolicies('1.0.14', PARAMS)[0]!.document.Statement.find((x) =>
+    (x.Action as string[]).includes('ec2:DescribeAvailabilityZones'),
+  )!
+  assert.deepEqual(carried, [
+    { Version: '2012-10-17', Statement: [{ ...old, Action: ['ec2:DescribeAvailabilityZones'] }] },
+  ])
+  assert.deepEqual(writes.filter((w) => w.startsWith('Put')).length, target.length + 1)
   assert.ok(!writes.some((w) => w.includes(TENANT_POLICY.name)))
-  assert.deepEqual([...held.keys()].sort(), [...target.map((p) => p.name), TENANT_POLICY.name].sort())
+  assert.deepEqual(
+    [...held.keys()].sort(),
+    [...target.map((p) => p.name), TENANT_POLICY.name, 'KarpctlUpgradeCarry-demo'].sort(),
+  )
+  // Taken away by a step after the controller's, however the run got there.
+  const [carry] = step.after?.('helm.karpenter') ?? []
+  assert.equal(carry?.address, 'iam-inline-policy.upgrade-carry')
+  assert.deepEqual(carry?.dependsOn, ['helm.karpenter'])
+  assert.equal(carry?.name, `${role.role.name}/KarpctlUpgradeCarry-demo`)
 
   // The same run again (the role now the target's): nothing to do.
   const after = {
