@@ -1,6 +1,7 @@
 // An ApplyEnv whose AWS reads answer by operation and whose Kubernetes reads answer by path; every
 // AWS and Kubernetes write is recorded in order, so a test can compare the calls a step made with
-// the ones it must make, exactly.
+// the ones it must make, exactly. `awsCalls` lists every AWS read and write with its service, in order;
+// `writeErrors` makes a write fail (after it is recorded) with the error its function returns.
 import type { ApplyEnv } from '../../src/plan/types.js'
 import { onePage } from './pager.js'
 
@@ -18,9 +19,15 @@ export interface KubeWrite {
   contentType?: string
 }
 
+export interface AwsCall {
+  service: string
+  op: string
+}
+
 export interface RecordingEnv {
   env: ApplyEnv
   awsWrites: AwsWrite[]
+  awsCalls: AwsCall[]
   kubeWrites: KubeWrite[]
 }
 
@@ -30,11 +37,14 @@ export function recordingEnv(
   o: {
     aws?: Record<string, AwsAnswer>
     kube?: Record<string, unknown>
+    writeErrors?: Record<string, (input: Record<string, unknown>) => Error | undefined>
   } = {},
 ): RecordingEnv {
   const awsWrites: AwsWrite[] = []
+  const awsCalls: AwsCall[] = []
   const kubeWrites: KubeWrite[] = []
-  const answer = async (_s: string, op: string, input: Record<string, unknown> = {}) => {
+  const answer = async (service: string, op: string, input: Record<string, unknown> = {}) => {
+    awsCalls.push({ service, op })
     const a = o.aws?.[op]
     if (!a) throw Object.assign(new Error(`${op} not found`), { name: 'NoSuchEntity' })
     return clone(a(input))
@@ -43,8 +53,11 @@ export function recordingEnv(
   const env = {
     aws: {
       call: answer,
-      write: async (_s: string, op: string, input: Record<string, unknown>) => {
+      write: async (service: string, op: string, input: Record<string, unknown>) => {
+        awsCalls.push({ service, op })
         awsWrites.push({ op, input: clone(input) })
+        const failed = o.writeErrors?.[op]?.(input)
+        if (failed) throw failed
         return {}
       },
       all: onePage(answer),
@@ -67,5 +80,5 @@ export function recordingEnv(
     sleep: async () => {},
     now: () => new Date(0),
   } as unknown as ApplyEnv
-  return { env, awsWrites, kubeWrites }
+  return { env, awsWrites, awsCalls, kubeWrites }
 }
