@@ -118,9 +118,13 @@ test('1.0.14 → 1.14.1 --dry-run: IAM first, then the CRDs, then the controller
   for (const s of steps.filter((x) => x.address.startsWith('precondition.')))
     assert.equal(s.action, 'unchanged')
   const iam = steps.find((s) => s.address === 'iam-role.controller')!
-  assert.equal(iam.action, 'update')
-  assert.ok(iam.changes.some((c) => c.field === 'inline policy' && c.to === 'KarpctlUpgrade-1.14'))
-  assert.match(iam.note ?? '', /adopted/)
+  // A role karpctl did not create: one inline policy of karpctl's put, recorded as a repair.
+  assert.equal(iam.action, 'create')
+  assert.deepEqual(
+    iam.changes.map((c) => [c.field, c.to]),
+    [['policy', 'KarpctlUpgrade-1.14']],
+  )
+  assert.match(iam.note ?? '', /recorded as the karpctl\.io\/repaired-inline-policies tag/)
   assert.deepEqual(report.removableActions, ['ec2:DescribeAvailabilityZones'])
   // The mock answers no namespaced Secret list, so the release step observes no release of its own
   // (it reads as a create); the desired chart and values are what this test pins.
