@@ -47,7 +47,7 @@ export function labelsOf(it: InstanceTypeInfo): Record<string, string[]> {
 }
 
 /** Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included). */
-const allowsAny = (r: Requirement, values: string[]) =>
+export const allowsAny = (r: Requirement, values: string[]) =>
   size(intersect(r, { key: r.key, complement: false, values })) > 0
 
 export interface Allocatable {
@@ -157,7 +157,7 @@ export interface InstanceTypeVerdict {
 }
 
 /** The keys a type has a value for, in the order a message names the one that leaves none. */
-const TYPE_KEYS = [
+export const TYPE_KEYS = [
   ARCH_LABEL,
   INSTANCE_TYPE_LABEL,
   `${AWS}instance-category`,
@@ -222,9 +222,9 @@ export interface InstanceTypeQuestion {
   catalog: Catalog
 }
 
-/** The judgement, pure: the offered types the requirements leave, then the first with room. */
-export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict {
-  const { pool, merged, catalog, need } = q
+/** The offered types the requirements leave (memoized per zones, requirements and kubelet). */
+export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
+  const { merged, catalog } = q
   const subnetZones = [...new Set((q.nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
   // Without the EC2NodeClass's subnets every zone EC2 offers counts (zones are judged on their own).
   const zonesFor = subnetZones.length
@@ -240,7 +240,13 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     memo = { inZones, masks, left, rooms: left.map((it) => roomOf(catalog, it, kubelet)) }
     catalog.filtered.set(memoKey, memo)
   }
-  const { inZones, masks, left, rooms } = memo
+  return { ...memo, zonesFor, kubelet }
+}
+
+/** The judgement, pure: the offered types the requirements leave, then the first with room. */
+export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict {
+  const { pool, merged, catalog, need } = q
+  const { inZones, masks, left, rooms, zonesFor, kubelet } = typesLeft(q)
   const where = `in [${zonesFor.join(' ')}]`
   if (inZones.length === 0) {
     const zoneReq = merged.byKey.get(ZONE_LABEL)

@@ -180,13 +180,3 @@ test('maxPods exhausted by the DaemonSets: kubelet.maxPods named', () => {
     'no instance type has room: the largest left of 5, m5.2xlarge, has 7910m cpu / 29.2Gi memory / 3 pods allocatable, a node for the pod needs one pod more than its 3 pods (EC2NodeClass kubelet.maxPods) after 3 DaemonSet pods',
   )
 })
-
-test('a GPU request: room for cpu and memory is not a fit (GPUs are not judged)', () => {
-  const f = whyFacts([
-    pendingPod({ containers: [{ name: 'a', resources: { requests: { cpu: '1', 'nvidia.com/gpu': '1' } } }] }),
-  ])
-  const { v, r } = verdicts(f)
-  assert.equal(v.status, 'unknown')
-  assert.match(v.message, /; instance types not judged for nvidia\.com\/gpu$/)
-  assert.equal(exitCodeOf(r), 2)
-})
