@@ -61,12 +61,8 @@ export function ephemeralDisk(it: InstanceTypeInfo, nc: EC2NodeClass | undefined
   return rootDisk(nc)
 }
 
-const rootDiskMemo = new WeakMap<EC2NodeClass, EphemeralDisk>()
-
 /** The root (ephemeral) EBS volume of the EC2NodeClass's nodes. */
 export function rootDisk(nc: EC2NodeClass | undefined): EphemeralDisk {
-  const memo = nc && rootDiskMemo.get(nc)
-  if (memo) return memo
   const family = amiFamilyOf(nc)
   const known = FAMILY_DEVICE[family]
   const bdms = nc?.spec.blockDeviceMappings ?? []
@@ -84,11 +80,12 @@ export function rootDisk(nc: EC2NodeClass | undefined): EphemeralDisk {
     const i = bdms.findIndex((b) => b.deviceName === known.device)
     if (i >= 0) disk = at(i)
   }
-  disk ??= known
-    ? { capacity: known.size, from: `the ${family} default ${known.device}` }
-    : { capacity: DEFAULT_EBS, from: `Karpenter's default for a ${family} AMI` }
-  if (nc) rootDiskMemo.set(nc, disk)
-  return disk
+  return (
+    disk ??
+    (known
+      ? { capacity: known.size, from: `the ${family} default ${known.device}` }
+      : { capacity: DEFAULT_EBS, from: `Karpenter's default for a ${family} AMI` })
+  )
 }
 
 /** What the kubelet leaves pods of a disk this size (kube-reserved, system-reserved, nodefs eviction). */

@@ -46,6 +46,9 @@ const instanceType = fields({
   ipv4PerEni: 'number',
 })
 const offering = fields({ instanceType: 'string', zone: 'string' })
+const placedPod = (item: unknown): Path | null =>
+  fields({ namespace: 'string', nodeName: 'string' })(item) ??
+  (isObj((item as Record<string, unknown>).labels) ? null : ['labels'])
 
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
 function badRead(
@@ -105,6 +108,7 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
     if (data.instanceTypes !== undefined)
       bad ??= badRead(data.instanceTypes, ['instanceTypes'], true, instanceType)
     if (data.offerings !== undefined) bad ??= badRead(data.offerings, ['offerings'], true, offering)
+    if (data.placedPods !== undefined) bad ??= badRead(data.placedPods, ['placedPods'], true, placedPod)
   }
   if (bad)
     throw new InputError(
