@@ -4,7 +4,7 @@
 // enough of it, so only NodePools whose requirements allow such types.
 import type { Fix } from '../checks/types.js'
 import { shellQuote } from '../checks/lib/facts.js'
-import { allowsAny, labelsOf } from './instance-types.js'
+import { allowsAny } from './instance-types.js'
 import { formatQuantity, type Amounts } from './quantity.js'
 import { describe, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo } from './types.js'
@@ -21,8 +21,17 @@ export const EFA = 'vpc.amazonaws.com/efa'
 /** The extended resources karpctl knows an instance type's capacity of. */
 export const DEVICE_RESOURCES = new Set([...Object.values(GPU_BY_MANUFACTURER), NEURON, NEURON_CORE, EFA])
 
+/** Per type, computed once: a run asks for every pod and NodePool. */
+const capacities = new WeakMap<InstanceTypeInfo, Amounts | null>()
+
 /** The devices of a type as Karpenter counts them, or undefined when the facts predate reading them. */
 export function deviceCapacity(it: InstanceTypeInfo): Amounts | undefined {
+  let c = capacities.get(it)
+  if (c === undefined) capacities.set(it, (c = countDevices(it) ?? null))
+  return c ?? undefined
+}
+
+function countDevices(it: InstanceTypeInfo): Amounts | undefined {
   if (!it.gpus || !it.neuronDevices || it.efaInterfaces === undefined) return undefined
   const out: Amounts = {}
   for (const g of it.gpus) {
@@ -60,6 +69,8 @@ export interface DeviceQuestion {
   left: InstanceTypeInfo[]
   /** The requirement keys a type's labels are judged on, in the order a fix names them. */
   typeKeys: string[]
+  /** Karpenter's labels of a type (the run's catalogue has them indexed). */
+  labels: (it: InstanceTypeInfo) => Record<string, string[]>
   where: string
 }
 
@@ -84,7 +95,7 @@ export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
       },
     }
   // The first of the NodePool's (or the pod's) type requirements that excludes every capable type.
-  const labels = capable.map(labelsOf)
+  const labels = capable.map(q.labels)
   const key = q.typeKeys.find((k) => {
     const r = q.merged.byKey.get(k)
     return r && labels.every((l) => !allowsAny(r, l[k] ?? []))

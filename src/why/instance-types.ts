@@ -222,6 +222,21 @@ export interface InstanceTypeQuestion {
   catalog: Catalog
 }
 
+/**
+ * Requirements as a memo key. Copies share their Requirement objects (a NodePool's are the same for
+ * every pod), so each one is written out once per run, not once per pod.
+ */
+const requirementKeys = new WeakMap<Requirement, string>()
+function requirementsKey(reqs: Requirements): string {
+  const parts: string[] = []
+  for (const r of reqs.byKey.values()) {
+    let k = requirementKeys.get(r)
+    if (k === undefined) requirementKeys.set(r, (k = JSON.stringify(r)))
+    parts.push(k)
+  }
+  return parts.sort().join('\u0001')
+}
+
 /** The offered types the requirements leave (memoized per zones, requirements and kubelet). */
 export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
   const { merged, catalog } = q
@@ -231,7 +246,7 @@ export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' |
     ? subnetZones
     : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
   const kubelet = q.nodeClass?.spec.kubelet
-  const memoKey = JSON.stringify([zonesFor, [...merged.byKey.entries()].sort(), kubelet ?? null])
+  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${JSON.stringify(kubelet ?? null)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
     const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))

@@ -39,7 +39,7 @@ import { EPHEMERAL_STORAGE, judgeEphemeralStorage } from './ephemeral-storage.js
 import { hostPorts, judgeHostPorts, type HostPort } from './host-ports.js'
 import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
-import { INSTANCE_TYPE_LABEL, TYPE_KEYS, typesLeft } from './instance-types.js'
+import { INSTANCE_TYPE_LABEL, labelsOf, TYPE_KEYS, typesLeft } from './instance-types.js'
 import { ZONE_LABEL } from './pod.js'
 
 export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
@@ -339,6 +339,37 @@ function onlyTypes(merged: Requirements, types: { name: string }[]): Requirement
   return out
 }
 
+/**
+ * Verdicts that depend only on the types a NodePool's requirements leave (the memoized `left` list,
+ * one per NodePool and requirements) and on the pod's asks: a thousand pods asking alike cost one.
+ */
+const deviceVerdicts = new WeakMap<object, Map<string, ReturnType<typeof judgeDevices>>>()
+const storageVerdicts = new WeakMap<object, Map<string, ReturnType<typeof judgeEphemeralStorage>>>()
+const knownDevices = new WeakMap<Catalog, boolean>()
+
+function memoized<V>(cache: WeakMap<object, Map<string, V>>, on: object, key: string, compute: () => V): V {
+  let m = cache.get(on)
+  if (!m) cache.set(on, (m = new Map()))
+  let v = m.get(key)
+  if (v === undefined) m.set(key, (v = compute()))
+  return v
+}
+
+/** Whether the facts hold every type's devices (an older karpctl read none). */
+function devicesKnown(catalog: Catalog): boolean {
+  let known = knownDevices.get(catalog)
+  if (known === undefined)
+    knownDevices.set(catalog, (known = catalog.types.every((it) => !!deviceCapacity(it))))
+  return known
+}
+
+/** Where the type requirements come from: a fix names them, so verdicts are shared only among equals. */
+const originsKey = (merged: Requirements) =>
+  TYPE_KEYS.map((k) => {
+    const o = merged.origin.get(k)
+    return o ? `${o.kind}${'index' in o ? o.index : ''}` : ''
+  }).join('|')
+
 /** Devices, then ephemeral storage, then room: the instance-type judgement of one candidate. */
 function judgeCandidate(
   merged: Requirements,
@@ -357,22 +388,25 @@ function judgeCandidate(
     const { inZones, left, zonesFor } = typesLeft({ merged, nodeClass, catalog })
     let usable = left
     if (asked.length) {
-      if (catalog.types.some((it) => !deviceCapacity(it)))
+      if (!devicesKnown(catalog))
         return {
           ...base,
           status: 'unknown',
           rule: 'devices',
           message: `devices not judged: the facts hold no GPU, Neuron or EFA counts of the instance types (read by an older karpctl); the pod asks for ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`,
         }
-      const v = judgeDevices({
-        pool,
-        merged,
-        asked,
-        offered: inZones,
-        left,
-        typeKeys: TYPE_KEYS,
-        where: `in [${zonesFor.join(' ')}]`,
-      })
+      const v = memoized(deviceVerdicts, left, `${JSON.stringify(asked)}${originsKey(merged)}`, () =>
+        judgeDevices({
+          pool,
+          merged,
+          asked,
+          offered: inZones,
+          left,
+          typeKeys: TYPE_KEYS,
+          labels: (it) => catalog.labels.get(it.name) ?? labelsOf(it),
+          where: `in [${zonesFor.join(' ')}]`,
+        }),
+      )
       if ('message' in v)
         return { ...base, status: 'ruled-out', rule: 'devices', message: v.message, fix: v.fix }
       usable = v.only
@@ -380,7 +414,9 @@ function judgeCandidate(
     }
     const storage = need[EPHEMERAL_STORAGE]
     if (storage && usable.length) {
-      const v = judgeEphemeralStorage({ pool, nodeClass, need: storage, left: usable })
+      const v = memoized(storageVerdicts, usable, String(storage), () =>
+        judgeEphemeralStorage({ pool, nodeClass, need: storage, left: usable }),
+      )
       if ('unknown' in v) return { ...base, status: 'unknown', rule: 'ephemeral-storage', message: v.unknown }
       if ('message' in v)
         return { ...base, status: 'ruled-out', rule: 'ephemeral-storage', message: v.message, fix: v.fix }
@@ -398,12 +434,20 @@ function judgeCandidate(
   }
 }
 
+/** What depends on the pod alone, computed once per pod, not once per NodePool. */
+interface PodFacts {
+  requests: Amounts
+  /** Its node-affinity alternatives, with its volumes' requirements. */
+  terms: Requirements[]
+}
+
 function judgePool(
   np: NodePool,
   pod: WorkloadPod,
   owner: Owner,
   inputs: Inputs,
   doctor: ReturnType<typeof nodeClassFindings>,
+  { requests, terms }: PodFacts,
 ): PoolVerdict {
   const base = { nodePool: np.metadata.name, weight: weightOf(np) }
   const ref = np.spec.template.spec.nodeClassRef
@@ -428,9 +472,6 @@ function judgePool(
   const { overhead, daemonSetPods, dsPorts } = poolFacts(np, inputs)
   const port = judgeHostPorts(np.metadata.name, pod.spec, owner, dsPorts)
   if (port) return { ...base, status: 'ruled-out', rule: 'host-ports', message: port.message, fix: port.fix }
-  const pvcs = inputs.facts.pvcs.ok ? inputs.facts.pvcs.value : []
-  const pvs = inputs.facts.pvs.ok ? inputs.facts.pvs.value : []
-  const terms = podRequirementTerms(pod, volumeRequirements(pod, pvcs, pvs))
   const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
@@ -445,7 +486,7 @@ function judgePool(
       first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
     return first
   }
-  const need = add(podRequests(pod.spec), overhead)
+  const need = add(requests, overhead)
   const note = Object.keys(overhead).length ? ` (with DaemonSet overhead ${formatAmounts(overhead)})` : ''
   const limit = judgeLimits(np, inputs.nodeClaims, need, note)
   if (limit) return { ...base, status: 'ruled-out', rule: 'limits', message: limit.message, fix: limit.fix }
@@ -457,7 +498,7 @@ function judgePool(
       rule: 'instance-types',
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
-  const podAsks = podRequests(pod.spec)
+  const podAsks = requests
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: PoolVerdict | undefined
   for (const merged of candidates) {
@@ -633,7 +674,11 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
       verdicts.push({ ...head, outcome: 'ignored', ignored, nodePools: [] })
       continue
     }
-    const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor))
+    const podFacts: PodFacts = {
+      requests: podRequests(pod.spec),
+      terms: podRequirementTerms(pod, volumeRequirements(pod, value(facts.pvcs, []), value(facts.pvs, []))),
+    }
+    const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor, podFacts))
     const outcome: PodOutcome = blind
       ? 'could-not-tell'
       : nodePools.some((v) => v.status === 'fits')
