@@ -15,7 +15,7 @@ import { shellQuote } from '../checks/lib/facts.js'
 import type { EC2NodeClass } from '../facts/types.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
-import { describe, intersect, size, type Requirement, type Requirements } from './requirements.js'
+import { describe, within, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
@@ -46,9 +46,13 @@ export function labelsOf(it: InstanceTypeInfo): Record<string, string[]> {
   }
 }
 
-/** Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included). */
+/**
+ * Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included):
+ * `intersect` with the values is not empty, without building the intersection (this runs for every
+ * type of every filter).
+ */
 export const allowsAny = (r: Requirement, values: string[]) =>
-  size(intersect(r, { key: r.key, complement: false, values })) > 0
+  values.some((v) => r.complement !== r.values.includes(v) && within(r, v))
 
 export interface Allocatable {
   /** cores */
@@ -141,8 +145,12 @@ export function catalogOf(
   }
 }
 
+const kubeletKeys = new WeakMap<Kubelet, string>()
+
 function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
-  const key = `${it.name}\u0000${JSON.stringify(kubelet ?? null)}`
+  let k = kubelet ? kubeletKeys.get(kubelet) : 'null'
+  if (k === undefined && kubelet) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
+  const key = `${it.name}\u0000${k}`
   let a = catalog.allocatable.get(key)
   if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
   return a

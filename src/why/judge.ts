@@ -20,11 +20,12 @@ import {
   fromSelector,
   incompatibilities,
   type Incompatibility,
+  type Requirement,
   type Requirements,
 } from './requirements.js'
 import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.js'
 import { taintText, tolerationFor, untolerated } from './taints.js'
-import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
+import type { DaemonSet, InstanceTypeInfo, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
 import { judgeZones } from './zones.js'
 import {
   allowsAny,
@@ -326,15 +327,22 @@ function judgeTerm(
   return { merged }
 }
 
-/** Narrow the requirements to these instance types without making that a requirement a fix may widen. */
-function onlyTypes(merged: Requirements, types: { name: string }[]): Requirements {
+/** One requirement per (memoized) list of types: its memo key is then written once. */
+const typeLists = new WeakMap<InstanceTypeInfo[], Requirement>()
+
+/**
+ * Narrow the requirements to these instance types (a subset of the types they leave, so no
+ * intersection is needed), without making that a requirement a fix may widen.
+ */
+function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirements {
   const out = copyRequirements(merged)
-  const names = types.map((t) => t.name)
-  addRequirement(
-    out,
-    { key: INSTANCE_TYPE_LABEL, complement: false, values: names },
-    { kind: 'nodeSelector' },
-  )
+  let r = typeLists.get(types)
+  if (!r)
+    typeLists.set(
+      types,
+      (r = { key: INSTANCE_TYPE_LABEL, complement: false, values: types.map((t) => t.name) }),
+    )
+  out.byKey.set(INSTANCE_TYPE_LABEL, r)
   out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
   return out
 }
