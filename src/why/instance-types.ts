@@ -147,10 +147,15 @@ export function catalogOf(
 
 const kubeletKeys = new WeakMap<Kubelet, string>()
 
+function kubeletKey(kubelet: Kubelet | undefined): string {
+  if (!kubelet) return 'null'
+  let k = kubeletKeys.get(kubelet)
+  if (k === undefined) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
+  return k
+}
+
 function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
-  let k = kubelet ? kubeletKeys.get(kubelet) : 'null'
-  if (k === undefined && kubelet) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
-  const key = `${it.name}\u0000${k}`
+  const key = `${it.name}\u0000${kubeletKey(kubelet)}`
   let a = catalog.allocatable.get(key)
   if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
   return a
@@ -213,8 +218,17 @@ function lacks(a: Allocatable, need: Amounts): string[] {
   return out
 }
 
-const roomText = (a: Allocatable) =>
-  `${formatQuantity('cpu', round(a.cpu))} cpu / ${gib(a.memory)} memory / ${a.pods} pods allocatable`
+const roomTexts = new WeakMap<Allocatable, string>()
+/** Written once per memoized allocatable: every fitting pod names its type's. */
+function roomText(a: Allocatable): string {
+  let t = roomTexts.get(a)
+  if (t === undefined)
+    roomTexts.set(
+      a,
+      (t = `${formatQuantity('cpu', round(a.cpu))} cpu / ${gib(a.memory)} memory / ${a.pods} pods allocatable`),
+    )
+  return t
+}
 const round = (cores: number) => Math.floor(cores * 1000) / 1000
 const gib = (bytes: number) => `${(Math.floor((bytes / 2 ** 30) * 10) / 10).toFixed(1)}Gi`
 
@@ -235,26 +249,43 @@ export interface InstanceTypeQuestion {
  * every pod), so each one is written out once per run, not once per pod.
  */
 const requirementKeys = new WeakMap<Requirement, string>()
+const requirementsKeys = new WeakMap<Requirements, string>()
 function requirementsKey(reqs: Requirements): string {
+  const known = requirementsKeys.get(reqs)
+  if (known !== undefined) return known
   const parts: string[] = []
   for (const r of reqs.byKey.values()) {
     let k = requirementKeys.get(r)
     if (k === undefined) requirementKeys.set(r, (k = JSON.stringify(r)))
     parts.push(k)
   }
-  return parts.sort().join('\u0001')
+  const key = parts.sort().join('\u0001')
+  requirementsKeys.set(reqs, key)
+  return key
+}
+
+const zoneLists = new WeakMap<object, string[]>()
+
+/** The EC2NodeClass's subnet zones, once per run; without them every zone EC2 offers counts (zones are judged on their own). */
+function zonesOf(nodeClass: EC2NodeClass | undefined, catalog: Catalog): string[] {
+  const on = nodeClass ?? catalog
+  let zones = zoneLists.get(on)
+  if (!zones) {
+    const subnetZones = [...new Set((nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
+    zones = subnetZones.length
+      ? subnetZones
+      : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
+    zoneLists.set(on, zones)
+  }
+  return zones
 }
 
 /** The offered types the requirements leave (memoized per zones, requirements and kubelet). */
 export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
   const { merged, catalog } = q
-  const subnetZones = [...new Set((q.nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
-  // Without the EC2NodeClass's subnets every zone EC2 offers counts (zones are judged on their own).
-  const zonesFor = subnetZones.length
-    ? subnetZones
-    : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
+  const zonesFor = zonesOf(q.nodeClass, catalog)
   const kubelet = q.nodeClass?.spec.kubelet
-  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${JSON.stringify(kubelet ?? null)}`
+  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${kubeletKey(kubelet)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
     const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))

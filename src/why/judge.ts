@@ -204,6 +204,8 @@ interface Inputs {
   catalog: Catalog | { unread: string }
   /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
   perPool: Map<string, PoolFacts>
+  /** A node-affinity term against a NodePool, by NodePool and term (see judgePool). */
+  terms: Map<string, Candidate>
   /** Placed pods and the cluster's zones for topology spread, built on first need. */
   spread?: { index: SpreadIndex; clusterZones: string[] } | { unread: string }
 }
@@ -255,7 +257,9 @@ function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
   return inputs.spread
 }
 
-type Candidate = { merged: Requirements; verdict?: undefined } | { merged?: undefined; verdict: PoolVerdict }
+type Candidate =
+  | { merged: Requirements; verdict?: undefined; note?: string }
+  | { merged?: undefined; verdict: PoolVerdict; note?: undefined }
 
 /** One node-affinity term against the NodePool: requirements, zones, then the required zone spread. */
 function judgeTerm(
@@ -266,7 +270,6 @@ function judgeTerm(
   inputs: Inputs,
   nodeClass: EC2NodeClass | undefined,
   base: { nodePool: string; weight: number },
-  notes: string[],
 ): Candidate {
   const { reqs: npReqs, zones: poolZones } = poolFacts(np, inputs)
   const inc = incompatibilities(npReqs, term)[0]
@@ -294,8 +297,7 @@ function judgeTerm(
   if (constraints.length === 0) return { merged }
   const spread = spreadInputs(inputs)
   if ('unread' in spread) {
-    notes.push(`topology spread not judged: ${spread.unread}`)
-    return { merged }
+    return { merged, note: `topology spread not judged: ${spread.unread}` }
   }
   const podZones = term.byKey.get(ZONE_LABEL)
   const mergedZone = merged.byKey.get(ZONE_LABEL)
@@ -447,6 +449,8 @@ interface PodFacts {
   requests: Amounts
   /** Its node-affinity alternatives, with its volumes' requirements. */
   terms: Requirements[]
+  /** Each alternative as a memo key, with what else a term's verdict depends on. */
+  termKeys: string[]
 }
 
 function judgePool(
@@ -455,7 +459,7 @@ function judgePool(
   owner: Owner,
   inputs: Inputs,
   doctor: ReturnType<typeof nodeClassFindings>,
-  { requests, terms }: PodFacts,
+  { requests, terms, termKeys }: PodFacts,
 ): PoolVerdict {
   const base = { nodePool: np.metadata.name, weight: weightOf(np) }
   const ref = np.spec.template.spec.nodeClassRef
@@ -484,11 +488,16 @@ function judgePool(
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
   const notes: string[] = []
-  for (const term of terms) {
-    const c = judgeTerm(term, np, pod, owner, inputs, nodeClass, base, notes)
-    if (c.verdict) first ??= c.verdict
+  terms.forEach((term, i) => {
+    // Pods with equal requirements (and spread, namespace and owner, which messages and fixes name)
+    // share the outcome and the merged requirements: each is built once per NodePool.
+    const key = `${np.metadata.name}\u0000${termKeys[i]}`
+    let c = inputs.terms.get(key)
+    if (!c) inputs.terms.set(key, (c = judgeTerm(term, np, pod, owner, inputs, nodeClass, base)))
+    if (c.note) notes.push(c.note)
+    if (c.verdict) first ??= { ...c.verdict }
     else candidates.push(c.merged)
-  }
+  })
   if (candidates.length === 0 && first) {
     if (terms.length > 1)
       first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
@@ -646,6 +655,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     events: value(facts.events, []),
     catalog: catalogFor(facts),
     perPool: new Map(),
+    terms: new Map(),
   }
   const doctor = nodeClassFindings(facts)
   // What a NodePool verdict rests on: without these reads no NodePool can be ruled in or out.
@@ -682,9 +692,21 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
       verdicts.push({ ...head, outcome: 'ignored', ignored, nodePools: [] })
       continue
     }
+    const terms = podRequirementTerms(
+      pod,
+      volumeRequirements(pod, value(facts.pvcs, []), value(facts.pvs, [])),
+    )
+    const spreads = zoneSpreads(pod)
+    const context = JSON.stringify([
+      pod.metadata.namespace,
+      owner,
+      spreads,
+      spreads.map((c) => selects(c.labelSelector, pod.metadata.labels ?? {})),
+    ])
     const podFacts: PodFacts = {
       requests: podRequests(pod.spec),
-      terms: podRequirementTerms(pod, volumeRequirements(pod, value(facts.pvcs, []), value(facts.pvs, []))),
+      terms,
+      termKeys: terms.map((t) => `${JSON.stringify([[...t.byKey], [...t.origin]])}${context}`),
     }
     const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor, podFacts))
     const outcome: PodOutcome = blind
