@@ -82,11 +82,23 @@ const list = (values: string[], n = 6) =>
   values.slice(0, n).join(', ') + (values.length > n ? `, … (${values.length} in all)` : '')
 
 /** The types the requirements leave that have the devices; when none, why not and what to allow. */
+/** Per list of types (the memoized lists a NodePool's requirements leave) and resource: the few with one. */
+const withDevice = new WeakMap<InstanceTypeInfo[], Map<string, InstanceTypeInfo[]>>()
+
+function typesWith(types: InstanceTypeInfo[], resource: string): InstanceTypeInfo[] {
+  let m = withDevice.get(types)
+  if (!m) withDevice.set(types, (m = new Map()))
+  let out = m.get(resource)
+  if (!out) m.set(resource, (out = types.filter((it) => (deviceCapacity(it)?.[resource] ?? 0) > 0)))
+  return out
+}
+
 export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
-  const only = q.left.filter((it) => has(it, q.asked))
+  const first = q.asked[0]?.[0] ?? ''
+  const only = typesWith(q.left, first).filter((it) => has(it, q.asked))
   if (only.length) return { only }
   const what = q.asked.map(([k, n]) => `${k} ${formatQuantity(k, n)}`).join(', ')
-  const capable = q.offered.filter((it) => has(it, q.asked))
+  const capable = typesWith(q.offered, first).filter((it) => has(it, q.asked))
   if (capable.length === 0)
     return {
       message: `no instance type offered ${q.where} has ${what} (none of the ${q.offered.length} types there)`,
