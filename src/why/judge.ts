@@ -296,9 +296,12 @@ function judgeTerm(
   const constraints = zoneSpreads(pod)
   if (constraints.length === 0) return { merged }
   const spread = spreadInputs(inputs)
-  if ('unread' in spread) {
-    return { merged, note: `topology spread not judged: ${spread.unread}` }
-  }
+  if ('unread' in spread) return { merged, note: `topology spread not judged: ${spread.unread}` }
+  if (poolZones.length === 0)
+    return {
+      merged,
+      note: `topology spread not judged: the zones NodePool ${np.metadata.name} launches in are unknown (no EC2NodeClass subnets, no EC2 offerings)`,
+    }
   const podZones = term.byKey.get(ZONE_LABEL)
   const mergedZone = merged.byKey.get(ZONE_LABEL)
   const origin = npReqs.origin.get(ZONE_LABEL)
