@@ -18,6 +18,7 @@ import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../te
 import { pendingPod } from '../test/helpers/why.js'
 
 const ZONES = ['us-west-2a', 'us-west-2b', 'us-west-2c']
+const ZONE = 'topology.kubernetes.io/zone'
 const SIZES: [string, number][] = [
   ['medium', 1],
   ['large', 2],
@@ -44,7 +45,11 @@ const CATEGORIES: [string, number][] = [
 ]
 const VARIANTS = ['5', '5n', '6i', '6a', '6g', '7i', '7a', '7g']
 
-/** 800 types: 10 categories × 8 generation variants × 10 sizes; Graviton (`g`) ones arm64. */
+/**
+ * 800 types: 10 categories × 8 generation variants × 10 sizes; Graviton (`g`) ones arm64. Devices as
+ * EC2 describes them: `g` types have NVIDIA GPUs, `z` Neuron devices, large `h` EFA, `i` and `d` an
+ * instance store.
+ */
 function syntheticTypes(): InstanceTypeInfo[] {
   const out: InstanceTypeInfo[] = []
   for (const [cat, perCpu] of CATEGORIES)
@@ -58,6 +63,10 @@ function syntheticTypes(): InstanceTypeInfo[] {
           usageClasses: ['on-demand', 'spot'],
           maxEnis: Math.min(15, 2 + Math.floor(vcpus / 4)),
           ipv4PerEni: Math.min(50, 4 + vcpus),
+          gpus: cat === 'g' ? [{ manufacturer: 'NVIDIA', name: 'A10G', count: Math.max(1, vcpus / 8) }] : [],
+          neuronDevices: cat === 'z' ? [{ count: Math.max(1, vcpus / 16), coresPerDevice: 2 }] : [],
+          efaInterfaces: cat === 'h' && vcpus >= 48 ? 1 : 0,
+          instanceStorageGB: cat === 'i' || cat === 'd' ? vcpus * 118 : 0,
         })
   return out
 }
@@ -73,38 +82,84 @@ function nodePools(): NodePool[] {
       {
         key: 'karpenter.k8s.aws/instance-category',
         operator: 'In',
-        values: CATEGORIES.slice(i % 5, (i % 5) + 3).map(([c]) => c),
+        // The last two NodePools take the device categories (GPU, Neuron, EFA, instance store).
+        values: i >= 18 ? ['g', 'h', 'z', 'i'] : CATEGORIES.slice(i % 5, (i % 5) + 3).map(([c]) => c),
       },
       { key: 'kubernetes.io/arch', operator: 'In', values: i % 3 ? ['amd64'] : ['arm64', 'amd64'] },
       { key: 'karpenter.k8s.aws/instance-size', operator: 'NotIn', values: ['metal', '48xlarge'] },
     ]
     if (i % 7 === 6)
       np.spec.template.spec.taints = [{ key: 'dedicated', value: `t${i}`, effect: 'NoSchedule' }]
+    // Two NodePools' nodes use their instance store for pods' storage.
+    if (i % 10 === 9)
+      np.spec.template.spec.nodeClassRef = { ...np.spec.template.spec.nodeClassRef, name: 'raid0' }
+    // Three launch in two zones only: the zone spread rules some out.
+    if (i % 7 === 2)
+      np.spec.template.spec.requirements.push({ key: ZONE, operator: 'In', values: ZONES.slice(0, 1) })
     return np
   })
 }
 
-/** 1,000 pods, each its own scheduling spec (distinct requests), some with an arch or zone selector, a few too big. */
+/**
+ * 1,000 pods, each its own scheduling spec (distinct requests), some with an arch or zone selector, a
+ * few too big; and, for the rules on devices, storage, ports and spread: GPUs, Neuron cores or EFA
+ * (one in 13), ephemeral storage some root volume holds and some only an instance store (one in 17),
+ * a DaemonSet's host port or a free one (two in 19), a required zone spread (one in 7).
+ */
 function pods(n: number): WorkloadPod[] {
   return Array.from({ length: n }, (_, i) => {
     const nodeSelector: Record<string, string> = {}
     if (i % 5 === 1) nodeSelector['kubernetes.io/arch'] = 'arm64'
-    if (i % 11 === 2) nodeSelector['topology.kubernetes.io/zone'] = ZONES[i % 3] as string
-    return pendingPod(
+    if (i % 11 === 2) nodeSelector[ZONE] = ZONES[i % 3] as string
+    const requests: Record<string, string> = {
+      // One in 97 too big for any type (200 cores): the ruled-out path is measured too.
+      cpu: i % 97 ? `${100 + i * 7}m` : '200',
+      memory: `${256 + i * 13}Mi`,
+    }
+    if (i % 13 === 3)
+      requests[['nvidia.com/gpu', 'aws.amazon.com/neuroncore', 'vpc.amazonaws.com/efa'][i % 3] as string] =
+        String(1 + (i % 4))
+    if (i % 17 === 4) requests['ephemeral-storage'] = i % 2 ? '10Gi' : '200Gi'
+    const port = i % 19 === 5 ? 9100 : i % 19 === 6 ? 8080 : undefined
+    const pod = pendingPod(
       {
         containers: [
-          // One in 97 too big for any type (200 cores): the ruled-out path is measured too.
           {
             name: 'app',
-            resources: { requests: { cpu: i % 97 ? `${100 + i * 7}m` : '200', memory: `${256 + i * 13}Mi` } },
+            resources: { requests },
+            ...(port ? { ports: [{ containerPort: port, hostPort: port }] } : {}),
           },
         ],
         ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+        ...(i % 7 === 0
+          ? {
+              topologySpreadConstraints: [
+                {
+                  topologyKey: ZONE,
+                  whenUnsatisfiable: 'DoNotSchedule',
+                  maxSkew: 1 + (i % 2),
+                  labelSelector: { matchLabels: { app: `spread-${i % 3}` } },
+                },
+              ],
+            }
+          : {}),
       },
       `bench-${i}`,
     )
+    if (i % 7 === 0) pod.metadata.labels = { ...pod.metadata.labels, app: `spread-${i % 3}` }
+    return pod
   })
 }
+
+/** 30 nodes, ten a zone, and 300 pods on them: the spread groups lean towards us-west-2a. */
+const NODES = Array.from({ length: 30 }, (_, i) => ({
+  metadata: { name: `node-${i}`, labels: { [ZONE]: ZONES[i % 3] as string } },
+}))
+const PLACED = Array.from({ length: 300 }, (_, i) => ({
+  metadata: { name: `placed-${i}`, namespace: 'shop', labels: { app: `spread-${i % 3}` } },
+  spec: { nodeName: `node-${i % 5 === 0 ? i % 30 : (i % 10) * 3}`, containers: [] },
+  status: { phase: 'Running' },
+}))
 
 const TYPES = syntheticTypes()
 let served: WorkloadPod[] = []
@@ -119,18 +174,31 @@ function kubeAnswer(path: string): [number, unknown] {
     case '/apis/karpenter.k8s.aws/v1/ec2nodeclasses': {
       const nc = healthyNodeClass()
       nc.status = { ...nc.status, subnets: ZONES.map((zone, i) => ({ id: `subnet-${i}`, zone })) }
-      return list([nc])
+      const raid = healthyNodeClass()
+      raid.metadata = { ...raid.metadata, name: 'raid0' }
+      raid.spec = { ...raid.spec, instanceStorePolicy: 'RAID0' }
+      raid.status = nc.status
+      return list([nc, raid])
     }
+    case '/api/v1/nodes':
+      return list(NODES)
     case '/api/v1/pods':
-      return list(served)
+    case '/api/v1/namespaces/shop/pods':
+      return list(url.searchParams.get('fieldSelector')?.includes('spec.nodeName') ? PLACED : served)
     case '/apis/apps/v1/daemonsets':
       return list(
-        ['aws-node', 'kube-proxy', 'ebs-csi-node', 'fluent-bit'].map((name) => ({
+        ['aws-node', 'kube-proxy', 'ebs-csi-node', 'fluent-bit', 'node-exporter'].map((name) => ({
           metadata: { name, namespace: 'kube-system' },
           spec: {
             template: {
               spec: {
-                containers: [{ name, resources: { requests: { cpu: '25m', memory: '64Mi' } } }],
+                containers: [
+                  {
+                    name,
+                    resources: { requests: { cpu: '25m', memory: '64Mi' } },
+                    ...(name === 'node-exporter' ? { ports: [{ containerPort: 9100, hostPort: 9100 }] } : {}),
+                  },
+                ],
                 tolerations: [{ operator: 'Exists' }],
               },
             },
@@ -159,7 +227,25 @@ function ec2(body: string): [number, string, Record<string, string>] {
         memoryInfo: { sizeInMiB: t.memoryMiB },
         processorInfo: { supportedArchitectures: t.architectures },
         supportedUsageClasses: t.usageClasses,
-        networkInfo: { maximumNetworkInterfaces: t.maxEnis, ipv4AddressesPerInterface: t.ipv4PerEni },
+        networkInfo: {
+          maximumNetworkInterfaces: t.maxEnis,
+          ipv4AddressesPerInterface: t.ipv4PerEni,
+          ...(t.efaInterfaces
+            ? { efaSupported: true, efaInfo: { maximumEfaInterfaces: t.efaInterfaces } }
+            : {}),
+        },
+        ...(t.gpus?.length ? { gpuInfo: { gpus: t.gpus } } : {}),
+        ...(t.neuronDevices?.length
+          ? {
+              neuronInfo: {
+                neuronDevices: t.neuronDevices.map((d) => ({
+                  count: d.count,
+                  coreInfo: { count: d.coresPerDevice },
+                })),
+              },
+            }
+          : {}),
+        ...(t.instanceStorageGB ? { instanceStorageInfo: { totalSizeInGB: t.instanceStorageGB } } : {}),
       })),
       ...(token + 100 < TYPES.length ? { nextToken: String(token + 100) } : {}),
     })
@@ -196,8 +282,16 @@ async function run(n: number) {
   const judgeOnly = process.cpuUsage(judged)
   const ms = (u: NodeJS.CpuUsage) => ((u.user + u.system) / 1000).toFixed(0)
   const count = (prefix: string) => calls.filter((c) => c.startsWith(prefix)).length
+  // Which rule decided each pod × NodePool verdict: every rule must be exercised.
+  const rules: Record<string, number> = {}
+  for (const g of report.groups)
+    for (const v of g.nodePools) {
+      const k = `${v.status === 'fits' ? 'fits' : v.rule}${v.status === 'unknown' ? '?' : ''}`
+      rules[k] = (rules[k] ?? 0) + 1
+    }
   return {
     n,
+    rules,
     pods: report.summary.pods,
     summary: report.summary,
     cpuMs: ms(total),
@@ -240,6 +334,7 @@ try {
     console.log(
       `${String(r.n).padStart(5)} pod(s), 20 NodePools, ${r.types} types: CPU ${r.cpuMs} ms (judge ${r.judgeCpuMs} ms); API calls: ${r.kubeCalls} Kubernetes, ${r.ec2Calls} EC2; ${JSON.stringify(r.summary)}`,
     )
+  console.log(`verdicts by rule (1,000 pods × 20 NodePools): ${JSON.stringify(many.rules)}`)
   const same = one.kubeCalls === many.kubeCalls && one.ec2Calls === many.ec2Calls
   console.log(same ? 'same API calls for 1 pod and 1,000' : 'API calls differ between 1 pod and 1,000')
   process.exitCode = same ? 0 : 1

@@ -330,6 +330,8 @@ export interface EC2NodeClass {
     securityGroupSelectorTerms: SelectorTerm[]
     amiSelectorTerms?: SelectorTerm[]
     amiFamily?: string
+    /** `RAID0`: the instance store is the node's ephemeral storage (what `why` sizes it by). */
+    instanceStorePolicy?: string
     tags?: Record<string, string>
     /** The kubelet settings Karpenter sizes nodes with (what `why` reads to compute allocatable). */
     kubelet?: {

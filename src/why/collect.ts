@@ -7,17 +7,21 @@ import type { RunContext } from '../context/run-context.js'
 import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
-import type { NodeSelectorRequirement, Read } from '../facts/types.js'
+import type { Read } from '../facts/types.js'
 import { controllerLog } from './collect-log.js'
+import { selectorString } from './selector.js'
+import { zoneSpreads } from './topology-spread.js'
 import type {
   ContainerSpec,
   DaemonSet,
   InstanceTypeInfo,
   InstanceTypeOffering,
   KubeEvent,
+  LabelSelector,
   NodeClaim,
   PersistentVolume,
   PersistentVolumeClaim,
+  PlacedPod,
   PodSpec,
   StorageClass,
   WhyFacts,
@@ -38,6 +42,18 @@ function trimSpec(spec: PodSpec | undefined): PodSpec {
     name: c.name,
     ...(c.resources ? { resources: c.resources } : {}),
     ...(c.restartPolicy ? { restartPolicy: c.restartPolicy } : {}),
+    ...(c.ports?.some((p) => p.hostPort)
+      ? {
+          ports: c.ports
+            .filter((p) => p.hostPort)
+            .map(({ containerPort, hostPort, protocol, hostIP }) => ({
+              containerPort,
+              hostPort,
+              ...(protocol ? { protocol } : {}),
+              ...(hostIP ? { hostIP } : {}),
+            })),
+        }
+      : {}),
   })
   return {
     ...(s.nodeName ? { nodeName: s.nodeName } : {}),
@@ -99,21 +115,6 @@ function trimPod(p: WorkloadPod): WorkloadPod {
   }
 }
 
-/** A workload's label selector as the API's `labelSelector` parameter. */
-export function selectorString(
-  sel: { matchLabels?: Record<string, string>; matchExpressions?: NodeSelectorRequirement[] } | undefined,
-): string {
-  const parts = Object.entries(sel?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`)
-  for (const e of sel?.matchExpressions ?? []) {
-    const vs = (e.values ?? []).join(',')
-    if (e.operator === 'In') parts.push(`${e.key} in (${vs})`)
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vs})`)
-    else if (e.operator === 'Exists') parts.push(e.key)
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`)
-  }
-  return parts.join(',')
-}
-
 const WORKLOAD_PATHS = {
   deployment: 'apps/v1/namespaces/%s/deployments',
   statefulset: 'apps/v1/namespaces/%s/statefulsets',
@@ -137,7 +138,7 @@ async function podsFor(ctx: RunContext, sel: WhySelector): Promise<WorkloadPod[]
     return (list?.items ?? []).map(trimPod)
   }
   const path = `/apis/${WORKLOAD_PATHS[sel.kind].replace('%s', enc(sel.namespace))}/${enc(sel.name)}`
-  const w = await kube.get<{ spec?: { selector?: Parameters<typeof selectorString>[0] } }>(path)
+  const w = await kube.get<{ spec?: { selector?: LabelSelector } }>(path)
   if (!w)
     throw new InputError(
       `${sel.kind} ${sel.namespace}/${sel.name} does not exist: check the name and -n`,
@@ -178,6 +179,17 @@ export async function instanceTypes(aws: Aws): Promise<InstanceTypeInfo[]> {
       usageClasses: t.SupportedUsageClasses ?? [],
       maxEnis: t.NetworkInfo?.MaximumNetworkInterfaces ?? 0,
       ipv4PerEni: t.NetworkInfo?.Ipv4AddressesPerInterface ?? 0,
+      gpus: (t.GpuInfo?.Gpus ?? []).map((g) => ({
+        manufacturer: g.Manufacturer ?? '',
+        name: g.Name ?? '',
+        count: g.Count ?? 0,
+      })),
+      neuronDevices: (t.NeuronInfo?.NeuronDevices ?? []).map((d) => ({
+        count: d.Count ?? 0,
+        coresPerDevice: d.CoreInfo?.Count ?? 0,
+      })),
+      efaInterfaces: t.NetworkInfo?.EfaInfo?.MaximumEfaInterfaces ?? 0,
+      instanceStorageGB: t.InstanceStorageInfo?.TotalSizeInGB ?? 0,
     }))
 }
 
@@ -205,6 +217,19 @@ export async function offerings(aws: Aws, zones: string[]): Promise<InstanceType
  */
 const ec2Read = <T>(label: string, fn: () => Promise<T>): Promise<Read<T>> =>
   read(label, fn).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
+
+/** Where each placed pod is and its labels: all topology spread counts. */
+const placedOf = (r: Read<WorkloadPod[]>): Read<PlacedPod[]> =>
+  r.ok
+    ? {
+        ok: true,
+        value: r.value.map((p) => ({
+          namespace: p.metadata.namespace ?? '',
+          nodeName: p.spec.nodeName ?? '',
+          labels: p.metadata.labels ?? {},
+        })),
+      }
+    : r
 
 export async function collectWhy(ctx: RunContext, selector: WhySelector): Promise<WhyFacts> {
   const kubeP = collectKube(ctx.kube)
@@ -249,6 +274,16 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
   )
   const pods = await podsP
   const logP = kubeP.then((kube) => controllerLog(ctx.kube, kube.pods, pods))
+  // Placed pods are read only when a pod asked about spreads over zones (one read, its namespace when all share one).
+  const spreading = pods.ok ? pods.value.filter((p) => zoneSpreads(p).length) : []
+  const spreadNs = [...new Set(spreading.map((p) => p.metadata.namespace ?? ''))]
+  const placedP = spreading.length
+    ? list<WorkloadPod>(
+        ctx,
+        'placed pods',
+        `${spreadNs.length === 1 && spreadNs[0] ? `/api/v1/namespaces/${enc(spreadNs[0])}/pods` : '/api/v1/pods'}?fieldSelector=${enc('spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed')}`,
+      )
+    : undefined
   // Volumes are read only when a pod mounts a claim.
   const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
   const none = <T>() => Promise.resolve(okRead<T[]>([]))
@@ -349,5 +384,6 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     instanceTypes: types,
     offerings: offered,
     ...(log ? { controllerLog: log } : {}),
+    ...(placedP ? { placedPods: placedOf(await placedP) } : {}),
   }
 }

@@ -20,7 +20,7 @@ import { limitFix } from './fix.js'
 import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
-import { describe, intersect, size, type Requirement, type Requirements } from './requirements.js'
+import { describe, within, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
@@ -51,9 +51,13 @@ export function labelsOf(it: InstanceTypeInfo): Record<string, string[]> {
   }
 }
 
-/** Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included). */
-const allowsAny = (r: Requirement, values: string[]) =>
-  size(intersect(r, { key: r.key, complement: false, values })) > 0
+/**
+ * Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included):
+ * `intersect` with the values is not empty, without building the intersection (this runs for every
+ * type of every filter).
+ */
+export const allowsAny = (r: Requirement, values: string[]) =>
+  values.some((v) => r.complement !== r.values.includes(v) && within(r, v))
 
 export interface Allocatable {
   /** cores */
@@ -161,8 +165,17 @@ export function catalogOf(
   }
 }
 
+const kubeletKeys = new WeakMap<Kubelet, string>()
+
+function kubeletKey(kubelet: Kubelet | undefined): string {
+  if (!kubelet) return 'null'
+  let k = kubeletKeys.get(kubelet)
+  if (k === undefined) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
+  return k
+}
+
 function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
-  const key = `${it.name}\u0000${JSON.stringify(kubelet ?? null)}`
+  const key = `${it.name}\u0000${kubeletKey(kubelet)}`
   let a = catalog.allocatable.get(key)
   if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
   return a
@@ -177,7 +190,7 @@ export interface InstanceTypeVerdict {
 }
 
 /** The keys a type has a value for, in the order a message names the one that leaves none. */
-const TYPE_KEYS = [
+export const TYPE_KEYS = [
   ARCH_LABEL,
   INSTANCE_TYPE_LABEL,
   `${AWS}instance-category`,
@@ -225,8 +238,17 @@ function lacks(a: Allocatable, need: Amounts): string[] {
   return out
 }
 
-const roomText = (a: Allocatable) =>
-  `${formatQuantity('cpu', round(a.cpu))} cpu / ${gib(a.memory)} memory / ${a.pods} pods allocatable`
+const roomTexts = new WeakMap<Allocatable, string>()
+/** Written once per memoized allocatable: every fitting pod names its type's. */
+function roomText(a: Allocatable): string {
+  let t = roomTexts.get(a)
+  if (t === undefined)
+    roomTexts.set(
+      a,
+      (t = `${formatQuantity('cpu', round(a.cpu))} cpu / ${gib(a.memory)} memory / ${a.pods} pods allocatable`),
+    )
+  return t
+}
 const round = (cores: number) => Math.floor(cores * 1000) / 1000
 const gib = (bytes: number) => `${(Math.floor((bytes / 2 ** 30) * 10) / 10).toFixed(1)}Gi`
 
@@ -264,16 +286,48 @@ function raiseFor(pool: string, l: LimitLeft, cap: Allocatable): { fix: Fix } {
   }
 }
 
-/** The judgement, pure: the offered types the requirements leave, then the first with room. */
-export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict {
-  const { pool, merged, catalog, need } = q
-  const subnetZones = [...new Set((q.nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
-  // Without the EC2NodeClass's subnets every zone EC2 offers counts (zones are judged on their own).
-  const zonesFor = subnetZones.length
-    ? subnetZones
-    : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
+/**
+ * Requirements as a memo key. Copies share their Requirement objects (a NodePool's are the same for
+ * every pod), so each one is written out once per run, not once per pod.
+ */
+const requirementKeys = new WeakMap<Requirement, string>()
+const requirementsKeys = new WeakMap<Requirements, string>()
+function requirementsKey(reqs: Requirements): string {
+  const known = requirementsKeys.get(reqs)
+  if (known !== undefined) return known
+  const parts: string[] = []
+  for (const r of reqs.byKey.values()) {
+    let k = requirementKeys.get(r)
+    if (k === undefined) requirementKeys.set(r, (k = JSON.stringify(r)))
+    parts.push(k)
+  }
+  const key = parts.sort().join('\u0001')
+  requirementsKeys.set(reqs, key)
+  return key
+}
+
+const zoneLists = new WeakMap<object, string[]>()
+
+/** The EC2NodeClass's subnet zones, once per run; without them every zone EC2 offers counts (zones are judged on their own). */
+function zonesOf(nodeClass: EC2NodeClass | undefined, catalog: Catalog): string[] {
+  const on = nodeClass ?? catalog
+  let zones = zoneLists.get(on)
+  if (!zones) {
+    const subnetZones = [...new Set((nodeClass?.status?.subnets ?? []).map((s) => s.zone))].sort()
+    zones = subnetZones.length
+      ? subnetZones
+      : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))].sort()
+    zoneLists.set(on, zones)
+  }
+  return zones
+}
+
+/** The offered types the requirements leave (memoized per zones, requirements and kubelet). */
+export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
+  const { merged, catalog } = q
+  const zonesFor = zonesOf(q.nodeClass, catalog)
   const kubelet = q.nodeClass?.spec.kubelet
-  const memoKey = JSON.stringify([zonesFor, [...merged.byKey.entries()].sort(), kubelet ?? null])
+  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${kubeletKey(kubelet)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
     const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))
@@ -282,7 +336,13 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     memo = { inZones, masks, left, rooms: left.map((it) => roomOf(catalog, it, kubelet)) }
     catalog.filtered.set(memoKey, memo)
   }
-  const { inZones, masks, left, rooms } = memo
+  return { ...memo, zonesFor, kubelet, memoKey }
+}
+
+/** The judgement, pure: the offered types the requirements leave, then the first with room. */
+export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict {
+  const { pool, merged, catalog, need } = q
+  const { inZones, masks, left, rooms, zonesFor, kubelet, memoKey } = typesLeft(q)
   const vmPct = catalog.vmMemoryOverheadPercent
   let over: (LimitLeft | undefined)[] | undefined
   if (q.limits?.length) {

@@ -1,13 +1,15 @@
 // The `why` judgement: for each pod (or group of pods with the same scheduling spec), every NodePool
 // in the order Karpenter tries them, and the first rule that rules each out, as Karpenter's scheduler
-// applies them: the NodePool is usable (EC2NodeClass Ready), its taints are tolerated, its
-// requirements are compatible with the pod's, a zone is left among its subnets', its limits leave room,
-// and an instance type EC2 offers there has room for the pod and the DaemonSets. Without EC2's
-// instance types (a read failed) a NodePool no other rule rules out is `unknown`, never `fits`.
+// applies them: the NodePool is usable (EC2NodeClass Ready), its taints are tolerated, no DaemonSet of
+// its nodes holds the pod's host ports, its requirements are compatible with the pod's, a zone is left
+// among its subnets', the pod's required zone spread leaves one, its limits leave room, and an instance
+// type EC2 offers there has the pod's devices, ephemeral storage and room for the pod and the
+// DaemonSets. Without EC2's instance types (a read failed) a NodePool no other rule rules out is
+// `unknown`, never `fits`.
 import type { Fix } from '../checks/types.js'
 import type { EC2NodeClass, NodePool } from '../facts/types.js'
 import { ignoredBecause, isAbout, stamp, type Ignored } from './ignored.js'
-import { judgeLimits, limitsLeft } from './limits.js'
+import { judgeLimits, limitsLeft, type LimitLeft } from './limits.js'
 import { nodeClassFindings, nodeClassProblem } from './nodeclass.js'
 import { podRequests, podRequirementTerms, ownerOf, volumeRequirements, type Owner } from './pod.js'
 import { add, formatAmounts, type Amounts } from './quantity.js'
@@ -24,18 +26,29 @@ import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
 import type { SchedulingLine } from './controller-log.js'
+import { judgeCandidate } from './fit.js'
 import { judgeZones } from './zones.js'
-import {
-  catalogOf,
-  DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
-  judgeInstanceTypes,
-  type Catalog,
-  type InstanceTypeVerdict,
-} from './instance-types.js'
+import { allowsAny, catalogOf, DEFAULT_VM_MEMORY_OVERHEAD_PERCENT, type Catalog } from './instance-types.js'
 import { NODEPOOL_LABEL } from './limits.js'
+import { DEVICE_RESOURCES } from './devices.js'
+import { EPHEMERAL_STORAGE } from './ephemeral-storage.js'
+import { hostPorts, judgeHostPorts, type HostPort } from './host-ports.js'
+import { selects } from './selector.js'
+import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
+import { ZONE_LABEL } from './pod.js'
 
 export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
-export type Rule = 'nodeclass' | 'taints' | 'requirements' | 'zones' | 'limits' | 'instance-types'
+export type Rule =
+  | 'nodeclass'
+  | 'taints'
+  | 'host-ports'
+  | 'requirements'
+  | 'zones'
+  | 'topology-spread'
+  | 'limits'
+  | 'devices'
+  | 'ephemeral-storage'
+  | 'instance-types'
 
 export interface PoolVerdict {
   nodePool: string
@@ -69,10 +82,11 @@ export interface PodVerdict {
 
 export const NOT_JUDGED = {
   'extended-resources':
-    'GPUs and other extended resources (a pod asking for one gets ? where cpu, memory and pods fit) and ephemeral storage',
+    'extended resources other than GPUs (nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi), Neuron devices and cores and EFA interfaces — vpc.amazonaws.com/pod-eni (security groups for pods) among them: a pod asking for one gets ? where the rest fits',
   'topology-spread':
-    'required topology spread (whenUnsatisfiable: DoNotSchedule) against the pods already placed',
-  'host-ports': 'host ports already used on in-flight nodes',
+    'topology spread on keys other than the zone (hostname, custom keys), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
+  'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
+  'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
 } as const
 
 export interface WhyReport {
@@ -166,6 +180,18 @@ function requirementsFix(
   return undefined
 }
 
+interface PoolFacts {
+  reqs: Requirements
+  overhead: Amounts
+  daemonSetPods: number
+  /** The DaemonSets of its nodes that bind host ports, with the ports. */
+  dsPorts: { ds: DaemonSet; ports: HostPort[] }[]
+  /** The zones it can launch in: its zone requirement on its EC2NodeClass's subnets (EC2's zones without them). */
+  zones: string[]
+  /** What its NodeClaims leave of each of its limits: no instance type bigger than that launches. */
+  limitsLeft: LimitLeft[]
+}
+
 interface Inputs {
   facts: WhyFacts
   pools: NodePool[]
@@ -176,20 +202,143 @@ interface Inputs {
   /** EC2's instance types, or why they could not be read. */
   catalog: Catalog | { unread: string }
   /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
-  perPool: Map<string, { reqs: Requirements; overhead: Amounts; daemonSetPods: number }>
+  perPool: Map<string, PoolFacts>
+  /** A node-affinity term against a NodePool, by NodePool and term (see judgePool). */
+  terms: Map<string, Candidate>
+  /** Placed pods and the cluster's zones for topology spread, built on first need. */
+  spread?: { index: SpreadIndex; clusterZones: string[] } | { unread: string }
 }
 
-function poolFacts(np: NodePool, inputs: Inputs) {
+function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
   let f = inputs.perPool.get(np.metadata.name)
   if (!f) {
+    const reqs = nodePoolRequirements(np)
+    const on = daemonSetsOn(np, inputs.daemonSets)
+    const nodeClass = inputs.nodeClasses.find(
+      (nc) => nc.metadata.name === np.spec.template.spec.nodeClassRef.name,
+    )
+    const subnets = [...new Set((nodeClass?.status?.subnets ?? []).map((s) => s.zone))]
+    const catalog = inputs.catalog
+    const all = subnets.length
+      ? subnets
+      : 'unread' in catalog
+        ? []
+        : [...new Set([...catalog.zones.values()].flatMap((z) => [...z]))]
+    const zoneReq = reqs.byKey.get(ZONE_LABEL)
     f = {
-      reqs: nodePoolRequirements(np),
+      reqs,
       overhead: daemonSetOverhead(np, inputs.daemonSets),
-      daemonSetPods: daemonSetsOn(np, inputs.daemonSets).length,
+      daemonSetPods: on.length,
+      dsPorts: on
+        .map((ds) => ({ ds, ports: hostPorts(ds.spec.template.spec) }))
+        .filter((d) => d.ports.length),
+      zones: all.filter((z) => !zoneReq || allowsAny(zoneReq, [z])).sort(),
+      limitsLeft: limitsLeft(np, inputs.nodeClaims),
     }
     inputs.perPool.set(np.metadata.name, f)
   }
   return f
+}
+
+/** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
+function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
+  if (inputs.spread) return inputs.spread
+  const { placedPods } = inputs.facts
+  const nodes = inputs.facts.kube.nodes
+  if (!placedPods) inputs.spread = { unread: 'the facts hold no placed pods (saved by an older karpctl)' }
+  else if (!placedPods.ok)
+    inputs.spread = { unread: `placed pods could not be read (${placedPods.error.code})` }
+  else if (!nodes.ok) inputs.spread = { unread: `nodes could not be read (${nodes.error.code})` }
+  else {
+    const zones = new Set(inputs.pools.flatMap((np) => poolFacts(np, inputs).zones))
+    for (const n of nodes.value) if (n.labels[ZONE_LABEL]) zones.add(n.labels[ZONE_LABEL])
+    inputs.spread = { index: spreadIndex(placedPods.value, nodes.value), clusterZones: [...zones].sort() }
+  }
+  return inputs.spread
+}
+
+type Candidate =
+  | { merged: Requirements; verdict?: undefined; note?: string }
+  | { merged?: undefined; verdict: PoolVerdict; note?: undefined }
+
+/** One node-affinity term against the NodePool: requirements, zones, then the required zone spread. */
+function judgeTerm(
+  term: Requirements,
+  np: NodePool,
+  pod: WorkloadPod,
+  owner: Owner,
+  inputs: Inputs,
+  nodeClass: EC2NodeClass | undefined,
+  base: { nodePool: string; weight: number },
+): Candidate {
+  const { reqs: npReqs, zones: poolZones } = poolFacts(np, inputs)
+  const inc = incompatibilities(npReqs, term)[0]
+  if (inc) {
+    const fix = requirementsFix(inc, np, npReqs, pod, owner)
+    return {
+      verdict: {
+        ...base,
+        status: 'ruled-out',
+        rule: 'requirements',
+        message: inc.message,
+        ...(fix ? { fix } : {}),
+      },
+    }
+  }
+  const merged = copyRequirements(npReqs)
+  for (const [key, r] of term.byKey)
+    addRequirement(merged, r, term.origin.get(key) ?? { kind: 'nodeSelector' })
+  // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
+  for (const [key, o] of term.origin) merged.origin.set(key, o)
+  const zone = judgeZones(merged, nodeClass)
+  if (zone)
+    return { verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix } }
+  const constraints = zoneSpreads(pod)
+  if (constraints.length === 0) return { merged }
+  const spread = spreadInputs(inputs)
+  if ('unread' in spread) return { merged, note: `topology spread not judged: ${spread.unread}` }
+  if (poolZones.length === 0)
+    return {
+      merged,
+      note: `topology spread not judged: the zones NodePool ${np.metadata.name} launches in are unknown (no EC2NodeClass subnets, no EC2 offerings)`,
+    }
+  const podZones = term.byKey.get(ZONE_LABEL)
+  const mergedZone = merged.byKey.get(ZONE_LABEL)
+  const origin = npReqs.origin.get(ZONE_LABEL)
+  const npZone = npReqs.byKey.get(ZONE_LABEL)
+  const v = judgeTopologySpread({
+    pool: np.metadata.name,
+    pod,
+    constraints,
+    podZones,
+    nodeZones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
+    clusterZones: spread.clusterZones,
+    index: spread.index,
+    ...(origin?.kind === 'requirement' && npZone && !npZone.complement
+      ? { zoneRequirement: { index: origin.index, values: npZone.values } }
+      : {}),
+  })
+  if ('message' in v)
+    return {
+      verdict: { ...base, status: 'ruled-out', rule: 'topology-spread', message: v.message, fix: v.fix },
+    }
+  // Karpenter narrows the pod's zone to the zones the spread leaves; the origin stays what it was.
+  const had = merged.origin.get(ZONE_LABEL)
+  addRequirement(
+    merged,
+    { key: ZONE_LABEL, complement: false, values: v.zones },
+    had ?? { kind: 'nodeSelector' },
+  )
+  return { merged }
+}
+
+/** What depends on the pod alone, computed once per pod, not once per NodePool. */
+interface PodFacts {
+  requests: Amounts
+  /** Its node-affinity alternatives, with its volumes' requirements. */
+  terms: Requirements[]
+  /** Each alternative as a memo key, with what else a term's verdict depends on. */
+  termKeys: string[]
 }
 
 function judgePool(
@@ -198,6 +347,7 @@ function judgePool(
   owner: Owner,
   inputs: Inputs,
   doctor: ReturnType<typeof nodeClassFindings>,
+  { requests, terms, termKeys }: PodFacts,
 ): PoolVerdict {
   const base = { nodePool: np.metadata.name, weight: weightOf(np) }
   const ref = np.spec.template.spec.nodeClassRef
@@ -219,44 +369,29 @@ function judgePool(
       message: `did not tolerate taint ${taintText(taint)} (spec.template.spec.taints)`,
       fix: tolerationFix(pod, owner, tolerationFor(taint), np.metadata.name),
     }
-  const { reqs: npReqs, overhead, daemonSetPods } = poolFacts(np, inputs)
-  const pvcs = inputs.facts.pvcs.ok ? inputs.facts.pvcs.value : []
-  const pvs = inputs.facts.pvs.ok ? inputs.facts.pvs.value : []
-  const terms = podRequirementTerms(pod, volumeRequirements(pod, pvcs, pvs))
+  const { overhead, daemonSetPods, dsPorts } = poolFacts(np, inputs)
+  const port = judgeHostPorts(np.metadata.name, pod.spec, owner, dsPorts)
+  if (port) return { ...base, status: 'ruled-out', rule: 'host-ports', message: port.message, fix: port.fix }
   const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
-  for (const term of terms) {
-    const inc = incompatibilities(npReqs, term)[0]
-    if (inc) {
-      const fix = requirementsFix(inc, np, npReqs, pod, owner)
-      first ??= {
-        ...base,
-        status: 'ruled-out',
-        rule: 'requirements',
-        message: inc.message,
-        ...(fix ? { fix } : {}),
-      }
-      continue
-    }
-    const merged = copyRequirements(npReqs)
-    for (const [key, r] of term.byKey)
-      addRequirement(merged, r, term.origin.get(key) ?? { kind: 'nodeSelector' })
-    // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
-    for (const [key, o] of term.origin) merged.origin.set(key, o)
-    const zone = judgeZones(merged, nodeClass)
-    if (zone) {
-      first ??= { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix }
-      continue
-    }
-    candidates.push(merged)
-  }
+  const notes: string[] = []
+  terms.forEach((term, i) => {
+    // Pods with equal requirements (and spread, namespace and owner, which messages and fixes name)
+    // share the outcome and the merged requirements: each is built once per NodePool.
+    const key = `${np.metadata.name}\u0000${termKeys[i]}`
+    let c = inputs.terms.get(key)
+    if (!c) inputs.terms.set(key, (c = judgeTerm(term, np, pod, owner, inputs, nodeClass, base)))
+    if (c.note) notes.push(c.note)
+    if (c.verdict) first ??= { ...c.verdict }
+    else candidates.push(c.merged)
+  })
   if (candidates.length === 0 && first) {
     if (terms.length > 1)
       first.message += ` (and none of the pod's other ${terms.length - 1} node-affinity terms fits)`
     return first
   }
-  const need = add(podRequests(pod.spec), overhead)
+  const need = add(requests, overhead)
   const note = Object.keys(overhead).length ? ` (with DaemonSet overhead ${formatAmounts(overhead)})` : ''
   const limit = judgeLimits(np, inputs.nodeClaims, need, note)
   if (limit) return { ...base, status: 'ruled-out', rule: 'limits', message: limit.message, fix: limit.fix }
@@ -268,48 +403,35 @@ function judgePool(
       rule: 'instance-types',
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
-  const podAsks = podRequests(pod.spec)
+  const podAsks = requests
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
-  let verdict: InstanceTypeVerdict | undefined
+  let verdict: PoolVerdict | undefined
   for (const merged of candidates) {
-    const v = judgeInstanceTypes({
-      pool: np.metadata.name,
+    const v = judgeCandidate(
       merged,
+      np,
       nodeClass,
-      need: withPods,
-      podAsks,
       catalog,
-      limits: limitsLeft(np, inputs.nodeClaims),
-    })
-    verdict ??= v
-    if (v.status === 'fits') {
-      verdict = v
-      break
-    }
+      withPods,
+      podAsks,
+      base,
+      poolFacts(np, inputs).limitsLeft,
+    )
+    if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
+    if (v.status === 'fits') break
   }
-  const v = verdict as InstanceTypeVerdict
-  // GPUs and other devices come from fields karpctl does not read: room for cpu and memory is not enough.
-  const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k))
-  if (v.status === 'fits' && extended.length)
+  const v = verdict as PoolVerdict
+  if (v.status === 'ruled-out' && candidates.length > 1)
+    v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
+  // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
+  const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
+  if (v.status === 'fits' && (extended.length || notes.length))
     return {
-      ...base,
+      ...v,
       status: 'unknown',
-      rule: 'instance-types',
-      message: `${v.message}; instance types not judged for ${extended.join(', ')}`,
+      message: `${v.message}; ${[...(extended.length ? [`instance types not judged for ${extended.join(', ')}`] : []), ...new Set(notes)].join('; ')}`,
     }
-  if (v.status === 'fits' && podAsks['ephemeral-storage'])
-    v.message += '; ephemeral-storage not judged (it depends on the EC2NodeClass block devices)'
-  return {
-    ...base,
-    status: v.status,
-    rule: 'instance-types',
-    message:
-      v.message +
-      (v.status === 'ruled-out' && candidates.length > 1
-        ? ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
-        : ''),
-    ...(v.fix ? { fix: v.fix } : {}),
-  }
+  return v
 }
 
 /** The scheduling-relevant part of a pod: pods equal on it get the same verdict. */
@@ -324,11 +446,13 @@ function specKey(pod: WorkloadPod): string {
     s.nodeSelector,
     s.affinity,
     s.tolerations,
-    s.containers.map((c) => c.resources),
+    s.containers.map((c) => [c.resources, c.ports]),
     s.initContainers?.map((c) => [c.resources, c.restartPolicy]),
     s.overhead,
     s.volumes?.filter((v) => v.persistentVolumeClaim),
     s.topologySpreadConstraints,
+    // Whether the pod counts itself in its spread: its labels matter only there.
+    zoneSpreads(pod).map((c) => selects(c.labelSelector, pod.metadata.labels ?? {})),
     pod.status?.nominatedNodeName,
     pod.status?.conditions?.find((c) => c.type === 'PodScheduled'),
   ])
@@ -395,10 +519,11 @@ const readsOf = (facts: WhyFacts) =>
     Events: facts.events,
     ...(facts.instanceTypes ? { 'EC2 instance types': facts.instanceTypes } : {}),
     ...(facts.offerings ? { 'EC2 instance type offerings': facts.offerings } : {}),
+    ...(facts.placedPods ? { 'placed pods': facts.placedPods } : {}),
   }) as const
 
-/** What an instance type's allocatable is judged on (ephemeral-storage is named as not judged). */
-const JUDGED_RESOURCES = new Set(['cpu', 'memory', 'pods', 'ephemeral-storage'])
+/** What an instance type's allocatable is judged on (devices aside: see devices.ts). */
+const JUDGED_RESOURCES = new Set(['cpu', 'memory', 'pods', EPHEMERAL_STORAGE])
 
 /** EC2's instance types for the judgement, or why there are none (a read failed, an old snapshot). */
 function catalogFor(facts: WhyFacts): Catalog | { unread: string } {
@@ -437,6 +562,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     events: value(facts.events, []),
     catalog: catalogFor(facts),
     perPool: new Map(),
+    terms: new Map(),
   }
   const logLines = new Map((facts.controllerLog?.ok ? facts.controllerLog.value : []).map((l) => [l.pod, l]))
   const doctor = nodeClassFindings(facts)
@@ -474,7 +600,23 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
       verdicts.push({ ...head, outcome: 'ignored', ignored, nodePools: [] })
       continue
     }
-    const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor))
+    const terms = podRequirementTerms(
+      pod,
+      volumeRequirements(pod, value(facts.pvcs, []), value(facts.pvs, [])),
+    )
+    const spreads = zoneSpreads(pod)
+    const context = JSON.stringify([
+      pod.metadata.namespace,
+      owner,
+      spreads,
+      spreads.map((c) => selects(c.labelSelector, pod.metadata.labels ?? {})),
+    ])
+    const podFacts: PodFacts = {
+      requests: podRequests(pod.spec),
+      terms,
+      termKeys: terms.map((t) => `${JSON.stringify([[...t.byKey], [...t.origin]])}${context}`),
+    }
+    const nodePools = blind ? [] : pools.map((np) => judgePool(np, pod, owner, inputs, doctor, podFacts))
     const outcome: PodOutcome = blind
       ? 'could-not-tell'
       : nodePools.some((v) => v.status === 'fits')

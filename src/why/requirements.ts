@@ -87,7 +87,8 @@ export function fromSelector(r: NodeSelectorRequirement): Requirement | undefine
   }
 }
 
-const within = (r: Requirement, v: string) => {
+/** Whether a value is within the requirement's numeric bounds (Gt, Lt); any value when it has none. */
+export const within = (r: Requirement, v: string) => {
   if (r.gt === undefined && r.lt === undefined) return true
   const n = int(v)
   if (n === undefined) return false

@@ -53,6 +53,9 @@ const schedulingLine = (item: unknown): Path | null => {
   if (!isObj(pools) || !Object.values(pools).every((v) => typeof v === 'string')) return ['nodePools']
   return item.error === undefined || typeof item.error === 'string' ? null : ['error']
 }
+const placedPod = (item: unknown): Path | null =>
+  fields({ namespace: 'string', nodeName: 'string' })(item) ??
+  (isObj((item as Record<string, unknown>).labels) ? null : ['labels'])
 
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
 function badRead(
@@ -114,6 +117,7 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
     if (data.offerings !== undefined) bad ??= badRead(data.offerings, ['offerings'], true, offering)
     if (data.controllerLog !== undefined)
       bad ??= badRead(data.controllerLog, ['controllerLog'], true, schedulingLine)
+    if (data.placedPods !== undefined) bad ??= badRead(data.placedPods, ['placedPods'], true, placedPod)
   }
   if (bad)
     throw new InputError(

@@ -22,6 +22,22 @@ export interface ContainerSpec {
   resources?: { requests?: ResourceList; limits?: ResourceList }
   /** `Always` on an init container makes it a sidecar: it runs alongside the app containers. */
   restartPolicy?: string
+  /** Only the ports that take a host port are kept (what the host-ports judgement reads). */
+  ports?: ContainerPort[]
+}
+
+export interface ContainerPort {
+  containerPort: number
+  hostPort?: number
+  /** TCP (the default), UDP or SCTP. */
+  protocol?: string
+  /** The host address the port binds; empty or 0.0.0.0 is every address. */
+  hostIP?: string
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>
+  matchExpressions?: { key: string; operator: string; values?: string[] }[]
 }
 
 export interface NodeSelectorTerm {
@@ -33,6 +49,11 @@ export interface TopologySpreadConstraint {
   topologyKey: string
   whenUnsatisfiable: string
   maxSkew: number
+  labelSelector?: LabelSelector
+  minDomains?: number
+  matchLabelKeys?: string[]
+  nodeAffinityPolicy?: string
+  nodeTaintsPolicy?: string
 }
 
 export interface PodSpec {
@@ -130,12 +151,31 @@ export interface InstanceTypeInfo {
   /** NetworkInfo.MaximumNetworkInterfaces and Ipv4AddressesPerInterface: the ENI-limited maxPods. */
   maxEnis: number
   ipv4PerEni: number
+  /**
+   * The devices Karpenter counts as extended resources (absent in facts read by an older karpctl: the
+   * devices are then unknown). GpuInfo.Gpus: `nvidia.com/gpu`, `amd.com/gpu`, `habana.ai/gaudi` by
+   * manufacturer.
+   */
+  gpus?: { manufacturer: string; name: string; count: number }[]
+  /** NeuronInfo.NeuronDevices: `aws.amazon.com/neuron` (devices) and `aws.amazon.com/neuroncore` (their cores). */
+  neuronDevices?: { count: number; coresPerDevice: number }[]
+  /** NetworkInfo.EfaInfo.MaximumEfaInterfaces: `vpc.amazonaws.com/efa` (0 without EFA). */
+  efaInterfaces?: number
+  /** InstanceStorageInfo.TotalSizeInGB (0 without instance store): ephemeral storage under `instanceStorePolicy: RAID0`. */
+  instanceStorageGB?: number
 }
 
 /** Where EC2 offers each type: DescribeInstanceTypeOfferings by availability zone. */
 export interface InstanceTypeOffering {
   instanceType: string
   zone: string
+}
+
+/** A pod already bound to a node, as topology spread counts it: where it is and what its labels are. */
+export interface PlacedPod {
+  namespace: string
+  nodeName: string
+  labels: Record<string, string>
 }
 
 /** Which pods the user asked about. */
@@ -174,4 +214,9 @@ export interface WhyFacts {
    * judged, or in a snapshot saved before karpctl read the log).
    */
   controllerLog?: Read<SchedulingLine[]>
+  /**
+   * Pods already on nodes, read only when a pod asked about has a required zone topology spread
+   * (absent otherwise, and in older snapshots: the spread is then not judged, never ✔).
+   */
+  placedPods?: Read<PlacedPod[]>
 }

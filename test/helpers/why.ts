@@ -30,6 +30,9 @@ export function pendingPod(
   }
 }
 
+/** What DescribeInstanceTypes says of a type without GPUs, Neuron devices, EFA or instance store. */
+const NO_DEVICES = { gpus: [], neuronDevices: [], efaInterfaces: 0, instanceStorageGB: 0 }
+
 /** Real EC2 data (DescribeInstanceTypes, us-west-2) for a few types: two sizes of m5, a Graviton, a t3.micro. */
 export const INSTANCE_TYPES: InstanceTypeInfo[] = [
   {
@@ -40,6 +43,7 @@ export const INSTANCE_TYPES: InstanceTypeInfo[] = [
     usageClasses: ['on-demand', 'spot'],
     maxEnis: 2,
     ipv4PerEni: 2,
+    ...NO_DEVICES,
   },
   {
     name: 'm5.large',
@@ -49,6 +53,7 @@ export const INSTANCE_TYPES: InstanceTypeInfo[] = [
     usageClasses: ['on-demand', 'spot'],
     maxEnis: 3,
     ipv4PerEni: 10,
+    ...NO_DEVICES,
   },
   {
     name: 'm5.xlarge',
@@ -58,6 +63,7 @@ export const INSTANCE_TYPES: InstanceTypeInfo[] = [
     usageClasses: ['on-demand', 'spot'],
     maxEnis: 4,
     ipv4PerEni: 15,
+    ...NO_DEVICES,
   },
   {
     name: 'm5.2xlarge',
@@ -67,6 +73,7 @@ export const INSTANCE_TYPES: InstanceTypeInfo[] = [
     usageClasses: ['on-demand', 'spot'],
     maxEnis: 4,
     ipv4PerEni: 15,
+    ...NO_DEVICES,
   },
   {
     name: 'c6g.large',
@@ -76,8 +83,82 @@ export const INSTANCE_TYPES: InstanceTypeInfo[] = [
     usageClasses: ['on-demand', 'spot'],
     maxEnis: 3,
     ipv4PerEni: 10,
+    ...NO_DEVICES,
   },
 ]
+
+/**
+ * Real EC2 data (DescribeInstanceTypes, us-west-2) for types with devices: an NVIDIA A10G, eight A100s
+ * with EFA, an Inferentia2 and sixteen Trainium devices with EFA.
+ */
+export const DEVICE_TYPES: InstanceTypeInfo[] = [
+  {
+    name: 'g5.xlarge',
+    vcpus: 4,
+    memoryMiB: 16384,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 4,
+    ipv4PerEni: 15,
+    gpus: [{ manufacturer: 'NVIDIA', name: 'A10G', count: 1 }],
+    neuronDevices: [],
+    efaInterfaces: 0,
+    instanceStorageGB: 250,
+  },
+  {
+    name: 'p4d.24xlarge',
+    vcpus: 96,
+    memoryMiB: 1179648,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 60,
+    ipv4PerEni: 50,
+    gpus: [{ manufacturer: 'NVIDIA', name: 'A100', count: 8 }],
+    neuronDevices: [],
+    efaInterfaces: 4,
+    instanceStorageGB: 8000,
+  },
+  {
+    name: 'inf2.xlarge',
+    vcpus: 4,
+    memoryMiB: 16384,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 4,
+    ipv4PerEni: 15,
+    gpus: [],
+    neuronDevices: [{ count: 1, coresPerDevice: 2 }],
+    efaInterfaces: 0,
+    instanceStorageGB: 0,
+  },
+  {
+    name: 'trn1.32xlarge',
+    vcpus: 128,
+    memoryMiB: 524288,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand', 'spot'],
+    maxEnis: 40,
+    ipv4PerEni: 50,
+    gpus: [],
+    neuronDevices: [{ count: 16, coresPerDevice: 2 }],
+    efaInterfaces: 8,
+    instanceStorageGB: 7600,
+  },
+]
+
+/** Facts whose EC2 also describes (and offers in both zones) the types with devices. */
+export function withDeviceTypes(f: WhyFacts): void {
+  f.instanceTypes = { ok: true, value: [...INSTANCE_TYPES, ...DEVICE_TYPES] }
+  f.offerings = {
+    ok: true,
+    value: [
+      ...OFFERINGS,
+      ...DEVICE_TYPES.flatMap((it) =>
+        ['us-west-2a', 'us-west-2b'].map((zone) => ({ instanceType: it.name, zone })),
+      ),
+    ],
+  }
+}
 
 /** Every type in both subnet zones, but c6g.large only in us-west-2a. */
 export const OFFERINGS: InstanceTypeOffering[] = INSTANCE_TYPES.flatMap((it) =>

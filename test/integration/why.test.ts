@@ -13,7 +13,7 @@ import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
 import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
-import { INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
+import { DEVICE_TYPES, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
 
 let dir: string
 const seen: string[] = []
@@ -38,6 +38,20 @@ const pods = [
   pendingPod({ nodeSelector: { 'kubernetes.io/arch': 's390x' } }, 'web-6d4cf56db6-ddddd'),
 ]
 
+/** What the API serves: the test of devices and spread swaps in its own pods and types. */
+let served = pods
+let types = INSTANCE_TYPES
+const ZONE = 'topology.kubernetes.io/zone'
+const nodes = [
+  { metadata: { name: 'node-a', labels: { [ZONE]: 'us-west-2a' } } },
+  { metadata: { name: 'node-b', labels: { [ZONE]: 'us-west-2b' } } },
+]
+const placed = ['p1', 'p2'].map((name) => ({
+  metadata: { name, namespace: 'shop', labels: { app: 'web' } },
+  spec: { nodeName: 'node-a', containers: [] },
+  status: { phase: 'Running' },
+}))
+
 const ec2Calls: URLSearchParams[] = []
 
 /** EC2's answer: the types in two pages (a NextToken), the offerings in the zones asked for. */
@@ -48,7 +62,7 @@ function ec2(body: string): [number, string, Record<string, string>] {
   const xml = (a: ReturnType<typeof ec2Answer>) =>
     [a.status, a.body, a.headers] as [number, string, Record<string, string>]
   if (action === 'DescribeInstanceTypes') {
-    const page = q.get('NextToken') === 'page-2' ? INSTANCE_TYPES.slice(3) : INSTANCE_TYPES.slice(0, 3)
+    const page = q.get('NextToken') === 'page-2' ? types.slice(3) : types.slice(0, 3)
     return xml(
       ec2Answer(action, {
         instanceTypeSet: page.map((t) => ({
@@ -57,7 +71,23 @@ function ec2(body: string): [number, string, Record<string, string>] {
           memoryInfo: { sizeInMiB: t.memoryMiB },
           processorInfo: { supportedArchitectures: t.architectures },
           supportedUsageClasses: t.usageClasses,
-          networkInfo: { maximumNetworkInterfaces: t.maxEnis, ipv4AddressesPerInterface: t.ipv4PerEni },
+          networkInfo: {
+            maximumNetworkInterfaces: t.maxEnis,
+            ipv4AddressesPerInterface: t.ipv4PerEni,
+            ...(t.efaInterfaces ? { efaInfo: { maximumEfaInterfaces: t.efaInterfaces } } : {}),
+          },
+          ...(t.gpus?.length ? { gpuInfo: { gpus: t.gpus } } : {}),
+          ...(t.neuronDevices?.length
+            ? {
+                neuronInfo: {
+                  neuronDevices: t.neuronDevices.map((d) => ({
+                    count: d.count,
+                    coreInfo: { count: d.coresPerDevice },
+                  })),
+                },
+              }
+            : {}),
+          ...(t.instanceStorageGB ? { instanceStorageInfo: { totalSizeInGB: t.instanceStorageGB } } : {}),
         })),
         ...(q.get('NextToken') ? {} : { nextToken: 'page-2' }),
       }),
@@ -69,7 +99,7 @@ function ec2(body: string): [number, string, Record<string, string>] {
     const zones = [...q.entries()].filter(([k]) => /^Filter\.1\.Value\.\d+$/.test(k)).map(([, v]) => v)
     return xml(
       ec2Answer(action, {
-        instanceTypeOfferingSet: INSTANCE_TYPES.flatMap((t) =>
+        instanceTypeOfferingSet: types.flatMap((t) =>
           zones.map((z) => ({ instanceType: t.name, locationType: 'availability-zone', location: z })),
         ),
       }),
@@ -91,8 +121,15 @@ function answer(path: string): [number, unknown] {
     case '/apis/karpenter.k8s.aws/v1/ec2nodeclasses':
       return list([nodeClass()])
     case '/api/v1/namespaces/shop/pods':
+      if (
+        url.searchParams.get('fieldSelector') ===
+        'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed'
+      )
+        return list(placed)
       assert.equal(url.searchParams.get('fieldSelector'), 'status.phase=Pending')
-      return list(pods)
+      return list(served)
+    case '/api/v1/nodes':
+      return list(nodes)
     case '/apis/karpenter.sh/v1/nodeclaims':
       return list([])
     case '/apis/apps/v1/daemonsets':
@@ -241,4 +278,60 @@ test('why pod that does not exist: one line, exit 2 (InputError)', async () => {
     (err: Error & { exitCode?: number }) =>
       err.message === 'pod shop/nope does not exist: check the name and -n' && err.exitCode === 2,
   )
+})
+
+test('devices from EC2, and required zone spread over the pods already placed: one read of them, only then', async () => {
+  served = [
+    pendingPod(
+      { containers: [{ name: 'app', resources: { requests: { cpu: '1', 'nvidia.com/gpu': '1' } } }] },
+      'train-5b9c7d8f6-aaaaa',
+    ),
+    pendingPod(
+      {
+        topologySpreadConstraints: [
+          {
+            topologyKey: ZONE,
+            whenUnsatisfiable: 'DoNotSchedule',
+            maxSkew: 1,
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        ],
+      },
+      'web-6d4cf56db6-eeeee',
+    ),
+  ]
+  served[0]!.metadata.labels = { app: 'train', 'pod-template-hash': '5b9c7d8f6' }
+  served[0]!.metadata.ownerReferences = [{ kind: 'ReplicaSet', name: 'train-5b9c7d8f6', controller: true }]
+  types = [...INSTANCE_TYPES, ...DEVICE_TYPES]
+  seen.length = 0
+  try {
+    const ctx = await createRunContext({
+      clusterName: 'demo',
+      region: 'us-west-2',
+      karpctlVersion: 'test',
+      maxAttempts: 1,
+    })
+    const { report } = await why({ context: ctx, selector: { kind: 'all-pending', namespace: 'shop' } })
+    const byPod = Object.fromEntries(
+      report.groups.map((g) => [g.pods[0], g.nodePools.find((v) => v.nodePool === 'default')!]),
+    )
+    // The GPU counts came from DescribeInstanceTypes' GpuInfo: the g5.xlarge and the p4d have one.
+    const gpu = byPod['train-5b9c7d8f6-aaaaa']!
+    assert.equal(gpu.status, 'fits')
+    assert.match(gpu.message, /the smallest g5\.xlarge .*\(2 of them with nvidia\.com\/gpu 1\)$/)
+    // Two web pods already in us-west-2a, none in us-west-2b (a node there): the subnets allow only us-west-2a.
+    const spread = byPod['web-6d4cf56db6-eeeee']!
+    assert.equal(spread.status, 'ruled-out')
+    assert.equal(spread.rule, 'topology-spread')
+    assert.equal(
+      spread.message,
+      'topology spread on topology.kubernetes.io/zone (maxSkew 1, DoNotSchedule): the zones NodePool default can launch in hold us-west-2a 2 pods matching app=web, the emptiest zone (us-west-2b) holds 0: one more would make the skew 3 > 1',
+    )
+    const gets = seen.filter((g) => g.startsWith('GET /api/v1/namespaces/shop/pods?'))
+    assert.equal(gets.length, 2, gets.join('\n'))
+    assert.deepEqual(report.unreadable, [])
+  } finally {
+    served = pods
+    types = INSTANCE_TYPES
+  }
 })

@@ -181,16 +181,6 @@ test('maxPods exhausted by the DaemonSets: kubelet.maxPods named', () => {
   )
 })
 
-test('a GPU request: room for cpu and memory is not a fit (GPUs are not judged)', () => {
-  const f = whyFacts([
-    pendingPod({ containers: [{ name: 'a', resources: { requests: { cpu: '1', 'nvidia.com/gpu': '1' } } }] }),
-  ])
-  const { v, r } = verdicts(f)
-  assert.equal(v.status, 'unknown')
-  assert.match(v.message, /; instance types not judged for nvidia\.com\/gpu$/)
-  assert.equal(exitCodeOf(r), 2)
-})
-
 /** NodePool default with limits cpu 4 and a NodeClaim holding 2 cpu: 2 cpu left for a new node. */
 const capped = (pod: ReturnType<typeof asks>) =>
   whyFacts([pod], (x) => {

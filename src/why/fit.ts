@@ -1,0 +1,136 @@
+// Whether a type a NodePool's (and the pod's) requirements leave fits the pod, in Karpenter's order:
+// the devices it asks for (devices.ts), its ephemeral storage (ephemeral-storage.ts), then room for
+// its requests and the DaemonSets' (instance-types.ts). Each narrows the types the next one judges;
+// the verdicts that depend only on a memoized list of types are shared by every pod asking alike.
+import type { EC2NodeClass, NodePool } from '../facts/types.js'
+import { deviceCapacity, devicesAsked, judgeDevices } from './devices.js'
+import { EPHEMERAL_STORAGE, judgeEphemeralStorage } from './ephemeral-storage.js'
+import {
+  INSTANCE_TYPE_LABEL,
+  judgeInstanceTypes,
+  labelsOf,
+  TYPE_KEYS,
+  typesLeft,
+  type Catalog,
+} from './instance-types.js'
+import type { PoolVerdict } from './judge.js'
+import type { Amounts } from './quantity.js'
+import { copyRequirements, type Requirement, type Requirements } from './requirements.js'
+import type { InstanceTypeInfo } from './types.js'
+import type { LimitLeft } from './limits.js'
+
+/** One requirement per (memoized) list of types: its memo key is then written once. */
+const typeLists = new WeakMap<InstanceTypeInfo[], Requirement>()
+
+/**
+ * Narrow the requirements to these instance types (a subset of the types they leave, so no
+ * intersection is needed), without making that a requirement a fix may widen.
+ */
+function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirements {
+  const out = copyRequirements(merged)
+  let r = typeLists.get(types)
+  if (!r)
+    typeLists.set(
+      types,
+      (r = { key: INSTANCE_TYPE_LABEL, complement: false, values: types.map((t) => t.name) }),
+    )
+  out.byKey.set(INSTANCE_TYPE_LABEL, r)
+  out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
+  return out
+}
+
+/**
+ * Verdicts that depend only on the types a NodePool's requirements leave (the memoized `left` list,
+ * one per NodePool and requirements) and on the pod's asks: a thousand pods asking alike cost one.
+ */
+const deviceVerdicts = new WeakMap<object, Map<string, ReturnType<typeof judgeDevices>>>()
+const storageVerdicts = new WeakMap<object, Map<string, ReturnType<typeof judgeEphemeralStorage>>>()
+const knownDevices = new WeakMap<Catalog, boolean>()
+
+function memoized<V>(cache: WeakMap<object, Map<string, V>>, on: object, key: string, compute: () => V): V {
+  let m = cache.get(on)
+  if (!m) cache.set(on, (m = new Map()))
+  let v = m.get(key)
+  if (v === undefined) m.set(key, (v = compute()))
+  return v
+}
+
+/** Whether the facts hold every type's devices (an older karpctl read none). */
+function devicesKnown(catalog: Catalog): boolean {
+  let known = knownDevices.get(catalog)
+  if (known === undefined)
+    knownDevices.set(catalog, (known = catalog.types.every((it) => !!deviceCapacity(it))))
+  return known
+}
+
+/** Where the type requirements come from: a fix names them, so verdicts are shared only among equals. */
+const originsKey = (merged: Requirements) =>
+  TYPE_KEYS.map((k) => {
+    const o = merged.origin.get(k)
+    return o ? `${o.kind}${'index' in o ? o.index : ''}` : ''
+  }).join('|')
+
+/** Devices, then ephemeral storage, then room: the instance-type judgement of one candidate. */
+export function judgeCandidate(
+  merged: Requirements,
+  np: NodePool,
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+  need: Amounts,
+  podAsks: Amounts,
+  base: { nodePool: string; weight: number },
+  limits?: LimitLeft[],
+): PoolVerdict {
+  const pool = np.metadata.name
+  const asked = devicesAsked(need)
+  const notes: string[] = []
+  let reqs = merged
+  if (asked.length || need[EPHEMERAL_STORAGE]) {
+    const { inZones, left, zonesFor } = typesLeft({ merged, nodeClass, catalog })
+    let usable = left
+    if (asked.length) {
+      if (!devicesKnown(catalog))
+        return {
+          ...base,
+          status: 'unknown',
+          rule: 'devices',
+          message: `devices not judged: the facts hold no GPU, Neuron or EFA counts of the instance types (read by an older karpctl); the pod asks for ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`,
+        }
+      const v = memoized(deviceVerdicts, left, `${JSON.stringify(asked)}${originsKey(merged)}`, () =>
+        judgeDevices({
+          pool,
+          merged,
+          asked,
+          offered: inZones,
+          left,
+          typeKeys: TYPE_KEYS,
+          labels: (it) => catalog.labels.get(it.name) ?? labelsOf(it),
+          where: `in [${zonesFor.join(' ')}]`,
+        }),
+      )
+      if ('message' in v)
+        return { ...base, status: 'ruled-out', rule: 'devices', message: v.message, fix: v.fix }
+      usable = v.only
+      notes.push(`${v.only.length} of them with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`)
+    }
+    const storage = need[EPHEMERAL_STORAGE]
+    if (storage && usable.length) {
+      const v = memoized(storageVerdicts, usable, String(storage), () =>
+        judgeEphemeralStorage({ pool, nodeClass, need: storage, left: usable }),
+      )
+      if ('unknown' in v) return { ...base, status: 'unknown', rule: 'ephemeral-storage', message: v.unknown }
+      if ('message' in v)
+        return { ...base, status: 'ruled-out', rule: 'ephemeral-storage', message: v.message, fix: v.fix }
+      usable = v.only
+    }
+    if (usable.length < left.length) reqs = onlyTypes(merged, usable)
+  }
+  const v = judgeInstanceTypes({ pool, merged: reqs, nodeClass, need, podAsks, catalog, limits })
+  return {
+    ...base,
+    status: v.status,
+    rule: 'instance-types',
+    message: v.message + (notes.length && v.status === 'fits' ? ` (${notes.join('; ')})` : ''),
+    ...(v.fix ? { fix: v.fix } : {}),
+  }
+}

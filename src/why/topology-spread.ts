@@ -1,0 +1,126 @@
+// Required topology spread on zones (`whenUnsatisfiable: DoNotSchedule`, topologyKey
+// topology.kubernetes.io/zone), as Karpenter's scheduler applies it (sigs.k8s.io/karpenter
+// pkg/controllers/provisioning/scheduling/topologygroup.go, nextDomainTopologySpread): the pods
+// already placed that match the constraint's selector are counted per zone; the minimum is taken over
+// every zone the cluster can have a node in (its NodePools' and its nodes'), narrowed by the pod's own
+// zone requirement; a NodePool can take the pod only in a zone it can launch in whose count, with the
+// pod itself when it matches, stays within maxSkew of that minimum. Those zones become the pod's zone
+// requirement for the instance types.
+import type { Fix } from '../checks/types.js'
+import { shellQuote } from '../checks/lib/facts.js'
+import { selects, selectorString } from './selector.js'
+import { ZONE_LABEL } from './pod.js'
+import { intersect, size, type Requirement } from './requirements.js'
+import type { LabelSelector, PlacedPod, TopologySpreadConstraint, WorkloadPod } from './types.js'
+
+/** The constraints this judgement covers: required, on the zone key. */
+export function zoneSpreads(pod: WorkloadPod): TopologySpreadConstraint[] {
+  return (pod.spec.topologySpreadConstraints ?? []).filter(
+    (c) => c.topologyKey === ZONE_LABEL && c.whenUnsatisfiable === 'DoNotSchedule',
+  )
+}
+
+/** Placed pods indexed once per run: counts per (namespace, selector) are memoized. */
+export interface SpreadIndex {
+  byNamespace: Map<string, PlacedPod[]>
+  zoneOfNode: Map<string, string>
+  counts: Map<string, Map<string, number>>
+}
+
+export function spreadIndex(
+  placed: PlacedPod[],
+  nodes: { name: string; labels: Record<string, string> }[],
+): SpreadIndex {
+  const byNamespace = new Map<string, PlacedPod[]>()
+  for (const p of placed) {
+    const list = byNamespace.get(p.namespace)
+    if (list) list.push(p)
+    else byNamespace.set(p.namespace, [p])
+  }
+  const zoneOfNode = new Map<string, string>()
+  for (const n of nodes) {
+    const z = n.labels[ZONE_LABEL]
+    if (z) zoneOfNode.set(n.name, z)
+  }
+  return { byNamespace, zoneOfNode, counts: new Map() }
+}
+
+/** Pods matching the selector in the namespace, per zone. */
+export function zoneCounts(index: SpreadIndex, namespace: string, sel: LabelSelector | undefined) {
+  const key = JSON.stringify([namespace, sel ?? null])
+  let counts = index.counts.get(key)
+  if (!counts) {
+    counts = new Map()
+    for (const p of index.byNamespace.get(namespace) ?? []) {
+      const zone = index.zoneOfNode.get(p.nodeName)
+      if (zone && selects(sel, p.labels)) counts.set(zone, (counts.get(zone) ?? 0) + 1)
+    }
+    index.counts.set(key, counts)
+  }
+  return counts
+}
+
+export interface SpreadQuestion {
+  pool: string
+  pod: WorkloadPod
+  constraints: TopologySpreadConstraint[]
+  /** The pod's own zone requirement (its nodeSelector, affinity term, volumes), if any. */
+  podZones: Requirement | undefined
+  /** The zones the NodePool can launch the pod in (its and the pod's requirements, its subnets). */
+  nodeZones: string[]
+  /** Every zone the cluster can have a node in. */
+  clusterZones: string[]
+  index: SpreadIndex
+  /** Where the NodePool's zone requirement is, for the fix. */
+  zoneRequirement?: { index: number; values: string[] }
+}
+
+export type SpreadVerdict = { zones: string[] } | { message: string; fix: Fix }
+
+const allows = (r: Requirement | undefined, zone: string) =>
+  !r || size(intersect(r, { key: ZONE_LABEL, complement: false, values: [zone] })) > 0
+
+/** The zones left for the pod in this NodePool, or why there is none. */
+export function judgeTopologySpread(q: SpreadQuestion): SpreadVerdict {
+  let zones = q.nodeZones
+  for (const c of q.constraints) {
+    const counts = zoneCounts(q.index, q.pod.metadata.namespace ?? '', c.labelSelector)
+    const domains = q.clusterZones.filter((z) => allows(q.podZones, z))
+    let min = domains.length ? Math.min(...domains.map((z) => counts.get(z) ?? 0)) : 0
+    // Fewer eligible zones than minDomains: the global minimum counts as 0.
+    if (c.minDomains !== undefined && domains.length < c.minDomains) min = 0
+    const self = selects(c.labelSelector, q.pod.metadata.labels ?? {}) ? 1 : 0
+    const left = zones.filter((z) => (counts.get(z) ?? 0) + self - min <= c.maxSkew)
+    if (left.length === 0) {
+      const sel = selectorString(c.labelSelector) || 'nothing'
+      const held = zones.map((z) => `${z} ${counts.get(z) ?? 0}`).join(', ')
+      const emptiest = domains.filter((z) => (counts.get(z) ?? 0) === min && !zones.includes(z))
+      return {
+        message: `topology spread on ${ZONE_LABEL} (maxSkew ${c.maxSkew}, DoNotSchedule): the zones NodePool ${q.pool} can launch in hold ${held} pods matching ${sel}, the emptiest zone ${emptiest.length ? `(${emptiest.join(', ')}) ` : ''}holds ${min}: one more would make the skew ${Math.min(...zones.map((z) => counts.get(z) ?? 0)) + self - min} > ${c.maxSkew}`,
+        fix: spreadFix(q, emptiest, c.maxSkew),
+      }
+    }
+    zones = left
+  }
+  return { zones }
+}
+
+function spreadFix(q: SpreadQuestion, emptiest: string[], maxSkew: number): Fix {
+  const relax = `or raise maxSkew above ${maxSkew} / set whenUnsatisfiable: ScheduleAnyway on the pod's constraint`
+  const r = q.zoneRequirement
+  if (emptiest.length && r) {
+    const values = [...new Set([...r.values, ...emptiest])]
+    const op = { op: 'replace', path: `/spec/template/spec/requirements/${r.index}/values`, value: values }
+    return {
+      summary: `let NodePool ${q.pool} launch in ${emptiest.join(', ')} (spec.template.spec.requirements[${r.index}]), ${relax}`,
+      commands: [
+        `kubectl patch nodepool ${shellQuote(q.pool)} --type json -p ${shellQuote(JSON.stringify([op]))}`,
+      ],
+    }
+  }
+  return {
+    summary: emptiest.length
+      ? `let NodePool ${q.pool} launch in ${emptiest.join(', ')} (a subnet there for its EC2NodeClass, or its zone requirement), ${relax}`
+      : `${relax.slice(3)}: the pods already placed leave no zone within the skew`,
+  }
+}
