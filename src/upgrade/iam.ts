@@ -157,14 +157,25 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
       // Gone with karpctl's old policies: nothing is left to remove by hand.
       removable: [],
       // Always planned on karpctl's role: a re-run after a stop between the steps still removes it.
-      after: (controllerAddress) => [
-        inlinePolicyAbsent({
+      after: (controllerAddress) => {
+        const absent = inlinePolicyAbsent({
           address: 'iam-inline-policy.upgrade-carry',
           roleName,
           policyName: carryName,
           dependsOn: [controllerAddress],
-        }),
-      ],
+        })
+        // Planned before the IAM step puts it: a delete already when this run will carry something.
+        const willCarry = carried !== null && superseded.length > 0
+        return [
+          {
+            ...absent,
+            verdict: (cur: Parameters<typeof absent.verdict>[0]) =>
+              willCarry && !cur?.document
+                ? { action: 'delete', changes: [], note: 'carried for the old controller by the IAM step' }
+                : absent.verdict(cur),
+          } as Resource,
+        ]
+      },
     }
   }
   if (JSON.stringify(gaps.document).length > INLINE_LIMIT)

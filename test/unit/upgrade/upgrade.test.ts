@@ -367,6 +367,21 @@ test("IAM: on the role karpctl created, its own inline controller policies becom
   assert.equal(carry?.address, 'iam-inline-policy.upgrade-carry')
   assert.deepEqual(carry?.dependsOn, ['helm.karpenter'])
   assert.equal(carry?.name, `${role.role.name}/KarpctlUpgradeCarry-demo`)
+  // Planned as a delete before the IAM step has put it (the executor applies only changing steps).
+  assert.equal(carry?.verdict({ roleExists: true, document: null }).action, 'delete')
+  // Nothing to carry (the role already the target's) and none there: nothing to do.
+  const done = controllerIamStep(
+    healthyFacts((f) => {
+      karpctlRole10(f)
+      controllerRole.role(f).inline = ok(target.map((p) => ({ name: p.name, document: p.document })))
+    }),
+    '1.0.14',
+    '1.14.1',
+  )
+  assert.equal(
+    done.after?.('helm.karpenter')[0]?.verdict({ roleExists: true, document: null }).action,
+    'unchanged',
+  )
 
   // The same run again (the role now the target's): nothing to do.
   const after = {
