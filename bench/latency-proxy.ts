@@ -6,10 +6,24 @@ import type { AddressInfo } from 'node:net'
 export interface Calls {
   count: number
   totalMs: number
+  /** When each call was in flight ([start, end] in ms): their union is the time some AWS call was awaited. */
+  spans: [number, number][]
+}
+
+/** How long at least one call was in flight: the AWS time on the run's critical path (overlaps count once). */
+export function inFlightMs(spans: [number, number][]): number {
+  let total = 0
+  let end = -Infinity
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    if (b <= end) continue
+    total += b - Math.max(a, end)
+    end = b
+  }
+  return total
 }
 
 export function latencyProxy(target: string, ms: number) {
-  const calls: Calls = { count: 0, totalMs: 0 }
+  const calls: Calls = { count: 0, totalMs: 0, spans: [] }
   const to = new URL(target)
   const server = createServer((req, res) => {
     const t0 = performance.now()
@@ -20,7 +34,11 @@ export function latencyProxy(target: string, ms: number) {
         (r) => {
           res.writeHead(r.statusCode ?? 502, r.headers)
           r.pipe(res)
-          r.on('end', () => (calls.totalMs += performance.now() - t0))
+          r.on('end', () => {
+            const t1 = performance.now()
+            calls.totalMs += t1 - t0
+            calls.spans.push([t0, t1])
+          })
         },
       )
       up.on('error', () => res.destroy())
