@@ -15,7 +15,7 @@ import type { InstanceTypeInfo, WorkloadPod } from '../src/why/types.js'
 import { why } from '../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../test/helpers/facts.js'
 import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../test/helpers/mock-cluster.js'
-import { pendingPod } from '../test/helpers/why.js'
+import { describedType, pendingPod } from '../test/helpers/why.js'
 
 const ZONES = ['us-west-2a', 'us-west-2b', 'us-west-2c']
 const ZONE = 'topology.kubernetes.io/zone'
@@ -221,32 +221,7 @@ function ec2(body: string): [number, string, Record<string, string>] {
   if (action === 'DescribeInstanceTypes') {
     const page = TYPES.slice(token, token + 100)
     a = ec2Answer(action, {
-      instanceTypeSet: page.map((t) => ({
-        instanceType: t.name,
-        vCpuInfo: { defaultVCpus: t.vcpus },
-        memoryInfo: { sizeInMiB: t.memoryMiB },
-        processorInfo: { supportedArchitectures: t.architectures },
-        supportedUsageClasses: t.usageClasses,
-        networkInfo: {
-          maximumNetworkInterfaces: t.maxEnis,
-          ipv4AddressesPerInterface: t.ipv4PerEni,
-          ...(t.efaInterfaces
-            ? { efaSupported: true, efaInfo: { maximumEfaInterfaces: t.efaInterfaces } }
-            : {}),
-        },
-        ...(t.gpus?.length ? { gpuInfo: { gpus: t.gpus } } : {}),
-        ...(t.neuronDevices?.length
-          ? {
-              neuronInfo: {
-                neuronDevices: t.neuronDevices.map((d) => ({
-                  count: d.count,
-                  coreInfo: { count: d.coresPerDevice },
-                })),
-              },
-            }
-          : {}),
-        ...(t.instanceStorageGB ? { instanceStorageInfo: { totalSizeInGB: t.instanceStorageGB } } : {}),
-      })),
+      instanceTypeSet: page.map(describedType),
       ...(token + 100 < TYPES.length ? { nextToken: String(token + 100) } : {}),
     })
   } else {

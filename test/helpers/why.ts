@@ -2,6 +2,7 @@
 // EC2NodeClass `default`, subnets in us-west-2a and us-west-2b) and one Pending, unschedulable pod.
 import type { InstanceTypeInfo, InstanceTypeOffering, WhyFacts, WorkloadPod } from '../../src/why/types.js'
 import { healthyFacts } from './facts.js'
+import type { Xml } from './mock-cluster.js'
 
 export function pendingPod(
   over: Partial<WorkloadPod['spec']> = {},
@@ -208,4 +209,32 @@ export function whyFacts(pods: WorkloadPod[] = [pendingPod()], mutate?: (f: WhyF
 export function pools(f: WhyFacts) {
   if (!f.kube.nodePools.ok) throw new Error('no NodePools')
   return f.kube.nodePools.value
+}
+
+/** An instance type as EC2's DescribeInstanceTypes item (the XML shape ec2Answer serialises). */
+export function describedType(t: InstanceTypeInfo): Xml {
+  return {
+    instanceType: t.name,
+    vCpuInfo: { defaultVCpus: t.vcpus },
+    memoryInfo: { sizeInMiB: t.memoryMiB },
+    processorInfo: { supportedArchitectures: t.architectures },
+    supportedUsageClasses: t.usageClasses,
+    networkInfo: {
+      maximumNetworkInterfaces: t.maxEnis,
+      ipv4AddressesPerInterface: t.ipv4PerEni,
+      ...(t.efaInterfaces ? { efaSupported: true, efaInfo: { maximumEfaInterfaces: t.efaInterfaces } } : {}),
+    },
+    ...(t.gpus?.length ? { gpuInfo: { gpus: t.gpus.map((g) => ({ ...g })) } } : {}),
+    ...(t.neuronDevices?.length
+      ? {
+          neuronInfo: {
+            neuronDevices: t.neuronDevices.map((d) => ({
+              count: d.count,
+              coreInfo: { count: d.coresPerDevice },
+            })),
+          },
+        }
+      : {}),
+    ...(t.instanceStorageGB ? { instanceStorageInfo: { totalSizeInGB: t.instanceStorageGB } } : {}),
+  }
 }

@@ -13,7 +13,7 @@ import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
 import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
-import { DEVICE_TYPES, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
+import { describedType, DEVICE_TYPES, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
 
 let dir: string
 const seen: string[] = []
@@ -65,30 +65,7 @@ function ec2(body: string): [number, string, Record<string, string>] {
     const page = q.get('NextToken') === 'page-2' ? types.slice(3) : types.slice(0, 3)
     return xml(
       ec2Answer(action, {
-        instanceTypeSet: page.map((t) => ({
-          instanceType: t.name,
-          vCpuInfo: { defaultVCpus: t.vcpus },
-          memoryInfo: { sizeInMiB: t.memoryMiB },
-          processorInfo: { supportedArchitectures: t.architectures },
-          supportedUsageClasses: t.usageClasses,
-          networkInfo: {
-            maximumNetworkInterfaces: t.maxEnis,
-            ipv4AddressesPerInterface: t.ipv4PerEni,
-            ...(t.efaInterfaces ? { efaInfo: { maximumEfaInterfaces: t.efaInterfaces } } : {}),
-          },
-          ...(t.gpus?.length ? { gpuInfo: { gpus: t.gpus } } : {}),
-          ...(t.neuronDevices?.length
-            ? {
-                neuronInfo: {
-                  neuronDevices: t.neuronDevices.map((d) => ({
-                    count: d.count,
-                    coreInfo: { count: d.coresPerDevice },
-                  })),
-                },
-              }
-            : {}),
-          ...(t.instanceStorageGB ? { instanceStorageInfo: { totalSizeInGB: t.instanceStorageGB } } : {}),
-        })),
+        instanceTypeSet: page.map(describedType),
         ...(q.get('NextToken') ? {} : { nextToken: 'page-2' }),
       }),
     )
