@@ -1,6 +1,7 @@
 // The `why` corpus: pending pods, each with one known reason Karpenter gives it no node (the seven of
 // issue 22: pods it ignores, the NodePool itself, taints, requirements, instance types, zones, its own
-// word), and pods that fit — with the verdict `karpctl why` must give at every NodePool of the cluster
+// word; and the judgements added since: devices, ephemeral storage, host ports, zone topology spread),
+// and pods that fit — with the verdict `karpctl why` must give at every NodePool of the cluster
 // (why-corpus-cluster.ts). Most pods pick one NodePool with `karpenter.sh/nodepool`: the others are
 // then ruled out before or by that requirement, and the table says how.
 import type { PodSeed } from './bed/workload-seed.js'
