@@ -1,9 +1,11 @@
 // The cluster the `why` corpus runs in, on top of the getting-started install (NodePool and
 // EC2NodeClass `default`, Ready, subnets in us-west-2a/b/c): one NodePool per way a NodePool can be
 // unable to take a pod, a DaemonSet every node runs (its requests are every NodePool's overhead),
-// NodeClaims that hold part of two NodePools' limits and two that failed to launch, and StorageClasses.
+// NodeClaims that hold part of two NodePools' limits and two that failed to launch, StorageClasses, a
+// DaemonSet binding a host port, and nodes in three zones with pods placed on them (topology spread).
 import {
   applyWithRetry,
+  createNodegroupNodes,
   defaultEC2NodeClass,
   defaultNodePool,
   markNodeClassReady,
@@ -20,6 +22,7 @@ import {
   podSpecOf,
   seedNodeClaim,
   seedOwner,
+  seedPod,
   type PodSeed,
 } from './bed/workload-seed.js'
 
@@ -104,6 +107,32 @@ export const NODE_AGENT: Required<Pick<PodSeed, 'owner' | 'requests' | 'spec'>> 
   spec: { tolerations: [{ operator: 'Exists' }] },
 }
 
+/** A DaemonSet on every node binding host port 9100/TCP (it requests nothing: the overhead stays NODE_AGENT's). */
+export const NODE_EXPORTER = { name: 'node-exporter', hostPort: 9100 } as const
+
+/** The label the topology-spread pods spread on, and where the pods that match it are placed. */
+export const SPREAD_LABELS = { app: 'spread' } as const
+export const SPREAD_NAMESPACE = 'batch'
+
+/**
+ * Pods bound to the nodes in us-west-2a/b/c (spec.nodeName, as kube-scheduler binds them), with the
+ * phase a kubelet would report: Running ones count for the spread (2a 1, 2b 2, 2c 0); the Succeeded
+ * and Failed ones in 2c must not (the field selector drops them), nor the one matching other labels.
+ */
+const PLACED: {
+  zone: 0 | 1 | 2
+  phase: 'Running' | 'Succeeded' | 'Failed'
+  labels?: Record<string, string>
+}[] = [
+  { zone: 0, phase: 'Running' },
+  { zone: 1, phase: 'Running' },
+  { zone: 1, phase: 'Running' },
+  { zone: 2, phase: 'Succeeded' },
+  { zone: 2, phase: 'Succeeded' },
+  { zone: 2, phase: 'Failed' },
+  { zone: 2, phase: 'Running', labels: { app: 'other' } },
+]
+
 export const CORPUS_NAMESPACES = ['shop', 'batch', 'data'] as const
 
 /** NodeClaims Karpenter launched for the pods the corpus says it nominated. */
@@ -154,6 +183,33 @@ export async function seedCorpusCluster(kube: KubeClient, seed: SeedResult): Pro
       name: f.name,
       nodePool: 'default',
       conditions: [{ type: 'Launched', status: 'False', reason: f.reason, message: f.message }],
+    })
+  await seedOwner(
+    kube,
+    'kube-system',
+    { kind: 'DaemonSet', name: NODE_EXPORTER.name },
+    {
+      tolerations: [{ operator: 'Exists' }],
+      containers: [
+        {
+          name: 'exporter',
+          image: 'registry.k8s.io/pause:3.10',
+          ports: [{ containerPort: NODE_EXPORTER.hostPort, hostPort: NODE_EXPORTER.hostPort }],
+        },
+      ],
+    },
+  )
+  // Nodes in us-west-2a, 2b and 2c (no kubelet, no node or pod GC runs: they and their pods stay).
+  const nodes = await createNodegroupNodes(kube, { count: 3 })
+  for (const [i, p] of PLACED.entries())
+    await seedPod(kube, {
+      name: `placed-${i}`,
+      namespace: SPREAD_NAMESPACE,
+      labels: p.labels ?? SPREAD_LABELS,
+      requests: { cpu: '100m', memory: '128Mi' },
+      spec: { nodeName: nodes[p.zone] },
+      unschedulable: false,
+      phase: p.phase,
     })
   await kube.apply(ebsStorageClass('gp3', 'WaitForFirstConsumer'))
   await kube.apply(ebsStorageClass('io2-immediate', 'Immediate'))

@@ -1,17 +1,46 @@
 // The `why` corpus: pending pods, each with one known reason Karpenter gives it no node (the seven of
 // issue 22: pods it ignores, the NodePool itself, taints, requirements, instance types, zones, its own
-// word), and pods that fit — with the verdict `karpctl why` must give at every NodePool of the cluster
+// word; and the judgements added since: devices, ephemeral storage, host ports, zone topology spread),
+// and pods that fit — with the verdict `karpctl why` must give at every NodePool of the cluster
 // (why-corpus-cluster.ts). Most pods pick one NodePool with `karpenter.sh/nodepool`: the others are
 // then ruled out before or by that requirement, and the table says how.
 import type { PodSeed } from './bed/workload-seed.js'
-import { LAUNCH_FAILURES, NODE_AGENT, type CorpusNodePool } from './why-corpus-cluster.js'
+import {
+  LAUNCH_FAILURES,
+  NODE_AGENT,
+  NODE_EXPORTER,
+  SPREAD_LABELS,
+  SPREAD_NAMESPACE,
+  type CorpusNodePool,
+} from './why-corpus-cluster.js'
 
 export type Category =
-  'ignored' | 'nodepool' | 'taints' | 'requirements' | 'instance-types' | 'zones' | 'karpenter' | 'fits'
+  | 'ignored'
+  | 'nodepool'
+  | 'taints'
+  | 'requirements'
+  | 'instance-types'
+  | 'zones'
+  | 'karpenter'
+  | 'devices'
+  | 'ephemeral-storage'
+  | 'host-ports'
+  | 'topology-spread'
+  | 'fits'
 
 export interface PoolExpect {
   status: 'fits' | 'ruled-out' | 'unknown'
-  rule: 'nodeclass' | 'taints' | 'requirements' | 'zones' | 'limits' | 'instance-types'
+  rule:
+    | 'nodeclass'
+    | 'taints'
+    | 'host-ports'
+    | 'requirements'
+    | 'zones'
+    | 'topology-spread'
+    | 'limits'
+    | 'devices'
+    | 'ephemeral-storage'
+    | 'instance-types'
   message: RegExp
   /** What the fix's summary or commands must say. */
   fix?: RegExp
@@ -109,6 +138,42 @@ const claimVolume = (claim: string) => ({
   volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
 })
 const SMALL = { cpu: '500m', memory: '1Gi' }
+/** One app container: extended resources need their limit set, host ports their container port. */
+const container = (opts: { gpus?: number; hostPort?: number; protocol?: string }) => ({
+  containers: [
+    {
+      name: 'app',
+      image: 'registry.k8s.io/pause:3.10',
+      resources: {
+        requests: { ...SMALL, ...(opts.gpus ? { 'nvidia.com/gpu': String(opts.gpus) } : {}) },
+        ...(opts.gpus ? { limits: { 'nvidia.com/gpu': String(opts.gpus) } } : {}),
+      },
+      ...(opts.hostPort
+        ? {
+            ports: [
+              {
+                containerPort: opts.hostPort,
+                hostPort: opts.hostPort,
+                ...(opts.protocol ? { protocol: opts.protocol } : {}),
+              },
+            ],
+          }
+        : {}),
+    },
+  ],
+})
+const TOLERATE_GPU = { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] }
+/** Required spread over zones, maxSkew 1, on the placed pods' label (why-corpus-cluster.ts PLACED). */
+const SPREAD = {
+  topologySpreadConstraints: [
+    {
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: SPREAD_LABELS },
+    },
+  ],
+}
 const NODE = 'ip-192-168-96-10.us-west-2.compute.internal'
 const nominated = (nodeClaim: string) => [
   { reason: 'Nominated', message: `Pod should schedule on: nodeclaim/${nodeClaim}` },
@@ -563,6 +628,90 @@ export const CORPUS: CorpusEntry[] = [
       message: /^Karpenter nominated nodeclaim default-vanished for the pod: no longer exists$/,
     },
   },
+  // 8. Devices: GPUs only some instance categories have (moto's EC2 data counts them: g, gr, p).
+  {
+    category: 'devices',
+    why: 'an nvidia.com/gpu at a NodePool of categories c, m, r',
+    pod: {
+      name: 'gpu-on-default',
+      namespace: 'batch',
+      spec: { ...select('default'), ...container({ gpus: 1 }) },
+    },
+    outcome: 'none',
+    nodePools: picking('default', {
+      default: ruledOut(
+        'devices',
+        /^no instance type NodePool default allows has nvidia\.com\/gpu 1: karpenter\.k8s\.aws\/instance-category In \[c m r\] leaves \d+ types in \[us-west-2a us-west-2b us-west-2c\], none with it; the types that have it are instance-category g, gr, p \(families /,
+        /^add g, gr, p to NodePool default's requirement on karpenter\.k8s\.aws\/instance-category \(spec\.template\.spec\.requirements\[3\]\)[^]*"op":"replace","path":"\/spec\/template\/spec\/requirements\/3\/values","value":\["c","m","r","g","gr","p"\]/,
+      ),
+    }),
+  },
+  // 9. Ephemeral storage: the node's root volume is the AL2023 default, 20Gi.
+  {
+    category: 'ephemeral-storage',
+    why: 'more ephemeral-storage than the default root volume leaves',
+    pod: {
+      name: 'scratch-50gi',
+      namespace: 'batch',
+      requests: { ...SMALL, 'ephemeral-storage': '50Gi' },
+      spec: select('default'),
+    },
+    outcome: 'none',
+    nodePools: picking('default', {
+      default: ruledOut(
+        'ephemeral-storage',
+        /^no instance type has room for ephemeral-storage 50Gi: EC2NodeClass default's node disk is the AL2023 default \/dev\/xvda, 20Gi, 17Gi allocatable after kube-reserved and the nodefs eviction threshold$/,
+        /kubectl patch ec2nodeclass default --type json -p '\[\{"op":"add","path":"\/spec\/blockDeviceMappings","value":\[\{"deviceName":"\/dev\/xvda","rootVolume":true,"ebs":\{"volumeSize":"57Gi"/,
+      ),
+    }),
+  },
+  // 10. Host ports: DaemonSet node-exporter binds 9100/TCP on every node.
+  {
+    category: 'host-ports',
+    why: "a hostPort a DaemonSet's pod binds on every node",
+    pod: {
+      name: 'hostport-9100',
+      namespace: 'shop',
+      spec: { ...select('default'), ...container({ hostPort: NODE_EXPORTER.hostPort }) },
+    },
+    outcome: 'none',
+    // The port is judged before the requirements: it rules out every NodePool the DaemonSet runs on.
+    nodePools: picking(
+      'default',
+      Object.fromEntries(
+        (['default', 'arm', 'capped', 'full', 'small'] as const).map((np) => [
+          np,
+          ruledOut(
+            'host-ports',
+            new RegExp(
+              `^hostPort 9100/TCP \\(container app\\) is taken by DaemonSet kube-system/node-exporter \\(container exporter, hostPort 9100/TCP\\), which runs on every node of NodePool ${np}: no node it launches can take the pod$`,
+            ),
+            /^give pod\/hostport-9100 another hostPort than 9100\/TCP/,
+          ),
+        ]),
+      ),
+    ),
+  },
+  // 11. Topology spread: a required zone spread over the pods placed in 2a (1), 2b (2), 2c (0).
+  {
+    category: 'topology-spread',
+    why: 'a zone spread whose NodePool launches only in the fullest zone',
+    pod: {
+      name: 'spread-on-arm',
+      namespace: SPREAD_NAMESPACE,
+      requests: SMALL,
+      labels: SPREAD_LABELS,
+      spec: { ...select('arm', { team: 'payments', 'kubernetes.io/arch': 'arm64' }), ...SPREAD },
+    },
+    outcome: 'none',
+    nodePools: picking('arm', {
+      arm: ruledOut(
+        'topology-spread',
+        /^topology spread on topology\.kubernetes\.io\/zone \(maxSkew 1, DoNotSchedule\): the zones NodePool arm can launch in hold us-west-2b 2 pods matching app=spread, the emptiest zone \(us-west-2c\) holds 0: one more would make the skew 3 > 1$/,
+        /^let NodePool arm launch in us-west-2c \(spec\.template\.spec\.requirements\[3\]\)[^]*"value":\["us-west-2b","us-west-2c"\]/,
+      ),
+    }),
+  },
   // Pods that fit.
   {
     category: 'fits',
@@ -718,6 +867,53 @@ export const CORPUS: CorpusEntry[] = [
             'Failed to schedule pod, incompatible with nodepool "default", no instance type satisfied resources',
         },
       ],
+    },
+    outcome: 'fits',
+    nodePools: picking('default', { default: fits() }),
+  },
+  {
+    category: 'fits',
+    why: 'an nvidia.com/gpu at the NodePool of category g, tolerating its taint',
+    pod: {
+      name: 'gpu-on-gpu',
+      namespace: 'batch',
+      spec: { ...select('gpu'), ...TOLERATE_GPU, ...container({ gpus: 1 }) },
+    },
+    outcome: 'fits',
+    nodePools: picking('gpu', { gpu: fits() }),
+  },
+  {
+    category: 'fits',
+    why: 'ephemeral-storage within the default root volume',
+    pod: {
+      name: 'scratch-10gi',
+      namespace: 'batch',
+      requests: { ...SMALL, 'ephemeral-storage': '10Gi' },
+      spec: select('default'),
+    },
+    outcome: 'fits',
+    nodePools: picking('default', { default: fits() }),
+  },
+  {
+    category: 'fits',
+    why: "the DaemonSet's host port number on UDP: no clash",
+    pod: {
+      name: 'hostport-9100-udp',
+      namespace: 'shop',
+      spec: { ...select('default'), ...container({ hostPort: NODE_EXPORTER.hostPort, protocol: 'UDP' }) },
+    },
+    outcome: 'fits',
+    nodePools: picking('default', { default: fits() }),
+  },
+  {
+    category: 'fits',
+    why: 'a zone spread where the NodePool can launch in the emptiest zone',
+    pod: {
+      name: 'spread-on-default',
+      namespace: SPREAD_NAMESPACE,
+      requests: SMALL,
+      labels: SPREAD_LABELS,
+      spec: { ...select('default'), ...SPREAD },
     },
     outcome: 'fits',
     nodePools: picking('default', { default: fits() }),

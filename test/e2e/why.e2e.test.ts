@@ -86,16 +86,20 @@ describe('karpctl why: the corpus on the real bed', { timeout: 900_000 }, () => 
   })
   after(() => bed?.stop())
 
-  test('the corpus is what issue 22 asks: ≥ 20 pending pods with a known reason in each of the seven categories, ≥ 10 that fit', () => {
+  test('the corpus is what issue 22 asks: ≥ 20 pending pods with a known reason in each of the eleven categories, ≥ 10 that fit', () => {
     const reasons = CORPUS.filter((e) => e.category !== 'fits')
     assert.ok(reasons.length >= 20, `${reasons.length} pods with a reason`)
     assert.deepEqual([...new Set(reasons.map((e) => e.category))].sort(), [
+      'devices',
+      'ephemeral-storage',
+      'host-ports',
       'ignored',
       'instance-types',
       'karpenter',
       'nodepool',
       'requirements',
       'taints',
+      'topology-spread',
       'zones',
     ])
     assert.ok(CORPUS.filter((e) => e.outcome === 'fits').length >= 10)

@@ -33,6 +33,8 @@ export interface PodSeed {
   unschedulable?: boolean
   /** status.nominatedNodeName: kube-scheduler preempting for it. */
   nominatedNodeName?: string
+  /** status.phase, as a kubelet would report it for a pod bound with spec.nodeName. */
+  phase?: 'Running' | 'Succeeded' | 'Failed'
   /** Events about the pod from Karpenter (newest last). */
   karpenterEvents?: { reason: string; message: string; type?: string }[]
 }
@@ -144,11 +146,12 @@ export async function seedPod(kube: KubeClient, p: PodSeed): Promise<KubeObject>
     spec: owned?.ref.kind === 'Job' ? { ...spec, restartPolicy: 'Never' } : spec,
   })
   const path = `/api/v1/namespaces/${p.namespace}/pods/${p.name}`
-  if (p.unschedulable !== false || p.nominatedNodeName)
+  if (p.unschedulable !== false || p.nominatedNodeName || p.phase)
     await kube.mergePatch(
       path,
       {
         status: {
+          ...(p.phase ? { phase: p.phase } : {}),
           ...(p.nominatedNodeName ? { nominatedNodeName: p.nominatedNodeName } : {}),
           ...(p.unschedulable !== false
             ? {
