@@ -106,7 +106,7 @@ test('helmRepair from the OCI chart: the release, its chart version, the edited 
   })
 })
 
-test('helmRepair from --chart-dir: the folder\'s karpenter chart, no version asked of it, checked against the release', async () => {
+test("helmRepair from --chart-dir: the folder's karpenter chart, no version asked of it, checked against the release", async () => {
   const r = releaseOf((x) => {
     x.values.tolerations = [{ key: 'a', value: 1 }]
     x.values.podAnnotations = { n: 2 }

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Finding } from '../../../src/checks/types.js'
-import type { Facts } from '../../../src/facts/types.js'
 import { queueFix, rules } from '../../../src/fix/interruption.js'
 import { interruptionRules, QUEUE_ATTRIBUTES, queuePolicy } from '../../../src/spec/interruption.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
