@@ -99,3 +99,7 @@ test('naming: a stack-owned finding names the stack and what to do there; any ot
   )
   assert.equal(naming(f, { kind: 'none' }), f)
 })
+
+test('roleOwnership of a role the facts do not hold: none', () => {
+  assert.deepEqual(roleOwnership(healthyFacts(), 'NotRead'), { kind: 'none' })
+})

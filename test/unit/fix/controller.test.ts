@@ -186,3 +186,16 @@ test('podIdentity: no controller role, role not read, no release, or no missing 
   const other = f('wrong-role')
   assert.deepEqual(podIdentity(podIdentityFacts(), [other], 'c', {}), { resources: [], manual: [other] })
 })
+
+test('stsAnnotation without a release read: the live ServiceAccount is annotated (no Helm renders it)', () => {
+  const facts = liveOnly((x) => {
+    x.kube.release = failed('the release')
+  })
+  const missing = f('missing-on-live')
+  const built = stsAnnotation(facts, [missing], 'c', {})
+  assert.deepEqual(
+    built.resources.map((r) => r.address),
+    [`kube.sa-annotation.${STS}`],
+  )
+  assert.deepEqual(built.manual, [])
+})

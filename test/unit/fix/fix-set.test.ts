@@ -173,3 +173,15 @@ test('no release read: no Helm repair, and the helm-release finding keeps its pl
     ],
   )
 })
+
+test("a Helm repair amends only the failed release's reason, and judges helm-release again only when it failed", () => {
+  const fs = fixSet(healthyFacts(withToleration), [
+    result('toleration-value-types', typed),
+    result('karpenter-version', fail('old')),
+  ])
+  assert.deepEqual(
+    fs.manual.map((m) => m.why),
+    ['an upgrade of Karpenter is a planned change, not a repair'],
+  )
+  assert.deepEqual(fs.touched, ['toleration-value-types'])
+})

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Finding } from '../../../src/checks/types.js'
 import type { HelmRelease } from '../../../src/facts/types.js'
-import { editedValues, helmRepair, REPAIRED_LABEL, valueTypeEdits } from '../../../src/fix/helm-values.js'
+import { editedValues, helmRepair, valueTypeEdits } from '../../../src/fix/helm-values.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 import { healthyFacts } from '../../helpers/facts.js'
@@ -90,7 +90,7 @@ test('helmRepair from the OCI chart: the release, its chart version, the edited 
   assert.equal(v.action, 'update')
   assert.equal(
     v.note,
-    `sets tolerations[0].value: a new revision (helm rollback undoes it), labelled ${REPAIRED_LABEL}`,
+    `sets tolerations[0].value: a new revision (helm rollback undoes it), labelled karpctl.io/repaired`,
   )
   const { env, calls } = captureHelm()
   await res.apply(env, cur as never)
@@ -102,7 +102,7 @@ test('helmRepair from the OCI chart: the release, its chart version, the edited 
     chart: 'oci://public.ecr.aws/karpenter/karpenter',
     version: '1.14.1',
     namespace: 'kube-system',
-    labels: { [REPAIRED_LABEL]: 'doctor-fix' },
+    labels: { 'karpctl.io/repaired': 'doctor-fix' },
   })
 })
 
@@ -119,7 +119,7 @@ test("helmRepair from --chart-dir: the folder's karpenter chart, no version aske
   const cur = { release: r, labels: {} }
   assert.equal(
     res.verdict(cur as never).note,
-    `sets tolerations[0].value, podAnnotations.n: a new revision (helm rollback undoes it), labelled ${REPAIRED_LABEL}`,
+    `sets tolerations[0].value, podAnnotations.n: a new revision (helm rollback undoes it), labelled karpctl.io/repaired`,
   )
   const { env, calls } = captureHelm()
   await res.apply(env, cur as never)

@@ -304,3 +304,24 @@ test("rules: a stack's rule is manual, naming the stack, with the others still r
   )
   assert.equal(built.why!.get(built.manual[0]!), [...built.why!.values()][0])
 })
+
+test('rules: only a rule-missing finding makes a rule; a rule of the same name another tool made is not adopted', () => {
+  const sameSubject = fail({ code: 'rule-disabled', subject: subjectOf(RULES[0]!) })
+  const built = rules(healthyFacts(), [sameSubject], 'c', {})
+  assert.deepEqual([built.resources, built.manual], [[], [sameSubject]])
+  const [created] = rules(healthyFacts(), [ruleMissing(RULES[0]!)], 'c', {}).resources
+  const foreign = { arn: 'arn:r', state: 'ENABLED', pattern: RULES[0]!.eventPattern, targets: [], tags: {} }
+  assert.match(created!.verdict(foreign).blocked ?? '', /^exists and was not made by karpctl: pass --adopt/)
+})
+
+test("rules: a stack's rule held back leaves the other manual findings listed", () => {
+  const facts = healthyFacts((f) =>
+    ownedBy(f, 'Karpenter-demo-Rebalance', GS_STACK, 'R', 'AWS::Events::Rule'),
+  )
+  const other = fail({ code: 'something', subject: 'x' })
+  const built = rules(facts, [repair('Karpenter-demo-Rebalance'), other], 'c', {})
+  assert.deepEqual(
+    built.manual.map((m) => m.subject),
+    ['x', `arn:aws:events:${REGION}:${ACCOUNT}:rule/Karpenter-demo-Rebalance`],
+  )
+})

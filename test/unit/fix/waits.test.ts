@@ -92,3 +92,24 @@ test('a class Ready only in another condition, or not True, is waited for', () =
   f.kube.nodeClasses = failed('the EC2NodeClasses')
   assert.deepEqual(fixWaits(f, ['ec2-tags.discovery']), [])
 })
+
+test('a class with no status at all is not waited for; one Ready beside another condition is Ready', () => {
+  const f = withClasses(healthyFacts(), ['True'])
+  assert.ok(f.kube.nodeClasses.ok)
+  const [base] = f.kube.nodeClasses.value
+  const { status: _none, ...bare } = base!
+  f.kube.nodeClasses.value = [
+    { ...bare, metadata: { ...base!.metadata, name: 'bare' } },
+    {
+      ...base!,
+      metadata: { ...base!.metadata, name: 'ready' },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'AMIsReady', status: 'False' },
+        ],
+      },
+    },
+  ] as typeof f.kube.nodeClasses.value
+  assert.deepEqual(fixWaits(f, ['ec2-tags.discovery']), [])
+})
