@@ -428,3 +428,50 @@ test('spot: the service-linked role, for the account (none in the ARN when it is
   )
   assert.deepEqual(anon.manual, [])
 })
+
+test('a controller role the facts do not hold, or a Deny on only some of the missing actions: nothing planned', () => {
+  const noRole = healthyFacts((f) => {
+    delete f.iam.roles[CONTROLLER_ROLE]
+  })
+  const trust = fail({ evidence: { expectedSub: SUB } })
+  assert.deepEqual(irsaTrust(noRole, [trust], 'c', {}), { resources: [], manual: [trust] })
+  const a = missing(doc('a'))
+  assert.deepEqual(controllerPolicy(noRole, [a], 'c', {}).manual, [a])
+  const partly = missing(doc('a', 'b'), { missing: [{ action: 'a', deniedBy: 'Deny' }, { action: 'b' }] })
+  assert.deepEqual(controllerPolicy(healthyFacts(), [partly], 'c', {}).manual, [partly])
+})
+
+test('passRole: the granted roles are sorted, whatever order they were found in', () => {
+  const first = `arn:aws:iam::${ACCOUNT}:role/A`
+  const [r] = passRole(healthyFacts(), [fail({ subject: first })], 'c', {}).resources
+  assert.deepEqual((r!.documents!.KarpctlPassNodeRoles as PolicyDocument).Statement[0]!.Resource, [
+    first,
+    NODE_ROLE_ARN,
+  ])
+})
+
+test('nodeRole: no cluster read (aws-auth); only no-cluster-access findings with an ARN get access; odd findings manual', () => {
+  const facts = healthyFacts((f) => {
+    f.eks.cluster = failed('cluster')
+  })
+  const built = nodeRole(facts, [noAccess(NODE_ROLE_ARN)], 'c', {})
+  assert.deepEqual(
+    built.resources.map((r) => r.address),
+    ['aws-auth.node.0'],
+  )
+  const entry = nodeRole(
+    healthyFacts((f) => {
+      if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.authenticationMode = 'API'
+    }),
+    [noAccess(NODE_ROLE_ARN)],
+    'c',
+    {},
+  )
+  assert.deepEqual(entry.resources[0]!.dependsOn, [])
+  const otherCode = fail({ code: 'x', subject: NODE_ROLE_ARN })
+  const noSubject = fail({ code: 'no-cluster-access' })
+  const noEvidence = fail({ code: 'missing-policies', subject: NODE_ROLE })
+  const unknownRole = lacking('NotRead', ['AmazonEKSWorkerNodePolicy'])
+  const odd = nodeRole(healthyFacts(), [otherCode, noSubject, noEvidence, unknownRole], 'c', {})
+  assert.deepEqual([odd.resources, odd.manual], [[], [otherCode, noSubject, noEvidence, unknownRole]])
+})
