@@ -4,6 +4,7 @@
 // and pods that fit — with the verdict `karpctl why` must give at every NodePool of the cluster
 // (why-corpus-cluster.ts). Most pods pick one NodePool with `karpenter.sh/nodepool`: the others are
 // then ruled out before or by that requirement, and the table says how.
+import type { Rule } from '../../src/why/judge.js'
 import type { PodSeed } from './bed/workload-seed.js'
 import {
   LAUNCH_FAILURES,
@@ -30,17 +31,7 @@ export type Category =
 
 export interface PoolExpect {
   status: 'fits' | 'ruled-out' | 'unknown'
-  rule:
-    | 'nodeclass'
-    | 'taints'
-    | 'host-ports'
-    | 'requirements'
-    | 'zones'
-    | 'topology-spread'
-    | 'limits'
-    | 'devices'
-    | 'ephemeral-storage'
-    | 'instance-types'
+  rule: Rule
   message: RegExp
   /** What the fix's summary or commands must say. */
   fix?: RegExp
