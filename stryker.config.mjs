@@ -58,7 +58,9 @@ process.env.KARPCTL_FIXTURES ??= resolve(root, '..', 'shared', 'fixtures', 'karp
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: 'npm',
-  mutate: dirs.map((d) => `src/${d}/**/*.ts`),
+  // The reference templates are data generated from ../shared's CloudFormation templates; the lint's
+  // `scripts/reference-policies.ts --check` fails on any byte that differs from a fresh generation.
+  mutate: [...dirs.map((d) => `src/${d}/**/*.ts`), '!src/spec/reference-policies.generated.ts'],
   testRunner: 'tap',
   tap: {
     testFiles: [...new Set(dirs.flatMap((d) => testsOf[d]))],
@@ -81,7 +83,19 @@ export default {
   jsonReporter: { fileName: join('reports', 'mutation', `${scope}.json`) },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   // What the sandbox does not need: the build, the e2e bed and the integration suites.
-  ignorePatterns: ['dist', 'bench', 'test/e2e', 'test/integration', 'reports', 'coverage', 'scratch'],
-  tempDirName: '.stryker-tmp',
+  ignorePatterns: [
+    'dist',
+    'bench',
+    'test/e2e',
+    'test/integration',
+    'reports',
+    'coverage',
+    'scratch',
+    '.stryker-tmp*',
+  ],
+  // One sandbox directory per scope, so two scopes can run side by side.
+  tempDirName: `.stryker-tmp-${scope}`,
+  // The engine's scopes run every engine test with coverage first: minutes on a loaded machine.
+  dryRunTimeoutMinutes: 30,
   cleanTempDir: 'always',
 }
