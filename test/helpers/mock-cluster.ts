@@ -735,6 +735,11 @@ export interface MockOptions {
   mutate?: (state: MockState) => void
   /** Register one-shot expectations for the reads of a correct collector (default true). */
   expectations?: boolean
+  /**
+   * Serve a namespace's Helm release Secrets (how a plan reads the release it repairs). Off by default:
+   * install's tests on this cluster plan the release as a new one.
+   */
+  releasesByNamespace?: boolean
 }
 
 export interface RecordedCall {
@@ -1876,7 +1881,7 @@ export class MockCluster {
     let m: RegExpExecArray | null
     if (path === '/version') return jsonAnswer(k.version)
     if (path === '/api/v1/secrets') return list('Secret', bySelector(k.helmSecrets))
-    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets$/.exec(path)))
+    if (this.options.releasesByNamespace && (m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets$/.exec(path)))
       return list('Secret', bySelector(inNs(k.helmSecrets, m[1] as string)))
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/.exec(path))) {
       const sa = k.serviceAccounts.find((o) => o.metadata.namespace === m![1] && o.metadata.name === m![2])
