@@ -735,6 +735,11 @@ export interface MockOptions {
   mutate?: (state: MockState) => void
   /** Register one-shot expectations for the reads of a correct collector (default true). */
   expectations?: boolean
+  /**
+   * Serve a namespace's Helm release Secrets (how a plan reads the release it repairs). Off by default:
+   * install's tests on this cluster plan the release as a new one.
+   */
+  releasesByNamespace?: boolean
 }
 
 export interface RecordedCall {
@@ -1606,6 +1611,16 @@ export class MockCluster {
         })),
       })
     }
+    // The one write served (doctor --fix's discovery tags): later reads see the tags, as on AWS.
+    if (action === 'CreateTags') {
+      const ids = members(p, 'ResourceId')
+      const tags: Record<string, string> = {}
+      for (let i = 1; p[`Tag.${i}.Key`] !== undefined; i++)
+        tags[p[`Tag.${i}.Key`] as string] = p[`Tag.${i}.Value`] ?? ''
+      for (const x of [...this.state.subnets, ...this.state.securityGroups])
+        if (ids.includes(x.id)) Object.assign(x.tags, tags)
+      return ec2Answer(action, { return: true })
+    }
     return this.unknownOp(call)
   }
 
@@ -1866,6 +1881,8 @@ export class MockCluster {
     let m: RegExpExecArray | null
     if (path === '/version') return jsonAnswer(k.version)
     if (path === '/api/v1/secrets') return list('Secret', bySelector(k.helmSecrets))
+    if (this.options.releasesByNamespace && (m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets$/.exec(path)))
+      return list('Secret', bySelector(inNs(k.helmSecrets, m[1] as string)))
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/.exec(path))) {
       const sa = k.serviceAccounts.find((o) => o.metadata.namespace === m![1] && o.metadata.name === m![2])
       return sa ? jsonAnswer(sa) : notFound()
@@ -1879,6 +1896,10 @@ export class MockCluster {
     if (path === '/api/v1/nodes') return list('Node', k.nodes)
     if (path === '/apis/karpenter.sh/v1/nodepools') return list('NodePool', k.nodePools)
     if (path === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') return list('EC2NodeClass', k.nodeClasses)
+    if ((m = /^\/apis\/karpenter\.k8s\.aws\/v1\/ec2nodeclasses\/([^/]+)$/.exec(path))) {
+      const nc = k.nodeClasses.find((o) => o.metadata.name === m![1])
+      return nc ? jsonAnswer(nc) : notFound()
+    }
     if ((m = /^\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions\/([^/]+)$/.exec(path))) {
       const c = k.crds.find((o) => o.metadata.name === m![1])
       return c ? jsonAnswer(c) : notFound()
