@@ -134,7 +134,11 @@ test('askedGap first records both the tags asked now and those being removed, th
 
 test('askedGap removes an overflow record key only the covering record needed, without showing it', () => {
   // Kills: the shown removals no longer limited to keys the role has (`untag.filter` dropped).
-  const [k1, k2, k3] = ['k1', 'k2', 'k3'].map((k) => k + 'x'.repeat(98))
+  // Three 100-character keys: two fit one record tag, three need a second.
+  const long = (k: string) => k + 'x'.repeat(98)
+  const k1 = long('k1')
+  const k2 = long('k2')
+  const k3 = long('k3')
   assert.deepEqual(
     askedGap(
       {
