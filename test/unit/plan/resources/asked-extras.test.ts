@@ -14,6 +14,11 @@ import {
 
 const NO_ASK = { policyArns: [], tags: {} }
 
+test('the record keys are the documented karpctl.io/asked-policies and karpctl.io/asked-tags', () => {
+  // Kills: either key emptied (the record lives on roles in AWS: renaming it loses earlier runs' records).
+  assert.deepEqual([ASKED_POLICIES, ASKED_TAGS], ['karpctl.io/asked-policies', 'karpctl.io/asked-tags'])
+})
+
 test('isProtectedTag: karpctl.io/ and aws: prefixed keys only, not keys that merely end or contain them', () => {
   const keys = ['karpctl.io/tenant', 'aws:cloudformation:stack-name', 'team', 'x.karpctl.io/', 'team:aws:']
   assert.deepEqual(
@@ -45,20 +50,25 @@ test('askedRecord strips the arn prefix only at the start of a policy name', () 
   })
 })
 
-test("askedGap reads the record in the role's partition and keeps a policy wanted through orElse", () => {
+test("askedGap reads the record in the role's partition and keeps a policy wanted as itself or through orElse", () => {
   // Kills: partitionOf's `??` made `&&`; orElse left out of the wanted set.
   const readOnly = 'arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly'
   const old = 'arn:aws-cn:iam::123456789012:policy/Old'
-  const recorded = 'aws:policy/AmazonEC2ContainerRegistryReadOnly 123456789012:policy/Old'
+  const worker = 'arn:aws-cn:iam::aws:policy/AmazonEKSWorkerNodePolicy'
+  const recorded =
+    'aws:policy/AmazonEC2ContainerRegistryReadOnly aws:policy/AmazonEKSWorkerNodePolicy 123456789012:policy/Old'
   assert.deepEqual(
     askedGap(
       {
         arn: 'arn:aws-cn:iam::123456789012:role/demo-node',
-        managed: [{ arn: 'arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly', orElse: readOnly }],
+        managed: [
+          { arn: 'arn:aws-cn:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly', orElse: readOnly },
+          { arn: worker },
+        ],
         tags: {},
         asked: NO_ASK,
       },
-      { tags: { [ASKED_POLICIES]: recorded }, attached: [readOnly, old] },
+      { tags: { [ASKED_POLICIES]: recorded }, attached: [readOnly, worker, old] },
     ),
     {
       first: [[ASKED_POLICIES, '123456789012:policy/Old']],
