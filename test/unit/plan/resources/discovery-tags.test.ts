@@ -113,8 +113,12 @@ test('observe: answers with no list, an entry with no id, a tag with no key or v
   assert.deepEqual(await make().observe(half.env), { '': { k: '', '': 'v' }, 'sg-1': {} })
 })
 
-const tagged = (v: Record<string, string | undefined>) =>
-  Object.fromEntries(Object.entries(v).map(([id, c]) => [id, c === undefined ? {} : { [DISCOVERY_TAG]: c }]))
+/** Each id's tags: its discovery value, or none. */
+const tagged = (v: Record<string, string | undefined>) => {
+  const out: Record<string, Record<string, string>> = {}
+  for (const [id, c] of Object.entries(v)) out[id] = c === undefined ? {} : { [DISCOVERY_TAG]: c }
+  return out
+}
 
 test("verdict: another cluster's discovery tag blocks, naming each resource and its cluster", () => {
   const cur = tagged({ 'subnet-a': 'other', 'subnet-b': 'demo', 'sg-1': 'third' })
