@@ -111,6 +111,10 @@ test('observe: answers with no list, an entry with no id, a tag with no key or v
     ),
   })
   assert.deepEqual(await make().observe(half.env), { '': { k: '', '': 'v' }, 'sg-1': {} })
+  const noGroupId = recordingEnv({
+    aws: reads({ Subnets: [] }, { SecurityGroups: [{ Tags: [{ Key: 'k', Value: 'v' }] }] }),
+  })
+  assert.deepEqual(await make().observe(noGroupId.env), { '': { k: 'v' } })
 })
 
 /** Each id's tags: its discovery value, or none. */
