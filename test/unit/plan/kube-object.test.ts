@@ -148,3 +148,18 @@ test("apply: server-side applies a new object or karpctl's own; never another to
     [path, object],
   ])
 })
+
+test("observe reads the object's path; --adopt keeps an unlabelled object as it is, saying why", async () => {
+  // Kills: observe → undefined, keptNote → undefined / ``, labels?.[k] → labels[k] (an object with no labels).
+  const object = pool({ weight: 1 })
+  const env = {
+    kube: { get: async (p: string) => (p === objectPath(object) ? object : null) },
+  } as unknown as ApplyEnv
+  assert.deepEqual(await resource(object).observe(env), object)
+  const bare = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'default' } }
+  assert.deepEqual(resource(object, true).verdict(bare), {
+    action: 'unchanged',
+    changes: [],
+    note: "not karpctl's (no app.kubernetes.io/managed-by=karpctl label): used as it is, never changed or deleted by karpctl",
+  })
+})
