@@ -78,3 +78,11 @@ test('checkChartDir: a missing folder is one line; each chart named is checked',
     /karpenter-crd\/Chart\.yaml" does not exist/,
   )
 })
+
+test('only the top-level version line counts, with any run of blanks after the colon (or none)', () => {
+  // Kills: the regex without `^` (a dependency's indented version read first) and `[ \t]*` → `[ \t]`.
+  const nested = 'dependencies:\n  - name: crds\n    version: 1.2.0\nversion: 1.14.1\n'
+  assert.equal(chartDirVersion(chart(nested)), '1.14.1')
+  assert.equal(chartDirVersion(chart('version:1.13.2\n')), '1.13.2')
+  assert.equal(chartDirVersion(chart('version: \t 1.12.0\n')), '1.12.0')
+})

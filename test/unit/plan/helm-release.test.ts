@@ -1,18 +1,22 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { parse } from 'yaml'
 import type { HelmUpgrade } from '../../../src/context/helm.js'
+import { findRelease, RELEASE_SELECTOR, releaseNamed } from '../../../src/facts/collect-kube.js'
 import type { HelmRelease } from '../../../src/facts/types.js'
 import { planJson, renderPlan } from '../../../src/plan/render.js'
 import {
   ADOPTED_FROM_REVISION,
   helmRelease,
+  recoveryOf,
   UPGRADED_TO,
   type ReleaseState,
 } from '../../../src/plan/resources/helm-release.js'
 import { ADOPTED_BY } from '../../../src/spec/ownership.js'
 import type { ApplyEnv, Plan } from '../../../src/plan/types.js'
+import { helmReleaseSecret, type KubeObject } from '../../helpers/mock-cluster.js'
+import { recordingEnv } from '../../helpers/recording-env.js'
 
 const LABELS = { 'karpctl.io/managed-by': 'karpctl' }
 const SECRETS = ['hunter2', 'ghp_abcdefghijklmnopqrstuvwx1234', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']
@@ -281,4 +285,272 @@ test('recovery rolls back without --wait (the upgrade right after rolls out anyw
   } as unknown as ApplyEnv
   await release(values()).apply(env, stuck('pending-upgrade', 3))
   assert.deepEqual(calls, [{ release: 'karpenter', namespace: 'kube-system', revision: 3, wait: false }])
+})
+
+const ADOPT_LABELS = { [ADOPTED_BY]: 'demo', 'karpctl.io/adopted-at': 'install' }
+
+/** A release want with the shared defaults and `over` on top. */
+const want = (over: Partial<Parameters<typeof helmRelease>[0]> = {}) =>
+  helmRelease({
+    address: 'helm.karpenter',
+    release: 'karpenter',
+    namespace: 'kube-system',
+    chart: 'oci://public.ecr.aws/karpenter/karpenter',
+    chartName: 'karpenter',
+    expectedVersion: '1.14.1',
+    values: values(),
+    labels: LABELS,
+    adopt: false,
+    dependsOn: ['iam.controller'],
+    ...over,
+  })
+
+/** An installed release with `over` on its release and `labels` on its Secret. */
+const live = (labels: Record<string, string>, over: Partial<HelmRelease> = {}): ReleaseState => {
+  const s = installed(values())
+  return { ...s, release: { ...s.release, ...over }, labels }
+}
+
+test('a release step: Kubernetes group, no IAM permissions, its chart, version, namespace and values as desired', () => {
+  // Kills: group '' and permissions ['Stryker was here'].
+  const r = want()
+  assert.deepEqual(
+    {
+      address: r.address,
+      kind: r.kind,
+      name: r.name,
+      group: r.group,
+      dependsOn: r.dependsOn,
+      desired: r.desired,
+      documents: r.documents,
+      permissions: r.permissions,
+    },
+    {
+      address: 'helm.karpenter',
+      kind: 'Helm release',
+      name: 'kube-system/karpenter',
+      group: 'Kubernetes',
+      dependsOn: ['iam.controller'],
+      desired: {
+        chart: 'oci://public.ecr.aws/karpenter/karpenter',
+        version: '1.14.1',
+        namespace: 'kube-system',
+        values: values(),
+      },
+      documents: { values: values() },
+      permissions: [],
+    },
+  )
+})
+
+test('recoveryOf: a pending release nobody measured helm for rolls back; several helms are all named; a first install is uninstalled', () => {
+  // Kills: helmRunning?.length → .length, join(', ') → join(''), { uninstall: true } → false.
+  const base = stuck('pending-upgrade', 3)
+  assert.deepEqual(recoveryOf({ ...base, helmRunning: undefined }), { rollback: 3 })
+  assert.deepEqual(recoveryOf(stuck('pending-upgrade', 3, [11, 12])), {
+    blocked:
+      'release kube-system/karpenter is pending-upgrade (revision 4): helm (pid 11, 12) is still at it; let it finish, then run the same command again',
+  })
+  assert.deepEqual(recoveryOf(stuck('pending-install')), { uninstall: true })
+  assert.equal(recoveryOf(installed({})), null)
+  assert.equal(recoveryOf(null), null)
+})
+
+test('an older chart on the same values: the one change is the chart, from the live one', () => {
+  // Kills: from `${chartName}-${chartVersion}` → ``.
+  const v = want().verdict(live(LABELS, { chartVersion: '1.0.14' }))
+  assert.deepEqual(v, {
+    action: 'update',
+    changes: [{ field: 'chart', from: 'karpenter-1.0.14', to: 'karpenter-1.14.1' }],
+    note: undefined,
+  })
+})
+
+test('another Karpenter release elsewhere blocks the install (create) and an upgrade of this one (update)', () => {
+  // Kills: `if (cur?.other)` → false and every literal of that verdict.
+  const other = { ...installed({}).release, name: 'karpenter', namespace: 'karpenter', chartVersion: '1.2.0' }
+  const blocked =
+    'Karpenter is already installed as release karpenter/karpenter (chart 1.2.0): a second controller would fight it; run `karpctl doctor` on that install, or remove it first'
+  assert.deepEqual(want().verdict({ other } as ReleaseState), { action: 'create', changes: [], blocked })
+  assert.deepEqual(want().verdict({ ...installed(values()), other }), {
+    action: 'update',
+    changes: [],
+    blocked,
+  })
+})
+
+test('a release installed without karpctl: blocked without --adopt, planned when its labels are the adoption (or no adoption labels are asked for)', () => {
+  // Kills: the adoption check → false, !isOwned(adoptLabels) → isOwned, `adoptLabels ?? {}` → `&&`.
+  const blocked = {
+    action: 'update',
+    changes: [],
+    blocked:
+      'installed without karpctl: pass --adopt to let karpctl upgrade it, or leave it to the tool that made it',
+  }
+  assert.deepEqual(want({ adoptLabels: ADOPT_LABELS }).verdict(live({})), blocked)
+  // A want with no adoption labels (no caller but a repair has none) holds every release to the empty
+  // adoption, which any labels satisfy: nothing to block on.
+  assert.deepEqual(want().verdict(live({})), {
+    action: 'unchanged',
+    changes: [],
+    note: "adopted (installed without karpctl): its revisions are labelled , never as karpctl's; teardown keeps it",
+  })
+  // Adopted by an earlier install --adopt: its next revision is planned, no --adopt needed again.
+  assert.deepEqual(want({ adoptLabels: ADOPT_LABELS }).verdict(live(ADOPT_LABELS)), {
+    action: 'unchanged',
+    changes: [],
+    note: "adopted (installed without karpctl): its revisions are labelled karpctl.io/adopted-by, karpctl.io/adopted-at, never as karpctl's; teardown keeps it",
+  })
+})
+
+test('a pending release with a helm still at it: blocked as an update with no changes', () => {
+  // Kills: { action: 'update', changes: [] } literals of the recovery-blocked verdict.
+  assert.deepEqual(want().verdict(stuck('pending-upgrade', 3, [7])), {
+    action: 'update',
+    changes: [],
+    blocked:
+      'release kube-system/karpenter is pending-upgrade (revision 4): helm (pid 7) is still at it; let it finish, then run the same command again',
+  })
+})
+
+test('a pending release of another tool, adopted with no adoption labels: blocked exactly', () => {
+  // Kills: `adoptLabels !== undefined && …` → true (isOwned of undefined throws) and the verdict's literals.
+  const cur = { ...stuck('pending-upgrade', 3), labels: {} }
+  assert.deepEqual(want({ adopt: true }).verdict(cur), {
+    action: 'update',
+    changes: [],
+    blocked:
+      'release kube-system/karpenter is pending-upgrade by a helm run karpctl did not start: let its tool finish it (or `helm rollback` it), then run the same command again',
+  })
+})
+
+test('notes: none for a release of karpctl or a new one (upgrade or not); the adoption named exactly, even with no adoption labels', () => {
+  // Kills: the notes' conditions → true / ||, their [] → ['Stryker was here'], `adoptLabels ?? {}` → `&&`.
+  const upgrade = { labels: { ...ADOPT_LABELS, [UPGRADED_TO]: '1.14.1' }, upgradedTo: '1.14.1' }
+  assert.deepEqual(want().verdict(installed(values())), { action: 'unchanged', changes: [], note: undefined })
+  assert.equal(want(upgrade).verdict(live(upgrade.labels)).note, undefined)
+  assert.equal(want(upgrade).verdict(null).note, undefined)
+  assert.equal(want().verdict(null).note, undefined)
+  assert.equal(
+    want(upgrade).verdict(live({}, { chartVersion: '1.0.14' })).note,
+    "installed without karpctl: upgraded as asked, its new revisions labelled karpctl.io/adopted-by, karpctl.io/adopted-at, karpctl.io/upgraded-to (no rollback point); teardown keeps it at 1.14.1, taking off karpctl's labels only",
+  )
+  assert.equal(
+    want({ adopt: true }).verdict(live({})).note,
+    "adopted (installed without karpctl): its revisions are labelled , never as karpctl's; teardown keeps it",
+  )
+})
+
+test('an adopted release left pending: both notes, joined by "; "', () => {
+  // Kills: notes.join('; ') → join('').
+  const cur = { ...stuck('pending-upgrade', 3), labels: ADOPT_LABELS }
+  assert.equal(
+    want({ adoptLabels: ADOPT_LABELS }).verdict(cur).note,
+    "adopted (installed without karpctl): its revisions are labelled karpctl.io/adopted-by, karpctl.io/adopted-at, never as karpctl's; teardown keeps it; left pending-upgrade by a stopped helm: rolled back to revision 3 first, then upgraded",
+  )
+})
+
+test('apply: the values file exists while helm reads it and is gone after; an adoption records its revision under karpctl.io/adopted-from-revision', async () => {
+  // Kills: the finally's remove() → {} and ADOPTED_FROM_REVISION → ''.
+  const seen: { file: string; existed: boolean; labels: Record<string, string> }[] = []
+  const env = {
+    helm: async () => ({
+      upgradeInstall: async (u: HelmUpgrade) =>
+        void seen.push({ file: u.valuesFiles[0]!, existed: existsSync(u.valuesFiles[0]!), labels: u.labels }),
+    }),
+  } as unknown as ApplyEnv
+  await want({ adopt: true, adoptLabels: ADOPT_LABELS }).apply(env, live({}, { revision: 5 }))
+  assert.equal(seen.length, 1)
+  assert.equal(seen[0]!.existed, true)
+  assert.equal(existsSync(seen[0]!.file), false)
+  assert.deepEqual(seen[0]!.labels, { ...ADOPT_LABELS, 'karpctl.io/adopted-from-revision': '5' })
+})
+
+const repair = (over: Partial<Parameters<typeof helmRelease>[0]> = {}) =>
+  want({
+    address: 'helm.karpenter.repair',
+    labels: { 'karpctl.io/repaired': 'doctor-fix', 'karpctl.io/repaired-by': 'demo' },
+    repair: 'sets tolerations',
+    ...over,
+  })
+
+test('a repair: of a gone release blocked; with a chart folder of another version blocked; never a chart change', () => {
+  // Kills: `!cur?.release` → false / cur.release, the blocked verdicts' literals, the chart filter.
+  assert.deepEqual(repair().verdict(null), {
+    action: 'update',
+    changes: [],
+    blocked: 'release kube-system/karpenter is gone: nothing to repair',
+  })
+  assert.deepEqual(repair({ chartFolderVersion: '1.13.0' }).verdict(live({})), {
+    action: 'update',
+    changes: [],
+    blocked:
+      '--chart-dir holds karpenter 1.13.0 but the release runs 1.14.1: a repair keeps the version; give the folder of 1.14.1',
+  })
+  // The release runs another chart version: a repair keeps it, so nothing to do on the same values.
+  const older = live({}, { chartVersion: '1.0.14' })
+  assert.deepEqual(repair().verdict(older), { action: 'unchanged', changes: [] })
+  assert.deepEqual(repair({ chartFolderVersion: '1.14.1' }).verdict(live({})), {
+    action: 'unchanged',
+    changes: [],
+  })
+  assert.deepEqual(repair().verdict(live({}, { chartVersion: '1.0.14', status: 'failed' })), {
+    action: 'update',
+    changes: [{ field: 'status', from: 'failed', to: 'deployed' }],
+    note: 'sets tolerations: a new revision (helm rollback undoes it), labelled karpctl.io/repaired, karpctl.io/repaired-by',
+  })
+})
+
+// A release name and namespace no helm on this machine works on: the /proc scan finds none at it.
+const OBSERVED = { release: 'karpenter-unit-observe', namespace: 'karpctl-unit' }
+
+/** An env whose API server lists `mine` in the release's namespace and `everywhere` across the cluster. */
+function releasesEnv(mine: KubeObject[], everywhere: KubeObject[] = []): ApplyEnv {
+  const named = encodeURIComponent(`${RELEASE_SELECTOR},name=${OBSERVED.release}`)
+  return recordingEnv({
+    kube: {
+      [`/api/v1/namespaces/${OBSERVED.namespace}/secrets?labelSelector=${named}`]: { items: mine },
+      [`/api/v1/secrets?labelSelector=${encodeURIComponent(RELEASE_SELECTOR)}`]: { items: everywhere },
+    },
+  }).env
+}
+
+const secret = (o: { name?: string; namespace?: string; revision?: number; status?: string } = {}) =>
+  helmReleaseSecret({ name: OBSERVED.release, namespace: OBSERVED.namespace, ...o })
+
+const observer = (unique: boolean) => want({ ...OBSERVED, unique })
+
+test('observe: the release and its labels; helm processes looked for only on a pending one (none here, no kube context needed)', async () => {
+  // Kills: Promise.all([]) , startsWith → endsWith / '', kubeTarget?.context → .context, the helmRunning spread.
+  const deployed = releasesEnv([secret({ revision: 2 })])
+  const found = await releaseNamed(deployed.kube, OBSERVED.namespace, OBSERVED.release)
+  assert.deepEqual(await observer(false).observe(deployed), { ...found, other: undefined })
+  const pending = releasesEnv([secret({ revision: 3, status: 'pending-upgrade' }), secret({ revision: 2 })])
+  const stuckOne = await releaseNamed(pending.kube, OBSERVED.namespace, OBSERVED.release)
+  assert.equal(stuckOne?.lastDeployed, 2)
+  assert.deepEqual(await observer(false).observe(pending), { ...stuckOne, other: undefined, helmRunning: [] })
+  assert.equal(await observer(false).observe(releasesEnv([])), null)
+})
+
+test('observe, unique: a Karpenter release under another name or namespace is the other; this one found again is not', async () => {
+  // Kills: each part of `any && (any.name !== release || any.namespace !== namespace)`.
+  const elsewhere = [
+    helmReleaseSecret({ name: OBSERVED.release, namespace: 'karpenter' }),
+    helmReleaseSecret({ name: 'karpenter', namespace: OBSERVED.namespace }),
+  ]
+  for (const s of elsewhere) {
+    const env = releasesEnv([], [s])
+    const other = await findRelease(env.kube)
+    assert.deepEqual(await observer(true).observe(env), { other })
+    const both = releasesEnv([secret()], [s])
+    const mine = await releaseNamed(both.kube, OBSERVED.namespace, OBSERVED.release)
+    assert.deepEqual(await observer(true).observe(both), { ...mine, other })
+  }
+  assert.equal(await observer(true).observe(releasesEnv([], [secret()])), null)
+  assert.equal(await observer(true).observe(releasesEnv([], [])), null)
+  const self = releasesEnv([secret()], [secret()])
+  const mine = await releaseNamed(self.kube, OBSERVED.namespace, OBSERVED.release)
+  assert.deepEqual(await observer(true).observe(self), { ...mine, other: undefined })
+  // Not unique: another release anywhere is never looked for.
+  assert.equal(await observer(false).observe(releasesEnv([], elsewhere)), null)
 })

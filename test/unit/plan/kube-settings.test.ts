@@ -78,3 +78,52 @@ test('install --show-policies: the plan says the NodePool and EC2NodeClass setti
   assert.match(shown, /\n {8}EC2NodeClass:\n {10}\{\n {12}"apiVersion": "karpenter\.k8s\.aws\/v1",/)
   assert.deepEqual(planJson(plan).steps[1]?.documents, { NodePool: defaultNodePool(s) })
 })
+
+const object = (spec: Record<string, unknown>, labels?: Record<string, string>) => ({
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name: 'x', ...(labels ? { labels } : {}) },
+  spec,
+})
+
+test('a wrapper of only metadata and/or spec is unwrapped; an empty map, a null, a list or another key is a setting as it is', () => {
+  // Kills: isMap → true (null/list/string read as maps), `keys.length > 0` → true / >= 0, every → some,
+  // `k === 'metadata'` → false / ''.
+  assert.deepEqual(
+    createdSettings(
+      object({
+        template: { metadata: { labels: { team: 'a' } }, spec: { expireAfter: '720h' } },
+        onlyMeta: { metadata: { labels: { team: 'b' } } },
+        mixed: { spec: { a: 1 }, weight: 2 },
+        empty: {},
+        none: null,
+        list: ['spec'],
+        text: 'spec',
+      }),
+    ),
+    [
+      { field: 'spec.template.metadata.labels', to: { team: 'a' } },
+      { field: 'spec.template.spec.expireAfter', to: '720h' },
+      { field: 'spec.onlyMeta.metadata.labels', to: { team: 'b' } },
+      { field: 'spec.mixed', to: { spec: { a: 1 }, weight: 2 } },
+      { field: 'spec.empty', to: {} },
+      { field: 'spec.none', to: null },
+      { field: 'spec.list', to: ['spec'] },
+      { field: 'spec.text', to: 'spec' },
+    ],
+  )
+})
+
+test("a wrapper's part that is not a map (a list, a string, a null) has no settings to list", () => {
+  // Kills: the non-map part's [] → ['Stryker was here'], and isMap → true on its list, string or null.
+  assert.deepEqual(
+    createdSettings(object({ a: { spec: ['x', 'y'] }, b: { spec: 'xy' }, c: { metadata: null } })),
+    [],
+  )
+})
+
+test('empty labels are not listed', () => {
+  // Kills: `labels && Object.keys(labels).length` → true.
+  assert.deepEqual(createdSettings(object({ weight: 1 }, {})), [{ field: 'spec.weight', to: 1 }])
+  assert.deepEqual(createdSettings(object({}, { a: 'b' })), [{ field: 'metadata.labels', to: { a: 'b' } }])
+})

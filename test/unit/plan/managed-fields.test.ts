@@ -74,3 +74,31 @@ test("another manager's field, karpctl's own Update, the status subresource and 
   assert.deepEqual(droppedFields({ metadata: {} }, want), [])
   assert.deepEqual(droppedFields(null, want), [])
 })
+
+test("a field shares only a prefix with another manager's sibling: still karpctl's to remove", () => {
+  // Kills: overlaps' every → some (spec.limits.cpu and spec.weight share only `spec`).
+  const want = { metadata: { labels: { a: '1', b: '2' } }, spec: { weight: 10, taints: [] } }
+  assert.deepEqual(
+    droppedFields(
+      live([
+        apply(ALL),
+        { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:weight': {} } } },
+      ]),
+      want,
+    ),
+    [{ field: 'spec.limits.cpu', from: '8', to: undefined }],
+  )
+})
+
+test('managedFields that are not a list, or entries with no fields or empty ones, remove nothing', () => {
+  // Kills: `!Array.isArray(entries)` → false, its [] → ['Stryker was here'], and the leaves' [] of a tree
+  // that is not a map or has no `f:` keys.
+  const want = { metadata: {}, spec: {} }
+  assert.deepEqual(droppedFields(live({} as unknown as unknown[]), want), [])
+  assert.deepEqual(droppedFields(live('broken' as unknown as unknown[]), want), [])
+  assert.deepEqual(droppedFields(live([{ manager: 'karpctl', operation: 'Apply' }]), want), [])
+  assert.deepEqual(droppedFields(live([apply({})]), want), [])
+  assert.deepEqual(droppedFields(live([apply({ 'f:spec': { 'f:weight': 'x' } })]), want), [
+    { field: 'spec.weight', from: 10, to: undefined },
+  ])
+})
