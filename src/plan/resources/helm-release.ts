@@ -197,7 +197,8 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           blocked: `Karpenter is already installed as release ${cur.other.namespace}/${cur.other.name} (chart ${cur.other.chartVersion}): a second controller would fight it; run \`karpctl doctor\` on that install, or remove it first`,
         }
       const adopted = cur?.release && !isOwned(cur.labels, w.labels)
-      if (adopted && !w.adopt && !isOwned(cur.labels, w.adoptLabels ?? {}))
+      // No adoption labels asked for is no adoption: another tool's release is never taken silently.
+      if (adopted && !w.adopt && !(w.adoptLabels !== undefined && isOwned(cur.labels, w.adoptLabels)))
         return {
           action: 'update',
           changes: [],
@@ -226,7 +227,9 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
           : []),
         ...(adopted && !w.upgradedTo
           ? [
-              `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels ?? {}).join(', ')}, never as karpctl's; teardown keeps it`,
+              w.adoptLabels
+                ? `adopted (installed without karpctl): its revisions are labelled ${Object.keys(w.adoptLabels).join(', ')}, never as karpctl's; teardown keeps it`
+                : "adopted (installed without karpctl): never labelled as karpctl's; teardown keeps it",
             ]
           : []),
         ...(rec && cur ? [recoveryNote(cur, rec)] : []),

@@ -379,8 +379,8 @@ test('another Karpenter release elsewhere blocks the install (create) and an upg
   })
 })
 
-test('a release installed without karpctl: blocked without --adopt, planned when its labels are the adoption (or no adoption labels are asked for)', () => {
-  // Kills: the adoption check → false, !isOwned(adoptLabels) → isOwned, `adoptLabels ?? {}` → `&&`.
+test('a release installed without karpctl: blocked without --adopt (also when no adoption labels are asked for), planned when its labels are the adoption', () => {
+  // Kills: the adoption check → false, !isOwned(adoptLabels) → isOwned, the adoptLabels guard → true.
   const blocked = {
     action: 'update',
     changes: [],
@@ -388,13 +388,9 @@ test('a release installed without karpctl: blocked without --adopt, planned when
       'installed without karpctl: pass --adopt to let karpctl upgrade it, or leave it to the tool that made it',
   }
   assert.deepEqual(want({ adoptLabels: ADOPT_LABELS }).verdict(live({})), blocked)
-  // A want with no adoption labels (no caller but a repair has none) holds every release to the empty
-  // adoption, which any labels satisfy: nothing to block on.
-  assert.deepEqual(want().verdict(live({})), {
-    action: 'unchanged',
-    changes: [],
-    note: "adopted (installed without karpctl): its revisions are labelled , never as karpctl's; teardown keeps it",
-  })
+  // No adoption labels asked for is no adoption (an empty set would match every release's labels).
+  assert.deepEqual(want().verdict(live({})), blocked)
+  assert.deepEqual(want().verdict(live({ [ADOPTED_BY]: 'demo' })), blocked)
   // Adopted by an earlier install --adopt: its next revision is planned, no --adopt needed again.
   assert.deepEqual(want({ adoptLabels: ADOPT_LABELS }).verdict(live(ADOPT_LABELS)), {
     action: 'unchanged',
@@ -426,7 +422,7 @@ test('a pending release of another tool, adopted with no adoption labels: blocke
 
 test('notes: none for a release of karpctl or a new one (upgrade or not); the adoption named exactly, even with no adoption labels', () => {
   // Kills: the notes' conditions → true / ||, their [] → ['Stryker was here'], `adoptLabels ?? {}` → `&&`.
-  const upgrade = { labels: { ...ADOPT_LABELS, [UPGRADED_TO]: '1.14.1' }, upgradedTo: '1.14.1' }
+  const upgrade = { labels: { ...ADOPT_LABELS, [UPGRADED_TO]: '1.14.1' }, upgradedTo: '1.14.1', adopt: true }
   assert.deepEqual(want().verdict(installed(values())), { action: 'unchanged', changes: [], note: undefined })
   assert.equal(want(upgrade).verdict(live(upgrade.labels)).note, undefined)
   assert.equal(want(upgrade).verdict(null).note, undefined)
@@ -437,7 +433,7 @@ test('notes: none for a release of karpctl or a new one (upgrade or not); the ad
   )
   assert.equal(
     want({ adopt: true }).verdict(live({})).note,
-    "adopted (installed without karpctl): its revisions are labelled , never as karpctl's; teardown keeps it",
+    "adopted (installed without karpctl): never labelled as karpctl's; teardown keeps it",
   )
 })
 
