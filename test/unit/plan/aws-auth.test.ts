@@ -4,6 +4,7 @@ import { ADDED_MAP_ROLES, awsAuthEntry } from '../../../src/plan/resources/aws-a
 import { mapRoles, withMapRole, withoutMapRole } from '../../../src/plan/resources/map-roles.js'
 import { awsAuthEntryAbsent } from '../../../src/plan/resources/removal.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
+import { recordingEnv } from '../../helpers/recording-env.js'
 
 const ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'
 const PATH = '/api/v1/namespaces/kube-system/configmaps/aws-auth'
@@ -154,4 +155,127 @@ test('mapRoles that is not a YAML list: the add is blocked, the remove keeps it 
     assert.match(v.note ?? '', /^kept: aws-auth mapRoles is not/)
     assert.throws(() => withoutMapRole(bad, ROLE), /fix it by hand/)
   }
+})
+
+// --- Exact verdicts and writes (issue 18) ---
+
+const NODE_ENTRY = {
+  rolearn: ROLE,
+  username: 'system:node:{{EC2PrivateDNSName}}',
+  groups: ['system:bootstrappers', 'system:nodes'],
+}
+const cmAt = (cm: unknown) => recordingEnv({ kube: { [PATH]: cm } })
+
+// Kills: the kind, group, documents and permissions literals emptied or filled.
+test('awsAuthEntry: planned as the aws-auth mapping of the role, its entry shown, no AWS permission', () => {
+  const r = awsAuthEntry({ roleArn: ROLE, dependsOn: ['iam-role.node'], managedLabel: ['k', 'v'] })
+  assert.equal(r.address, 'aws-auth.node')
+  assert.equal(r.kind, 'aws-auth mapping')
+  assert.equal(r.name, ROLE)
+  assert.equal(r.group, 'Cluster access')
+  assert.deepEqual(r.dependsOn, ['iam-role.node'])
+  assert.deepEqual(r.desired, NODE_ENTRY)
+  assert.deepEqual(r.documents, { 'aws-auth mapRoles entry': NODE_ENTRY })
+  assert.deepEqual(r.permissions, [])
+})
+
+// Kills: the verdicts' action, changes and note literals; `cm?.data?.mapRoles` made `cm?.data.mapRoles`.
+test('verdict: no aws-auth is a create, one without the entry (or without data) an update, both exact', () => {
+  const change = [{ field: 'mapRoles entry', to: NODE_ENTRY }]
+  assert.deepEqual(add.verdict(null), {
+    action: 'create',
+    changes: change,
+    note: 'aws-auth does not exist: karpctl creates it',
+  })
+  const update = {
+    action: 'update',
+    changes: change,
+    note: 'recorded in the karpctl.io/added-map-roles annotation for teardown',
+  }
+  assert.deepEqual(add.verdict(configMap(EKSCTL)), update)
+  assert.deepEqual(add.verdict({ metadata: { name: 'aws-auth', namespace: 'kube-system' } }), update)
+})
+
+test('verdict: mapRoles that is not a list blocks with the kubectl edit to run, and no change', () => {
+  assert.deepEqual(add.verdict(configMap('rolearn: x\n')), {
+    action: 'update',
+    changes: [],
+    blocked:
+      'aws-auth mapRoles is not a YAML list: karpctl cannot add an entry to it; fix it (`kubectl edit configmap aws-auth -n kube-system`) and run again',
+  })
+})
+
+// Kills: entryFor/its find made to find nothing, `if (!have)` made `true`, the groups check mutated.
+test('verdict: the entry with both node groups is unchanged; one lacking a group (or all) is blocked', () => {
+  const withEntry = (groups?: string[]) =>
+    configMap(withMapRole(EKSCTL, { rolearn: ROLE, username: 'u', ...(groups ? { groups } : {}) }))
+  assert.deepEqual(add.verdict(withEntry(['system:nodes', 'system:bootstrappers', 'x'])), {
+    action: 'unchanged',
+    changes: [],
+  })
+  const blocked = (lacking: string) => ({
+    action: 'update',
+    changes: [],
+    blocked: `aws-auth maps it without ${lacking}: nodes could not join; add the groups to that entry (\`kubectl edit configmap aws-auth -n kube-system\`) and run again`,
+  })
+  assert.deepEqual(add.verdict(withEntry(['system:nodes'])), blocked('system:bootstrappers'))
+  assert.deepEqual(add.verdict(withEntry()), blocked('system:bootstrappers, system:nodes'))
+})
+
+// Kills: the early return made `false`, `wanted.rolearn ?? ''` made `&&` (the entry not found, written again).
+test('apply: an entry already there (added meanwhile) is not written again', async () => {
+  const env = cmAt(configMap(withMapRole(EKSCTL, NODE_ENTRY)))
+  await add.apply(env.env, null)
+  assert.deepEqual(env.kubeWrites, [])
+})
+
+// Kills: the POST body's apiVersion, kind, name, namespace and label literals.
+test('apply: no aws-auth is created in kube-system, labelled as karpctl-managed, with the record', async () => {
+  const env = cmAt(null)
+  await add.apply(env.env, null)
+  assert.deepEqual(env.kubeWrites, [
+    {
+      method: 'POST',
+      path: '/api/v1/namespaces/kube-system/configmaps',
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'aws-auth',
+          namespace: 'kube-system',
+          labels: { 'app.kubernetes.io/managed-by': 'karpctl' },
+          annotations: { [ADDED_MAP_ROLES]: JSON.stringify([ROLE]) },
+        },
+        data: { mapRoles: withMapRole('', NODE_ENTRY) },
+      },
+    },
+  ])
+})
+
+// Kills: `cm.data?.mapRoles` made `cm.data.mapRoles` (an aws-auth with no data would throw).
+test('apply: an aws-auth without data gets a mapRoles with the entry, its other records kept', async () => {
+  const env = cmAt({
+    metadata: {
+      name: 'aws-auth',
+      namespace: 'kube-system',
+      resourceVersion: '7',
+      annotations: { [ADDED_MAP_ROLES]: JSON.stringify(['arn:other']) },
+    },
+  })
+  await add.apply(env.env, null)
+  assert.deepEqual(env.kubeWrites, [
+    {
+      method: 'PUT',
+      path: PATH,
+      body: {
+        metadata: {
+          name: 'aws-auth',
+          namespace: 'kube-system',
+          resourceVersion: '7',
+          annotations: { [ADDED_MAP_ROLES]: JSON.stringify(['arn:other', ROLE]) },
+        },
+        data: { mapRoles: withMapRole(undefined, NODE_ENTRY) },
+      },
+    },
+  ])
 })
