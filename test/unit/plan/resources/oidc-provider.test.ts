@@ -93,6 +93,7 @@ test('only a leading https:// is the scheme: one inside the path is part of the 
   const host = 'oidc.example.com/id/https://x'
   const r = provider(`https://${host}`)
   assert.equal(r.name, host)
+  assert.equal(provider(host).name, host)
   const arn = `arn:aws:iam::123456789012:oidc-provider/${host}`
   assert.deepEqual(await r.observe(iam([arn], { ClientIDList: [] }).env), { arn, url: host, clientIds: [] })
 })
