@@ -276,6 +276,13 @@ test('association verdict: another role is repointed when karpctl made it or --a
   })
 })
 
+/** Every call an association apply makes is a write to EKS (the recorder keeps services in awsCalls). */
+const allToEks = (r: RecordingEnv) =>
+  assert.deepEqual(
+    r.awsCalls,
+    r.awsWrites.map((w) => ({ service: 'eks', op: w.op })),
+  )
+
 const CREATED = {
   op: 'CreatePodIdentityAssociation',
   input: {
@@ -299,6 +306,7 @@ test('association apply: none is created with its tags, and nothing is restarted
   await association().apply(r.env, null)
   assert.deepEqual(r.awsWrites, [CREATED])
   assert.deepEqual(r.kubeWrites, [])
+  allToEks(r)
 })
 
 test('association apply with a restart: created with the pending marker, the Deployment restarted, the marker removed', async () => {
@@ -311,6 +319,7 @@ test('association apply with a restart: created with the pending marker, the Dep
     UNTAGGED,
   ])
   assert.deepEqual(r.kubeWrites, [RESTARTED])
+  allToEks(r)
 })
 
 test('association apply with a restart: a create answer without an ARN leaves the marker (nothing to untag)', async () => {
@@ -322,6 +331,7 @@ test('association apply with a restart: a create answer without an ARN leaves th
     ['CreatePodIdentityAssociation'],
   )
   assert.deepEqual(r.kubeWrites, [RESTARTED])
+  allToEks(r)
 })
 
 test('association apply: another role is repointed with UpdatePodIdentityAssociation alone when no restart is asked for', async () => {
@@ -329,6 +339,7 @@ test('association apply: another role is repointed with UpdatePodIdentityAssocia
   await association().apply(r.env, cur(OTHER_ROLE))
   assert.deepEqual(r.awsWrites, [UPDATED])
   assert.deepEqual(r.kubeWrites, [])
+  allToEks(r)
 })
 
 test('association apply with a restart: the marker is tagged before the repoint, then the restart, then the untag', async () => {
@@ -340,6 +351,7 @@ test('association apply with a restart: the marker is tagged before the repoint,
     UNTAGGED,
   ])
   assert.deepEqual(r.kubeWrites, [RESTARTED])
+  allToEks(r)
 })
 
 test('association apply with a restart: without a known ARN the repoint and restart happen, untagged and unmarked', async () => {
@@ -347,6 +359,7 @@ test('association apply with a restart: without a known ARN the repoint and rest
   await association({ restart: true }).apply(r.env, { ...cur(OTHER_ROLE), associationArn: undefined })
   assert.deepEqual(r.awsWrites, [UPDATED])
   assert.deepEqual(r.kubeWrites, [RESTARTED])
+  allToEks(r)
 })
 
 test('association apply: the right role with no pending marker is not written or restarted', async () => {
@@ -367,4 +380,5 @@ test('association apply with a restart: a pending marker on the right role finis
   await association({ restart: true }).apply(r.env, cur(ROLE, { ...OWNED, [PENDING]: 'true' }))
   assert.deepEqual(r.awsWrites, [UNTAGGED])
   assert.deepEqual(r.kubeWrites, [RESTARTED])
+  allToEks(r)
 })
