@@ -50,7 +50,7 @@ test('no Helm release, or no controller role, is NOT_INSTALLED with the way out'
     'NOT_INSTALLED',
   )
   throwsEnv(
-    healthyFacts((f) => (f.iam.controllerRoleName = undefined)),
+    healthyFacts((f) => (f.iam.controllerRoleName = null)),
     `the Karpenter controller's IAM role could not be found (no IRSA annotation, no Pod Identity association): ${FIX}`,
     'NOT_INSTALLED',
   )

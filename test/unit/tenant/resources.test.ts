@@ -24,7 +24,13 @@ const spec = (access: TenantSpec['access']): TenantSpec => ({
   tenant: 'acme',
   policyArns: [],
   tags: {},
-  nodePool: { capacityTypes: ['spot'], architectures: ['arm64'], cpuLimit: 64 },
+  nodePool: {
+    capacityTypes: ['spot'],
+    architectures: ['arm64'],
+    cpuLimit: 64,
+    consolidationPolicy: 'WhenEmpty',
+    consolidateAfter: '5m',
+  },
   access,
   controllerRoleName: CONTROLLER,
   base: {
