@@ -77,6 +77,10 @@ test('add via an access entry: the entry on the cluster ARN waits for the role; 
     { action: 'eks:CreateAccessEntry', resource: 'arn:aws:eks:us-west-2:123456789012:cluster/demo' },
     { action: 'eks:TagResource', resource: 'arn:aws:eks:us-west-2:123456789012:cluster/demo' },
   ])
+  // Kills: L94/L95 (the controller role's ARN the PassRole grant is written on).
+  assert.deepEqual(byAddress(add, 'iam-policy.tenant-passrole').permissions, [
+    { action: 'iam:PutRolePolicy', resource: `arn:aws:iam::123456789012:role/${CONTROLLER}` },
+  ])
 })
 
 test('add via aws-auth on an empty cluster: the role is created with its description, aws-auth is created labelled as karpctl-managed', async () => {
