@@ -47,7 +47,8 @@ const testsOf = {
   spec: Object.values(engine),
   install: [engine.install, engine.plan, engine.spec, engine.tenant, engine.fix],
   teardown: [engine.teardown],
-  tenant: [engine.tenant, engine.teardown, engine.spec],
+  // tenantContext builds its own clients (createRunContext): its tests drive it over nock.
+  tenant: [engine.tenant, engine.teardown, engine.spec, 'test/integration/tenant-context.test.ts'],
   // runFix builds its own clients (createRunContext): its tests drive it over nock.
   fix: [engine.fix, 'test/integration/fix-run.test.ts', 'test/integration/owners.test.ts'],
 }

@@ -108,6 +108,13 @@ export interface MockSubnet {
   tags: Record<string, string>
 }
 
+export interface MockZone {
+  /** Absent: a zone AWS answers without a name (as an SDK shape allows). */
+  name?: string
+  type: 'availability-zone' | 'local-zone' | 'wavelength-zone'
+  optedIn: boolean
+}
+
 export interface MockSecurityGroup {
   id: string
   name: string
@@ -194,6 +201,8 @@ export interface MockState {
   instanceProfiles: Record<string, { roles: string[] }>
   subnets: MockSubnet[]
   securityGroups: MockSecurityGroup[]
+  /** The region's zones (a Local Zone not opted in is listed only when all zones are asked for). */
+  zones: MockZone[]
   /** Queue name → attributes as GetQueueAttributes returns them (all strings). */
   queues: Record<string, Record<string, string>>
   rules: MockRule[]
@@ -505,6 +514,14 @@ export function healthyState(): MockState {
         availableIps: 8100,
         tags: { Name: 'demo-public' },
       },
+    ],
+    zones: [
+      ...['a', 'b', 'c', 'd'].map((l) => ({
+        name: `${REGION}${l}`,
+        type: 'availability-zone' as const,
+        optedIn: true,
+      })),
+      { name: `${REGION}-lax-1a`, type: 'local-zone', optedIn: false },
     ],
     securityGroups: [
       {
@@ -1609,6 +1626,24 @@ export class MockCluster {
           ipPermissionsEgress: [{ ipProtocol: '-1', ipRanges: [{ cidrIp: '0.0.0.0/0' }] }],
           tagSet: tagSet(g.tags),
         })),
+      })
+    }
+    if (action === 'DescribeAvailabilityZones') {
+      const all = p.AllAvailabilityZones === 'true'
+      return ec2Answer(action, {
+        availabilityZoneInfo: this.state.zones
+          .filter((z) => all || z.optedIn)
+          .map((z) => ({
+            zoneName: z.name,
+            zoneType: z.type,
+            optInStatus:
+              z.type === 'availability-zone'
+                ? 'opt-in-not-required'
+                : z.optedIn
+                  ? 'opted-in'
+                  : 'not-opted-in',
+            regionName: REGION,
+          })),
       })
     }
     // The one write served (doctor --fix's discovery tags): later reads see the tags, as on AWS.
