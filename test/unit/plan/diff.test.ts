@@ -80,3 +80,29 @@ test('tagChanges: only the tags wanted that differ, each with its value before',
     { field: 'tags.c', from: undefined, to: '4' },
   ])
 })
+
+// Kills: isMap/objects/sidOf edges, the lone-object shown list, absent sides of lists, pairing by equality.
+test('leafChanges: edges of maps, lists and Sids', () => {
+  assert.deepEqual(leafChanges(null, { a: 1 }, 'p'), [{ field: 'p', from: null, to: { a: 1 } }])
+  assert.deepEqual(leafChanges([], [{ a: 1 }], 'p'), [{ field: 'p', from: [], to: [{ a: 1 }] }])
+  assert.deepEqual(leafChanges([{ a: 1 }, 2], [{ a: 1 }], 'p'), [
+    { field: 'p', from: [{ a: 1 }, 2], to: [{ a: 1 }] },
+  ])
+  assert.deepEqual(leafChanges([{ Sid: '', a: 1 }], [{ Sid: '', a: 2 }], 'p'), [
+    { field: 'p.0.a', from: 1, to: 2 },
+  ])
+  assert.deepEqual(leafChanges([{ Sid: 5, a: 1 }], [{ Sid: 5, a: 2 }], 'p'), [
+    { field: 'p.0.a', from: 1, to: 2 },
+  ])
+  assert.deepEqual(leafChanges({ Sid: 'A', x: 1 }, [{ Sid: 'A', x: 2 }], 'S'), [
+    { field: 'S.A.x', from: 1, to: 2 },
+  ])
+  assert.deepEqual(leafChanges(undefined, [{ a: 1 }], 'p'), [{ field: 'p.0', from: undefined, to: { a: 1 } }])
+  assert.deepEqual(leafChanges([{ a: 1 }], [{ a: 2 }], 'p', { from: undefined, to: [{ a: 'X' }] }), [
+    { field: 'p.0.a', from: undefined, to: 'X' },
+  ])
+  assert.deepEqual(leafChanges([{ a: 1 }, { b: 2 }], [{ b: 2 }, { c: 3 }], 'p'), [
+    { field: 'p.1.a', from: 1, to: undefined },
+    { field: 'p.1.c', from: undefined, to: 3 },
+  ])
+})

@@ -89,3 +89,12 @@ test('redactedStep: changes, desired state, documents, note and blocked all reda
   })
   assert.equal(values.apiToken, 'tok-123', 'the real values stay for the apply')
 })
+
+// Kills: the undefined shortcut, requirement's key/operator guard, the clip's bound, the create condition.
+test('shown edges: undefined stays undefined, a non-requirement is flow form, 300 characters are not cut', () => {
+  assert.equal(redactAt('a.b', undefined), undefined)
+  assert.equal(valueText({ key: 1, operator: 'In' }), '{key: 1, operator: In}')
+  assert.equal(valueText({ key: 'k', operator: 2 }), '{key: k, operator: 2}')
+  assert.equal(changeText({ field: 'f', to: 'y'.repeat(300) }, 'create'), `f: ${'y'.repeat(300)}`)
+  assert.equal(changeText({ field: 'f', from: 'a', to: 'b' }, 'create'), 'f: a → b')
+})
