@@ -252,3 +252,13 @@ test('webhooks: exactly major 1, minor 0, read as numbers from the start of the 
   assert.equal(hasWebhooks('x1.0.0'), false)
   assert.equal(hasWebhooks('11.0.0'), false)
 })
+
+test('the default NodePool: on-demand and spot, categories c, m, r, amd64, 1000 cores', () => {
+  // Kills: any default choice emptied.
+  assert.deepEqual(DEFAULT_NODEPOOL, {
+    capacityTypes: ['on-demand', 'spot'],
+    instanceCategories: ['c', 'm', 'r'],
+    architectures: ['amd64'],
+    cpuLimit: 1000,
+  })
+})

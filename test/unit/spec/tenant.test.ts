@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InputError } from '../../../src/errors.js'
-import { TENANT_KEY, tenantNodeClass, tenantNodePool, validateTenantName } from '../../../src/spec/tenant.js'
+import {
+  TENANT_KEY,
+  tenantNodeClass,
+  tenantNodePool,
+  tenantTags,
+  validateTenantName,
+  workloadSnippet,
+} from '../../../src/spec/tenant.js'
 import { tenantSpec } from '../../helpers/tenant-spec.js'
 
 const refusal = (name: string): InputError => {
@@ -79,4 +86,55 @@ test('a NodePool limit is written only when given: none gives no limits, a memor
   assert.equal('limits' in tenantNodePool(tenantSpec()).spec, false)
   assert.deepEqual(tenantNodePool(tenantSpec({}, { memoryLimit: '1Ti' })).spec.limits, { memory: '1Ti' })
   assert.deepEqual(tenantNodePool(tenantSpec({}, { cpuLimit: 8 })).spec.limits, { cpu: '8' })
+})
+
+test('a tenant name is a whole DNS label of 1 to 40 characters', () => {
+  // Kills: the label unanchored at the end or its tail made mandatory; the length bound dropped or off by one; every name taken for "default".
+  for (const ok of ['a', '7', 'acme', 'beta-2', 'x'.repeat(40)]) assert.equal(validateTenantName(ok), ok)
+  for (const bad of ['acme-', 'acme_corp', 'a.b', 'x'.repeat(41)])
+    assert.match(refusal(bad).message, /is not a valid tenant name/)
+})
+
+test("a tenant's tags: karpctl's ownership marks of the cluster and the tenant's key", () => {
+  // Kills: the tags object emptied.
+  assert.deepEqual(tenantTags('demo', 'acme'), {
+    'karpctl.io/managed-by': 'karpctl',
+    'karpctl.io/cluster': 'demo',
+    [TENANT_KEY]: 'acme',
+  })
+})
+
+test("a tenant with its own subnet tag selects the cluster's subnets that carry it", () => {
+  // Kills: the tenant's subnet selector emptied.
+  const nc = tenantNodeClass(tenantSpec({ subnetTag: { key: 'network/tier', value: 'private-acme' } }))
+  assert.deepEqual(nc.spec.subnetSelectorTerms, [
+    { tags: { 'karpenter.sh/discovery': 'demo', 'network/tier': 'private-acme' } },
+  ])
+})
+
+test('instance families and zones become requirements by their well-known keys; no weight, no weight field', () => {
+  // Kills: the family or zone key emptied; the weight written when there is none.
+  const pool = tenantNodePool(tenantSpec({}, { instanceFamilies: ['m7g'], zones: ['us-west-2a'] }))
+  assert.deepEqual(pool.spec.template.spec.requirements.slice(3), [
+    { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7g'] },
+    { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a'] },
+  ])
+  assert.equal('weight' in pool.spec, false)
+})
+
+test("the workload snippet selects the tenant's nodes and tolerates their taint", () => {
+  // Kills: any line of the snippet emptied, or its lines not joined by newlines.
+  assert.equal(
+    workloadSnippet('acme'),
+    [
+      'nodeSelector:',
+      `  ${TENANT_KEY}: acme`,
+      'tolerations:',
+      `  - key: ${TENANT_KEY}`,
+      '    operator: Equal',
+      '    value: "acme"',
+      '    effect: NoSchedule',
+    ].join('\n'),
+  )
+  assert.equal(TENANT_KEY, 'karpctl.io/tenant')
 })
