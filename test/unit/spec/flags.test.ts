@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InputError } from '../../../src/errors.js'
 import {
+  karpenterVersionProblem,
   MAX_TIMEOUT_S,
   parseKeyValue,
   parseTag,
@@ -128,4 +129,89 @@ test('--policy-arn: an IAM policy ARN, its path without . or .. segments', () =>
     'acme-s3',
   ])
     assert.match(refusal(() => validatePolicyArn(arn)).message, /is not an IAM policy ARN/)
+})
+
+test('every refusal carries the INVALID_INPUT code, for --json consumers', () => {
+  // Kills: the code of `bad` emptied.
+  for (const fn of [
+    () => validateCpuLimit(0),
+    () => validateQuantity('x', '--memory-limit'),
+    () => parseTag('novalue'),
+    () => validatePolicyArn('acme-s3'),
+  ])
+    assert.equal(refusal(fn).code, 'INVALID_INPUT')
+})
+
+test('--memory-limit: decimals of any length, a bare fraction, signed and multi-digit exponents', () => {
+  // Kills: `\.[0-9]*` cut to one digit, `\.[0-9]+` cut to one digit, the exponent's sign or digits narrowed.
+  for (const q of ['1.25Gi', '1.', '.25', '.125Mi', '1e-3', '1e+3', '1E+10', '1e10', '2.5e-12'])
+    assert.equal(validateQuantity(q, '--memory-limit'), q)
+})
+
+test('key=value: the key is everything before the first `=`, and an empty or blank key is refused', () => {
+  // Kills: the match unanchored at the start (`=a=b` read as a=b); `!m || !key` weakened to `&&`.
+  assert.deepEqual(parseKeyValue('k=', '--subnet-tag'), ['k', ''])
+  assert.deepEqual(parseKeyValue('k=a\nb', '--subnet-tag'), ['k', 'a\nb'])
+  assert.equal(
+    refusal(() => parseKeyValue('=a=b', '--subnet-tag')).message,
+    '--subnet-tag takes key=value (got "=a=b"): fix --subnet-tag',
+  )
+  assert.equal(
+    refusal(() => parseKeyValue('  =v', '--subnet-tag')).message,
+    '--subnet-tag takes key=value (got "  =v"): fix --subnet-tag',
+  )
+})
+
+test('--tag: the refusals name --tag by default, a long key is shown by its first 20 characters', () => {
+  // Kills: the default flag emptied; the key shown whole; the reserved prefixes unanchored.
+  assert.equal(refusal(() => parseTag('novalue')).message, '--tag takes key=value (got "novalue"): fix --tag')
+  assert.equal(
+    refusal(() => parseTag(`${'abcdefghij'.repeat(13)}=v`)).message,
+    '--tag key "abcdefghijabcdefghij"… is longer than 128 characters: shorten it',
+  )
+  assert.equal(
+    refusal(() => parseTag('aws:x=1', '--node-tag')).message,
+    '--node-tag key "aws:x" is reserved (karpctl.io/ and aws: keys): choose another key',
+  )
+  // Only a key that begins with a reserved prefix is reserved.
+  assert.deepEqual(parseTag('team/aws:x=1'), ['team/aws:x', '1'])
+  assert.deepEqual(parseTag('acme.karpctl.io/x=1'), ['acme.karpctl.io/x', '1'])
+})
+
+test('--policy-arn: anchored at both ends, a name of at most 128 characters, dots inside a segment allowed', () => {
+  // Kills: POLICY_ARN unanchored at either end; the path split on every character; `.` segments let through.
+  const base = 'arn:aws:iam::123456789012:policy/'
+  for (const arn of [
+    `${base}v1.2/acme`,
+    `${base}a..b/x.y`,
+    `${base}.hidden/acme`,
+    `${base}${'n'.repeat(128)}`,
+  ])
+    assert.equal(validatePolicyArn(arn), arn)
+  for (const arn of [
+    `x${base}acme`,
+    `${base}${'n'.repeat(129)}`,
+    `${base}acme!`,
+    `${base}./acme`,
+    `${base}team/./acme`,
+    `${base}.`,
+  ])
+    assert.equal(
+      refusal(() => validatePolicyArn(arn)).message,
+      `--policy-arn "${arn}" is not an IAM policy ARN (arn:aws:iam::<account>:policy/[<path>/]<name>): fix --policy-arn`,
+    )
+})
+
+test('a Karpenter version: x.y.z or vx.y.z only, major 1, minor up to 14', () => {
+  // Kills: the `v` stripped anywhere; the x.y.z shape unanchored or its major cut to one digit.
+  assert.equal(karpenterVersionProblem('1.14.1'), undefined)
+  assert.equal(karpenterVersionProblem('v1.0.0'), undefined)
+  assert.equal(karpenterVersionProblem('1.2.3v'), '"1.2.3v" is not a Karpenter version (e.g. 1.14.1)')
+  assert.equal(karpenterVersionProblem('vv1.2.3'), '"vv1.2.3" is not a Karpenter version (e.g. 1.14.1)')
+  assert.equal(karpenterVersionProblem('a1.2.3'), '"a1.2.3" is not a Karpenter version (e.g. 1.14.1)')
+  assert.equal(
+    karpenterVersionProblem('10.0.0'),
+    'karpctl installs Karpenter v1 (1.0 – 1.14); "10.0.0" is not',
+  )
+  assert.equal(karpenterVersionProblem('1.15.0'), 'Karpenter 1.15.0 is newer than karpctl knows (1.14)')
 })

@@ -212,3 +212,53 @@ test('install writes the controller policies of the version it installs: 1.0.14â
   assert.equal(controllerPolicies(spec({ karpenterVersion: '1.14.1' })).length, 6)
   assert.equal(controllerPolicies(spec({ karpenterVersion: '1.14.1', interruption: false })).length, 5)
 })
+
+test('the OIDC provider ARN drops only a leading https:// of the issuer', () => {
+  // Kills: the https:// prefix removed anywhere in the issuer.
+  assert.equal(
+    installNames(spec({ oidcIssuer: 'oidc.example.com/https://x' })).oidcProviderArn,
+    'arn:aws:iam::123456789012:oidc-provider/oidc.example.com/https://x',
+  )
+  assert.equal(installNames(spec({ oidcIssuer: undefined })).oidcProviderArn, undefined)
+})
+
+test("the controller may pass exactly the install's node role, plus the extra roles it is given", () => {
+  // Kills: a default of extra node roles that is not empty.
+  const passable = (extra?: string[]) =>
+    controllerPolicies(spec(), extra)
+      .flatMap((p) => p.document.Statement)
+      .filter((s) => s.Action === 'iam:PassRole')
+      .map((s) => s.Resource)
+  assert.deepEqual(passable(), ['arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'])
+  assert.deepEqual(passable(['arn:aws:iam::123456789012:role/other']), [
+    ['arn:aws:iam::123456789012:role/KarpenterNodeRole-demo', 'arn:aws:iam::123456789012:role/other'],
+  ])
+})
+
+test('a version no template matches gets the newest reference template instead of failing', () => {
+  // Kills: `referenceFor(...)?.version` without the optional chain (a TypeError on null).
+  assert.deepEqual(
+    controllerPolicies(spec({ karpenterVersion: 'not-a-version' })),
+    controllerPolicies(spec({ karpenterVersion: '1.14.1' })),
+  )
+})
+
+test('webhooks: exactly major 1, minor 0, read as numbers from the start of the version', () => {
+  // Kills: the version pattern unanchored; major or minor read as one digit.
+  assert.equal(hasWebhooks('v1.0.5'), true)
+  assert.equal(hasWebhooks('01.0.0'), true)
+  assert.equal(hasWebhooks('1.00.0'), true)
+  assert.equal(hasWebhooks('1.01.0'), false)
+  assert.equal(hasWebhooks('x1.0.0'), false)
+  assert.equal(hasWebhooks('11.0.0'), false)
+})
+
+test('the default NodePool: on-demand and spot, categories c, m, r, amd64, 1000 cores', () => {
+  // Kills: any default choice emptied.
+  assert.deepEqual(DEFAULT_NODEPOOL, {
+    capacityTypes: ['on-demand', 'spot'],
+    instanceCategories: ['c', 'm', 'r'],
+    architectures: ['amd64'],
+    cpuLimit: 1000,
+  })
+})
