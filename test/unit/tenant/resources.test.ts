@@ -10,35 +10,18 @@ import type { Resource } from '../../../src/plan/types.js'
 import { tenantTags, type TenantSpec } from '../../../src/spec/tenant.js'
 import { tenantAddResources, tenantRemoveResources, type InstallFacts } from '../../../src/tenant/tenant.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
+import { tenantSpec } from '../../helpers/tenant-spec.js'
 
 const ROLE = 'KarpenterNodeRole-demo-acme'
 const ROLE_ARN = `arn:aws:iam::123456789012:role/${ROLE}`
 const CONTROLLER = 'KarpenterControllerRole-demo'
 const noSuchEntity = () => Object.assign(new Error('not found'), { name: 'NoSuchEntity' })
 
-const spec = (access: TenantSpec['access']): TenantSpec => ({
-  clusterName: 'demo',
-  region: 'us-west-2',
-  accountId: '123456789012',
-  partition: 'aws',
-  tenant: 'acme',
-  policyArns: [],
-  tags: {},
-  nodePool: {
-    capacityTypes: ['spot'],
-    architectures: ['arm64'],
-    cpuLimit: 64,
-    consolidationPolicy: 'WhenEmpty',
-    consolidateAfter: '5m',
-  },
-  access,
-  controllerRoleName: CONTROLLER,
-  base: {
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-  },
-})
+const spec = (access: TenantSpec['access']): TenantSpec =>
+  tenantSpec(
+    { access, controllerRoleName: CONTROLLER },
+    { architectures: ['arm64'], cpuLimit: 64, consolidationPolicy: 'WhenEmpty', consolidateAfter: '5m' },
+  )
 
 const install = (access: InstallFacts['access']): InstallFacts => ({
   clusterName: 'demo',
