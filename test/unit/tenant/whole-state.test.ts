@@ -12,6 +12,7 @@ import type { Resource } from '../../../src/plan/types.js'
 import { tenantNodePool, tenantTags, type TenantSpec } from '../../../src/spec/tenant.js'
 import { tenantAddResources } from '../../../src/tenant/tenant.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
+import { tenantSpec } from '../../helpers/tenant-spec.js'
 
 const ROLE = 'KarpenterNodeRole-demo-acme'
 const ROLE_ARN = `arn:aws:iam::123456789012:role/${ROLE}`
@@ -24,32 +25,9 @@ const ASKED_POLICIES = 'karpctl.io/asked-policies'
 const ASKED_TAGS = 'karpctl.io/asked-tags'
 const DEFAULTS = nodeRolePolicies('aws').map((p) => p.arn)
 
-const spec = (over: Partial<TenantSpec> = {}, pool: Partial<TenantSpec['nodePool']> = {}): TenantSpec => ({
-  clusterName: 'demo',
-  region: 'us-west-2',
-  accountId: '123456789012',
-  partition: 'aws',
-  tenant: 'acme',
-  policyArns: [],
-  tags: {},
-  nodePool: {
-    capacityTypes: ['spot'],
-    architectures: ['amd64'],
-    instanceCategories: ['c', 'm', 'r'],
-    cpuLimit: 100,
-    consolidationPolicy: 'WhenEmptyOrUnderutilized',
-    consolidateAfter: '1m',
-    ...pool,
-  },
-  access: 'aws-auth',
-  controllerRoleName: 'KarpenterControllerRole-demo',
-  base: {
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-  },
-  ...over,
-})
+// The shared tenant spec, with an instance-category and CPU limit for the whole-state record to keep.
+const spec = (over: Partial<TenantSpec> = {}, pool: Partial<TenantSpec['nodePool']> = {}): TenantSpec =>
+  tenantSpec(over, { instanceCategories: ['c', 'm', 'r'], cpuLimit: 100, ...pool })
 
 const roleOf = (s: TenantSpec) =>
   tenantAddResources(s).find((r) => r.address === 'iam-role.tenant') as Resource<RoleState>

@@ -4,6 +4,7 @@
 // condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { shapeOf } from '../../../helpers/resource-shape.js'
 import type { Aws } from '../../../../src/context/aws.js'
 import { accessEntry, podIdentityAssociation } from '../../../../src/plan/resources/eks-access.js'
 import { awsError } from '../../../helpers/fake-resource.js'
@@ -54,15 +55,7 @@ const association = (o: { restart?: boolean; adopt?: boolean } = {}) =>
     ...(o.restart ? { restart: { namespace: 'kube-system', name: 'karpenter' } } : {}),
   })
 
-const shape = (r: ReturnType<typeof entry> | ReturnType<typeof association>) => ({
-  address: r.address,
-  kind: r.kind,
-  name: r.name,
-  group: r.group,
-  dependsOn: r.dependsOn,
-  desired: r.desired,
-  permissions: r.permissions,
-})
+const shape = shapeOf
 
 /** A recording env whose writes answer as `answers` say (the recorder alone answers every write with {}). */
 function answering(r: RecordingEnv, answers: Record<string, unknown>): RecordingEnv {

@@ -4,6 +4,7 @@
 // condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { shapeOf } from '../../../helpers/resource-shape.js'
 import { oidcProvider } from '../../../../src/plan/resources/oidc-provider.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
 
@@ -27,29 +28,18 @@ function iam(arns: string[], get: unknown, inputs: unknown[] = []) {
 test('shape: one provider named by the issuer host, wanted with the sts.amazonaws.com audience', () => {
   const r = provider()
   // Kills: the host regex's replacement, kind, group, dependsOn, desired and permission literals.
-  assert.deepEqual(
-    {
-      address: r.address,
-      kind: r.kind,
-      name: r.name,
-      group: r.group,
-      dependsOn: r.dependsOn,
-      desired: r.desired,
-      permissions: r.permissions,
-    },
-    {
-      address: 'iam-oidc-provider.cluster',
-      kind: 'IAM OIDC provider',
-      name: HOST,
-      group: 'IAM',
-      dependsOn: [],
-      desired: { url: ISSUER, clientIds: ['sts.amazonaws.com'] },
-      permissions: [
-        { action: 'iam:CreateOpenIDConnectProvider', resource: ARN },
-        { action: 'iam:TagOpenIDConnectProvider', resource: ARN },
-      ],
-    },
-  )
+  assert.deepEqual(shapeOf(r), {
+    address: 'iam-oidc-provider.cluster',
+    kind: 'IAM OIDC provider',
+    name: HOST,
+    group: 'IAM',
+    dependsOn: [],
+    desired: { url: ISSUER, clientIds: ['sts.amazonaws.com'] },
+    permissions: [
+      { action: 'iam:CreateOpenIDConnectProvider', resource: ARN },
+      { action: 'iam:TagOpenIDConnectProvider', resource: ARN },
+    ],
+  })
 })
 
 test("observe: the provider whose host is the issuer's, with the audiences read by its ARN", async () => {

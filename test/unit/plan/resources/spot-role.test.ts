@@ -3,6 +3,7 @@
 // "made meanwhile" failure taken as done while any other failure is passed on.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { shapeOf } from '../../../helpers/resource-shape.js'
 import { spotRole } from '../../../../src/plan/resources/spot-role.js'
 import type { IamRole } from '../../../../src/facts/types.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
@@ -18,34 +19,21 @@ const CREATE = { op: 'CreateServiceLinkedRole', input: { AWSServiceName: 'spot.a
 
 test('shape: one account-wide IAM service-linked role for spot, made with CreateServiceLinkedRole on its ARN in the partition', () => {
   const r = spotRole('123456789012', 'aws-cn')
-  assert.deepEqual(
-    {
-      address: r.address,
-      kind: r.kind,
-      name: r.name,
-      group: r.group,
-      dependsOn: r.dependsOn,
-      desired: r.desired,
-      documents: r.documents,
-      permissions: r.permissions,
-    },
-    {
-      address: 'iam-service-linked-role.spot',
-      kind: 'IAM service-linked role',
-      name: 'AWSServiceRoleForEC2Spot',
-      group: 'IAM',
-      dependsOn: [],
-      desired: { service: 'spot.amazonaws.com' },
-      documents: undefined,
-      permissions: [
-        {
-          action: 'iam:CreateServiceLinkedRole',
-          resource:
-            'arn:aws-cn:iam::123456789012:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot',
-        },
-      ],
-    },
-  )
+  assert.deepEqual(shapeOf(r), {
+    address: 'iam-service-linked-role.spot',
+    kind: 'IAM service-linked role',
+    name: 'AWSServiceRoleForEC2Spot',
+    group: 'IAM',
+    dependsOn: [],
+    desired: { service: 'spot.amazonaws.com' },
+    permissions: [
+      {
+        action: 'iam:CreateServiceLinkedRole',
+        resource:
+          'arn:aws-cn:iam::123456789012:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot',
+      },
+    ],
+  })
 })
 
 test('observe lists the roles under the spot service path and returns the first as an IamRole', async () => {
