@@ -2,6 +2,23 @@
 // selectors), its fields changed by `over` and its NodePool's by `pool`.
 import type { TenantSpec } from '../../src/spec/tenant.js'
 
+/** The selectors of the install the tenants share: the default EC2NodeClass of cluster demo. */
+export const DEMO_BASE: TenantSpec['base'] = {
+  subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+  securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+  amiSelectorTerms: [{ alias: 'al2023@latest' }],
+}
+
+/** What tenant commands read of the healthy install fixture (the install a tenant joins). */
+export const DEMO_INSTALL = {
+  clusterName: 'demo',
+  accountId: '123456789012',
+  partition: 'aws',
+  controllerRoleName: 'KarpenterControllerRole-demo',
+  access: 'aws-auth',
+  base: DEMO_BASE,
+}
+
 export function tenantSpec(
   over: Partial<TenantSpec> = {},
   pool: Partial<TenantSpec['nodePool']> = {},
@@ -23,11 +40,7 @@ export function tenantSpec(
     },
     access: 'aws-auth',
     controllerRoleName: 'KarpenterControllerRole-demo',
-    base: {
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    },
+    base: DEMO_BASE,
     ...over,
   }
 }

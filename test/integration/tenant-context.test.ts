@@ -8,6 +8,7 @@ import { Aws } from '../../src/context/aws.js'
 import { createRunContext } from '../../src/context/run-context.js'
 import { regionZones, tenantContext } from '../../src/tenant/command.js'
 import { CALLER_ARN, startMockCluster, type MockOptions } from '../helpers/mock-cluster.js'
+import { DEMO_INSTALL } from '../helpers/tenant-spec.js'
 
 /** The mock cluster, and the retry mode of every client released. */
 function setup(t: TestContext, o: MockOptions = {}) {
@@ -31,18 +32,7 @@ test("tenantContext: an adaptive client, doctor's facts, the install they show, 
   t.after(() => c.ctx.aws.destroy())
   assert.equal(c.ctx.options.retryMode, 'adaptive')
   assert.equal(c.facts.meta.clusterName, 'demo')
-  assert.deepEqual(c.install, {
-    clusterName: 'demo',
-    accountId: '123456789012',
-    partition: 'aws',
-    controllerRoleName: 'KarpenterControllerRole-demo',
-    access: 'aws-auth',
-    base: {
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    },
-  })
+  assert.deepEqual(c.install, DEMO_INSTALL)
   assert.equal(c.callerArn, CALLER_ARN)
 })
 

@@ -9,26 +9,22 @@ import { evaluate } from '../../../src/iam/evaluate.js'
 import { EC2_SERVICES } from '../../../src/spec/controller-policy.js'
 import { tenantNames, tenantPassRolePolicy, type TenantSpec } from '../../../src/spec/tenant.js'
 import { tenantAddResources } from '../../../src/tenant/tenant.js'
+import { tenantSpec } from '../../helpers/tenant-spec.js'
 
-const spec = (over: Partial<TenantSpec> = {}): TenantSpec => ({
-  clusterName: 'demo',
-  region: 'us-west-2',
-  accountId: '123456789012',
-  partition: 'aws',
-  tenant: 'acme',
-  policyArns: [],
-  tags: {},
-  nodePool: {
-    capacityTypes: ['on-demand'],
-    architectures: ['amd64'],
-    consolidationPolicy: 'WhenEmpty',
-    consolidateAfter: '5m',
-  },
-  access: 'access-entry',
-  controllerRoleName: 'demo-karpenter',
-  base: { subnetSelectorTerms: [], securityGroupSelectorTerms: [], amiSelectorTerms: [] },
-  ...over,
-})
+// A tenant of an eksctl-style install (controller role demo-karpenter) reached through access entries.
+const spec = (over: Partial<TenantSpec> = {}): TenantSpec =>
+  tenantSpec({
+    nodePool: {
+      capacityTypes: ['on-demand'],
+      architectures: ['amd64'],
+      consolidationPolicy: 'WhenEmpty',
+      consolidateAfter: '5m',
+    },
+    access: 'access-entry',
+    controllerRoleName: 'demo-karpenter',
+    base: { subnetSelectorTerms: [], securityGroupSelectorTerms: [], amiSelectorTerms: [] },
+    ...over,
+  })
 
 const role = (name: string, partition = 'aws') => `arn:${partition}:iam::123456789012:role/${name}`
 

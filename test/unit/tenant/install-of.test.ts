@@ -3,6 +3,7 @@
 // first that is not a tenant's; tenant nodes join through aws-auth when the install's nodes do.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { DEMO_INSTALL } from '../../helpers/tenant-spec.js'
 import { EnvironmentError } from '../../../src/errors.js'
 import type { EC2NodeClass, Facts } from '../../../src/facts/types.js'
 import { installOf } from '../../../src/tenant/tenant.js'
@@ -19,18 +20,7 @@ const FIX = 'run `karpctl install` first (or `karpctl doctor` to see what is wro
 
 test('the healthy install: its cluster, account, controller role, aws-auth access and the default class selectors', () => {
   // Kills: L85 'aws-auth', and pins every field.
-  assert.deepEqual(installOf(healthyFacts()), {
-    clusterName: 'demo',
-    accountId: '123456789012',
-    partition: 'aws',
-    controllerRoleName: 'KarpenterControllerRole-demo',
-    access: 'aws-auth',
-    base: {
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-      amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    },
-  })
+  assert.deepEqual(installOf(healthyFacts()), DEMO_INSTALL)
 })
 
 test("a Helm release that could not be read is an error naming the read, not 'not installed'", () => {

@@ -18,35 +18,26 @@ import {
 import { installOf, tenantAddResources, tenantRemoveResources } from '../../../src/tenant/tenant.js'
 import { healthyFacts } from '../../helpers/facts.js'
 import { fixturePath } from '../../helpers/fixtures.js'
+import { tenantSpec } from '../../helpers/tenant-spec.js'
 
-const spec = (over: Partial<TenantSpec> = {}): TenantSpec => ({
-  clusterName: 'demo',
-  region: 'us-west-2',
-  accountId: '123456789012',
-  partition: 'aws',
-  tenant: 'acme',
-  policyArns: ['arn:aws:iam::123456789012:policy/acme-s3'],
-  tags: { 'cost-center': '42' },
-  nodePool: {
-    capacityTypes: ['spot'],
-    instanceFamilies: ['m7g'],
-    architectures: ['arm64'],
-    zones: ['us-west-2a'],
-    cpuLimit: 64,
-    memoryLimit: '256Gi',
-    consolidationPolicy: 'WhenEmpty',
-    consolidateAfter: '5m',
-    weight: 10,
-  },
-  access: 'aws-auth',
-  controllerRoleName: 'KarpenterControllerRole-demo',
-  base: {
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-  },
-  ...over,
-})
+// The shared tenant spec with every NodePool field and a policy and tag of the tenant's own.
+const spec = (over: Partial<TenantSpec> = {}): TenantSpec =>
+  tenantSpec({
+    policyArns: ['arn:aws:iam::123456789012:policy/acme-s3'],
+    tags: { 'cost-center': '42' },
+    nodePool: {
+      capacityTypes: ['spot'],
+      instanceFamilies: ['m7g'],
+      architectures: ['arm64'],
+      zones: ['us-west-2a'],
+      cpuLimit: 64,
+      memoryLimit: '256Gi',
+      consolidationPolicy: 'WhenEmpty',
+      consolidateAfter: '5m',
+      weight: 10,
+    },
+    ...over,
+  })
 
 test('tenant names: DNS labels up to 40 characters, never "default"; derived names fit IAM', () => {
   for (const ok of ['acme', 'a', 'beta-2', 'x'.repeat(40)]) assert.equal(validateTenantName(ok), ok)
