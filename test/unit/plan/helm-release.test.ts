@@ -231,22 +231,15 @@ test("a pending release karpctl does not own stays blocked as another tool's", (
 
 test("an upgrade of a release karpctl did not install: labelled as karpctl's upgrade, no rollback point (an earlier adoption's cleared); install's adoption keeps one", async () => {
   const UPGRADE_LABELS = { [ADOPTED_BY]: 'demo', [UPGRADED_TO]: '1.14.1' }
-  const want = (upgradedTo?: string) =>
-    helmRelease({
-      address: 'helm.karpenter',
-      release: 'karpenter',
-      namespace: 'kube-system',
-      chart: 'oci://public.ecr.aws/karpenter/karpenter',
-      chartName: 'karpenter',
-      expectedVersion: '1.14.1',
-      values: values(),
+  const wantUpgrade = (upgradedTo?: string) =>
+    want({
       labels: upgradedTo ? UPGRADE_LABELS : LABELS,
       adoptLabels: { [ADOPTED_BY]: 'demo' },
       adopt: true,
       dependsOn: [],
       ...(upgradedTo ? { upgradedTo } : {}),
     })
-  const labelsOf = async (r: ReturnType<typeof want>, cur: ReleaseState | null) => {
+  const labelsOf = async (r: ReturnType<typeof wantUpgrade>, cur: ReleaseState | null) => {
     let got: Record<string, string> | undefined
     const env = {
       helm: async () => ({ upgradeInstall: async (u: HelmUpgrade) => void (got = u.labels) }),
@@ -259,21 +252,24 @@ test("an upgrade of a release karpctl did not install: labelled as karpctl's upg
     return { ...s, release: { ...s.release, chartVersion: '1.0.14', revision: 5 }, labels }
   }
   // The getting-started install's release: its next revision is karpctl's upgrade, with no rollback point.
-  assert.deepEqual(await labelsOf(want('1.14.1'), theirs({})), {
+  assert.deepEqual(await labelsOf(wantUpgrade('1.14.1'), theirs({})), {
     ...UPGRADE_LABELS,
     [ADOPTED_FROM_REVISION]: 'null',
   })
   // One `install --adopt` took earlier (a rollback point on it): Helm would carry it on; "null" drops it.
   const adopted = theirs({ [ADOPTED_BY]: 'demo', [ADOPTED_FROM_REVISION]: '2' })
-  assert.equal((await labelsOf(want('1.14.1'), adopted))?.[ADOPTED_FROM_REVISION], 'null')
+  assert.equal((await labelsOf(wantUpgrade('1.14.1'), adopted))?.[ADOPTED_FROM_REVISION], 'null')
   // A release the upgrade creates (karpenter-crd beside a getting-started install): its labels as they are.
-  assert.deepEqual(await labelsOf(want('1.14.1'), null), UPGRADE_LABELS)
+  assert.deepEqual(await labelsOf(wantUpgrade('1.14.1'), null), UPGRADE_LABELS)
   assert.match(
-    want('1.14.1').verdict(theirs({})).note ?? '',
+    wantUpgrade('1.14.1').verdict(theirs({})).note ?? '',
     /installed without karpctl: upgraded as asked.*no rollback point.*teardown keeps it at 1\.14\.1, taking off karpctl's labels only/,
   )
   // install --adopt (no upgrade): the adoption and the revision teardown gives back.
-  assert.deepEqual(await labelsOf(want(), theirs({})), { [ADOPTED_BY]: 'demo', [ADOPTED_FROM_REVISION]: '5' })
+  assert.deepEqual(await labelsOf(wantUpgrade(), theirs({})), {
+    [ADOPTED_BY]: 'demo',
+    [ADOPTED_FROM_REVISION]: '5',
+  })
 })
 
 test('recovery rolls back without --wait (the upgrade right after rolls out anyway)', async () => {
