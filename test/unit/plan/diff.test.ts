@@ -58,6 +58,16 @@ test('IAM statements: paired by Sid and walked; an unnamed one paired with its e
     { field: 'S.1', from: undefined, to: other },
     { field: 'S.0', from: send, to: undefined },
   ])
+  // Reordered named statements are the same statements: paired by Sid, never by place.
+  assert.deepEqual(leafChanges({ S: [deny, own] }, { S: [own, deny] }, ''), [])
+  assert.deepEqual(leafChanges({ S: [deny, own] }, { S: [own, { ...deny, Action: 'sqs:Send*' }] }, ''), [
+    { field: 'S.DenyHTTP.Action', from: 'sqs:*', to: 'sqs:Send*' },
+  ])
+  // A whole list gone: each statement removed by its name (Sid, else place), not the list as one value.
+  assert.deepEqual(leafChanges({ S: [deny, send] }, {}, ''), [
+    { field: 'S.DenyHTTP', from: deny, to: undefined },
+    { field: 'S.1', from: send, to: undefined },
+  ])
   // A lone statement (as IAM may answer) is the list of one.
   assert.deepEqual(leafChanges({ Statement: send }, { Statement: [send] }, ''), [])
   assert.deepEqual(leafChanges({ Statement: deny }, { Statement: [deny, own] }, ''), [
