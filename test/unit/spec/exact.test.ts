@@ -242,6 +242,8 @@ test('controller policies: all six, the queue’s only with interruption, PassRo
   })
   assert.equal(passRoleStatement(['r']).Sid, 'AllowPassingInstanceRole')
   assert.equal(passRoleStatement(['r']).Resource, 'r')
+  // Two node roles (doctor's fix with a tenant's role in use): both, as a list, and nothing else.
+  assert.deepEqual(passRoleStatement(['r', 's']).Resource, ['r', 's'])
 })
 
 test('webhooks: exactly the 1.0 minor of Karpenter 1, with or without a v', () => {
