@@ -32,20 +32,24 @@ const values = (over: Record<string, unknown> = {}) => ({
   ...over,
 })
 
-const release = (v: Record<string, unknown>) =>
+/** A release want with the shared defaults and `over` on top. */
+const want = (over: Partial<Parameters<typeof helmRelease>[0]> = {}) =>
   helmRelease({
     address: 'helm.karpenter',
     release: 'karpenter',
     namespace: 'kube-system',
     chart: 'oci://public.ecr.aws/karpenter/karpenter',
     chartName: 'karpenter',
-    version: '1.14.1',
     expectedVersion: '1.14.1',
-    values: v,
+    values: values(),
     labels: LABELS,
     adopt: false,
-    dependsOn: [],
+    dependsOn: ['iam.controller'],
+    ...over,
   })
+
+/** The release as install wants it, with `v` as its values. */
+const release = (v: Record<string, unknown>) => want({ version: '1.14.1', values: v, dependsOn: [] })
 
 const installed = (v: Record<string, unknown>): ReleaseState => ({
   release: {
@@ -210,19 +214,7 @@ test('a deployed release is upgraded with no recovery; a pending one with a helm
 test("a pending release karpctl does not own stays blocked as another tool's", () => {
   const cur = { ...stuck('pending-upgrade', 3), labels: {} }
   // Even with --adopt: the pending operation is the other tool's, not karpctl's to undo.
-  const adopting = helmRelease({
-    address: 'helm.karpenter',
-    release: 'karpenter',
-    namespace: 'kube-system',
-    chart: 'oci://public.ecr.aws/karpenter/karpenter',
-    chartName: 'karpenter',
-    expectedVersion: '1.14.1',
-    values: values(),
-    labels: LABELS,
-    adoptLabels: { 'karpctl.io/adopted-by': 'karpctl' },
-    adopt: true,
-    dependsOn: [],
-  })
+  const adopting = want({ adoptLabels: { 'karpctl.io/adopted-by': 'karpctl' }, adopt: true, dependsOn: [] })
   assert.match(adopting.verdict(cur).blocked ?? '', /pending-upgrade by a helm run karpctl did not start/)
   // A revision karpctl's adoption made is karpctl's to recover.
   const mine = { ...cur, labels: { 'karpctl.io/adopted-by': 'karpctl' } }
@@ -285,22 +277,6 @@ test('recovery rolls back without --wait (the upgrade right after rolls out anyw
 })
 
 const ADOPT_LABELS = { [ADOPTED_BY]: 'demo', 'karpctl.io/adopted-at': 'install' }
-
-/** A release want with the shared defaults and `over` on top. */
-const want = (over: Partial<Parameters<typeof helmRelease>[0]> = {}) =>
-  helmRelease({
-    address: 'helm.karpenter',
-    release: 'karpenter',
-    namespace: 'kube-system',
-    chart: 'oci://public.ecr.aws/karpenter/karpenter',
-    chartName: 'karpenter',
-    expectedVersion: '1.14.1',
-    values: values(),
-    labels: LABELS,
-    adopt: false,
-    dependsOn: ['iam.controller'],
-    ...over,
-  })
 
 /** An installed release with `over` on its release and `labels` on its Secret. */
 const live = (labels: Record<string, string>, over: Partial<HelmRelease> = {}): ReleaseState => {
