@@ -1,6 +1,7 @@
-// The tenant spec the unit tests start from (tenant acme of cluster demo, sharing the install's
-// selectors), its fields changed by `over` and its NodePool's by `pool`.
+// The tenant spec the unit tests start from (tenant acme joining the healthy install of cluster demo),
+// its fields changed by `over` and its NodePool's by `pool`.
 import type { TenantSpec } from '../../src/spec/tenant.js'
+import type { InstallFacts } from '../../src/tenant/tenant.js'
 
 /** The selectors of the install the tenants share: the default EC2NodeClass of cluster demo. */
 export const DEMO_BASE: TenantSpec['base'] = {
@@ -10,7 +11,7 @@ export const DEMO_BASE: TenantSpec['base'] = {
 }
 
 /** What tenant commands read of the healthy install fixture (the install a tenant joins). */
-export const DEMO_INSTALL = {
+export const DEMO_INSTALL: InstallFacts = {
   clusterName: 'demo',
   accountId: '123456789012',
   partition: 'aws',
@@ -24,10 +25,8 @@ export function tenantSpec(
   pool: Partial<TenantSpec['nodePool']> = {},
 ): TenantSpec {
   return {
-    clusterName: 'demo',
+    ...DEMO_INSTALL,
     region: 'us-west-2',
-    accountId: '123456789012',
-    partition: 'aws',
     tenant: 'acme',
     policyArns: [],
     tags: {},
@@ -38,9 +37,6 @@ export function tenantSpec(
       consolidateAfter: '1m',
       ...pool,
     },
-    access: 'aws-auth',
-    controllerRoleName: 'KarpenterControllerRole-demo',
-    base: DEMO_BASE,
     ...over,
   }
 }
