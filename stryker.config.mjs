@@ -53,14 +53,14 @@ const testsOf = {
   fix: [engine.fix, 'test/integration/fix-run.test.ts', 'test/integration/owners.test.ts'],
 }
 
-// Stryker runs the tests in a sandbox copy under .stryker-tmp/, where `../shared` (the Karpenter
-// charts and CRDs the tests read) is not beside the repo any more: point the tests at it.
-process.env.KARPCTL_FIXTURES ??= resolve(root, '..', 'shared', 'fixtures', 'karpenter')
+// Stryker runs the tests in a sandbox copy under .stryker-tmp/: point them at the repository's own
+// reference data rather than copying its 1.3 MB into every sandbox.
+process.env.KARPCTL_FIXTURES ??= resolve(root, 'test', 'fixtures', 'karpenter')
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: 'npm',
-  // The reference templates are data generated from ../shared's CloudFormation templates; the lint's
+  // The reference templates are data generated from test/fixtures' CloudFormation templates; the lint's
   // `scripts/reference-policies.ts --check` fails on any byte that differs from a fresh generation.
   mutate: [...dirs.map((d) => `src/${d}/**/*.ts`), '!src/spec/reference-policies.generated.ts'],
   testRunner: 'tap',
@@ -87,7 +87,16 @@ export default {
   jsonReporter: { fileName: join('reports', 'mutation', `${scope}.json`) },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   // What the sandbox does not need: the build and the e2e bed (the fix scope runs nock integration tests).
-  ignorePatterns: ['dist', 'bench', 'test/e2e', 'reports', 'coverage', 'scratch', '.stryker-tmp*'],
+  ignorePatterns: [
+    'dist',
+    'bench',
+    'test/e2e',
+    'test/fixtures/karpenter',
+    'reports',
+    'coverage',
+    'scratch',
+    '.stryker-tmp*',
+  ],
   // One sandbox directory per scope, so two scopes can run side by side.
   tempDirName: `.stryker-tmp-${scope}`,
   // The engine's scopes run every engine test with coverage first: minutes on a loaded machine.

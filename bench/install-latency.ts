@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import {
   CLUSTER_NAME,
-  fixturesDir,
+  karpenterFixtures,
   playController,
   REGION,
   runKarpctl,
@@ -29,7 +29,7 @@ try {
       [
         ...args,
         '--chart-dir',
-        join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts'),
+        join(karpenterFixtures(), 'v1.14.1', 'charts'),
         '--yes',
         '--json',
         '--timeout',

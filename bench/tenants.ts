@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import {
   CLUSTER_NAME,
-  fixturesDir,
+  karpenterFixtures,
   playController,
   REGION,
   runKarpctl,
@@ -46,7 +46,7 @@ try {
   const i = await karpctl([
     'install',
     '--chart-dir',
-    join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts'),
+    join(karpenterFixtures(), 'v1.14.1', 'charts'),
     '--yes',
     '--timeout',
     '60',

@@ -12,17 +12,9 @@ exec </dev/null
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ts() { date '+%H:%M:%S'; }
-for tool in node go python3 bash; do
-  command -v "$tool" >/dev/null || { echo "e2e: '$tool' not found on PATH" >&2; exit 2; }
-done
-if [[ ! -e node_modules/tsx/package.json ]]; then
-  echo "e2e: node_modules missing — run 'npm ci' first" >&2
-  exit 2
-fi
-if [[ ! -d ../shared/fixtures/karpenter && -z "${KARPCTL_FIXTURES_DIR:-}" ]]; then
-  echo "e2e: fixtures not found at $(cd .. && pwd)/shared/fixtures (or set KARPCTL_FIXTURES_DIR)" >&2
-  exit 2
-fi
+command -v node >/dev/null || { echo "e2e: 'node' is not on PATH: install Node.js 20.12 or newer" >&2; exit 2; }
+# Node, the dependencies, the reference data, go, python3 (venv), kubectl, aws, tmux: one line each.
+node scripts/preflight.mjs e2e
 
 echo "[$(ts)] e2e: building/locating servers ..." >&2
 t0=$SECONDS

@@ -55,7 +55,7 @@ import {
   controllerTrustPolicy,
   defaultEC2NodeClass,
   defaultNodePool,
-  fixturesDir,
+  karpenterFixtures,
   gettingStartedValues,
   helm,
   karpenterChartDir,
@@ -187,7 +187,7 @@ describe(
   },
 )
 
-const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+const CHARTS = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 
 /** The controller policy document of the seeded policy holding `sid`, and a way to replace it. */
 async function policyWith(aws: AwsClients, seed: SeedResult, sid: string) {

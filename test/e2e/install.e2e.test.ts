@@ -14,7 +14,7 @@ import { catalog } from '../../src/checks/catalog.js'
 import {
   awsClients,
   CLUSTER_NAME,
-  fixturesDir,
+  karpenterFixtures,
   inventory,
   playController,
   REGION,
@@ -26,7 +26,7 @@ import {
   type Bed,
 } from './bed/index.js'
 
-const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+const CHARTS = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
 
 interface Fresh {

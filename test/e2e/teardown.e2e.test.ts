@@ -13,7 +13,7 @@ import {
   awsClients,
   CLUSTER_NAME,
   DISCOVERY_TAG,
-  fixturesDir,
+  karpenterFixtures,
   inventory,
   playController,
   REGION,
@@ -35,7 +35,7 @@ const target = (bed: Bed) => [
 const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
 const karpctl = (bed: Bed, args: string[]) =>
   runKarpctl(bed, [...args, ...target(bed)], { env: envOf(bed), timeoutMs: 300_000 })
-const CHARTS = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+const CHARTS = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 
 async function installWithTenants(bed: Bed, tenants: string[]) {
   const i = await karpctl(bed, ['install', '--chart-dir', CHARTS(), '--yes', '--timeout', '60'])

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-iam'
 import {
   awsClients,
-  fixturesDir,
+  karpenterFixtures,
   playController,
   runKarpctl,
   seedBareCluster,
@@ -186,7 +186,7 @@ describe(
       const inst = await karpctl(bed, [
         'install',
         '--chart-dir',
-        join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts'),
+        join(karpenterFixtures(), 'v1.14.1', 'charts'),
         '--yes',
         '--timeout',
         '60',

@@ -3,11 +3,11 @@
 import { join } from 'node:path'
 import { startBed, type Bed } from './bed.js'
 import { playController } from './install-seed.js'
-import { fixturesDir } from './paths.js'
+import { karpenterFixtures } from './paths.js'
 import { runKarpctl, targetArgs, type RunResult } from './run.js'
 import type { Network } from './seed.js'
 
-export const CHARTS_1_14_1 = () => join(fixturesDir(), 'karpenter', 'v1.14.1', 'charts')
+export const CHARTS_1_14_1 = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
 
 export const karpctlOn = (bed: Bed, args: string[]) =>

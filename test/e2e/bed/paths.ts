@@ -1,6 +1,5 @@
-// Where things are: the repository, the shared fixtures, the build output.
+// Where things are: the repository, the Karpenter reference data, the build output.
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -8,24 +7,16 @@ export const BED_DIR = dirname(fileURLToPath(import.meta.url))
 /** The karpctl repository root (…/test/e2e/bed → …). */
 export const REPO_ROOT = resolve(BED_DIR, '../../..')
 
-/**
- * The shared fixtures live *beside* the repository (`<repo>/../shared/fixtures`),
- * both here and in CI. Override with KARPCTL_FIXTURES_DIR (the `fixtures` dir).
- */
-export function fixturesDir(): string {
-  const dir = process.env.KARPCTL_FIXTURES_DIR ?? resolve(REPO_ROOT, '../shared/fixtures')
-  if (!existsSync(resolve(dir, 'karpenter'))) {
-    throw new Error(`karpctl e2e: fixtures not found at ${dir} (set KARPCTL_FIXTURES_DIR)`)
-  }
-  return dir
-}
+import { karpenterFixtures } from '../../helpers/fixtures.js'
+
+export { karpenterFixtures }
 
 export function karpenterChartDir(version: '1.14.1' | '1.0.14' = '1.14.1', chart = 'karpenter'): string {
-  return resolve(fixturesDir(), 'karpenter', `v${version}`, 'charts', chart)
+  return resolve(karpenterFixtures(), `v${version}`, 'charts', chart)
 }
 
 export function cloudFormationTemplatePath(): string {
-  return resolve(fixturesDir(), 'karpenter', 'v1.14.1', 'cloudformation.yaml')
+  return resolve(karpenterFixtures(), 'v1.14.1', 'cloudformation.yaml')
 }
 
 export interface Artifacts {

@@ -1,6 +1,6 @@
 // The NodePool and EC2NodeClass shapes the checks read (src/facts/types.ts, test/helpers/facts.ts and
 // the examples) must be objects the real Karpenter CRDs accept, and every field path a check reads
-// must exist in the CRD schema. Validated against ../shared/fixtures/karpenter/v1.14.1.
+// must exist in the CRD schema. Validated against test/fixtures/karpenter/v1.14.1.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'

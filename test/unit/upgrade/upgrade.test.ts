@@ -30,8 +30,9 @@ import {
 import { EKSCTL_STACK, gettingStarted, ownedBy } from '../../helpers/owners.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
 import { ownershipTags } from '../../../src/spec/ownership.js'
+import { karpenterFixtures } from '../../helpers/fixtures.js'
 
-const FIXTURES = '/work/shared/fixtures/karpenter'
+const FIXTURES = karpenterFixtures()
 const blockedOf = (j: Judgement) => (j.ok ? assert.fail(`expected blocked, got ${j.note}`) : j.blocked)
 
 test('version: both 1.x, target not older; each refusal says the way out', () => {
