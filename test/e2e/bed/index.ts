@@ -11,7 +11,13 @@ export {
 } from './kube-client.js'
 export * from './seed.js'
 export * from './kube-seed.js'
-export { artifacts, karpenterFixtures, karpenterChartDir, cloudFormationTemplatePath, REPO_ROOT } from './paths.js'
+export {
+  artifacts,
+  karpenterFixtures,
+  karpenterChartDir,
+  cloudFormationTemplatePath,
+  REPO_ROOT,
+} from './paths.js'
 export { runCommand, runKarpctl, targetArgs, type RunOptions, type RunResult } from './run.js'
 export { groupAlive } from './proc.js'
 export * from './install-seed.js'
