@@ -54,6 +54,33 @@ export function describeStepError(err: unknown, step: Step): string {
   return f.code && !msg.startsWith(f.code) ? `${f.code}: ${msg}` : msg
 }
 
+/**
+ * For each changing step, the changing steps it must wait for: its dependencies, and through an
+ * unchanged one, that one's, and so on. An unchanged step is already as wanted, but what it stands
+ * between still holds: a chain IAM → CRD hand-over (unchanged) → CRD release keeps the release after IAM.
+ */
+export function changingDependencies(steps: Step[]): Map<string, Step[]> {
+  const byAddress = new Map(steps.map((s) => [s.resource.address, s]))
+  const out = new Map<string, Step[]>()
+  for (const step of steps.filter(changing)) {
+    const found = new Map<string, Step>()
+    const seen = new Set<string>()
+    const walk = (addresses: string[]) => {
+      for (const a of addresses) {
+        const dep = byAddress.get(a)
+        if (!dep || seen.has(a)) continue
+        seen.add(a)
+        // A changing dependency waits for its own: reaching it is enough.
+        if (changing(dep)) found.set(a, dep)
+        else walk(dep.resource.dependsOn)
+      }
+    }
+    walk(step.resource.dependsOn)
+    out.set(step.resource.address, [...found.values()])
+  }
+  return out
+}
+
 export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = {}): Promise<ApplyResult> {
   // A blocked plan is never applied, in part or whole: the caller shows it and stops.
   assertNotBlocked(plan)
@@ -63,7 +90,7 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
   const emit = (e: StepEvent) => opts.onEvent?.(e)
   const stopping = opts.stopping ?? (() => false)
   const todo = plan.steps.filter(changing)
-  const byAddress = new Map(todo.map((s) => [s.resource.address, s]))
+  const waitsFor = changingDependencies(plan.steps)
   const result: ApplyResult = { applied: [], failed: [], skipped: [] }
   const outcome = new Map<string, Promise<boolean>>()
 
@@ -72,9 +99,7 @@ export async function applyPlan(plan: Plan, env: ApplyEnv, opts: ApplyOptions = 
     let p = outcome.get(key)
     if (p) return p
     p = (async () => {
-      // Unchanged dependencies are not in `todo`: they are already as wanted.
-      const deps = step.resource.dependsOn.map((d) => byAddress.get(d)).filter((d): d is Step => !!d)
-      const ok = await Promise.all(deps.map(run))
+      const ok = await Promise.all((waitsFor.get(key) ?? []).map(run))
       if (ok.includes(false)) {
         result.skipped.push(key)
         emit({ step, status: 'skipped', message: 'a step it depends on failed' })

@@ -28,7 +28,9 @@ import {
   QUEUE_ARN,
 } from '../../helpers/facts.js'
 import { EKSCTL_STACK, gettingStarted, ownedBy } from '../../helpers/owners.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
+import type { ApplyEnv, Step } from '../../../src/plan/types.js'
+import { applyPlan } from '../../../src/plan/apply.js'
+import { bareEnv } from '../../helpers/fake-resource.js'
 import { ownershipTags } from '../../../src/spec/ownership.js'
 import { karpenterFixtures } from '../../helpers/fixtures.js'
 
@@ -245,6 +247,45 @@ test('the plan: preconditions, then IAM, CRD handover, the CRD release, the cont
     back.resources.map((r) => r.address),
     ['precondition.version'],
   )
+})
+
+test("IAM first, then the CRDs: on karpctl's own install the CRD hand-over is unchanged, and the CRD release still waits for IAM", async () => {
+  // Issue 33: the executor waited only for changing dependencies, so `helm karpenter-crd` ran while
+  // the controller role still lacked the 1.14.1 actions.
+  const p = upgradePlan(healthyFacts(karpctlRole10), {
+    target: '1.14.1',
+    releaseLabels: { 'app.kubernetes.io/managed-by': 'karpctl' },
+  })
+  const log: string[] = []
+  const unchanged = new Set([
+    'crd-handover.karpenter-crd',
+    'iam-inline-policy.upgrade-carry',
+    'ec2-ingress.webhook-8443',
+  ])
+  const steps: Step[] = orderResources(p.resources).map((r) => ({
+    resource: {
+      ...r,
+      apply: async () => {
+        log.push(`start ${r.address}`)
+        for (let i = 0; i < 5; i++) await new Promise((res) => setImmediate(res))
+        log.push(`done ${r.address}`)
+      },
+    },
+    current: null,
+    verdict: {
+      action: r.address.startsWith('precondition.') || unchanged.has(r.address) ? 'unchanged' : 'update',
+      changes: [],
+    },
+  }))
+  await applyPlan({ title: 't', steps }, bareEnv())
+  assert.deepEqual(log, [
+    'start iam-role.controller',
+    'done iam-role.controller',
+    'start helm.karpenter-crd',
+    'done helm.karpenter-crd',
+    'start helm.karpenter',
+    'done helm.karpenter',
+  ])
 })
 
 test('the plan with --chart-dir takes the folder and its version', () => {
