@@ -16,7 +16,7 @@ import {
   stackManagedPolicies,
 } from '../checks/lib/owners.js'
 import { asList } from '../checks/lib/policy.js'
-import type { Facts } from '../facts/types.js'
+import type { Facts, PolicyDocument } from '../facts/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
 import { inlinePolicy, inlinePolicyAbsent } from '../plan/resources/inline-policy.js'
 import type { Resource } from '../plan/types.js'
@@ -143,7 +143,12 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
       )
     const superseded = supersededPolicies(facts, role.inline.value, inline)
     const carryName = carryPolicyName(cluster)
-    const carried = carryDocument(role.inline.value, superseded, removable)
+    const carried = carryDocument(
+      role.inline.value,
+      [...superseded, ...inline.map((p) => p.name)],
+      inline,
+      facts.meta.accountId ?? role.role.arn.split(':')[4] ?? '',
+    )
     return {
       resource: withNote(
         ownControllerRole(
@@ -152,7 +157,7 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
           superseded,
           carried ? { name: carryName, document: carried } : undefined,
         ),
-        createdNote(superseded, removable, installed, target, carryName),
+        createdNote(superseded, carried, installed, target, carryName),
       ) as Resource,
       // Gone with karpctl's old policies: nothing is left to remove by hand.
       removable: [],
@@ -165,7 +170,7 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
           dependsOn: [controllerAddress],
         })
         // Planned before the IAM step puts it: a delete already when this run will carry something.
-        const willCarry = carried !== null && superseded.length > 0
+        const willCarry = carried !== null
         return [
           {
             ...absent,
@@ -204,7 +209,7 @@ export function controllerIamStep(facts: Facts, installed: string, target: strin
 /** On karpctl's own role: its controller policies are the target's, the old template's go. */
 function createdNote(
   superseded: string[],
-  removable: string[],
+  carried: PolicyDocument | null,
   installed: string,
   target: string,
   carryName: string,
@@ -212,10 +217,11 @@ function createdNote(
   const ref = referenceOf(target)
   const put = `karpctl's inline controller policies set to Karpenter ${ref}'s reference policies, as an install of ${target} makes them`
   const gone = superseded.length
-    ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted, after the new policies that fit beside it within IAM's inline budget`
+    ? `; ${superseded.join(', ')} (karpctl's, of an older template) deleted last, once every new policy is in place (where IAM's inline budget needs its room, first rewritten to what no other policy grants yet)`
     : ''
-  const dropped = removable.length
-    ? `; ${removable.join(', ')} only Karpenter ${referenceOf(installed)}'s template grants: kept apart in ${carryName} for the running controller, removed once the new one runs`
+  const actions = [...new Set(carried?.Statement.flatMap((st) => asList(st.Action)) ?? [])]
+  const dropped = actions.length
+    ? `; ${actions.join(', ')} as only Karpenter ${referenceOf(installed)}'s template grants them: kept apart in ${carryName} for the running controller, removed once the new one runs`
     : ''
   return `${put}${gone}${dropped}`
 }

@@ -7,6 +7,8 @@
 import { INLINE_LIMIT } from '../checks/controller-policy.js'
 import { asList } from '../checks/lib/policy.js'
 import type { Facts, InlinePolicy, PolicyDocument } from '../facts/types.js'
+import type { EvaluationRequest } from '../iam/evaluate.js'
+import { needsOf, requestsOf, unmet } from '../iam/needs.js'
 import { sameDocument } from '../plan/compare.js'
 import { iamRole, type RoleState, type RoleWant } from '../plan/resources/iam-role.js'
 import type { Resource } from '../plan/types.js'
@@ -74,8 +76,6 @@ function controllerPolicyNames(facts: Facts): { has(name: string): boolean } {
   return { has: (n) => templates.has(n) || n.startsWith('KarpctlUpgrade-') }
 }
 
-const size = (d: PolicyDocument) => JSON.stringify(d).length
-
 /**
  * The inline policy that carries, across the upgrade, the grants only the old template had: the old
  * controller keeps running (and calling them) until the new one replaces it, so they go with a step
@@ -84,22 +84,50 @@ const size = (d: PolicyDocument) => JSON.stringify(d).length
  */
 export const carryPolicyName = (clusterName: string) => `KarpctlUpgradeCarry-${clusterName}`
 
-/** The statements of the policies about to be deleted, narrowed to the actions the target no longer grants. */
+/**
+ * The statements of the policies about to be replaced or deleted that the target's do not stand in for,
+ * narrowed to those actions: what the old controller may call (as its template scopes and conditions
+ * it) and the target does not allow — judged by the evaluator, request by request, so a grant the
+ * target conditions otherwise (1.14's `eks:eks-cluster-name` request tag on RunInstances) is carried too.
+ */
 export function carryDocument(
   inline: InlinePolicy[],
-  superseded: string[],
-  obsolete: string[],
+  replaced: string[],
+  target: NamedDocument[],
+  accountId: string,
 ): PolicyDocument | null {
-  const gone = new Set(obsolete.map((a) => a.toLowerCase()))
+  const docs = target.map((t) => t.document)
   const Statement = inline
-    .filter((p) => superseded.includes(p.name))
+    .filter((p) => replaced.includes(p.name))
     .flatMap((p) => p.document.Statement)
     .flatMap((st) => {
-      if (st.Effect !== 'Allow') return []
-      const actions = asList(st.Action).filter((a) => gone.has(a.toLowerCase()))
+      const actions = asList(st.Action).filter(
+        (a) => unmet(docs, requestsOf({ ...st, Action: a }, accountId)).length > 0,
+      )
       return actions.length ? [{ ...st, Action: actions }] : []
     })
   return Statement.length ? { Version: '2012-10-17', Statement } : null
+}
+
+/**
+ * A policy about to be deleted, narrowed to the grants no other policy of the role stands in for:
+ * a (statement, action) stays when it allows a request of `needs` that the others do not. Putting it
+ * takes away nothing either controller needs; it frees the inline budget for the target's last policies
+ * before anything is deleted.
+ */
+export function narrowedDocument(
+  doc: PolicyDocument,
+  others: PolicyDocument[],
+  needs: EvaluationRequest[],
+): PolicyDocument {
+  const open = unmet(others, needs)
+  const Statement = doc.Statement.flatMap((st) => {
+    const actions = asList(st.Action).filter(
+      (a) => unmet([{ Statement: [{ ...st, Action: a }] }], open).length < open.length,
+    )
+    return actions.length ? [{ ...st, Action: actions }] : []
+  })
+  return { ...doc, Statement }
 }
 
 /** The step: iamRole's verdict plus the deletions, applied so the role is never without a grant it fits. */
@@ -119,10 +147,13 @@ export function ownControllerRole(
     ],
     verdict(cur) {
       const v = role.verdict(cur)
-      const gone = superseded.filter((n) => cur?.inline[n] !== undefined)
-      if (!gone.length || v.blocked) return v
+      if (v.blocked || !cur) return v
+      const gone = superseded.filter((n) => cur.inline[n] !== undefined)
       const carried =
-        carry && cur?.inline[carry.name] === undefined ? [{ field: 'inline policy', to: carry.name }] : []
+        carry && cur.inline[carry.name] === undefined && (gone.length || v.action !== 'unchanged')
+          ? [{ field: 'inline policy', to: carry.name }]
+          : []
+      if (!gone.length && !carried.length) return v
       return {
         ...v,
         action: 'update',
@@ -131,38 +162,67 @@ export function ownControllerRole(
     },
     async apply({ aws }, cur) {
       if (!cur) return
-      const have = cur.inline
-      let used = Object.values(have).reduce((n, d) => n + size(d), 0)
+      // The role as each write leaves it: every later choice is judged against what is there now.
+      const have: Record<string, PolicyDocument> = { ...cur.inline }
+      const changed = target.filter((p) => !have[p.name] || !sameDocument(have[p.name], p.document))
+      const gone = superseded.filter((x) => have[x] !== undefined)
+      if (!changed.length && !gone.length) return
+      // What either controller may call: the target's grants and those of the policies it replaces.
+      const replaced = [...target.map((p) => p.name), ...gone].flatMap((n) => (have[n] ? [have[n]] : []))
+      const needs = needsOf([...replaced, ...target.map((p) => p.document)], accountOf(w.arn))
+      const others = (name: string) => Object.entries(have).flatMap(([k, d]) => (k === name ? [] : [d]))
+      const size = (d: PolicyDocument) => JSON.stringify(d).length
+      const fits = (p: NamedDocument) =>
+        Object.values(have).reduce((n, d) => n + size(d), 0) +
+          size(p.document) -
+          (have[p.name] ? size(have[p.name] as PolicyDocument) : 0) <=
+        INLINE_LIMIT
       const put = async (p: NamedDocument) => {
         await aws.write('iam', 'PutRolePolicy', {
           RoleName: w.name,
           PolicyName: p.name,
           PolicyDocument: JSON.stringify(p.document),
         })
-        used += size(p.document) - (have[p.name] ? size(have[p.name] as PolicyDocument) : 0)
+        have[p.name] = p.document
       }
-      const changed = target.filter((p) => !have[p.name] || !sameDocument(have[p.name], p.document))
-      const gone = superseded.filter((x) => have[x] !== undefined)
-      // What only the old template grants stays granted, apart, until the old controller is gone: its
-      // room is kept in the budget before any new grant takes it.
-      const carrying = gone.length > 0 && carry !== undefined && !have[carry.name]
-      const reserve = carrying ? size(carry.document) : 0
-      // The new grants first, while they fit beside the old ones: the running controller keeps what it
-      // calls; the old policies go once the budget needs their room, the rest of the new follow.
+      // Rewritten to what nothing else grants yet: a put that takes away only what others already grant.
+      const narrow = async (name: string) => {
+        const narrowed = narrowedDocument(have[name] as PolicyDocument, others(name), needs)
+        if (narrowed.Statement.length && !sameDocument(narrowed, have[name]))
+          await put({ name, document: narrowed })
+      }
+      // A target policy over an older one of the same name keeps, beside its own statements, those of the
+      // older it replaces that nothing else grants yet; the bare target goes in once everything else is.
+      const bridged = (p: NamedDocument): NamedDocument => {
+        const old = have[p.name]
+        if (!old) return p
+        const extra = narrowedDocument(old, [...others(p.name), p.document], needs).Statement
+        return extra.length
+          ? { name: p.name, document: { ...p.document, Statement: [...p.document.Statement, ...extra] } }
+          : p
+      }
+      // Every grant either controller needs holds at every write: all puts first, deletes last. What only
+      // the old template grants is put apart first (the old controller runs until the new one replaces it).
+      if (carry && !have[carry.name]) await put(carry)
       const later: NamedDocument[] = []
-      for (const p of changed)
-        if (
-          used + reserve + size(p.document) - (have[p.name] ? size(have[p.name] as PolicyDocument) : 0) <=
-          INLINE_LIMIT
-        )
-          await put(p)
+      for (const p of changed) {
+        const next = bridged(p)
+        if (fits(next)) await put(next)
         else later.push(p)
-      if (carrying) await put(carry)
+      }
+      // The old policies and the new ones together pass IAM's inline budget (1.0's one and 1.14's six are
+      // ~11,400 characters): where the next new one does not fit, the old ones are narrowed first.
+      for (const p of later) {
+        if (!fits(bridged(p))) for (const n of gone) await narrow(n)
+        await put(bridged(p))
+      }
+      for (const p of changed) if (!sameDocument(have[p.name], p.document)) await put(p)
       for (const n of gone) {
         await aws.write('iam', 'DeleteRolePolicy', { RoleName: w.name, PolicyName: n })
-        used -= size(have[n] as PolicyDocument)
+        delete have[n]
       }
-      for (const p of later) await put(p)
     },
   }
 }
+
+const accountOf = (arn: string) => arn.split(':')[4] ?? ''
