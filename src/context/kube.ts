@@ -37,7 +37,17 @@ export class KubeApiError extends Error {
   }
 }
 
+/**
+ * A read the API server answers 429 is retried, with a bounded backoff: "storage is (re)initializing"
+ * comes for a few seconds after a CRD changes (the upgrade's own CRD step), and reads of that resource
+ * succeed once the server has settled. Writes are the executor's to retry.
+ */
+export const KUBE_READ_RETRY = { attempts: 6, baseMs: 250, maxMs: 2000 }
+
 export class KubeClient {
+  /** The pause between retried reads (a test makes it instant). */
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))
+
   constructor(
     readonly creds: KubeCredentials,
     private readonly limiter: Limiter,
@@ -82,7 +92,7 @@ export class KubeClient {
       this.limiter.run(async () => {
         this.log.record(`kube:GET:${path}`)
         try {
-          return (await this.request('GET', path)) as T
+          return (await this.read(path)) as T
         } catch (err) {
           if (err instanceof KubeApiError && err.status === 404) return null
           const code = (err as NodeJS.ErrnoException).code
@@ -116,7 +126,7 @@ export class KubeClient {
       this.limiter.run(async () => {
         this.log.record(`kube:GET:${path}`)
         try {
-          return (await this.request('GET', path, undefined, undefined, true)) as string
+          return (await this.read(path, true)) as string
         } catch (err) {
           if (err instanceof KubeApiError && err.status === 404) return null
           throw err
@@ -130,12 +140,25 @@ export class KubeClient {
     return this.limiter.run(async () => {
       this.log.record(`kube:GET:${path}`)
       try {
-        return (await this.request('GET', path)) as T
+        return (await this.read(path)) as T
       } catch (err) {
         if (err instanceof KubeApiError && err.status === 404) return null
         throw err
       }
     })
+  }
+
+  /** A GET, again while the server answers 429 (KUBE_READ_RETRY), then its last answer. */
+  private async read(path: string, text = false): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.request('GET', path, undefined, undefined, text)
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 429) || attempt >= KUBE_READ_RETRY.attempts)
+          throw err
+        await this.pause(Math.min(KUBE_READ_RETRY.maxMs, KUBE_READ_RETRY.baseMs * 2 ** (attempt - 1)))
+      }
+    }
   }
 
   /** A call that changes something: never memoized, logged as a write. */

@@ -455,3 +455,42 @@ test('an answer past the size cap is refused with one line, before it becomes a 
   const roomy = new KubeClient(capped.creds, new Limiter(4), new Memo(), new CallLog(), 5_000, 1 << 20)
   assert.deepEqual(await roomy.request('GET', '/api/v1/secrets'), {})
 })
+
+test('a read answered 429 "storage is (re)initializing" is read again with a bounded backoff; writes are not', async () => {
+  // Issue 33: right after the upgrade's CRD step NodePools answered 429 and doctor reported 3 checks
+  // unknown. The API server is settling; the reads of the run go through here.
+  const { kube, log } = await client(SERVER)
+  const pauses: number[] = []
+  kube.pause = async (ms) => void pauses.push(ms)
+  const settling = {
+    kind: 'Status',
+    reason: 'TooManyRequests',
+    message: 'storage is (re)initializing',
+    code: 429,
+  }
+  nock(SERVER)
+    .get('/apis/karpenter.sh/v1/nodepools')
+    .times(2)
+    .reply(429, settling)
+    .get('/apis/karpenter.sh/v1/nodepools')
+    .reply(200, { items: [{ metadata: { name: 'default' } }] })
+  const pools = await kube.get<{ items: unknown[] }>('/apis/karpenter.sh/v1/nodepools')
+  assert.equal(pools?.items.length, 1)
+  assert.deepEqual(pauses, [250, 500])
+  assert.equal(
+    log.calls.filter((c) => c.includes('nodepools')).length,
+    1,
+    'one read of the run, retried inside',
+  )
+
+  pauses.length = 0
+  nock(SERVER).get('/apis/karpenter.sh/v1/nodeclaims').times(6).reply(429, settling)
+  const gaveUp = await rejection(() => kube.fresh('/apis/karpenter.sh/v1/nodeclaims'))
+  assert.ok(gaveUp instanceof KubeApiError && gaveUp.status === 429)
+  assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000], 'bounded: 6 attempts, pauses capped at 2 s')
+  assert.ok(nock.isDone())
+
+  nock(SERVER).delete('/apis/karpenter.sh/v1/nodepools/default').reply(429, settling)
+  await assert.rejects(kube.write('DELETE', '/apis/karpenter.sh/v1/nodepools/default'), KubeApiError)
+  assert.equal(pauses.length, 5, 'a write is not retried here')
+})
