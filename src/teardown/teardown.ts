@@ -11,6 +11,7 @@ import {
   accessEntryAbsent,
   awsAuthEntryAbsent,
   iamRoleAbsent,
+  karpenterLifts,
   kubeObjectAbsent,
 } from '../plan/resources/removal.js'
 import {
@@ -143,6 +144,9 @@ export async function teardownResources(
       path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default',
       labels: managed,
       dependsOn: ['kube.nodepool.default'],
+      // Karpenter deletes the class's instance profile, then lifts its finalizer: the controller must
+      // still run then (issue 33: uninstalled first, the CRD release's uninstall hung on it).
+      waitSelf: karpenterLifts(o.timeoutMs, ns),
     }),
   )
   const capacityGone = ['kube.nodepool.default', 'kube.ec2nodeclass.default', ...tenantGone]

@@ -16,6 +16,7 @@ import {
   accessEntryAbsent,
   awsAuthEntryAbsent,
   iamRoleAbsent,
+  karpenterLifts,
   kubeObjectAbsent,
 } from '../plan/resources/removal.js'
 import type { Resource } from '../plan/types.js'
@@ -185,6 +186,9 @@ export function tenantRemoveResources(i: InstallFacts, tenant: string, timeoutMs
       path: `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${n.nodeClass}`,
       labels,
       dependsOn: ['kube.nodepool.tenant'],
+      // Gone, not only marked: Karpenter deletes its instance profile, and teardown uninstalls the
+      // controller after this.
+      waitSelf: karpenterLifts(timeoutMs),
     }),
     // Both ways in: a cluster that allows access entries may still have had the tenant mapped in
     // aws-auth (install --node-access aws-auth). Each removal touches only what karpctl marked.

@@ -8,7 +8,7 @@ import { roleFacts } from '../../facts/collect-iam.js'
 import { stackKeptNote } from '../../facts/collect-owners.js'
 import { isOwned } from '../compare.js'
 import { leafChanges } from '../diff.js'
-import type { Resource } from '../types.js'
+import type { ApplyEnv, Resource } from '../types.js'
 import { giveBack, nameOf, nothingToGiveBack, type AdoptedRoleState, type GiveBack } from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
 import { ownerHint } from './teardown.js'
@@ -241,10 +241,14 @@ export function awsAuthEntryAbsent(w: { roleArn: string; dependsOn: string[] }):
 }
 
 interface Labelled {
-  metadata: { labels?: Record<string, string>; deletionTimestamp?: string }
+  metadata: { labels?: Record<string, string>; deletionTimestamp?: string; finalizers?: string[] }
 }
 
-/** A Kubernetes object karpctl labelled as its own; `waitGone` lists what must disappear after it (nodes). */
+/**
+ * A Kubernetes object karpctl labelled as its own; `waitGone` lists what must disappear after it (nodes);
+ * `waitSelf` waits for the object itself, until its finalizers are lifted (an EC2NodeClass: Karpenter
+ * deletes its instance profile first, and must still run to do so).
+ */
 export function kubeObjectAbsent(w: {
   address: string
   kind: string
@@ -253,6 +257,7 @@ export function kubeObjectAbsent(w: {
   labels: Record<string, string>
   dependsOn: string[]
   waitGone?: { paths: string[]; timeoutMs: number; what: string }
+  waitSelf?: { timeoutMs: number; who: string; check?: string }
 }): Resource<Labelled> {
   return {
     address: w.address,
@@ -270,11 +275,16 @@ export function kubeObjectAbsent(w: {
       return {
         action: 'delete',
         changes: [],
-        note: w.waitGone ? `waits for its ${w.waitGone.what} to go` : undefined,
+        note: w.waitGone
+          ? `waits for its ${w.waitGone.what} to go`
+          : w.waitSelf
+            ? `waits until it is gone (${w.waitSelf.who} lifts its finalizers)`
+            : undefined,
       }
     },
     async apply({ kube, sleep, progress }, cur) {
       if (cur && !cur.metadata.deletionTimestamp) await ignoreMissing(kube.write('DELETE', w.path))
+      if (w.waitSelf) await waitSelf(kube, w, w.waitSelf, sleep, progress)
       if (!w.waitGone) return
       const t0 = Date.now()
       for (;;) {
@@ -290,5 +300,35 @@ export function kubeObjectAbsent(w: {
         await sleep(2000)
       }
     },
+  }
+}
+
+/** An EC2NodeClass's wait: Karpenter lifts its finalizer (the controller deployment named as karpctl installs it). */
+export const karpenterLifts = (timeoutMs: number, namespace?: string) => ({
+  timeoutMs,
+  who: 'the Karpenter controller',
+  ...(namespace ? { check: `kubectl -n ${namespace} get deployment karpenter` } : {}),
+})
+
+/** Until the object is gone, bounded: a line of progress every poll, the way on at the bound. */
+async function waitSelf(
+  kube: ApplyEnv['kube'],
+  w: { kind: string; name: string; path: string },
+  o: { timeoutMs: number; who: string; check?: string },
+  sleep: ApplyEnv['sleep'],
+  progress: ApplyEnv['progress'],
+): Promise<void> {
+  const t0 = Date.now()
+  for (;;) {
+    const left = await kube.fresh<Labelled>(w.path)
+    if (!left) return
+    const finalizers = left.metadata?.finalizers ?? []
+    const held = finalizers.length ? ` (finalizers ${finalizers.join(', ')})` : ''
+    if (Date.now() - t0 > o.timeoutMs)
+      throw new Error(
+        `${w.kind} ${w.name} still there after ${Math.round(o.timeoutMs / 1000)} s${held}: ${o.who} lifts them once it has cleaned up; check that it runs${o.check ? ` (\`${o.check}\`)` : ''}, then run the same command again to keep waiting`,
+      )
+    progress?.(`${w.kind} ${w.name}: waiting for it to go${held}`)
+    await sleep(2000)
   }
 }

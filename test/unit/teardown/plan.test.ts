@@ -425,9 +425,9 @@ test('the default NodePool waits for its NodeClaims and nodes (by the default po
       write: async (m: string, p: string) => void writes.push(`${m} ${p}`),
     },
     sleep: async () => {},
-  } as never
+  }
   await assert.rejects(
-    pool.apply(env, live),
+    pool.apply(env as never, live),
     /^Error: 2 NodeClaims and nodes of NodePool default still draining/,
   )
   const sel = encodeURIComponent('karpenter.sh/nodepool=default')
@@ -436,14 +436,17 @@ test('the default NodePool waits for its NodeClaims and nodes (by the default po
     `/api/v1/nodes?labelSelector=${sel}`,
   ])
   assert.deepEqual(writes, ['DELETE /apis/karpenter.sh/v1/nodepools/default'])
+  // The EC2NodeClass: deleted, then waited for until gone (Karpenter lifts its finalizer first).
   const nodeClass = byAddress(rs, 'kube.ec2nodeclass.default')
-  await nodeClass.apply(env, { metadata: { name: 'default', labels: {} } })
+  const gone = { ...env, kube: { ...env.kube, fresh: async (p: string) => (fresh.push(p), null) } } as never
+  await nodeClass.apply(gone, { metadata: { name: 'default', labels: {} } })
   assert.deepEqual(writes.slice(1), ['DELETE /apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'])
+  assert.equal(fresh.at(-1), '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default')
   assert.equal(
     nodeClass.verdict({
       metadata: { name: 'default', labels: { 'app.kubernetes.io/managed-by': 'karpctl' } },
     }).note,
-    undefined,
+    'waits until it is gone (the Karpenter controller lifts its finalizers)',
   )
 })
 

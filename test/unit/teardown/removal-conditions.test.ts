@@ -9,6 +9,7 @@ import {
   accessEntryAbsent,
   awsAuthEntryAbsent,
   iamRoleAbsent,
+  karpenterLifts,
   kubeObjectAbsent,
 } from '../../../src/plan/resources/removal.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
@@ -86,7 +87,12 @@ test('access entry apply: one DeleteAccessEntry; already gone is done; another f
 })
 
 const PATH = '/apis/karpenter.sh/v1/nodepools/default'
-const obj = (w: { waitGone?: { paths: string[]; timeoutMs: number; what: string } } = {}) =>
+const obj = (
+  w: {
+    waitGone?: { paths: string[]; timeoutMs: number; what: string }
+    waitSelf?: ReturnType<typeof karpenterLifts>
+  } = {},
+) =>
   kubeObjectAbsent({
     address: 'kube.nodepool',
     kind: 'NodePool',
@@ -203,6 +209,45 @@ test('Kubernetes object apply: still draining past the timeout is an error that 
     obj({ waitGone: { paths: ['/a'], timeoutMs: 1, what: 'nodes' } }).apply(env, null),
     /^Error: 1 nodes of NodePool default still draining after 0 s: run the same command again to keep waiting$/,
   )
+})
+
+test('Kubernetes object apply with waitSelf: deleted, then polled until gone, naming its finalizers; bounded', async () => {
+  // Issue 33: teardown uninstalled the controller before Karpenter had lifted the EC2NodeClass's
+  // termination finalizer, and `helm uninstall karpenter-crd --wait` hung.
+  const nodeClass = (fresh: (p: string) => Promise<unknown>, progress: string[] = []) => {
+    const writes: string[] = []
+    const sleeps: number[] = []
+    const env = {
+      kube: { write: async (m: string, p: string) => void writes.push(`${m} ${p}`), fresh },
+      sleep: async (ms: number) => void sleeps.push(ms),
+      progress: (line: string) => progress.push(line),
+    } as unknown as ApplyEnv
+    return { env, writes, sleeps }
+  }
+  const held = { metadata: { finalizers: ['karpenter.k8s.aws/termination'], deletionTimestamp: 't' } }
+  const answers: unknown[] = [held, held, null]
+  const progress: string[] = []
+  const n = nodeClass(async (p) => (assert.equal(p, PATH), answers.shift() ?? null), progress)
+  const mine = { metadata: { labels: { 'karpctl.io/managed-by': 'karpctl' } } }
+  const self = obj({ waitSelf: karpenterLifts(60_000, 'kube-system') })
+  assert.match(
+    self.verdict(mine).note ?? '',
+    /waits until it is gone \(the Karpenter controller lifts its finalizers\)/,
+  )
+  await self.apply(n.env, mine)
+  assert.deepEqual(n.writes, [`DELETE ${PATH}`])
+  assert.deepEqual(n.sleeps, [2000, 2000])
+  assert.deepEqual(progress, [
+    'NodePool default: waiting for it to go (finalizers karpenter.k8s.aws/termination)',
+    'NodePool default: waiting for it to go (finalizers karpenter.k8s.aws/termination)',
+  ])
+  const stuck = nodeClass(async () => held)
+  stuck.env.sleep = () => new Promise((resolve) => setTimeout(resolve, 5))
+  await assert.rejects(
+    obj({ waitSelf: karpenterLifts(1, 'kube-system') }).apply(stuck.env, held),
+    /^Error: NodePool default still there after 0 s \(finalizers karpenter\.k8s\.aws\/termination\): the Karpenter controller lifts them once it has cleaned up; check that it runs \(`kubectl -n kube-system get deployment karpenter`\), then run the same command again to keep waiting$/,
+  )
+  assert.deepEqual(stuck.writes, [], 'already being deleted: no second DELETE')
 })
 
 test('IAM role: gone; kept untouched without marks or records; a role with records gets them back', () => {

@@ -198,9 +198,20 @@ test("remove deletes the tenant's NodePool and NodeClass at their paths when bot
         'kube.nodepool.tenant',
         { action: 'delete', changes: [], note: 'waits for its NodeClaims and nodes to go' },
       ],
-      ['kube.ec2nodeclass.tenant', { action: 'delete', changes: [], note: undefined }],
+      [
+        'kube.ec2nodeclass.tenant',
+        {
+          action: 'delete',
+          changes: [],
+          note: 'waits until it is gone (the Karpenter controller lifts its finalizers)',
+        },
+      ],
     ],
   )
+  // Gone once deleted (Karpenter has lifted its finalizer): the wait reads it again and ends.
+  const read = rec.env.kube.fresh.bind(rec.env.kube)
+  rec.env.kube.fresh = (async (path: string) =>
+    path === NODECLASS && rec.kubeWrites.some((w) => w.path === NODECLASS) ? null : read(path)) as typeof read
   await applyPlan(plan, rec.env)
   assert.deepEqual(rec.kubeWrites, [
     { method: 'DELETE', path: NODEPOOL },
