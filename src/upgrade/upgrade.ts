@@ -149,6 +149,7 @@ export function upgradePlan(facts: Facts, req: UpgradeRequest): UpgradePlan {
     adopt: true,
     // On another tool's install the handover is part of the upgrade it keeps: no record to give back.
     record: ours,
+    dropConversion: !hasWebhooks(target),
     dependsOn: [IAM_ADDRESS],
   })
   const crdRelease = withNote(

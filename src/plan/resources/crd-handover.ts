@@ -18,10 +18,19 @@ const RELEASE = 'karpenter-crd'
 /** Releases that carry Karpenter's CRDs: the CRD chart, and the controller chart in older setups. */
 const KARPENTER_RELEASES = ['karpenter', 'karpenter-crd']
 
-/** A CustomResourceDefinition as far as ownership goes. */
+/** A CustomResourceDefinition as far as ownership (and the 1.0.x conversion webhook) goes. */
 export interface Crd {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+  spec?: { conversion?: { strategy?: string } }
 }
+
+/**
+ * The 1.0.x charts convert v1beta1 through a webhook on the controller's service (port 8443); from 1.1
+ * the CRDs have none. Helm's adoption of a CRD the chart's crds/ folder made never removes a field its
+ * new manifest leaves out, so the hand-over does: the CRDs then equal the target chart's (the API
+ * server's default, strategy None), instead of pointing at a port the new controller no longer serves.
+ */
+const NO_CONVERSION = { strategy: 'None', webhook: null }
 
 /** The CRDs of the chart that exist in the cluster. */
 export interface CrdOwnership {
@@ -112,6 +121,8 @@ export function crdHandover(w: {
    * karpctl did not make: the handover is part of the upgrade the user keeps.
    */
   record?: boolean
+  /** The target chart's CRDs have no conversion webhook (Karpenter ≥ 1.1): remove one that is there. */
+  dropConversion?: boolean
   dependsOn: string[]
 }): Resource<CrdOwnership> {
   const record = w.record ?? true
@@ -119,7 +130,8 @@ export function crdHandover(w: {
     labels: { [HELM_MANAGED_BY]: 'Helm' },
     annotations: { [HELM_RELEASE_NAME]: RELEASE, [HELM_RELEASE_NAMESPACE]: w.namespace },
   }
-  const changesOf = (c: Crd): FieldChange[] => [
+  const converts = (c: Crd) => w.dropConversion === true && c.spec?.conversion?.strategy === 'Webhook'
+  const markChanges = (c: Crd): FieldChange[] => [
     ...Object.entries(marks.labels)
       .filter(([k, v]) => c.metadata.labels?.[k] !== v)
       .map(([k, v]) => ({ field: `${c.metadata.name} label ${k}`, from: c.metadata.labels?.[k], to: v })),
@@ -130,6 +142,12 @@ export function crdHandover(w: {
         from: c.metadata.annotations?.[k],
         to: v,
       })),
+  ]
+  const changesOf = (c: Crd): FieldChange[] => [
+    ...(converts(c)
+      ? [{ field: `${c.metadata.name} spec.conversion.strategy`, from: 'Webhook', to: 'None' }]
+      : []),
+    ...markChanges(c),
   ]
   const target = `${w.namespace}/${RELEASE}`
   return {
@@ -148,17 +166,23 @@ export function crdHandover(w: {
     verdict(cur) {
       const pending = (cur?.crds ?? []).filter((c) => changesOf(c).length > 0)
       if (pending.length === 0) return { action: 'unchanged', changes: [] }
-      const owners = previousOwners(pending, target)
+      const converting = pending.some(converts)
+      const dropNote = `the 1.0.x conversion webhook removed (the target chart's CRDs have none; Helm's adoption would keep it)`
+      const marking = pending.filter((c) => markChanges(c).length > 0)
+      // Already the release's: only the webhook goes.
+      if (!marking.length) return { action: 'update', changes: pending.flatMap(changesOf), note: dropNote }
+      const owners = previousOwners(marking, target)
       if (!w.adopt)
         return {
           action: 'update',
           changes: [],
-          blocked: blockedReason(pending, owners, target),
+          blocked: blockedReason(marking, owners, target),
         }
       return {
         action: 'update',
         changes: pending.flatMap(changesOf),
         note: [
+          ...(converting ? [dropNote] : []),
           record
             ? `handed to Helm release ${target}, whose upgrade then takes them over; they existed before karpctl, so they are marked ${HELM_KEEP}=keep and recorded (${REPLACED_MARKS}): teardown removes the release and gives them back as they were, with every object of their kinds`
             : `handed to Helm release ${target} for good, whose upgrade then takes them over (part of the upgrade, kept by teardown; marked ${HELM_KEEP}=keep)`,
@@ -180,20 +204,26 @@ export function crdHandover(w: {
           'PATCH',
           crdPath(c.metadata.name),
           {
-            metadata: {
-              labels: marks.labels,
-              annotations: {
-                ...marks.annotations,
-                [HELM_KEEP]: 'keep',
-                ...(record
-                  ? {
-                      [CRD_ADOPTED_BY]: w.clusterName,
-                      [REPLACED_MARKS]:
-                        c.metadata.annotations?.[REPLACED_MARKS] ?? JSON.stringify(replacedMarks(c)),
-                    }
-                  : {}),
-              },
-            },
+            ...(converts(c) ? { spec: { conversion: NO_CONVERSION } } : {}),
+            // Already the release's (only the webhook goes): its marks and records stay as they are.
+            ...(markChanges(c).length
+              ? {
+                  metadata: {
+                    labels: marks.labels,
+                    annotations: {
+                      ...marks.annotations,
+                      [HELM_KEEP]: 'keep',
+                      ...(record
+                        ? {
+                            [CRD_ADOPTED_BY]: w.clusterName,
+                            [REPLACED_MARKS]:
+                              c.metadata.annotations?.[REPLACED_MARKS] ?? JSON.stringify(replacedMarks(c)),
+                          }
+                        : {}),
+                    },
+                  },
+                }
+              : {}),
           },
           'application/merge-patch+json',
         )

@@ -42,14 +42,14 @@ function fakeKube(crds: Crd[]) {
     write: async (
       method: string,
       path: string,
-      body: { metadata: Crd['metadata'] },
+      body: { metadata?: Crd['metadata'] },
       contentType?: string,
     ) => {
       writes.push({ method, path, body, contentType })
       const c = store.get(path)
       if (!c) throw new Error(`404 ${path}`)
-      c.metadata.labels = { ...c.metadata.labels, ...body.metadata.labels }
-      c.metadata.annotations = { ...c.metadata.annotations, ...body.metadata.annotations }
+      c.metadata.labels = { ...c.metadata.labels, ...body.metadata?.labels }
+      c.metadata.annotations = { ...c.metadata.annotations, ...body.metadata?.annotations }
     },
   }
   return { env: { kube } as unknown as ApplyEnv, store, writes }
@@ -262,4 +262,60 @@ test('teardown gives handed-over CRDs back exactly as they were: marks, keep pol
   // Another cluster's record is not this teardown's to give back.
   const other = handedCrdsRestore({ clusterName: 'other', dependsOn: [] })
   assert.deepEqual(await other.observe(env), [])
+})
+
+test('crossing 1.1, the hand-over removes the 1.0.x conversion webhook (Helm adoption keeps it); marks untouched where they are right', async () => {
+  // Issue 33: a getting-started 1.0.14 install upgraded to 1.14.1 kept `conversion.strategy: Webhook`
+  // to kube-system/karpenter:8443 on the three CRDs its chart's crds/ folder made.
+  const webhook = { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'karpenter' } } } }
+  const foreign = { ...crd('nodepools.karpenter.sh'), spec: { conversion: webhook } }
+  const ours = {
+    ...helmOwned('nodeclaims.karpenter.sh', 'karpenter-crd', 'kube-system'),
+    spec: { conversion: webhook },
+  }
+  const { env, writes } = fakeKube([foreign, ours])
+  const r = crdHandover({
+    clusterName: 'demo',
+    namespace: 'kube-system',
+    names: NAMES,
+    adopt: true,
+    record: false,
+    dropConversion: true,
+    dependsOn: [],
+  })
+  const plan = await buildPlan('t', [r], env)
+  const v = plan.steps[0]!.verdict
+  assert.ok(
+    v.changes.some((c) => c.field === 'nodepools.karpenter.sh spec.conversion.strategy' && c.to === 'None'),
+  )
+  assert.ok(v.changes.some((c) => c.field === 'nodeclaims.karpenter.sh spec.conversion.strategy'))
+  assert.match(v.note ?? '', /1\.0\.x conversion webhook removed/)
+  await r.apply(env, plan.steps[0]!.current as never)
+  const byPath = Object.fromEntries(writes.map((w) => [w.path.slice(PATH.length), w.body]))
+  assert.deepEqual((byPath['nodepools.karpenter.sh'] as { spec: unknown }).spec, {
+    conversion: { strategy: 'None', webhook: null },
+  })
+  // Already the release's: only the webhook goes, no keep mark, no record.
+  assert.deepEqual(byPath['nodeclaims.karpenter.sh'], {
+    spec: { conversion: { strategy: 'None', webhook: null } },
+  })
+  // Without dropConversion (install, or a target that still has the webhooks) the field is left alone.
+  const keep = crdHandover({
+    clusterName: 'demo',
+    namespace: 'kube-system',
+    names: NAMES,
+    adopt: true,
+    dependsOn: [],
+  })
+  assert.equal(keep.verdict({ crds: [ours] }).action, 'unchanged')
+  // Without adopt, a CRD only losing its webhook is not blocked (nothing to take over).
+  const own = crdHandover({
+    clusterName: 'demo',
+    namespace: 'kube-system',
+    names: NAMES,
+    adopt: false,
+    dropConversion: true,
+    dependsOn: [],
+  })
+  assert.equal(own.verdict({ crds: [ours] }).blocked, undefined)
 })
