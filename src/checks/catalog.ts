@@ -2,6 +2,7 @@
 import { clusterAutoscaler } from './cluster-autoscaler.js'
 import { controllerPolicy } from './controller-policy.js'
 import { controllerReady } from './controller-ready.js'
+import { crdConversionWebhook } from './crd-conversion-webhook.js'
 import { discoveryTags } from './discovery-tags.js'
 import { ebsKmsKey } from './ebs-kms-key.js'
 import { helmRegistryAuth } from './helm-registry-auth.js'
@@ -41,6 +42,7 @@ export const catalog: Check[] = [
   // the install itself
   karpenterVersion,
   helmRelease,
+  crdConversionWebhook,
   controllerReady,
   nodeclassReady,
   clusterAutoscaler,

@@ -12,6 +12,7 @@ import { redact } from './redact.js'
 import type {
   AwsAuthMapping,
   ContainerStatus,
+  CrdConversionWebhook,
   CustomResourceDefinition,
   Deployment,
   EC2NodeClass,
@@ -23,6 +24,7 @@ import type {
   Pod,
   Read,
   ServiceAccount,
+  ServicePorts,
   Taint,
   ValidatingWebhook,
 } from './types.js'
@@ -214,7 +216,65 @@ export async function nodeClasses(kube: KubeClient): Promise<EC2NodeClass[]> {
 
 interface RawCrd {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-  spec: { group: string; versions: { name: string; served: boolean; storage: boolean }[] }
+  spec: {
+    group: string
+    versions: { name: string; served: boolean; storage: boolean }[]
+    conversion?: {
+      strategy?: string
+      webhook?: {
+        clientConfig?: { url?: string; service?: { namespace: string; name: string; port?: number } }
+      }
+    }
+  }
+}
+
+/** spec.conversion when it is a webhook; the service port defaults to 443, as the API server's does. */
+function conversionOf(c: RawCrd): CrdConversionWebhook | undefined {
+  const conv = c.spec.conversion
+  if (conv?.strategy !== 'Webhook') return undefined
+  const cc = conv.webhook?.clientConfig
+  const svc = cc?.service
+  return {
+    strategy: 'Webhook',
+    ...(svc ? { service: { namespace: svc.namespace, name: svc.name, port: svc.port ?? 443 } } : {}),
+    ...(cc?.url ? { url: cc.url } : {}),
+  }
+}
+
+/** The Services the CRDs' conversion webhooks name, each read once. */
+export async function conversionServices(
+  kube: KubeClient,
+  crdList: CustomResourceDefinition[],
+): Promise<Record<string, ServicePorts | null>> {
+  const named = [
+    ...new Set(
+      crdList.flatMap((c) =>
+        c.conversion?.service ? [`${c.conversion.service.namespace}/${c.conversion.service.name}`] : [],
+      ),
+    ),
+  ]
+  const found = await Promise.all(
+    named.map(async (key) => {
+      const [namespace, name] = key.split('/') as [string, string]
+      const svc = await kube.get<{ spec?: { ports?: { name?: string; port: number }[] } }>(
+        `/api/v1/namespaces/${namespace}/services/${name}`,
+      )
+      return [
+        key,
+        svc
+          ? {
+              namespace,
+              name,
+              ports: (svc.spec?.ports ?? []).map((p) => ({
+                ...(p.name ? { name: p.name } : {}),
+                port: p.port,
+              })),
+            }
+          : null,
+      ] as const
+    }),
+  )
+  return Object.fromEntries(found)
 }
 
 export async function crds(kube: KubeClient): Promise<CustomResourceDefinition[]> {
@@ -226,6 +286,7 @@ export async function crds(kube: KubeClient): Promise<CustomResourceDefinition[]
   return found
     .filter((c): c is RawCrd => c !== null)
     .map((c) => ({
+      ...(conversionOf(c) ? { conversion: conversionOf(c) } : {}),
       name: c.metadata.name,
       group: c.spec.group,
       servedVersions: c.spec.versions.filter((v) => v.served).map((v) => v.name),
@@ -368,6 +429,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     auth,
     hooks,
     legacy,
+    convServices,
     version,
     autoscalers,
     awsNode,
@@ -400,6 +462,9 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     crdsP.then((c) =>
       c.ok ? read('kubernetes: legacy Provisioners', () => legacyObjects(kube, c.value)) : c,
     ),
+    crdsP.then((c) =>
+      c.ok ? read('kubernetes: CRD conversion webhook Services', () => conversionServices(kube, c.value)) : c,
+    ),
     read('kubernetes: server version', () => serverVersion(kube)),
     // The same listing install reads to scale one down: here to see whether one still scales node groups.
     read('kubernetes: cluster-autoscaler Deployments', () => findClusterAutoscalers(kube)),
@@ -423,6 +488,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     serverVersion: version,
     clusterAutoscalers: autoscalers,
     awsNodeServiceAccount: awsNode,
+    conversionServices: convServices,
   }
 }
 

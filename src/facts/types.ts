@@ -407,6 +407,22 @@ export interface CustomResourceDefinition {
   storageVersion?: string
   labels: Record<string, string>
   annotations: Record<string, string>
+  /** spec.conversion when it is a webhook (the 1.0.x charts'): where the API server sends conversions. */
+  conversion?: CrdConversionWebhook
+}
+
+export interface CrdConversionWebhook {
+  strategy: 'Webhook'
+  /** clientConfig.service; absent when the webhook is given by URL. */
+  service?: { namespace: string; name: string; port: number }
+  url?: string
+}
+
+/** A Service as a CRD conversion webhook needs it: its ports. */
+export interface ServicePorts {
+  namespace: string
+  name: string
+  ports: { name?: string; port: number }[]
 }
 
 export interface AwsAuthMapping {
@@ -572,6 +588,11 @@ export interface Facts {
      * uses instead of the node role. Absent in snapshots saved before karpctl read it.
      */
     awsNodeServiceAccount?: Read<ServiceAccount | null>
+    /**
+     * The Services CRD conversion webhooks name, by `namespace/name` (null: not found). Absent in
+     * snapshots taken before it was collected.
+     */
+    conversionServices?: Read<Record<string, ServicePorts | null>>
   }
   local: {
     helmRegistry: Read<HelmRegistryConfig | null>

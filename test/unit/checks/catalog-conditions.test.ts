@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { catalog } from '../../../src/checks/catalog.js'
 
-test('the catalog lists the twenty checks in report order', () => {
+test('the catalog lists the twenty-one checks in report order', () => {
   assert.deepEqual(
     catalog.map((c) => c.meta.id),
     [
@@ -23,6 +23,7 @@ test('the catalog lists the twenty checks in report order', () => {
       'interruption-rules',
       'karpenter-version',
       'helm-release',
+      'crd-conversion-webhook',
       'controller-ready',
       'nodeclass-ready',
       'cluster-autoscaler',
