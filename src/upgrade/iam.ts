@@ -244,21 +244,40 @@ function stackBlock(
   const stack = policyStacks(facts)[0]
   const ref = referenceOf(target)
   if (stack) {
-    const declared = new Set(stackManagedPolicies(facts, stack).keys())
-    const attach = referencePolicies(ref, {
-      partition: facts.meta.partition || 'aws',
+    const partition = facts.meta.partition || 'aws'
+    const account = facts.meta.accountId ?? '<account-id>'
+    const template = referencePolicies(ref, {
+      partition,
       region: facts.meta.region,
-      accountId: facts.meta.accountId ?? '<account-id>',
+      accountId: account,
       clusterName: facts.meta.clusterName,
       nodeRoleArns: [],
       queueArn: '',
     })
-      .filter((p) => !declared.has(p.key))
-      .map(
-        (p) =>
-          `aws iam attach-role-policy --role-name ${shellQuote(roleName)} --policy-arn arn:${facts.meta.partition || 'aws'}:iam::${facts.meta.accountId ?? '<account-id>'}:policy/${p.name}`,
-      )
-    return `the controller's policies come from CloudFormation stack ${stack}: update it to the getting-started template of Karpenter ${ref} (${gettingStartedUpdate(stack, ref).join(' && ')}), attach its new policies to ${roleName}${attach.length ? ` (${attach.join(' && ')})` : ''}, then run the upgrade again`
+    const declared = stackManagedPolicies(facts, stack)
+    const read = facts.iam.roles[roleName]
+    const attached = new Set(
+      read?.ok && read.value?.attached.ok ? read.value.attached.value.map((p) => p.arn) : [],
+    )
+    // The target template's policies the role does not have attached (those the stack update adds).
+    const added = template
+      .map((p) => declared.get(p.key) ?? `arn:${partition}:iam::${account}:policy/${p.name}`)
+      .filter((arn) => !attached.has(arn))
+    // The stack's policies of the old template the new one no longer declares (1.0's one policy).
+    const targetKeys = new Set(template.map((p) => p.key))
+    const old = [...declared].filter(([key]) => !targetKeys.has(key)).map(([, arn]) => arn)
+    const update = `the controller's policies come from CloudFormation stack ${stack}: update it to the getting-started template of Karpenter ${ref} (${gettingStartedUpdate(stack, ref).join(' && ')})`
+    const attachCmds = added.map(
+      (arn) => `aws iam attach-role-policy --role-name ${shellQuote(roleName)} --policy-arn ${arn}`,
+    )
+    const eksctlStack = eksctlOwner(facts, roleName, tags)
+    const detach = old.length
+      ? `; once the upgraded controller runs, detach the old template's ${old.map(roleNameFromArn).join(', ')} from ${roleName}${eksctlStack ? ' (and take it out of the eksctl config)' : ''} (${old.map((arn) => `aws iam detach-role-policy --role-name ${shellQuote(roleName)} --policy-arn ${arn}`).join(' && ')})`
+      : ''
+    if (!added.length) return `${update}, then run the upgrade again${detach}`
+    if (eksctlStack)
+      return `${update}, then attach its new policies to ${roleName} the way eksctl does, since eksctl's stack ${eksctlStack} made the role: ${eksctlWay(facts, eksctlStack, added)} (or, without eksctl: ${attachCmds.join(' && ')}; eksctl keeps an attachment it did not declare until its next update); then run the upgrade again${detach}`
+    return `${update}, attach its new policies to ${roleName} (${attachCmds.join(' && ')}), then run the upgrade again${detach}`
   }
   const owner = ownership(facts, roleName, tags)
   const held = fixBlocked(owner, `controller role ${roleName}`)
@@ -266,4 +285,22 @@ function stackBlock(
   return owner.kind === 'stack'
     ? `${held}: add the statements \`karpctl upgrade --dry-run --show-policies\` shows to the role in stack ${owner.owner.stackName} (${editStack(owner.owner.stackName).join(' && ')}), then run the upgrade again`
     : held
+}
+
+/** The eksctl stack that made the role (eksctl-<cluster>-addon-iamserviceaccount-… or …-podidentityrole-…). */
+function eksctlOwner(facts: Facts, roleName: string, tags: Record<string, string>): string | null {
+  const o = ownership(facts, roleName, tags)
+  return o.kind === 'stack' && o.owner.stackName.startsWith('eksctl-') ? o.owner.stackName : null
+}
+
+/** eksctl's own update of the role's policies: the config's attachPolicyARNs, then its update command. */
+function eksctlWay(facts: Facts, stack: string, arns: string[]): string {
+  const sa = facts.kube.serviceAccount.ok ? facts.kube.serviceAccount.value : null
+  const ns = sa?.metadata.namespace ?? 'kube-system'
+  const name = sa?.metadata.name ?? 'karpenter'
+  const c = `--cluster ${shellQuote(facts.meta.clusterName)} --region ${facts.meta.region}`
+  const list = arns.join(',')
+  return stack.includes('-podidentityrole-')
+    ? `add ${arns.join(', ')} to permissionPolicyARNs of the ${ns}/${name} entry under iam.podIdentityAssociations in your eksctl config and run \`eksctl update podidentityassociation --config-file <your config>\` (or \`eksctl update podidentityassociation ${c} --namespace ${ns} --service-account-name ${name} --permission-policy-arns ${list}\`, which replaces the list: include the policies it keeps)`
+    : `add ${arns.join(', ')} to attachPolicyARNs of the ${ns}/${name} entry under iam.serviceAccounts in your eksctl config and run \`eksctl update iamserviceaccount --config-file <your config> --approve\` (or \`eksctl update iamserviceaccount ${c} --namespace ${ns} --name ${name} --attach-policy-arn ${list} --approve\`, which replaces the list: include the policies it keeps)`
 }

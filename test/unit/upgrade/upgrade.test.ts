@@ -17,7 +17,7 @@ import {
 } from '../../../src/upgrade/preconditions.js'
 import { upgradePlan } from '../../../src/upgrade/upgrade.js'
 import { migrateValues, VALUE_REMOVALS } from '../../../src/upgrade/values.js'
-import { controllerRole, setChartVersion } from '../../helpers/check-fixtures.js'
+import { controllerRole, setChartVersion, withoutPolicies } from '../../helpers/check-fixtures.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -27,7 +27,7 @@ import {
   ok,
   QUEUE_ARN,
 } from '../../helpers/facts.js'
-import { EKSCTL_STACK, gettingStarted, ownedBy } from '../../helpers/owners.js'
+import { EKSCTL_STACK, GS_STACK, gettingStarted, ownedBy, policyArn } from '../../helpers/owners.js'
 import type { ApplyEnv, Step } from '../../../src/plan/types.js'
 import { applyPlan } from '../../../src/plan/apply.js'
 import { bareEnv } from '../../helpers/fake-resource.js'
@@ -198,6 +198,53 @@ test("IAM: the getting-started stack's policies are updated in the stack, never 
     /CloudFormation stack Karpenter-demo: update it to the getting-started template of Karpenter 1\.14\.1 \(curl/,
   )
   assert.match(v.blocked ?? '', /aws cloudformation update-stack --stack-name Karpenter-demo/)
+})
+
+test("IAM: eksctl's controller role with the getting-started stack's policies: eksctl's way, and the old policy detached after", () => {
+  // Issue 33: the block proposed attach-role-policy on eksctl's role, and said nothing of eksctl's own
+  // update nor of the 1.0 policy the new template no longer declares.
+  const facts = healthyFacts((f) => {
+    gettingStarted(f)
+    ownedBy(
+      f,
+      policyArn('KarpenterControllerPolicy-demo'),
+      GS_STACK,
+      'KarpenterControllerPolicy',
+      'AWS::IAM::ManagedPolicy',
+    )
+    withoutPolicies(CONTROLLER_ROLE, 'KarpenterControllerResourceDiscoveryPolicy-demo')(f)
+  })
+  const podIdentity = controllerIamStep(facts, '1.13.1', '1.14.1').resource.verdict(null).blocked ?? ''
+  assert.match(podIdentity, /update it to the getting-started template of Karpenter 1\.14\.1/)
+  assert.match(
+    podIdentity,
+    new RegExp(`the way eksctl does, since eksctl's stack ${EKSCTL_STACK} made the role`),
+  )
+  assert.match(
+    podIdentity,
+    /permissionPolicyARNs .* iam\.podIdentityAssociations .*eksctl update podidentityassociation --config-file/,
+  )
+  assert.match(podIdentity, /or, without eksctl: aws iam attach-role-policy/)
+  assert.match(
+    podIdentity,
+    /once the upgraded controller runs, detach the old template's KarpenterControllerPolicy-demo from KarpenterControllerRole-demo .*aws iam detach-role-policy --role-name KarpenterControllerRole-demo --policy-arn arn:aws:iam::123456789012:policy\/KarpenterControllerPolicy-demo/,
+  )
+  const irsa = healthyFacts((f) => {
+    gettingStarted(f)
+    ownedBy(
+      f,
+      CONTROLLER_ROLE,
+      'eksctl-demo-addon-iamserviceaccount-kube-system-karpenter',
+      'Role1',
+      'AWS::IAM::Role',
+    )
+    withoutPolicies(CONTROLLER_ROLE, 'KarpenterControllerResourceDiscoveryPolicy-demo')(f)
+  })
+  const sa = controllerIamStep(irsa, '1.13.1', '1.14.1').resource.verdict(null).blocked ?? ''
+  assert.match(
+    sa,
+    /attachPolicyARNs .* iam\.serviceAccounts .*eksctl update iamserviceaccount --config-file <your config> --approve/,
+  )
 })
 
 test('IAM: an explicit Deny blocks (an Allow beside it cannot help)', () => {
