@@ -6,7 +6,8 @@
 // recorded is revoked, a user's is only named.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { parse as parseYaml } from 'yaml'
 import { dirname, join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
 import {
@@ -19,11 +20,17 @@ import {
   ListRolePoliciesCommand,
 } from '@aws-sdk/client-iam'
 import { DescribeSecurityGroupsCommand } from '@aws-sdk/client-ec2'
+import type { PolicyDocument } from '../../src/facts/types.js'
+import type { EvaluationRequest } from '../../src/iam/evaluate.js'
+import { describeRequest, needsOf, unmet } from '../../src/iam/needs.js'
 import { referencePolicies } from '../../src/spec/reference-policy.js'
 import {
   ACCOUNT_ID,
   awsClients,
   CLUSTER_NAME,
+  failingIn,
+  passes,
+  runPrinted,
   helm,
   karpenterChartDir,
   playController,
@@ -138,6 +145,20 @@ function changed(r: UpgradeJson) {
   return r.plan.steps.filter((s) => s.action !== 'unchanged').map((s) => `${s.address} ${s.action}`)
 }
 
+/** karpctl's install of 1.0.14, with the node security group among its groups (install opens 8443). */
+const install10 = (bed: Bed, net: Network) =>
+  run(bed, [
+    'install',
+    '--chart-dir',
+    charts('1.0.14'),
+    '--karpenter-version',
+    '1.0.14',
+    '--security-group-ids',
+    `${net.clusterSecurityGroupId},${net.nodeSecurityGroupId}`,
+    '--yes',
+    '--json',
+  ])
+
 /**
  * A karpctl-made 1.0.14 install on a fresh EKS 1.31 bed, with the node security group among its
  * groups, so install opens (and records) the 8443 rule the 1.0.x webhooks need.
@@ -151,17 +172,7 @@ async function karpctlInstall(t: TestContext) {
     await stopController()
     await bed.stop()
   })
-  const installed = await run(bed, [
-    'install',
-    '--chart-dir',
-    charts('1.0.14'),
-    '--karpenter-version',
-    '1.0.14',
-    '--security-group-ids',
-    `${seed.net.clusterSecurityGroupId},${seed.net.nodeSecurityGroupId}`,
-    '--yes',
-    '--json',
-  ])
+  const installed = await install10(bed, seed.net)
   assert.ok(installed.code === 0, `install 1.0.14: ${installed.stderr}`)
   assert.deepEqual(releaseLines(bed), ['karpenter-1.0.14 deployed', 'karpenter-crd-1.0.14 deployed'])
   return { bed, net: seed.net }
@@ -183,6 +194,64 @@ async function converges(bed: Bed, what: string) {
     `${what}: the next run changes nothing`,
   )
   return r
+}
+
+/** Every request the controller of `version` needs, as karpctl's install fills its reference policies. */
+const needsOfVersion = (version: string, nodeRoleArn: string, queueArn: string) =>
+  needsOf(
+    referencePolicies(version, {
+      partition: 'aws',
+      region: REGION,
+      accountId: ACCOUNT_ID,
+      clusterName: CLUSTER_NAME,
+      nodeRoleArns: [nodeRoleArn],
+      queueArn,
+    }).map((p) => p.document),
+    ACCOUNT_ID,
+  )
+
+/** The controller role's inline policies as IAM holds them now (a policy deleted between list and get is skipped). */
+async function roleDocuments(bed: Bed): Promise<Map<string, PolicyDocument>> {
+  const iam = awsClients(bed).iam
+  const out = new Map<string, PolicyDocument>()
+  for (const PolicyName of await inlinePolicies(bed)) {
+    const got = await iam.send(new GetRolePolicyCommand({ RoleName: ROLE, PolicyName })).catch(() => null)
+    if (got?.PolicyDocument)
+      out.set(PolicyName, JSON.parse(decodeURIComponent(got.PolicyDocument)) as PolicyDocument)
+  }
+  return out
+}
+
+/**
+ * Samples the role while an upgrade runs, as fast as IAM answers: each distinct state (every write
+ * leaves one) is judged with karpctl's evaluator against the needs met before the upgrade began.
+ * `onState` sees each new state's policy names (to inject a fault at one).
+ */
+function sampleRole(bed: Bed, watched: EvaluationRequest[], onState?: (names: string[]) => void) {
+  let stop = false
+  const states: string[] = []
+  const missing: string[] = []
+  const done = (async () => {
+    while (!stop) {
+      const docs = await roleDocuments(bed)
+      const key = JSON.stringify([...docs].sort())
+      if (states.at(-1) !== key) {
+        states.push(key)
+        onState?.([...docs.keys()])
+        for (const r of unmet([...docs.values()], watched))
+          missing.push(
+            `${describeRequest(r)} (state ${states.length}: ${[...docs.keys()].sort().join(', ')})`,
+          )
+      }
+    }
+  })()
+  return {
+    stop: async () => {
+      stop = true
+      await done
+      return { states: states.length, missing: [...new Set(missing)] }
+    },
+  }
 }
 
 describe(
@@ -218,6 +287,8 @@ describe(
       assert.deepEqual(releaseLines(bed), UPGRADED)
       assert.deepEqual(changed(done), [
         'iam-role.controller update',
+        // karpctl's 1.0.14 CRDs carry the 1.0.x conversion webhook: the hand-over removes it first.
+        'crd-handover.karpenter-crd update',
         'helm.karpenter-crd update',
         'helm.karpenter update',
         // What only 1.0.14 granted, kept apart for the old controller, goes once the new one runs.
@@ -251,6 +322,91 @@ describe(
       assert.deepEqual(changed(second), [], 'a second run changes nothing')
       assert.equal(second.calls?.writes, 0, 'a second run writes nothing')
       t.diagnostic(`no-op upgrade calls: ${JSON.stringify(second.calls)}`)
+    })
+
+    test("the controller role sampled through the upgrade: no grant 1.0.14's or 1.14.1's controller needs is ever missing; a kill right after the first delete leaves no gap and converges", async (t) => {
+      // Issue 33: the old order deleted KarpenterControllerPolicy-<c> before the last puts, leaving the
+      // running 1.0.14 controller without 11 actions (seen in 2 of 3 sampled runs).
+      const { bed } = await karpctlInstall(t)
+      const start = await roleDocuments(bed)
+      const text = JSON.stringify([...start.values()])
+      const nodeRoleArn = /arn:aws:iam::\d+:role\/KarpenterNodeRole-[\w-]+/.exec(text)?.[0] ?? ''
+      const queueArn = /arn:aws:sqs:[\w-]+:\d+:[\w-]+/.exec(text)?.[0] ?? ''
+      assert.ok(nodeRoleArn && queueArn, text)
+      const both = [
+        ...needsOfVersion('1.0.14', nodeRoleArn, queueArn),
+        ...needsOfVersion('1.14.1', nodeRoleArn, queueArn),
+      ]
+      const watched = both.filter((r) => unmet([...start.values()], [r]).length === 0)
+      t.diagnostic(`${watched.length} of ${both.length} needs met before the upgrade, watched`)
+
+      // A fault right after the first delete: the run is killed as soon as a sampled state lacks the old policy.
+      let child: ReturnType<typeof spawn> | undefined
+      let killedAt: string[] | undefined
+      const sampler = sampleRole(bed, watched, (names) => {
+        if (!killedAt && child && !names.includes(`KarpenterControllerPolicy-${CLUSTER_NAME}`)) {
+          killedAt = names
+          child.kill('SIGKILL')
+        }
+      })
+      const closed = await new Promise<number | null>((resolve) => {
+        child = spawn(process.execPath, upgradeArgv(bed), { env: bed.childEnv(envOf(bed)), stdio: 'ignore' })
+        child.on('close', (code) => resolve(code))
+      })
+      const first = await sampler.stop()
+      t.diagnostic(
+        `killed after the first delete (exit ${closed}); ${first.states} role states sampled; then: ${killedAt?.join(', ')}`,
+      )
+      assert.ok(killedAt, 'the run was killed after the first delete')
+      assert.deepEqual(first.missing, [], 'no need met before the upgrade went missing')
+      for (const p of TARGET_POLICIES) assert.ok(killedAt.includes(p), `${p} was put before the first delete`)
+
+      // The same command again, sampled too: it never takes a 1.14.1 grant away (all were put before the
+      // first delete); what only 1.0.14 needed goes with the carry once the new controller runs.
+      const target114 = needsOfVersion('1.14.1', nodeRoleArn, queueArn)
+      assert.deepEqual(unmet([...(await roleDocuments(bed)).values()], target114).map(describeRequest), [])
+      const again = sampleRole(bed, target114)
+      const r = await converges(bed, 'after a kill right after the first delete')
+      const second = await again.stop()
+      assert.deepEqual(second.missing, [], 'the re-run never took a 1.14.1 grant away')
+      // The carry is gone once the new controller runs: only 1.14.1's needs must hold now.
+      const end = await roleDocuments(bed)
+      assert.deepEqual(
+        unmet([...end.values()], needsOfVersion('1.14.1', nodeRoleArn, queueArn)).map(describeRequest),
+        [],
+      )
+      assert.equal(r.doctor?.summary.fail, 0)
+    })
+
+    test('teardown after upgrade, five times in a row on one bed: exit 0 each, the EC2NodeClass waited for before the controller goes', async (t) => {
+      // Issue 33: once in five runs the release was removed before the EC2NodeClass's finalizer was
+      // lifted, `helm uninstall karpenter-crd --wait` hung five minutes and teardown exited 2.
+      const { bed, net } = await karpctlInstall(t)
+      for (let i = 1; i <= 5; i++) {
+        if (i > 1) {
+          const again = await install10(bed, net)
+          assert.equal(again.code, 0, `install ${i}: ${again.stderr}`)
+        }
+        const up = await run(bed, [...UPGRADE, '--json'])
+        assert.equal(up.code, 0, `upgrade ${i}: ${up.stderr.slice(-2000)}`)
+        const t0 = Date.now()
+        const down = await run(bed, ['teardown', '--confirm', CLUSTER_NAME])
+        t.diagnostic(`round ${i}: teardown exit ${down.code} in ${Date.now() - t0} ms`)
+        assert.equal(down.code, 0, `teardown ${i}: ${down.stderr.slice(-3000)}`)
+        const order = down.stderr
+          .split('\n')
+          .filter((l) => /EC2NodeClass default|Helm release \S*karpenter\b/.test(l) && /^✔ /.test(l))
+        t.diagnostic(order.join('\n'))
+        assert.deepEqual(releaseLines(bed), [], `round ${i}: no release left`)
+        // The CRDs went with the karpenter-crd release, so every EC2NodeClass with them: gone, not stuck.
+        assert.equal(
+          await bed.kube.get(
+            '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ec2nodeclasses.karpenter.k8s.aws',
+          ),
+          undefined,
+          `round ${i}: the EC2NodeClass CRD (and so every EC2NodeClass) is gone`,
+        )
+      }
     })
 
     test('SIGKILL after the 2nd finished step → the same command again converges; a third run changes nothing', async (t) => {
@@ -411,6 +567,57 @@ describe(
         handed.every((l) => / karpenter-crd $/.test(l)),
         `the CRDs are the karpenter-crd release's, with no karpctl record: ${JSON.stringify(handed)}`,
       )
+
+      // Issue 33: the three CRDs the 1.0.14 chart's crds/ folder made end equal to the 1.14.1 chart's —
+      // no conversion webhook left to kube-system/karpenter:8443 (Helm's adoption alone keeps it).
+      for (const name of [
+        'nodepools.karpenter.sh',
+        'nodeclaims.karpenter.sh',
+        'ec2nodeclasses.karpenter.k8s.aws',
+      ]) {
+        const live = (await bed.kube.get(
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+        )) as unknown as {
+          spec: Record<string, unknown> & { versions: unknown[]; conversion?: unknown }
+        }
+        const file = join(
+          charts('1.14.1'),
+          'karpenter-crd',
+          'templates',
+          `${name.split('.').slice(1).join('.')}_${name.split('.')[0]}.yaml`,
+        )
+        const chart = parseYaml(
+          readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((l) => !l.includes('{{'))
+            .join('\n'),
+        ) as { spec: Record<string, unknown> & { versions: unknown[] } }
+        assert.deepEqual(live.spec.conversion, { strategy: 'None' }, `${name}: no conversion webhook`)
+        for (const key of ['group', 'names', 'scope', 'versions'])
+          assert.deepEqual(live.spec[key], chart.spec[key], `${name}: spec.${key} equals the 1.14.1 chart's`)
+      }
+
+      // doctor's crd-conversion-webhook on a webhook left behind (as the old hand-over left it), and its
+      // printed fix replayed as a user pastes it.
+      await bed.kube.mergePatch(
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodepools.karpenter.sh',
+        {
+          spec: {
+            conversion: {
+              strategy: 'Webhook',
+              webhook: {
+                conversionReviewVersions: ['v1beta1', 'v1'],
+                clientConfig: { service: { name: 'karpenter', namespace: 'kube-system', port: 8443 } },
+              },
+            },
+          },
+        },
+      )
+      const [left] = await failingIn(bed, 'crd-conversion-webhook')
+      t.diagnostic(`${left?.message}\n${left?.fix?.commands?.join('\n')}`)
+      assert.match(String(left?.message), /serves no port 8443/)
+      await runPrinted(bed, bed.tmpDir, left?.fix?.commands ?? [])
+      await passes(bed, 'crd-conversion-webhook')
 
       // Teardown afterwards keeps the upgrade: both releases stay at 1.14.1, deployed, only karpctl's
       // labels come off; no CRD handover is given back; the role keeps what the upgraded controller
