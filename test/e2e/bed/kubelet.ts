@@ -1,0 +1,151 @@
+// The one part of a node the Karpenter bed plays: its kubelet. No instance boots here, so for every
+// NodeClaim the real controller launched (status.providerID set) a Node registers as the kubelet
+// would from Karpenter's user data — the claim's providerID, labels and taints plus
+// `karpenter.sh/unregistered:NoExecute`, capacity as the claim reports it, Ready — and the pods the
+// real kube-scheduler binds there are reported Running; pods deleted there are finalised (the kubelet
+// confirms a graceful delete). Karpenter then registers and initialises the claim itself.
+import type { KubeClient, KubeObject } from './kube-client.js'
+
+export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' }
+/** Karpenter's registration TTL (hard-coded 15 min in sigs.k8s.io/karpenter's liveness controller). */
+const REGISTRATION_TTL_MS = 15 * 60_000
+
+const nowIso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+
+/** The Node a kubelet on the claim's instance registers (named after the claim). */
+export async function registerNode(kube: KubeClient, claim: KubeObject): Promise<string> {
+  const name = claim.metadata.name as string
+  const arch = claim.metadata.labels?.['kubernetes.io/arch'] ?? 'amd64'
+  await kube.create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        ...claim.metadata.labels,
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': arch,
+      },
+    },
+    spec: {
+      providerID: claim.status.providerID,
+      taints: [UNREGISTERED_TAINT, ...(claim.spec?.taints ?? []), ...(claim.spec?.startupTaints ?? [])],
+    },
+  })
+  const now = nowIso()
+  await kube.mergePatch(
+    `/api/v1/nodes/${name}`,
+    {
+      status: {
+        capacity: claim.status.capacity,
+        allocatable: claim.status.allocatable,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: now,
+            lastTransitionTime: now,
+          },
+        ],
+        nodeInfo: {
+          kubeletVersion: 'v1.34.4-eks-0000000',
+          kubeProxyVersion: 'v1.34.4-eks-0000000',
+          containerRuntimeVersion: 'containerd://1.7.27',
+          osImage: 'Amazon Linux 2023',
+          kernelVersion: '6.1.0',
+          operatingSystem: 'linux',
+          architecture: arch,
+          machineID: '',
+          systemUUID: '',
+          bootID: '',
+        },
+      },
+    },
+    'status',
+  )
+  // The TaintNodesByCondition admission plugin added node.kubernetes.io/not-ready:NoSchedule; the
+  // node lifecycle controller (not run here) lifts it once Ready. Only that taint: Karpenter may be
+  // removing its own at the same moment.
+  await kube.request(
+    'PATCH',
+    `/api/v1/nodes/${name}`,
+    { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', $patch: 'delete' }] } },
+    'application/strategic-merge-patch+json',
+  )
+  return name
+}
+
+/**
+ * Makes the claim's registration overdue, as if its instance never joined for 15 minutes: its
+ * `Registered` condition is back-dated, and Karpenter's liveness controller deletes the claim
+ * (reason `registration_timeout`). The kubelet must be held for the claim (`holdRegistration`).
+ */
+export async function expireRegistration(kube: KubeClient, claimName: string): Promise<void> {
+  const path = `/apis/karpenter.sh/v1/nodeclaims/${claimName}`
+  const claim = await kube.get(path)
+  if (!claim) throw new Error(`NodeClaim ${claimName} not found`)
+  const past = new Date(Date.now() - REGISTRATION_TTL_MS - 60_000).toISOString().replace(/\.\d+Z$/, 'Z')
+  const conditions = (claim.status?.conditions ?? []).map((c: KubeObject) =>
+    c.type === 'Registered' ? { ...c, lastTransitionTime: past } : c,
+  )
+  await kube.mergePatch(path, { status: { conditions } }, 'status')
+}
+
+export interface Kubelet {
+  /** claims whose instance never joins (no Node is registered for them) */
+  holdRegistration(claimName: string): void
+  stop(): Promise<void>
+}
+
+export function playKubelet(kube: KubeClient): Kubelet {
+  const held = new Set<string>()
+  const registered = new Set<string>()
+  let stopped = false
+  const round = async () => {
+    const claims = await kube.list('/apis/karpenter.sh/v1/nodeclaims').catch(() => [])
+    for (const c of claims) {
+      const launched = c.status?.providerID && !c.metadata.deletionTimestamp
+      if (!launched || held.has(c.metadata.name) || registered.has(c.metadata.uid)) continue
+      registered.add(c.metadata.uid)
+      await registerNode(kube, c).catch(() => registered.delete(c.metadata.uid))
+    }
+    const ours = new Set(claims.map((c) => c.metadata.name as string))
+    for (const pod of await kube.list('/api/v1/pods')) {
+      if (!ours.has(pod.spec?.nodeName)) continue
+      const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`
+      if (pod.metadata.deletionTimestamp) {
+        await kube.request('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 })
+      } else if (pod.status?.phase !== 'Running') {
+        const now = nowIso()
+        const cond = (type: string) => ({ type, status: 'True', lastTransitionTime: now })
+        await kube.mergePatch(
+          path,
+          {
+            status: {
+              phase: 'Running',
+              startTime: now,
+              conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map(cond),
+            },
+          },
+          'status',
+        )
+      }
+    }
+  }
+  const loop = (async () => {
+    while (!stopped) {
+      await round().catch(() => undefined) // an object mid-change: next round
+      await new Promise((r) => setTimeout(r, 300))
+    }
+  })()
+  return {
+    holdRegistration: (name) => held.add(name),
+    async stop() {
+      stopped = true
+      await loop
+    },
+  }
+}
