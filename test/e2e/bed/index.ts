@@ -19,7 +19,7 @@ export {
   REPO_ROOT,
 } from './paths.js'
 export { runCommand, runKarpctl, targetArgs, type RunOptions, type RunResult } from './run.js'
-export { groupAlive } from './proc.js'
+export { groupAlive, waitFor } from './proc.js'
 export * from './install-seed.js'
 export * from './cloudformation.js'
 export * from './adopted-seed.js'

@@ -95,20 +95,20 @@ export async function expireRegistration(kube: KubeClient, claimName: string): P
 }
 
 export interface Kubelet {
-  /** claims whose instance never joins (no Node is registered for them) */
-  holdRegistration(claimName: string): void
+  /** Claims matching `match` never join (no Node registers for them) until the returned release(). */
+  holdRegistration(match: (claim: KubeObject) => boolean): () => void
   stop(): Promise<void>
 }
 
 export function playKubelet(kube: KubeClient): Kubelet {
-  const held = new Set<string>()
+  const held = new Set<(claim: KubeObject) => boolean>()
   const registered = new Set<string>()
   let stopped = false
   const round = async () => {
     const claims = await kube.list('/apis/karpenter.sh/v1/nodeclaims').catch(() => [])
     for (const c of claims) {
       const launched = c.status?.providerID && !c.metadata.deletionTimestamp
-      if (!launched || held.has(c.metadata.name) || registered.has(c.metadata.uid)) continue
+      if (!launched || registered.has(c.metadata.uid) || [...held].some((m) => m(c))) continue
       registered.add(c.metadata.uid)
       await registerNode(kube, c).catch(() => registered.delete(c.metadata.uid))
     }
@@ -142,7 +142,10 @@ export function playKubelet(kube: KubeClient): Kubelet {
     }
   })()
   return {
-    holdRegistration: (name) => held.add(name),
+    holdRegistration(match) {
+      held.add(match)
+      return () => held.delete(match)
+    },
     async stop() {
       stopped = true
       await loop
