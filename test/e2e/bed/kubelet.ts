@@ -5,6 +5,7 @@
 // real kube-scheduler binds there are reported Running; pods deleted there are finalised (the kubelet
 // confirms a graceful delete). Karpenter then registers and initialises the claim itself.
 import type { KubeClient, KubeObject } from './kube-client.js'
+import { kubeletReadyStatus } from './kube-seed.js'
 
 export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' }
 /** Karpenter's registration TTL (hard-coded 15 min in sigs.k8s.io/karpenter's liveness controller). */
@@ -40,28 +41,7 @@ export async function registerNode(kube: KubeClient, claim: KubeObject): Promise
       status: {
         capacity: claim.status.capacity,
         allocatable: claim.status.allocatable,
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'kubelet is posting ready status',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
-          },
-        ],
-        nodeInfo: {
-          kubeletVersion: 'v1.34.4-eks-0000000',
-          kubeProxyVersion: 'v1.34.4-eks-0000000',
-          containerRuntimeVersion: 'containerd://1.7.27',
-          osImage: 'Amazon Linux 2023',
-          kernelVersion: '6.1.0',
-          operatingSystem: 'linux',
-          architecture: arch,
-          machineID: '',
-          systemUUID: '',
-          bootID: '',
-        },
+        ...kubeletReadyStatus(now, arch, 'Amazon Linux 2023', '6.1.0'),
       },
     },
     'status',
