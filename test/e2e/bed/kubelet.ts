@@ -46,16 +46,25 @@ export async function registerNode(kube: KubeClient, claim: KubeObject): Promise
     },
     'status',
   )
-  // The TaintNodesByCondition admission plugin added node.kubernetes.io/not-ready:NoSchedule; the
-  // node lifecycle controller (not run here) lifts it once Ready. Only that taint: Karpenter may be
-  // removing its own at the same moment.
+  await liftNotReady(kube, name)
+  return name
+}
+
+const NOT_READY = 'node.kubernetes.io/not-ready'
+
+/**
+ * The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready:NoSchedule to a new
+ * Node; the node lifecycle controller (not run here) lifts it once Ready. Only that taint: Karpenter
+ * removes its own at the same moment, with a merge patch of the whole list from its cache, which can
+ * put this one back — so the kubelet round lifts it again whenever it reappears.
+ */
+async function liftNotReady(kube: KubeClient, node: string): Promise<void> {
   await kube.request(
     'PATCH',
-    `/api/v1/nodes/${name}`,
-    { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', $patch: 'delete' }] } },
+    `/api/v1/nodes/${node}`,
+    { spec: { taints: [{ key: NOT_READY, $patch: 'delete' }] } },
     'application/strategic-merge-patch+json',
   )
-  return name
 }
 
 /**
@@ -93,6 +102,13 @@ export function playKubelet(kube: KubeClient): Kubelet {
       await registerNode(kube, c).catch(() => registered.delete(c.metadata.uid))
     }
     const ours = new Set(claims.map((c) => c.metadata.name as string))
+    for (const node of await kube.list('/api/v1/nodes')) {
+      if (
+        ours.has(node.metadata.name) &&
+        (node.spec?.taints ?? []).some((x: KubeObject) => x.key === NOT_READY)
+      )
+        await liftNotReady(kube, node.metadata.name)
+    }
     for (const pod of await kube.list('/api/v1/pods')) {
       if (!ours.has(pod.spec?.nodeName)) continue
       const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`
