@@ -54,16 +54,23 @@ const NOT_READY = 'node.kubernetes.io/not-ready'
 
 /**
  * The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready:NoSchedule to a new
- * Node; the node lifecycle controller (not run here) lifts it once Ready. Only that taint: Karpenter
- * removes its own at the same moment, with a merge patch of the whole list from its cache, which can
- * put this one back — so the kubelet round lifts it again whenever it reappears.
+ * Node; the node lifecycle controller (not run here) lifts it once Ready. Only that taint, and only
+ * on the version read (a JSON patch that tests resourceVersion): Karpenter removes its own taint at
+ * the same moment with a merge patch of the whole list from its cache, which can put this one back —
+ * so the kubelet round lifts it again whenever it reappears.
  */
-async function liftNotReady(kube: KubeClient, node: string): Promise<void> {
+async function liftNotReady(kube: KubeClient, name: string): Promise<void> {
+  const node = await kube.get(`/api/v1/nodes/${name}`)
+  const taints = (node?.spec?.taints ?? []) as KubeObject[]
+  if (!node || !taints.some((x) => x.key === NOT_READY)) return
   await kube.request(
     'PATCH',
-    `/api/v1/nodes/${node}`,
-    { spec: { taints: [{ key: NOT_READY, $patch: 'delete' }] } },
-    'application/strategic-merge-patch+json',
+    `/api/v1/nodes/${name}`,
+    [
+      { op: 'test', path: '/metadata/resourceVersion', value: node.metadata.resourceVersion },
+      { op: 'replace', path: '/spec/taints', value: taints.filter((x) => x.key !== NOT_READY) },
+    ],
+    'application/json-patch+json',
   )
 }
 
