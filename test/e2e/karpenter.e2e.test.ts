@@ -3,6 +3,7 @@
 // (bed/kubelet.ts). Nothing here writes a NodeClaim, a condition or an event: every one asserted on
 // was written by Karpenter, every instance launched by it through moto's CreateFleet.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { DescribeInstancesCommand, DescribeLaunchTemplatesCommand, type Instance } from '@aws-sdk/client-ec2'
 import { GetInstanceProfileCommand, ListInstanceProfilesCommand } from '@aws-sdk/client-iam'
@@ -83,6 +84,16 @@ async function waitForClaim(
     { timeoutMs: 120_000, proc: bed.procs.karpenter, intervalMs: 500 },
   )
   return found.claim!
+}
+
+/** The controller's JSON log lines (zap), for Karpenter's own account of what it did. */
+function controllerLog(bed: Bed): KubeObject[] {
+  const path = bed.karpenter?.controller.proc?.logPath
+  if (!path) return []
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as KubeObject)
 }
 
 /** The Initialized NodeClaim whose node the real scheduler bound a new pod `name` (default pool) to. */
@@ -260,6 +271,13 @@ describe(`on the real Karpenter controller v${KARPENTER_VERSION}`, { timeout: 1_
     )
     assert.equal(put.FailedEntryCount, 0)
     await claimGone(bed, claim, 'after the interruption')
+    // Karpenter's own word for why: the message it took from the queue, for this claim
+    const said = controllerLog(bed).find(
+      (l) =>
+        l.message === 'initiating delete from interruption message' &&
+        l.NodeClaim?.name === claim.metadata.name,
+    )
+    assert.equal(said?.messageKind, 'spot_interrupted', JSON.stringify(said))
     t.diagnostic(
       `interruption of ${id}: NodeClaim ${claim.metadata.name} deleted by Karpenter (moto delivered the event to SQS)`,
     )

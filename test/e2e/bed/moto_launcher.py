@@ -17,12 +17,17 @@ backends in this process, then serves exactly as `moto_server` does. Measured ag
    `Drifted=True (SecurityGroupDrift)` ~2 s after initialisation and was replaced. Here the fleet's
    specifications carry the template's interface groups, and each launched instance is associated
    with the template's instance profile, as EC2 does.
+3. IAM has no ListInstanceProfileTags (NotImplementedError → HTTP 500), though it keeps the tags
+   CreateInstanceProfile / TagInstanceProfile set: with real Karpenter's profiles present, karpctl
+   teardown's sweep of Karpenter's leftovers reads them. Here it answers the stored tags.
 """
 
 import re
 import sys
 
+from moto.core.responses import ActionResult
 from moto.ec2.models import fleets as moto_fleets
+from moto.iam import responses as iam_responses
 from moto.ssm import models as ssm_models
 
 _EKS_AL2023 = re.compile(
@@ -113,6 +118,14 @@ def _fleet_init_keeping_template(self, ec2_backend, *args, **kwargs):
 
 
 moto_fleets.Fleet.__init__ = _fleet_init_keeping_template
+
+
+def _list_instance_profile_tags(self):
+    profile = self.backend.get_instance_profile(self._get_param("InstanceProfileName"))
+    return ActionResult({"Tags": list(profile.tags), "IsTruncated": False})
+
+
+iam_responses.IamResponse.list_instance_profile_tags = _list_instance_profile_tags
 
 if __name__ == "__main__":
     from moto.server import main
