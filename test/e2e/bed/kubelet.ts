@@ -99,6 +99,7 @@ export interface Kubelet {
 export function playKubelet(kube: KubeClient): Kubelet {
   const held = new Set<(claim: KubeObject) => boolean>()
   const registered = new Set<string>()
+  const registeredNames = new Set<string>()
   let stopped = false
   const round = async () => {
     const claims = await kube.list('/apis/karpenter.sh/v1/nodeclaims').catch(() => [])
@@ -106,9 +107,17 @@ export function playKubelet(kube: KubeClient): Kubelet {
       const launched = c.status?.providerID && !c.metadata.deletionTimestamp
       if (!launched || registered.has(c.metadata.uid) || [...held].some((m) => m(c))) continue
       registered.add(c.metadata.uid)
-      await registerNode(kube, c).catch(() => registered.delete(c.metadata.uid))
+      await registerNode(kube, c)
+        .then((name) => registeredNames.add(name))
+        .catch(() => registered.delete(c.metadata.uid))
     }
     const ours = new Set(claims.map((c) => c.metadata.name as string))
+    // A Node registered in the instant its claim was being deleted outlives it (Karpenter had no Node
+    // to remove yet); its instance is gone, and EKS's node lifecycle controller removes such Nodes.
+    for (const name of [...registeredNames].filter((n) => !ours.has(n))) {
+      registeredNames.delete(name)
+      await kube.delete(`/api/v1/nodes/${name}`).catch(() => undefined)
+    }
     for (const node of await kube.list('/api/v1/nodes')) {
       if (
         ours.has(node.metadata.name) &&
