@@ -12,6 +12,7 @@ import {
   awsAuthEntryAbsent,
   iamRoleAbsent,
   kubeObjectAbsent,
+  nodeClassFinalized,
 } from '../plan/resources/removal.js'
 import {
   autoscalerRestore,
@@ -143,6 +144,7 @@ export async function teardownResources(
       path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default',
       labels: managed,
       dependsOn: ['kube.nodepool.default'],
+      waitGone: nodeClassFinalized('default', o.timeoutMs),
     }),
   )
   const capacityGone = ['kube.nodepool.default', 'kube.ec2nodeclass.default', ...tenantGone]

@@ -17,6 +17,7 @@ import {
   awsAuthEntryAbsent,
   iamRoleAbsent,
   kubeObjectAbsent,
+  nodeClassFinalized,
 } from '../plan/resources/removal.js'
 import type { Resource } from '../plan/types.js'
 import { MANAGED_LABEL } from '../spec/karpenter.js'
@@ -185,6 +186,7 @@ export function tenantRemoveResources(i: InstallFacts, tenant: string, timeoutMs
       path: `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${n.nodeClass}`,
       labels,
       dependsOn: ['kube.nodepool.tenant'],
+      waitGone: nodeClassFinalized(n.nodeClass, timeoutMs),
     }),
     // Both ways in: a cluster that allows access entries may still have had the tenant mapped in
     // aws-auth (install --node-access aws-auth). Each removal touches only what karpctl marked.

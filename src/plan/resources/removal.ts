@@ -244,6 +244,22 @@ interface Labelled {
   metadata: { labels?: Record<string, string>; deletionTimestamp?: string }
 }
 
+/**
+ * An EC2NodeClass is gone only once Karpenter's finalizer has deleted the launch templates and the
+ * instance profile it made for it: waiting here keeps the controller (removed later in a teardown)
+ * alive until then, or nobody ever clears the finalizer and those stay behind (seen with the real
+ * controller in the e2e bed).
+ */
+export function nodeClassFinalized(name: string, timeoutMs: number) {
+  return {
+    paths: [
+      `/apis/karpenter.k8s.aws/v1/ec2nodeclasses?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`,
+    ],
+    timeoutMs,
+    what: 'finalizer (Karpenter deleting its launch templates and instance profile)',
+  }
+}
+
 /** A Kubernetes object karpctl labelled as its own; `waitGone` lists what must disappear after it (nodes). */
 export function kubeObjectAbsent(w: {
   address: string

@@ -436,14 +436,23 @@ test('the default NodePool waits for its NodeClaims and nodes (by the default po
     `/api/v1/nodes?labelSelector=${sel}`,
   ])
   assert.deepEqual(writes, ['DELETE /apis/karpenter.sh/v1/nodepools/default'])
+  // The class is gone only once Karpenter's finalizer ran (its launch templates and instance
+  // profile deleted): teardown waits on the class itself before the controller goes.
   const nodeClass = byAddress(rs, 'kube.ec2nodeclass.default')
-  await nodeClass.apply(env, { metadata: { name: 'default', labels: {} } })
+  await assert.rejects(
+    nodeClass.apply(env, { metadata: { name: 'default', labels: {} } }),
+    /^Error: 1 finalizer \(Karpenter deleting its launch templates and instance profile\) of EC2NodeClass default still draining/,
+  )
   assert.deepEqual(writes.slice(1), ['DELETE /apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'])
+  assert.equal(
+    fresh.at(-1),
+    `/apis/karpenter.k8s.aws/v1/ec2nodeclasses?fieldSelector=${encodeURIComponent('metadata.name=default')}`,
+  )
   assert.equal(
     nodeClass.verdict({
       metadata: { name: 'default', labels: { 'app.kubernetes.io/managed-by': 'karpctl' } },
     }).note,
-    undefined,
+    'waits for its finalizer (Karpenter deleting its launch templates and instance profile) to go',
   )
 })
 

@@ -198,7 +198,14 @@ test("remove deletes the tenant's NodePool and NodeClass at their paths when bot
         'kube.nodepool.tenant',
         { action: 'delete', changes: [], note: 'waits for its NodeClaims and nodes to go' },
       ],
-      ['kube.ec2nodeclass.tenant', { action: 'delete', changes: [], note: undefined }],
+      [
+        'kube.ec2nodeclass.tenant',
+        {
+          action: 'delete',
+          changes: [],
+          note: 'waits for its finalizer (Karpenter deleting its launch templates and instance profile) to go',
+        },
+      ],
     ],
   )
   await applyPlan(plan, rec.env)
