@@ -21,7 +21,8 @@ t0=$SECONDS
 build_out="$(bash test/e2e/bed/build.sh)"
 KARPCTL_E2E_BIN="$(sed -n 's/^KARPCTL_E2E_BIN=//p' <<<"$build_out")"
 KARPCTL_E2E_VENV="$(sed -n 's/^KARPCTL_E2E_VENV=//p' <<<"$build_out")"
-export KARPCTL_E2E_BIN KARPCTL_E2E_VENV
+KARPCTL_E2E_KARPENTER="$(sed -n 's/^KARPCTL_E2E_KARPENTER=//p' <<<"$build_out")"
+export KARPCTL_E2E_BIN KARPCTL_E2E_VENV KARPCTL_E2E_KARPENTER
 echo "[$(ts)] e2e: servers ready in $((SECONDS - t0))s ($KARPCTL_E2E_BIN)" >&2
 
 if [[ "${KARPCTL_E2E_SKIP_NPM_BUILD:-}" != 1 ]]; then

@@ -10,7 +10,9 @@ import { stringify } from 'yaml'
 import { ACCOUNT_ID, CLUSTER_NAME, REGION } from './constants.js'
 import { KubeClient } from './kube-client.js'
 import { warmMoto } from './seed.js'
-import { artifacts } from './paths.js'
+import { artifacts, BED_DIR } from './paths.js'
+import { followKarpenterDeployment, type KarpenterController } from './karpenter.js'
+import { playKubelet, type Kubelet } from './kubelet.js'
 import { forgetTempDir, freePort, registerTempDir, startProc, waitFor, type Proc } from './proc.js'
 
 export interface BedOptions {
@@ -31,6 +33,17 @@ export interface BedOptions {
   awsManagedPolicies?: boolean
   /** warm moto's IAM and EC2 (us-west-2) backends during start-up (default true) */
   warmAws?: boolean
+  /**
+   * Run the real Karpenter controller (built by build.sh) and kube-scheduler; moto with its gaps
+   * filled (bed/moto_launcher.py); the bed plays the kubelet. Default false. See README.md.
+   */
+  karpenter?: boolean
+}
+
+/** The real Karpenter in the bed: the controller following the chart's Deployment, the played kubelet. */
+export interface KarpenterBed {
+  controller: KarpenterController
+  kubelet: Kubelet
 }
 
 export interface Bed {
@@ -63,6 +76,8 @@ export interface Bed {
   /** per-bed temp dir (logs in <tmpDir>/logs, removed by stop() unless KARPCTL_E2E_KEEP=1) */
   tmpDir: string
   procs: Record<string, Proc>
+  /** with `karpenter: true`: the real controller and the played kubelet */
+  karpenter?: KarpenterBed
   /** POST /moto-api/reset: every AWS resource is gone afterwards */
   resetAws(): Promise<void>
   /** stops every process (process groups), removes the temp dir; idempotent */
@@ -100,7 +115,11 @@ const STRIP_FROM_CHILD_ENV = [
 
 export async function startBed(opts: BedOptions = {}): Promise<Bed> {
   const t0 = Date.now()
-  const { binDir, venvDir } = artifacts()
+  const { binDir, venvDir, karpenterBin } = artifacts()
+  if (opts.karpenter && !karpenterBin)
+    throw new Error(
+      'startBed({ karpenter: true }): no Karpenter controller was built (KARPCTL_E2E_NO_KARPENTER=1?): run test/e2e/bed/build.sh without it',
+    )
   const clusterName = opts.clusterName ?? CLUSTER_NAME
   sweepStaleTempDirs()
   const tmpDir = mkdtempSync(join(tmpdir(), 'karpctl-e2e-'))
@@ -110,6 +129,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
   mkdirSync(logs)
   const procs: Record<string, Proc> = {}
   let stopped = false
+  let karpenter: KarpenterBed | undefined
   const phase = (what: string) => {
     if (process.env.KARPCTL_E2E_VERBOSE) console.error(`karpctl e2e: +${Date.now() - t0}ms ${what}`)
   }
@@ -117,8 +137,14 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
   const stop = async (): Promise<void> => {
     if (stopped) return
     stopped = true
+    // the played kubelet and the controller's follower first: nothing restarts what stops below
+    await Promise.all([karpenter?.kubelet.stop(), karpenter?.controller.stop()])
     // apiserver/kcm first so they do not spam errors about etcd going away
-    for (const names of [['kube-controller-manager'], ['kube-apiserver'], ['etcd', 'moto']]) {
+    for (const names of [
+      ['karpenter', 'kube-scheduler', 'kube-controller-manager'],
+      ['kube-apiserver'],
+      ['etcd', 'moto'],
+    ]) {
       await Promise.all(
         names.map(async (n) => {
           const t = Date.now()
@@ -143,10 +169,13 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
 
     // ---- moto
     const awsEndpoint = `http://127.0.0.1:${motoPort}`
+    const motoCmd = opts.karpenter
+      ? [join(venvDir, 'bin', 'python'), join(BED_DIR, 'moto_launcher.py')]
+      : [join(venvDir, 'bin', 'moto_server')]
     procs.moto = startProc(
       'moto',
-      join(venvDir, 'bin', 'moto_server'),
-      ['-H', '127.0.0.1', '-p', String(motoPort)],
+      motoCmd[0]!,
+      [...motoCmd.slice(1), '-H', '127.0.0.1', '-p', String(motoPort)],
       {
         logPath: join(logs, 'moto.log'),
         env: {
@@ -313,6 +342,27 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       )
     }
 
+    if (opts.karpenter) {
+      const schedulerPort = await freePort()
+      procs['kube-scheduler'] = startProc(
+        'kube-scheduler',
+        join(binDir, 'kube-scheduler'),
+        [
+          `--kubeconfig=${kubeconfigPath}`,
+          `--authentication-kubeconfig=${kubeconfigPath}`,
+          `--authorization-kubeconfig=${kubeconfigPath}`,
+          '--bind-address=127.0.0.1',
+          `--secure-port=${schedulerPort}`,
+          `--cert-dir=${join(pki, 'scheduler')}`,
+          '--leader-elect=false',
+        ],
+        {
+          logPath: join(logs, 'kube-scheduler.log'),
+          env: { PATH: process.env.PATH ?? '', HOME: tmpDir, ...noProxy },
+        },
+      )
+    }
+
     await motoReady
     phase('moto ready')
     // kube-system exists once the apiserver is ready; make sure (helm needs it)
@@ -378,6 +428,17 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         if (status !== 200) throw new Error(`moto reset: HTTP ${status}`)
       },
       stop,
+    }
+    if (opts.karpenter) {
+      const target = { kube, kubeconfigPath, kubeServer, awsEndpoint, region: REGION, tmpDir }
+      karpenter = {
+        controller: followKarpenterDeployment(target, karpenterBin!, (p) => {
+          if (p) procs.karpenter = p
+          else delete procs.karpenter
+        }),
+        kubelet: playKubelet(kube),
+      }
+      bed.karpenter = karpenter
     }
     if (process.env.KARPCTL_E2E_VERBOSE)
       console.error(`karpctl e2e: bed ready in ${Date.now() - t0}ms (${tmpDir})`)

@@ -3,20 +3,27 @@
 #   kube-apiserver, etcd, kube-controller-manager   (Go module test/e2e/kube)
 #   helm                                            (go install helm@$HELM_VERSION)
 #   moto_server                                     (Python venv, pinned moto[server])
+#   kube-scheduler                                  (Go module test/e2e/kube, for the Karpenter bed)
+#   karpenter-controller                            (Go module test/e2e/karpenter: the real
+#                                                    aws/karpenter-provider-aws cmd/controller)
 #
 # Everything goes to ${KARPCTL_E2E_CACHE:-~/.cache/karpctl-e2e}:
 #   <hash>/bin/{kube-apiserver,etcd,kube-controller-manager,helm[,kubectl]}
 #   venv-moto-<version>/bin/moto_server
-# where <hash> = sha256(go.mod, go.sum, helm version, this script's BUILD_REV).
+#   karpenter-<khash>/bin/karpenter-controller
+# where <hash> = sha256(go.mod, go.sum, helm version, this script's BUILD_REV) of test/e2e/kube and
+# <khash> = sha256(go.mod, go.sum, KARPENTER_VERSION, KARPENTER_BUILD_REV) of test/e2e/karpenter: the
+# controller has its own key, so changing it never rebuilds kube-apiserver (and vice versa).
 # Each artifact is skipped when already present, so a warm run costs ~0s.
 # On success prints the line `KARPCTL_E2E_BIN=<dir>` last and writes the same
 # directory to <cache>/current-bin (the TypeScript harness reads it).
 #
-# Cold build on 2 cores: ~15-25 minutes. Needs: go (>= 1.24), python3 (>= 3.9),
+# Cold build on 2 cores: ~15-25 minutes, plus ~8-15 for the Karpenter controller. Needs: go (>= 1.24), python3 (>= 3.9),
 # network access to the Go module proxy and PyPI only.
 #
 # Env knobs: KARPCTL_E2E_CACHE, KARPCTL_E2E_KUBECTL=1 (also build kubectl),
 #            KARPCTL_E2E_NO_KCM=1 (skip kube-controller-manager),
+#            KARPCTL_E2E_NO_KARPENTER=1 (skip the Karpenter controller and kube-scheduler),
 #            KARPCTL_E2E_PYTHON (python interpreter for the venv).
 set -euo pipefail
 
@@ -25,6 +32,9 @@ HELM_K8S_MINOR=37 # helm v3.22.0 builds with k8s.io/client-go v0.37.0 (its Makef
 MOTO_VERSION=5.2.1
 K8S_VERSION=v1.34.4
 BUILD_REV=2 # bump when build flags below change
+# The real Karpenter controller: its own module, its own cache key (never part of $hash above).
+KARPENTER_VERSION=v1.14.1
+KARPENTER_BUILD_REV=1 # bump when the controller's build flags change
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 kube_mod="$here/../kube"
@@ -128,11 +138,38 @@ if [[ "${KARPCTL_E2E_KUBECTL:-}" == 1 ]]; then
   build_go kubectl k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
 fi
 
+# ---------------------------------------------------------------- Karpenter bed
+# kube-scheduler binds pods to the nodes Karpenter launches and marks the others Unschedulable (what
+# Karpenter provisions for); a separate artifact in $bin, so the kube hash inputs stay as they are.
+karpenter_bin=""
+if [[ "${KARPCTL_E2E_NO_KARPENTER:-}" != 1 ]]; then
+  build_go kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kube_ldflags"
+  karp_mod="$here/../karpenter"
+  khash="$(cat "$karp_mod/go.mod" "$karp_mod/go.sum" <(echo "karpenter=$KARPENTER_VERSION rev=$KARPENTER_BUILD_REV") | sha256sum | cut -c1-16)"
+  kbin="$cache/karpenter-$khash/bin"
+  karpenter_bin="$kbin/karpenter-controller"
+  if [[ -x "$karpenter_bin" ]]; then
+    log "karpenter-controller: cached ($karpenter_bin)"
+  else
+    mkdir -p "$kbin"
+    log "karpenter-controller: building github.com/aws/karpenter-provider-aws/cmd/controller@$KARPENTER_VERSION ..."
+    t0=$SECONDS
+    # Without -X …operator.Version the controller reports "unspecified".
+    (cd "$karp_mod" && go build -trimpath \
+      -ldflags="-s -w -X sigs.k8s.io/karpenter/pkg/operator.Version=$KARPENTER_VERSION" \
+      -o "$kbin/.karpenter-controller.tmp" github.com/aws/karpenter-provider-aws/cmd/controller)
+    mv -f "$kbin/.karpenter-controller.tmp" "$karpenter_bin"
+    log "karpenter-controller: done in $((SECONDS - t0))s"
+  fi
+fi
+
 # moto venv: built in the background while Go compiles (network-bound)
 wait "$moto_pid" || { log "ERROR: moto venv failed"; exit 1; }
 
 echo "$bin" > "$cache/current-bin.tmp" && mv -f "$cache/current-bin.tmp" "$cache/current-bin"
 echo "$venv" > "$cache/current-venv.tmp" && mv -f "$cache/current-venv.tmp" "$cache/current-venv"
+echo "$karpenter_bin" > "$cache/current-karpenter.tmp" && mv -f "$cache/current-karpenter.tmp" "$cache/current-karpenter"
 log "all artifacts ready in $((SECONDS - T0))s"
 echo "KARPCTL_E2E_BIN=$bin"
 echo "KARPCTL_E2E_VENV=$venv"
+echo "KARPCTL_E2E_KARPENTER=$karpenter_bin"

@@ -1,6 +1,6 @@
 // Public entry of the karpctl e2e test bed. See README.md.
 export * from './constants.js'
-export { startBed, type Bed, type BedOptions, type Proc } from './bed.js'
+export { startBed, type Bed, type BedOptions, type KarpenterBed, type Proc } from './bed.js'
 export {
   KubeClient,
   KubeError,
@@ -19,7 +19,7 @@ export {
   REPO_ROOT,
 } from './paths.js'
 export { runCommand, runKarpctl, targetArgs, type RunOptions, type RunResult } from './run.js'
-export { groupAlive } from './proc.js'
+export { groupAlive, waitFor } from './proc.js'
 export * from './install-seed.js'
 export * from './cloudformation.js'
 export * from './adopted-seed.js'
@@ -27,3 +27,5 @@ export * from './terraform-seed.js'
 export * from './full-inventory.js'
 export * from './cli.js'
 export * from './printed.js'
+export { KARPENTER_VERSION, controllerEnv, type KarpenterController } from './karpenter.js'
+export { registerNode, expireRegistration, UNREGISTERED_TAINT, type Kubelet } from './kubelet.js'

@@ -210,6 +210,39 @@ export function awsAuthConfigMap(nodeRoleArns: string[]): KubeObject {
   }
 }
 
+/** What a kubelet posts once ready: the Ready condition and its node info. */
+export function kubeletReadyStatus(
+  now: string,
+  architecture: string,
+  osImage: string,
+  kernelVersion: string,
+) {
+  return {
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+    ],
+    nodeInfo: {
+      kubeletVersion: 'v1.34.4-eks-0000000',
+      kubeProxyVersion: 'v1.34.4-eks-0000000',
+      containerRuntimeVersion: 'containerd://1.7.27',
+      osImage,
+      kernelVersion,
+      operatingSystem: 'linux',
+      architecture,
+      machineID: '',
+      systemUUID: '',
+      bootID: '',
+    },
+  }
+}
+
 /**
  * Managed-nodegroup Nodes (not Karpenter's), Ready, with the labels EKS puts on
  * them. No kubelet exists: status is patched once and nothing changes it.
@@ -253,28 +286,12 @@ export async function createNodegroupNodes(
             { type: 'InternalIP', address: ip },
             { type: 'Hostname', address: name },
           ],
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'kubelet is posting ready status',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-          nodeInfo: {
-            kubeletVersion: 'v1.34.4-eks-0000000',
-            kubeProxyVersion: 'v1.34.4-eks-0000000',
-            containerRuntimeVersion: 'containerd://1.7.27',
-            osImage: 'Amazon Linux 2023.7.20250512',
-            kernelVersion: '6.1.134-152.225.amzn2023.x86_64',
-            operatingSystem: 'linux',
-            architecture: 'amd64',
-            machineID: '',
-            systemUUID: '',
-            bootID: '',
-          },
+          ...kubeletReadyStatus(
+            now,
+            'amd64',
+            'Amazon Linux 2023.7.20250512',
+            '6.1.134-152.225.amzn2023.x86_64',
+          ),
         },
       },
       'status',

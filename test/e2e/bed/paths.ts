@@ -24,6 +24,8 @@ export interface Artifacts {
   binDir: string
   /** Python venv with moto[server] */
   venvDir: string
+  /** the real Karpenter controller binary; undefined when built with KARPCTL_E2E_NO_KARPENTER=1 */
+  karpenterBin?: string
 }
 
 let cached: Artifacts | undefined
@@ -38,7 +40,7 @@ export function artifacts(): Artifacts {
   const bin = process.env.KARPCTL_E2E_BIN
   const venv = process.env.KARPCTL_E2E_VENV
   if (bin && venv) {
-    cached = { binDir: bin, venvDir: venv }
+    cached = { binDir: bin, venvDir: venv, karpenterBin: process.env.KARPCTL_E2E_KARPENTER || undefined }
     return cached
   }
   const out = execFileSync('bash', [resolve(BED_DIR, 'build.sh')], {
@@ -50,6 +52,7 @@ export function artifacts(): Artifacts {
     if (!m?.[1]) throw new Error(`build.sh did not print ${k}; output:\n${out}`)
     return m[1].trim()
   }
-  cached = { binDir: get('KARPCTL_E2E_BIN'), venvDir: get('KARPCTL_E2E_VENV') }
+  const karpenterBin = /^KARPCTL_E2E_KARPENTER=(.+)$/m.exec(out)?.[1]?.trim()
+  cached = { binDir: get('KARPCTL_E2E_BIN'), venvDir: get('KARPCTL_E2E_VENV'), karpenterBin }
   return cached
 }
