@@ -28,7 +28,15 @@ import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './t
 import type { SchedulingLine } from './controller-log.js'
 import { judgeCandidate } from './fit.js'
 import { judgeZones } from './zones.js'
-import { allowsAny, catalogOf, DEFAULT_VM_MEMORY_OVERHEAD_PERCENT, type Catalog } from './instance-types.js'
+import {
+  allowsAny,
+  catalogOf,
+  DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+  OS_LABEL,
+  UNJUDGED_TYPE_LABELS,
+  WINDOWS_BUILD_LABEL,
+  type Catalog,
+} from './instance-types.js'
 import { NODEPOOL_LABEL } from './limits.js'
 import { DEVICE_RESOURCES } from './devices.js'
 import { EPHEMERAL_STORAGE } from './ephemeral-storage.js'
@@ -87,7 +95,31 @@ export const NOT_JUDGED = {
     'topology spread on keys other than the zone (hostname, custom keys), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
   'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
+  'pod-affinity':
+    'required pod affinity and anti-affinity (a pod with either gets ? where the rest fits: Karpenter counts the pods they select)',
 } as const
+
+/** Type labels the requirements name whose values karpctl does not read (Windows OS labels among them). */
+function unjudgedLabels(candidates: Requirements[], nodeClass: EC2NodeClass | undefined): string[] {
+  const windows = /windows/i.test(
+    `${nodeClass?.spec.amiFamily ?? ''} ${(nodeClass?.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`,
+  )
+  const keys = new Set<string>()
+  for (const c of candidates)
+    for (const k of c.byKey.keys())
+      if (UNJUDGED_TYPE_LABELS.has(k) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
+        keys.add(k)
+  return [...keys].sort()
+}
+
+/** The pod's required pod (anti-)affinity, which `why` does not judge (see NOT_JUDGED). */
+function podAffinityNote(pod: WorkloadPod): string | undefined {
+  const a = pod.spec.affinity
+  const kinds = (['podAffinity', 'podAntiAffinity'] as const).filter(
+    (k) => a?.[k]?.requiredDuringSchedulingIgnoredDuringExecution?.length,
+  )
+  return kinds.length ? `required ${kinds.join(' and ')} not judged` : undefined
+}
 
 export interface WhyReport {
   schema: 'karpctl.why/v1'
@@ -425,6 +457,11 @@ function judgePool(
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
   // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
   const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
+  const affinity = podAffinityNote(pod)
+  if (affinity) notes.push(affinity)
+  const unjudged = unjudgedLabels(candidates, nodeClass)
+  if (unjudged.length)
+    notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
   if (v.status === 'fits' && (extended.length || notes.length))
     return {
       ...v,
@@ -541,6 +578,7 @@ function catalogFor(facts: WhyFacts): Catalog | { unread: string } {
     env?.VM_MEMORY_OVERHEAD_PERCENT && Number.isFinite(pct) && pct >= 0 && pct < 1
       ? pct
       : DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+    facts.meta.region,
   )
 }
 
