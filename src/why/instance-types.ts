@@ -20,7 +20,7 @@ import { limitFix } from './fix.js'
 import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
-import { describe, within, type Requirement, type Requirements } from './requirements.js'
+import { describe, within, type Origin, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
@@ -461,6 +461,7 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
   let largestWithin = -1
   let excluded = 0
   let firstOver: LimitLeft | undefined
+  const fitIdx: number[] = []
   for (let i = 0; i < left.length; i++) {
     const o = over?.[i]
     if (o) {
@@ -471,9 +472,19 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     largestWithin = i
     if (hasRoom(rooms[i] as Allocatable, need)) {
       fitting++
+      fitIdx.push(i)
       if (smallestAt < 0) smallestAt = i
     }
   }
+  const unmet = fitting
+    ? unmetMinValues(
+        merged,
+        fitIdx.map((i) => left[i] as InstanceTypeInfo),
+        catalog,
+        zonesFor,
+      )
+    : undefined
+  if (unmet) return { status: 'ruled-out', fitting: 0, ...minValuesVerdict(pool, unmet, fitting) }
   if (fitting) {
     const smallest = left[smallestAt] as InstanceTypeInfo
     return {
@@ -562,4 +573,57 @@ function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix }
       },
     }
   return { fix: { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` } }
+}
+
+interface UnmetMinValues {
+  requirement: Requirement
+  origin: Origin | undefined
+  values: string[]
+}
+
+/**
+ * The first NodePool requirement whose minValues the types with room do not span (Karpenter's
+ * InstanceTypes.SatisfiesMinValues: the union of each type's own values of the key; a type's zones are
+ * its offered subnet zones, its capacity types the ones EC2 sells it as). Karpenter also keeps only the
+ * 60 cheapest types of a NodeClaim; without prices that cut is not judged.
+ */
+function unmetMinValues(
+  merged: Requirements,
+  types: InstanceTypeInfo[],
+  catalog: Catalog,
+  zones: string[],
+): UnmetMinValues | undefined {
+  for (const [key, r] of merged.byKey) {
+    if (!r.minValues || UNJUDGED_TYPE_LABELS.has(key)) continue
+    const values = new Set<string>()
+    for (const it of types) {
+      const own =
+        key === ZONE_LABEL
+          ? zones.filter((z) => catalog.zones.get(it.name)?.has(z))
+          : key === CAPACITY_TYPE_LABEL
+            ? it.usageClasses.filter((c) => CAPACITY_TYPES.includes(c))
+            : (catalog.labels.get(it.name)?.[key] ?? [])
+      for (const v of own) values.add(v)
+    }
+    if (values.size < r.minValues)
+      return { requirement: r, origin: merged.origin.get(key), values: [...values].sort(natural) }
+  }
+  return undefined
+}
+
+function minValuesVerdict(pool: string, u: UnmetMinValues, fitting: number): { message: string; fix?: Fix } {
+  const { requirement: r, origin, values } = u
+  const message = `minValues requirement is not met for label ${r.key}: it asks for ${r.minValues} values, the ${fitting} types with room have ${values.length}${values.length ? ` (${values.slice(0, 8).join(', ')}${values.length > 8 ? ', …' : ''})` : ''}`
+  if (origin?.kind !== 'requirement') return { message }
+  const path = `/spec/template/spec/requirements/${origin.index}/minValues`
+  const op = values.length ? { op: 'replace', path, value: values.length } : { op: 'remove', path }
+  return {
+    message,
+    fix: {
+      summary: `lower NodePool ${pool}'s minValues on ${r.key} to the ${values.length} values its types with room have (spec.template.spec.requirements[${origin.index}].minValues)`,
+      commands: [
+        `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify([op]))}`,
+      ],
+    },
+  }
 }

@@ -92,7 +92,7 @@ export const NOT_JUDGED = {
   'extended-resources':
     'extended resources other than GPUs (nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi), Neuron devices and cores and EFA interfaces — vpc.amazonaws.com/pod-eni (security groups for pods) among them: a pod asking for one gets ? where the rest fits',
   'topology-spread':
-    'topology spread on keys other than the zone (hostname, custom keys), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
+    'topology spread on keys other than the zone and the hostname (a new node is an empty hostname domain: Karpenter always allows it), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
   'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
   'pod-affinity':
@@ -282,7 +282,17 @@ function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
     inputs.spread = { unread: `placed pods could not be read (${placedPods.error.code})` }
   else if (!nodes.ok) inputs.spread = { unread: `nodes could not be read (${nodes.error.code})` }
   else {
-    const zones = new Set(inputs.pools.flatMap((np) => poolFacts(np, inputs).zones))
+    // Karpenter's zone domains: where each ready NodePool launches, the values its zone requirement
+    // names (launchable or not: topology.go buildDomainGroups), and the nodes' zones.
+    const ready = inputs.pools.filter((np) => {
+      const nc = inputs.nodeClasses.find((c) => c.metadata.name === np.spec.template.spec.nodeClassRef.name)
+      return nc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+    })
+    const zones = new Set(ready.flatMap((np) => poolFacts(np, inputs).zones))
+    for (const np of ready) {
+      const r = poolFacts(np, inputs).reqs.byKey.get(ZONE_LABEL)
+      if (r && !r.complement) for (const z of r.values) zones.add(z)
+    }
     for (const n of nodes.value) if (n.labels[ZONE_LABEL]) zones.add(n.labels[ZONE_LABEL])
     inputs.spread = { index: spreadIndex(placedPods.value, nodes.value), clusterZones: [...zones].sort() }
   }
@@ -344,6 +354,7 @@ function judgeTerm(
     constraints,
     podZones,
     nodeZones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
+    ...(mergedZone ? { claimZones: mergedZone } : {}),
     clusterZones: spread.clusterZones,
     index: spread.index,
     ...(origin?.kind === 'requirement' && npZone && !npZone.complement
@@ -354,6 +365,7 @@ function judgeTerm(
     return {
       verdict: { ...base, status: 'ruled-out', rule: 'topology-spread', message: v.message, fix: v.fix },
     }
+  const note = v.unknown
   // Karpenter narrows the pod's zone to the zones the spread leaves; the origin stays what it was.
   const had = merged.origin.get(ZONE_LABEL)
   addRequirement(
@@ -361,7 +373,7 @@ function judgeTerm(
     { key: ZONE_LABEL, complement: false, values: v.zones },
     had ?? { kind: 'nodeSelector' },
   )
-  return { merged }
+  return note ? { merged, note } : { merged }
 }
 
 /** What depends on the pod alone, computed once per pod, not once per NodePool. */
@@ -392,7 +404,7 @@ function judgePool(
       message: problem.message,
       ...(problem.fix ? { fix: problem.fix } : {}),
     }
-  const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations)
+  const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations, { soft: true })
   if (taint)
     return {
       ...base,

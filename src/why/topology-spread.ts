@@ -68,6 +68,11 @@ export interface SpreadQuestion {
   podZones: Requirement | undefined
   /** The zones the NodePool can launch the pod in (its and the pod's requirements, its subnets). */
   nodeZones: string[]
+  /**
+   * The NodeClaim's zone requirement before subnets and offerings narrow it (the NodePool's and the
+   * pod's): the domains Karpenter chooses among.
+   */
+  claimZones?: Requirement
   /** Every zone the cluster can have a node in. */
   clusterZones: string[]
   index: SpreadIndex
@@ -75,14 +80,23 @@ export interface SpreadQuestion {
   zoneRequirement?: { index: number; values: string[] }
 }
 
-export type SpreadVerdict = { zones: string[] } | { message: string; fix: Fix }
+export type SpreadVerdict =
+  { zones: string[]; unknown?: string } | { message: string; fix: Fix; unknown?: undefined }
 
 const allows = (r: Requirement | undefined, zone: string) =>
   !r || size(intersect(r, { key: ZONE_LABEL, complement: false, values: [zone] })) > 0
 
-/** The zones left for the pod in this NodePool, or why there is none. */
+/**
+ * The zones left for the pod in this NodePool, or why there is none. Karpenter puts a new NodeClaim in
+ * one domain: of the zones its requirements allow and the skew permits, one holding the fewest matching
+ * pods (topologygroup.go nextDomainTopologySpread), ties broken by Go's map order. When that zone is one
+ * the NodePool cannot launch in (no subnet or offering there), the launch fails; when only some of the
+ * tied zones can launch, whether it fails is chance: unknown.
+ */
 export function judgeTopologySpread(q: SpreadQuestion): SpreadVerdict {
   let zones = q.nodeZones
+  let unknown: string | undefined
+  let claim = q.claimZones
   for (const c of q.constraints) {
     const counts = zoneCounts(q.index, q.pod.metadata.namespace ?? '', c.labelSelector)
     const domains = q.clusterZones.filter((z) => allows(q.podZones, z))
@@ -100,9 +114,39 @@ export function judgeTopologySpread(q: SpreadQuestion): SpreadVerdict {
         fix: spreadFix(q, emptiest, c.maxSkew),
       }
     }
-    zones = left
+    const counted = (z: string) => (counts.get(z) ?? 0) + self
+    const valid = q.clusterZones.filter((z) => allows(claim, z) && counted(z) - min <= c.maxSkew)
+    const fewest = Math.min(...valid.map(counted))
+    const chosen = valid.filter((z) => counted(z) === fewest)
+    const launchable = chosen.filter((z) => left.includes(z))
+    if (launchable.length === 0) {
+      const sel = selectorString(c.labelSelector) || 'nothing'
+      return {
+        message: `topology spread on ${ZONE_LABEL} (maxSkew ${c.maxSkew}, DoNotSchedule): Karpenter puts the node in the zone with the fewest pods matching ${sel} that its requirements allow, ${chosen.join(' or ')} (${fewest - self}), where NodePool ${q.pool} cannot launch (it launches in ${q.nodeZones.join(', ')})`,
+        fix: narrowFix(q, c.maxSkew),
+      }
+    }
+    if (launchable.length < chosen.length)
+      unknown ??= `topology spread: Karpenter picks one of ${chosen.join(', ')} (fewest matching pods) at random, and NodePool ${q.pool} cannot launch in ${chosen.filter((z) => !left.includes(z)).join(', ')}`
+    zones = launchable
+    claim = { key: ZONE_LABEL, complement: false, values: launchable }
   }
-  return { zones }
+  return { zones, ...(unknown ? { unknown } : {}) }
+}
+
+/** Keep the NodePool's zone requirement to the zones it can launch in, so Karpenter chooses among those. */
+function narrowFix(q: SpreadQuestion, maxSkew: number): Fix {
+  const r = q.zoneRequirement
+  const relax = `or raise maxSkew above ${maxSkew} / set whenUnsatisfiable: ScheduleAnyway on the pod's constraint`
+  if (!r || q.nodeZones.length === 0)
+    return { summary: `give NodePool ${q.pool} a subnet in the zone Karpenter picks, ${relax}` }
+  const op = { op: 'replace', path: `/spec/template/spec/requirements/${r.index}/values`, value: q.nodeZones }
+  return {
+    summary: `limit NodePool ${q.pool}'s zone requirement to the zones it can launch in, ${q.nodeZones.join(', ')} (spec.template.spec.requirements[${r.index}]), ${relax}`,
+    commands: [
+      `kubectl patch nodepool ${shellQuote(q.pool)} --type json -p ${shellQuote(JSON.stringify([op]))}`,
+    ],
+  }
 }
 
 function spreadFix(q: SpreadQuestion, emptiest: string[], maxSkew: number): Fix {

@@ -103,6 +103,9 @@ func fromEC2(info ec2types.InstanceTypeInfo) instanceTypeInfo {
 		Architectures: []string{},
 		UsageClasses:  []string{},
 	}
+	// Empty lists, not absent ones: `why` reads an absent list as "devices unknown" (an older snapshot).
+	t.GPUs = []gpu{}
+	t.NeuronDevices = []neuronDevice{}
 	for _, a := range info.ProcessorInfo.SupportedArchitectures {
 		t.Architectures = append(t.Architectures, string(a))
 	}
@@ -111,11 +114,7 @@ func fromEC2(info ec2types.InstanceTypeInfo) instanceTypeInfo {
 	}
 	if info.GpuInfo != nil {
 		for _, g := range info.GpuInfo.Gpus {
-			t.GPUs = append(t.GPUs, struct {
-				Manufacturer string `json:"manufacturer"`
-				Name         string `json:"name"`
-				Count        int32  `json:"count"`
-			}{lo.FromPtr(g.Manufacturer), lo.FromPtr(g.Name), lo.FromPtr(g.Count)})
+			t.GPUs = append(t.GPUs, gpu{lo.FromPtr(g.Manufacturer), lo.FromPtr(g.Name), lo.FromPtr(g.Count)})
 		}
 	}
 	if info.NeuronInfo != nil {
@@ -124,10 +123,7 @@ func fromEC2(info ec2types.InstanceTypeInfo) instanceTypeInfo {
 			if n.CoreInfo != nil {
 				cores = lo.FromPtr(n.CoreInfo.Count)
 			}
-			t.NeuronDevices = append(t.NeuronDevices, struct {
-				Count          int32 `json:"count"`
-				CoresPerDevice int32 `json:"coresPerDevice"`
-			}{lo.FromPtr(n.Count), cores})
+			t.NeuronDevices = append(t.NeuronDevices, neuronDevice{lo.FromPtr(n.Count), cores})
 		}
 	}
 	if info.NetworkInfo.EfaInfo != nil {

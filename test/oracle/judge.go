@@ -12,6 +12,7 @@ import (
 	"github.com/samber/lo"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,6 +44,8 @@ type Verdict struct {
 	Fits     bool   `json:"fits"`
 	// Karpenter's own error when it would not launch a NodeClaim for the pod from this NodePool.
 	Reason string `json:"reason,omitempty"`
+	// Karpenter's answer differs between scheduling loops (ties among topology domains).
+	Flaky bool `json:"flaky,omitempty"`
 	// The instance types of the NodeClaim Karpenter would launch (a count: the options are many).
 	InstanceTypeOptions int `json:"instanceTypeOptions,omitempty"`
 }
@@ -60,15 +63,8 @@ type Answer struct {
 
 func discardLogger() logr.Logger { return logr.Discard() }
 
-func scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	lo.Must0(clientgoscheme.AddToScheme(s))
-	s.AddKnownTypes(karpv1.SchemeGroupVersion, &karpv1.NodePool{}, &karpv1.NodePoolList{}, &karpv1.NodeClaim{}, &karpv1.NodeClaimList{})
-	metav1.AddToGroupVersion(s, karpv1.SchemeGroupVersion)
-	s.AddKnownTypes(awsv1.SchemeGroupVersion, &awsv1.EC2NodeClass{}, &awsv1.EC2NodeClassList{})
-	metav1.AddToGroupVersion(s, awsv1.SchemeGroupVersion)
-	return s
-}
+// scheme is client-go's: the Karpenter and AWS API packages register their kinds in it when imported.
+func scheme() *runtime.Scheme { return clientgoscheme.Scheme }
 
 // world is what every judgement of one snapshot shares.
 type world struct {
@@ -97,7 +93,7 @@ func judgeFile(ctx context.Context, path string) (*Answer, error) {
 		pod := &snap.Pods.Value[i]
 		a := PodAnswer{Namespace: pod.Namespace, Name: pod.Name}
 		for _, np := range w.pools {
-			a.NodePools = append(a.NodePools, w.judge(ctx, pod, np))
+			a.NodePools = append(a.NodePools, w.judgeRepeated(ctx, pod, np))
 		}
 		answer.Pods = append(answer.Pods, a)
 	}
@@ -142,7 +138,13 @@ func build(ctx context.Context, snap *snapshot) (context.Context, *world, error)
 		}
 	}
 	for i := range snap.PVCs.Value {
-		objs = append(objs, &snap.PVCs.Value[i])
+		pvc := &snap.PVCs.Value[i]
+		// A snapshot keeps no annotations; the API server's binder marks every Bound claim with this one,
+		// and Karpenter takes a claim without it for unbound.
+		if pvc.Status.Phase == corev1.ClaimBound && pvc.Spec.VolumeName != "" {
+			pvc.Annotations = lo.Assign(pvc.Annotations, map[string]string{"pv.kubernetes.io/bind-completed": "yes"})
+		}
+		objs = append(objs, pvc)
 	}
 	for i := range snap.PVs.Value {
 		objs = append(objs, &snap.PVs.Value[i])
@@ -153,9 +155,9 @@ func build(ctx context.Context, snap *snapshot) (context.Context, *world, error)
 	for i := range snap.DaemonSets.Value {
 		objs = append(objs, &snap.DaemonSets.Value[i])
 	}
-	kube := fakeclient.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).
+	kube := clusterScoped{fakeclient.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
-		Build()
+		Build()}
 
 	cp := fakecp.NewCloudProvider()
 	clk := clock.RealClock{}
@@ -220,6 +222,19 @@ func build(ctx context.Context, snap *snapshot) (context.Context, *world, error)
 	return ctx, w, nil
 }
 
+// clusterScoped drops the namespace of a Get for a cluster-scoped object, as the API server does
+// (Karpenter's VolumeTopology gets a PersistentVolume with the pod's namespace; the fake client would
+// look for it there and not find it).
+type clusterScoped struct{ client.Client }
+
+func (c clusterScoped) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	switch obj.(type) {
+	case *corev1.PersistentVolume, *corev1.Node, *storagev1.StorageClass, *karpv1.NodePool, *karpv1.NodeClaim, *awsv1.EC2NodeClass:
+		key.Namespace = ""
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
 func nodeClassReady(nc *awsv1.EC2NodeClass) bool {
 	for _, c := range nc.Status.Conditions {
 		if c.Type == "Ready" {
@@ -252,6 +267,26 @@ func daemonSetPod(d *appsv1.DaemonSet) *corev1.Pod {
 		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
 	return pod
+}
+
+// judgeRepeated asks again when the pod has a topology spread: Karpenter picks one of the domains with
+// the fewest pods, ties broken by Go's map order, so the answer may differ from one loop to the next.
+// Such a verdict is marked Flaky: Karpenter launches sometimes.
+func (w *world) judgeRepeated(ctx context.Context, pod *corev1.Pod, np *karpv1.NodePool) Verdict {
+	v := w.judge(ctx, pod, np)
+	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+		return v
+	}
+	for range 7 {
+		again := w.judge(ctx, pod, np)
+		if again.Fits != v.Fits {
+			v.Flaky = true
+			v.Fits = false
+			v.Reason = "Karpenter launches in some scheduling loops, not in others: " + lo.Ternary(again.Reason != "", again.Reason, v.Reason)
+			return v
+		}
+	}
+	return v
 }
 
 func (w *world) judge(ctx context.Context, original *corev1.Pod, np *karpv1.NodePool) Verdict {
@@ -297,15 +332,20 @@ func (w *world) judge(ctx context.Context, original *corev1.Pod, np *karpv1.Node
 		return v
 	}
 	for _, nc := range results.NewNodeClaims {
-		if lo.Contains(nc.Pods, pod) {
+		// Solve works on copies of the pods: the same pod is the same UID.
+		if lo.ContainsBy(nc.Pods, func(p *corev1.Pod) bool { return p.UID == pod.UID }) {
 			v.Fits = true
 			v.InstanceTypeOptions = len(nc.InstanceTypeOptions)
 			return v
 		}
 	}
-	if e, ok := results.PodErrors[pod]; ok {
-		v.Reason = e.Error()
-	} else {
+	for p, e := range results.PodErrors {
+		if p.UID == pod.UID {
+			v.Reason = e.Error()
+			return v
+		}
+	}
+	{
 		v.Reason = "scheduled to existing capacity"
 	}
 	return v

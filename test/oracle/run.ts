@@ -24,6 +24,8 @@ interface OracleVerdict {
   nodePool: string
   fits: boolean
   reason?: string
+  /** Karpenter launches in some scheduling loops only (ties among topology domains): why must say ?. */
+  flaky?: boolean
 }
 interface OracleAnswer {
   karpenter: string
@@ -97,13 +99,13 @@ try {
           byClass.set(`${kind} ${cls}`, (byClass.get(`${kind} ${cls}`) ?? 0) + 1)
           if (kind !== '?' || verbose) console.log(`${kind}: ${where}\n  why ${whyText}\n  ${karp}`)
         }
-        if (v?.status === 'fits' && !o.fits) {
+        if (v?.status === 'fits' && (!o.fits || o.flaky)) {
           counts.falseFit++
           note('false fit', 'fits')
         } else if (v?.status === 'fits' && unjudged.length) {
           counts.falseFit++
           note('false fit', `on a field why does not judge: ${unjudged.join(', ')}`)
-        } else if (v?.status === 'ruled-out' && o.fits) {
+        } else if (v?.status === 'ruled-out' && (o.fits || o.flaky)) {
           counts.falseX++
           note('false ✖', v.rule ?? '')
         } else if (v?.status !== 'fits' && v?.status !== 'ruled-out') {

@@ -25,24 +25,28 @@ type read[T any] struct {
 
 // instanceTypeInfo is the trimmed DescribeInstanceTypes entry of a snapshot (InstanceTypeInfo in types.ts).
 type instanceTypeInfo struct {
-	Name          string   `json:"name"`
-	VCPUs         int32    `json:"vcpus"`
-	MemoryMiB     int64    `json:"memoryMiB"`
-	Architectures []string `json:"architectures"`
-	UsageClasses  []string `json:"usageClasses"`
-	MaxENIs       int32    `json:"maxEnis"`
-	IPv4PerENI    int32    `json:"ipv4PerEni"`
-	GPUs          []struct {
-		Manufacturer string `json:"manufacturer"`
-		Name         string `json:"name"`
-		Count        int32  `json:"count"`
-	} `json:"gpus,omitempty"`
-	NeuronDevices []struct {
-		Count          int32 `json:"count"`
-		CoresPerDevice int32 `json:"coresPerDevice"`
-	} `json:"neuronDevices,omitempty"`
-	EFAInterfaces     int32 `json:"efaInterfaces"`
-	InstanceStorageGB int64 `json:"instanceStorageGB"`
+	Name              string         `json:"name"`
+	VCPUs             int32          `json:"vcpus"`
+	MemoryMiB         int64          `json:"memoryMiB"`
+	Architectures     []string       `json:"architectures"`
+	UsageClasses      []string       `json:"usageClasses"`
+	MaxENIs           int32          `json:"maxEnis"`
+	IPv4PerENI        int32          `json:"ipv4PerEni"`
+	GPUs              []gpu          `json:"gpus"`
+	NeuronDevices     []neuronDevice `json:"neuronDevices"`
+	EFAInterfaces     int32          `json:"efaInterfaces"`
+	InstanceStorageGB int64          `json:"instanceStorageGB"`
+}
+
+type gpu struct {
+	Manufacturer string `json:"manufacturer"`
+	Name         string `json:"name"`
+	Count        int32  `json:"count"`
+}
+
+type neuronDevice struct {
+	Count          int32 `json:"count"`
+	CoresPerDevice int32 `json:"coresPerDevice"`
 }
 
 type offering struct {

@@ -15,7 +15,13 @@ export const UNKNOWABLE_LABELS = [
   'instance-ebs-bandwidth',
   'instance-gpu-memory',
   'instance-encryption-in-transit-supported',
-].map((k) => `${AWS}${k}`)
+  'instance-local-nvme',
+  'instance-accelerator-name',
+  'instance-accelerator-manufacturer',
+  'instance-accelerator-count',
+]
+  .map((k) => `${AWS}${k}`)
+  .concat('topology.k8s.aws/zone-id')
 
 /** Resources `why` sizes instance types by (the rest are extended resources it does not judge). */
 const JUDGED_RESOURCES = new Set([
@@ -43,7 +49,10 @@ export function unjudgedFields(pod: WorkloadPod, facts: WhyFacts, pool: string):
   )
   for (const r of new Set(resources)) if (!JUDGED_RESOURCES.has(r)) out.push(`resource ${r}`)
   for (const c of spec.topologySpreadConstraints ?? [])
-    if (c.whenUnsatisfiable === 'DoNotSchedule' && c.topologyKey !== 'topology.kubernetes.io/zone')
+    if (
+      c.whenUnsatisfiable === 'DoNotSchedule' &&
+      !['topology.kubernetes.io/zone', 'kubernetes.io/hostname'].includes(c.topologyKey)
+    )
       out.push(`topology spread on ${c.topologyKey}`)
   const np = facts.kube.nodePools.ok
     ? facts.kube.nodePools.value.find((p) => p.metadata.name === pool)
