@@ -33,6 +33,7 @@ import {
   catalogOf,
   DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
   OS_LABEL,
+  TYPE_KEYS,
   UNJUDGED_TYPE_LABELS,
   WINDOWS_BUILD_LABEL,
   type Catalog,
@@ -92,7 +93,7 @@ export const NOT_JUDGED = {
   'extended-resources':
     'extended resources other than GPUs (nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi), Neuron devices and cores and EFA interfaces — vpc.amazonaws.com/pod-eni (security groups for pods) among them: a pod asking for one gets ? where the rest fits',
   'topology-spread':
-    'topology spread on keys other than the zone and the hostname (a new node is an empty hostname domain: Karpenter always allows it), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
+    'topology spread on keys other than the zone and the hostname (a new node is an empty hostname domain: Karpenter always allows it), its matchLabelKeys and nodeTaintsPolicy: Honor, and the pods pending alongside (only placed pods are counted)',
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
   'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
   'pod-affinity':
@@ -222,6 +223,11 @@ interface PoolFacts {
   zones: string[]
   /** What its NodeClaims leave of each of its limits: no instance type bigger than that launches. */
   limitsLeft: LimitLeft[]
+  /**
+   * A DaemonSet of its nodes asks for type labels (arch, family…): Karpenter counts its overhead only on
+   * the types it runs on, karpctl on every type, so a ✖ for room is not certain.
+   */
+  perTypeOverhead?: string
 }
 
 interface Inputs {
@@ -266,10 +272,21 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
         .filter((d) => d.ports.length),
       zones: all.filter((z) => !zoneReq || allowsAny(zoneReq, [z])).sort(),
       limitsLeft: limitsLeft(np, inputs.nodeClaims),
+      ...typeDependent(on),
     }
     inputs.perPool.set(np.metadata.name, f)
   }
   return f
+}
+
+/** The first DaemonSet whose node selector or affinity names a label that varies by instance type. */
+function typeDependent(daemonSets: DaemonSet[]): { perTypeOverhead?: string } {
+  const ds = daemonSets.find((d) =>
+    podRequirementTerms({ metadata: d.metadata, spec: d.spec.template.spec }).some((t) =>
+      [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)),
+    ),
+  )
+  return ds ? { perTypeOverhead: `${ds.metadata.namespace ?? ''}/${ds.metadata.name}` } : {}
 }
 
 /** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
@@ -420,7 +437,11 @@ function judgePool(
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
   const notes: string[] = []
+  // Karpenter tolerates a PreferNoSchedule taint only as its last relaxation, after it has dropped every
+  // required node-affinity term but the last (scheduling/preferences.go Relax): only that term is tried.
+  const lastOnly = terms.length > 1 && !!untolerated(np.spec.template.spec.taints, pod.spec.tolerations)
   terms.forEach((term, i) => {
+    if (lastOnly && i < terms.length - 1) return
     // Pods with equal requirements (and spread, namespace and owner, which messages and fixes name)
     // share the outcome and the merged requirements: each is built once per NodePool.
     const key = `${np.metadata.name}\u0000${termKeys[i]}`
@@ -465,6 +486,13 @@ function judgePool(
     if (v.status === 'fits') break
   }
   const v = verdict as PoolVerdict
+  const perType = poolFacts(np, inputs).perTypeOverhead
+  if (v.status === 'ruled-out' && v.rule === 'instance-types' && perType)
+    return {
+      ...v,
+      status: 'unknown',
+      message: `${v.message}; not certain: DaemonSet ${perType} runs only on some instance types, and Karpenter counts its requests only on those`,
+    }
   if (v.status === 'ruled-out' && candidates.length > 1)
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
   // Resources karpctl knows no instance type's amount of: room for the rest is not enough.

@@ -11,7 +11,13 @@ import { shellQuote } from '../checks/lib/facts.js'
 import { selects, selectorString } from './selector.js'
 import { ZONE_LABEL } from './pod.js'
 import { intersect, size, type Requirement } from './requirements.js'
-import type { LabelSelector, PlacedPod, TopologySpreadConstraint, WorkloadPod } from './types.js'
+import type {
+  LabelSelector,
+  NodeSelectorRequirement,
+  PlacedPod,
+  TopologySpreadConstraint,
+  WorkloadPod,
+} from './types.js'
 
 /** The constraints this judgement covers: required, on the zone key. */
 export function zoneSpreads(pod: WorkloadPod): TopologySpreadConstraint[] {
@@ -24,6 +30,7 @@ export function zoneSpreads(pod: WorkloadPod): TopologySpreadConstraint[] {
 export interface SpreadIndex {
   byNamespace: Map<string, PlacedPod[]>
   zoneOfNode: Map<string, string>
+  labelsOfNode: Map<string, Record<string, string>>
   counts: Map<string, Map<string, number>>
 }
 
@@ -38,22 +45,74 @@ export function spreadIndex(
     else byNamespace.set(p.namespace, [p])
   }
   const zoneOfNode = new Map<string, string>()
+  const labelsOfNode = new Map<string, Record<string, string>>()
   for (const n of nodes) {
     const z = n.labels[ZONE_LABEL]
     if (z) zoneOfNode.set(n.name, z)
+    labelsOfNode.set(n.name, n.labels)
   }
-  return { byNamespace, zoneOfNode, counts: new Map() }
+  return { byNamespace, zoneOfNode, labelsOfNode, counts: new Map() }
 }
 
-/** Pods matching the selector in the namespace, per zone. */
-export function zoneCounts(index: SpreadIndex, namespace: string, sel: LabelSelector | undefined) {
-  const key = JSON.stringify([namespace, sel ?? null])
+/** Whether a node's labels meet one node selector requirement (Kubernetes' operators). */
+function meets(labels: Record<string, string>, r: NodeSelectorRequirement): boolean {
+  const v = labels[r.key]
+  const values = r.values ?? []
+  switch (r.operator) {
+    case 'In':
+      return v !== undefined && values.includes(v)
+    case 'NotIn':
+      return v === undefined || !values.includes(v)
+    case 'Exists':
+      return v !== undefined
+    case 'DoesNotExist':
+      return v === undefined
+    case 'Gt':
+    case 'Lt': {
+      const n = Number(v)
+      const bound = Number(values[0])
+      return v !== undefined && Number.isInteger(n) && (r.operator === 'Gt' ? n > bound : n < bound)
+    }
+    default:
+      return false
+  }
+}
+
+/**
+ * Whether a node is counted for the pod's spread: with nodeAffinityPolicy Honor (the default) only
+ * nodes that meet the pod's nodeSelector and required node affinity are (Karpenter's
+ * TopologyNodeFilter, as kube-scheduler's PodTopologySpread).
+ */
+function counted(pod: WorkloadPod, c: TopologySpreadConstraint, labels: Record<string, string>): boolean {
+  if (c.nodeAffinityPolicy === 'Ignore') return true
+  if (!Object.entries(pod.spec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v)) return false
+  const terms =
+    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
+  return !terms?.length || terms.some((t) => (t.matchExpressions ?? []).every((r) => meets(labels, r)))
+}
+
+/** Pods matching the selector in the namespace, per zone, on the nodes the pod's spread counts. */
+export function zoneCounts(
+  index: SpreadIndex,
+  namespace: string,
+  sel: LabelSelector | undefined,
+  pod?: WorkloadPod,
+  c?: TopologySpreadConstraint,
+) {
+  const honor = pod && c && c.nodeAffinityPolicy !== 'Ignore'
+  const key = JSON.stringify([
+    namespace,
+    sel ?? null,
+    honor ? [pod.spec.nodeSelector, pod.spec.affinity?.nodeAffinity] : null,
+  ])
   let counts = index.counts.get(key)
   if (!counts) {
     counts = new Map()
     for (const p of index.byNamespace.get(namespace) ?? []) {
       const zone = index.zoneOfNode.get(p.nodeName)
-      if (zone && selects(sel, p.labels)) counts.set(zone, (counts.get(zone) ?? 0) + 1)
+      if (!zone || !selects(sel, p.labels)) continue
+      if (pod && c && !counted(pod, c, index.labelsOfNode.get(p.nodeName) ?? {})) continue
+      counts.set(zone, (counts.get(zone) ?? 0) + 1)
     }
     index.counts.set(key, counts)
   }
@@ -98,7 +157,7 @@ export function judgeTopologySpread(q: SpreadQuestion): SpreadVerdict {
   let unknown: string | undefined
   let claim = q.claimZones
   for (const c of q.constraints) {
-    const counts = zoneCounts(q.index, q.pod.metadata.namespace ?? '', c.labelSelector)
+    const counts = zoneCounts(q.index, q.pod.metadata.namespace ?? '', c.labelSelector, q.pod, c)
     const domains = q.clusterZones.filter((z) => allows(q.podZones, z))
     let min = domains.length ? Math.min(...domains.map((z) => counts.get(z) ?? 0)) : 0
     // Fewer eligible zones than minDomains: the global minimum counts as 0.

@@ -120,6 +120,13 @@ func build(ctx context.Context, snap *snapshot) (context.Context, *world, error)
 		objs = append(objs, np)
 	}
 	for _, nc := range classes {
+		// A snapshot keeps each subnet's zone, not its zone ID; EC2 gives every subnet one, and the
+		// provider keys its zones by it (subnets without one would fold into a single zone).
+		for i := range nc.Status.Subnets {
+			if nc.Status.Subnets[i].ZoneID == "" {
+				nc.Status.Subnets[i].ZoneID = "zid-" + nc.Status.Subnets[i].Zone
+			}
+		}
 		objs = append(objs, nc)
 	}
 	for _, n := range lo.Ternary(snap.Kube.Nodes.OK, snap.Kube.Nodes.Value, nil) {
