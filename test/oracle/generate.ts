@@ -20,7 +20,7 @@ import type {
   WorkloadPod,
 } from '../../src/why/types.js'
 import { healthyNodeClass } from '../helpers/facts.js'
-import { whyFacts } from '../helpers/why.js'
+import { pendingPod as helperPod, whyFacts } from '../helpers/why.js'
 
 /** mulberry32: a small seeded PRNG, so a seed names a case for good. */
 export function rng(seed: number) {
@@ -300,26 +300,13 @@ function pendingPod(
 ): WorkloadPod {
   const app = `app${i}`
   const spec = podSpec(r, domains, pools)
-  const pod: WorkloadPod = {
-    metadata: {
-      name: `${app}-7c9d-${i}`,
-      namespace: 'shop',
-      uid: `uid-${i}`,
-      labels: { app },
-      ownerReferences: [{ kind: 'ReplicaSet', name: `${app}-7c9d`, controller: true }],
-    },
-    spec,
-    status: {
-      phase: 'Pending',
-      conditions: [
-        {
-          type: 'PodScheduled',
-          status: 'False',
-          reason: 'Unschedulable',
-          message: '0/3 nodes are available',
-        },
-      ],
-    },
+  // The helpers' pending, unschedulable pod, as the app's ReplicaSet made it.
+  const pod = helperPod(spec, `${app}-7c9d-${i}`)
+  pod.metadata = {
+    ...pod.metadata,
+    uid: `uid-${i}`,
+    labels: { app },
+    ownerReferences: [{ kind: 'ReplicaSet', name: `${app}-7c9d`, controller: true }],
   }
   if (r.chance(0.15)) {
     // Placed pods of the same app in some zones; a zone (or hostname) spread over them.

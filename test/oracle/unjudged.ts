@@ -2,26 +2,14 @@
 // snapshot holds). Where one is present, `why` may say ? but never ✔: a ✔ there is counted as a false fit
 // even when Karpenter happens to launch, because it was not earned.
 import type { NodeSelectorRequirement } from '../../src/facts/types.js'
+import { UNJUDGED_TYPE_LABELS } from '../../src/why/instance-types.js'
 import type { WhyFacts, WorkloadPod } from '../../src/why/types.js'
 
-const AWS = 'karpenter.k8s.aws/'
-
-/** Instance-type labels whose values come from DescribeInstanceTypes fields a snapshot does not keep. */
-export const UNKNOWABLE_LABELS = [
-  'instance-hypervisor',
-  'instance-cpu-manufacturer',
-  'instance-cpu-sustained-clock-speed-mhz',
-  'instance-network-bandwidth',
-  'instance-ebs-bandwidth',
-  'instance-gpu-memory',
-  'instance-encryption-in-transit-supported',
-  'instance-local-nvme',
-  'instance-accelerator-name',
-  'instance-accelerator-manufacturer',
-  'instance-accelerator-count',
-]
-  .map((k) => `${AWS}${k}`)
-  .concat('topology.k8s.aws/zone-id')
+/**
+ * Instance-type labels whose values come from DescribeInstanceTypes fields a snapshot does not keep:
+ * the list `why` declares (a ✔ on one is also checked against Karpenter's answer, so a wrong list shows).
+ */
+export const UNKNOWABLE_LABELS = [...UNJUDGED_TYPE_LABELS]
 
 /** Resources `why` sizes instance types by (the rest are extended resources it does not judge). */
 const JUDGED_RESOURCES = new Set([
