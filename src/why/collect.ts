@@ -35,6 +35,21 @@ interface List<T> {
 
 const enc = encodeURIComponent
 
+/** Node affinity and the required pod (anti-)affinity terms (preferences never stop a launch). */
+function affinity(a: PodSpec['affinity']): PodSpec['affinity'] | undefined {
+  if (!a) return undefined
+  const required = (k: 'podAffinity' | 'podAntiAffinity') => {
+    const terms = a[k]?.requiredDuringSchedulingIgnoredDuringExecution
+    return terms?.length ? { [k]: { requiredDuringSchedulingIgnoredDuringExecution: terms } } : {}
+  }
+  const out = {
+    ...(a.nodeAffinity ? { nodeAffinity: a.nodeAffinity } : {}),
+    ...required('podAffinity'),
+    ...required('podAntiAffinity'),
+  }
+  return Object.keys(out).length ? out : undefined
+}
+
 /** Only what a judgement reads: no env, no command lines, no annotations (they may hold secrets). */
 function trimSpec(spec: PodSpec | undefined): PodSpec {
   const s = spec ?? ({ containers: [] } as PodSpec)
@@ -59,7 +74,7 @@ function trimSpec(spec: PodSpec | undefined): PodSpec {
     ...(s.nodeName ? { nodeName: s.nodeName } : {}),
     ...(s.schedulerName ? { schedulerName: s.schedulerName } : {}),
     ...(s.nodeSelector ? { nodeSelector: s.nodeSelector } : {}),
-    ...(s.affinity?.nodeAffinity ? { affinity: { nodeAffinity: s.affinity.nodeAffinity } } : {}),
+    ...(affinity(s.affinity) ? { affinity: affinity(s.affinity) } : {}),
     ...(s.tolerations ? { tolerations: s.tolerations } : {}),
     containers: (s.containers ?? []).map(container),
     ...(s.initContainers ? { initContainers: s.initContainers.map(container) } : {}),

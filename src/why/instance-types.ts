@@ -20,7 +20,7 @@ import { limitFix } from './fix.js'
 import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
-import { describe, within, type Requirement, type Requirements } from './requirements.js'
+import { describe, within, type Origin, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
@@ -35,21 +35,70 @@ const ARCH: Record<string, string> = { x86_64: 'amd64', arm64: 'arm64' }
 /** The purchase options Karpenter launches (capacity blocks need a reservation: not judged). */
 const CAPACITY_TYPES = ['on-demand', 'spot']
 
-/** The labels Karpenter derives from the type alone (zone and capacity type are per offering). */
-export function labelsOf(it: InstanceTypeInfo): Record<string, string[]> {
+/** Karpenter's instanceTypeScheme: category, an optional `-NNtb` (u-6tb1), generation. */
+const TYPE_SCHEME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./
+const kebab = (s: string) => s.toLowerCase().replace(/ /g, '-')
+
+/**
+ * The labels Karpenter derives from the type alone (zone and capacity type are per offering), as
+ * computeRequirements in the AWS provider's instancetype/types.go sets them. An empty list is a label
+ * the type does not have. Linux nodes: a Windows EC2NodeClass's OS labels are not judged (see judge.ts).
+ */
+export function labelsOf(it: InstanceTypeInfo, region?: string): Record<string, string[]> {
   const [family = '', sz = ''] = it.name.split('.')
-  const m = /^([a-z]+)(\d+)/.exec(family)
+  const m = TYPE_SCHEME.exec(it.name)
+  // GPU labels only for a type with one kind of GPU; none for an older snapshot without devices.
+  const gpu = it.gpus?.length === 1 ? it.gpus[0] : undefined
   return {
     [INSTANCE_TYPE_LABEL]: [it.name],
     [`${AWS}instance-family`]: [family],
     [`${AWS}instance-size`]: [sz],
     [`${AWS}instance-category`]: m?.[1] ? [m[1]] : [],
-    [`${AWS}instance-generation`]: m?.[2] ? [m[2]] : [],
+    [`${AWS}instance-generation`]: m?.[3] ? [m[3]] : [],
     [`${AWS}instance-cpu`]: [String(it.vcpus)],
     [`${AWS}instance-memory`]: [String(it.memoryMiB)],
     [ARCH_LABEL]: [...new Set(it.architectures.map((a) => ARCH[a]).filter((a): a is string => !!a))],
+    [OS_LABEL]: ['linux'],
+    [`${AWS}instance-capability-flex`]: [String(family.includes('-flex'))],
+    [`${AWS}instance-tenancy`]: ['default', 'dedicated'],
+    [`${AWS}instance-gpu-name`]: gpu ? [kebab(gpu.name)] : [],
+    [`${AWS}instance-gpu-manufacturer`]: gpu ? [kebab(gpu.manufacturer)] : [],
+    [`${AWS}instance-gpu-count`]: gpu ? [String(gpu.count)] : [],
+    [WINDOWS_BUILD_LABEL]: [],
+    ...(region ? { [REGION_LABEL]: [region] } : {}),
   }
 }
+
+export const REGION_LABEL = 'topology.kubernetes.io/region'
+
+export const OS_LABEL = 'kubernetes.io/os'
+export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build'
+
+/**
+ * Labels Karpenter gives instance types from DescribeInstanceTypes fields a snapshot does not keep (or
+ * from capacity reservations it does not read): a requirement on one is not judged, so a NodePool that
+ * would otherwise fit gets ?, never ✔ (proven against Karpenter's scheduler by `npm run test:oracle`).
+ */
+export const UNJUDGED_TYPE_LABELS = new Set([
+  ...[
+    'instance-hypervisor',
+    'instance-cpu-manufacturer',
+    'instance-cpu-sustained-clock-speed-mhz',
+    'instance-network-bandwidth',
+    'instance-ebs-bandwidth',
+    'instance-gpu-memory',
+    'instance-encryption-in-transit-supported',
+    'instance-local-nvme',
+    'instance-accelerator-name',
+    'instance-accelerator-manufacturer',
+    'instance-accelerator-count',
+    'capacity-reservation-id',
+    'capacity-reservation-type',
+    'capacity-reservation-interruptible',
+  ].map((l) => `${AWS}${l}`),
+  'topology.k8s.aws/zone-id',
+  'karpenter.sh/capacity-reservation-id',
+])
 
 /**
  * Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included):
@@ -153,11 +202,12 @@ export function catalogOf(
   types: InstanceTypeInfo[],
   offerings: InstanceTypeOffering[],
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+  region?: string,
 ): Catalog {
   return {
     types,
     zones: offeringZones(offerings),
-    labels: new Map(types.map((it) => [it.name, labelsOf(it)])),
+    labels: new Map(types.map((it) => [it.name, labelsOf(it, region)])),
     vmMemoryOverheadPercent,
     filtered: new Map(),
     allocatable: new Map(),
@@ -199,7 +249,27 @@ export const TYPE_KEYS = [
   `${AWS}instance-size`,
   `${AWS}instance-cpu`,
   `${AWS}instance-memory`,
+  OS_LABEL,
+  `${AWS}instance-capability-flex`,
+  `${AWS}instance-tenancy`,
+  `${AWS}instance-gpu-name`,
+  `${AWS}instance-gpu-manufacturer`,
+  `${AWS}instance-gpu-count`,
+  WINDOWS_BUILD_LABEL,
+  REGION_LABEL,
 ]
+
+/**
+ * Whether a type with these values of a label meets the requirement, as Karpenter's Intersects does:
+ * a type without the label meets only a requirement that asks for nothing (NotIn, DoesNotExist).
+ */
+function typeMeets(r: Requirement, values: string[]): boolean {
+  if (values.length) return allowsAny(r, values)
+  // NotIn (without bounds) or DoesNotExist: a node without the label meets it.
+  return r.complement
+    ? r.values.length > 0 && r.gt === undefined && r.lt === undefined
+    : r.values.length === 0
+}
 
 /** Whether the type has an offering the requirements allow: a zone of the subnets EC2 offers it in, a capacity type. */
 function offered(it: InstanceTypeInfo, catalog: Catalog, subnetZones: string[], reqs: Requirements): boolean {
@@ -218,7 +288,9 @@ function failures(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements): n
   let mask = 0
   TYPE_KEYS.forEach((key, bit) => {
     const r = reqs.byKey.get(key)
-    if (r && !allowsAny(r, labels[key] ?? [])) mask |= 1 << bit
+    const values = labels[key]
+    // A label not derived (the region of a catalogue built without one) is not judged here.
+    if (r && values && !typeMeets(r, values)) mask |= 1 << bit
   })
   return mask
 }
@@ -389,6 +461,7 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
   let largestWithin = -1
   let excluded = 0
   let firstOver: LimitLeft | undefined
+  const fitIdx: number[] = []
   for (let i = 0; i < left.length; i++) {
     const o = over?.[i]
     if (o) {
@@ -399,9 +472,19 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     largestWithin = i
     if (hasRoom(rooms[i] as Allocatable, need)) {
       fitting++
+      fitIdx.push(i)
       if (smallestAt < 0) smallestAt = i
     }
   }
+  const unmet = fitting
+    ? unmetMinValues(
+        merged,
+        fitIdx.map((i) => left[i] as InstanceTypeInfo),
+        catalog,
+        zonesFor,
+      )
+    : undefined
+  if (unmet) return { status: 'ruled-out', fitting: 0, ...minValuesVerdict(pool, unmet, fitting) }
   if (fitting) {
     const smallest = left[smallestAt] as InstanceTypeInfo
     return {
@@ -490,4 +573,57 @@ function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix }
       },
     }
   return { fix: { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` } }
+}
+
+interface UnmetMinValues {
+  requirement: Requirement
+  origin: Origin | undefined
+  values: string[]
+}
+
+/**
+ * The first NodePool requirement whose minValues the types with room do not span (Karpenter's
+ * InstanceTypes.SatisfiesMinValues: the union of each type's own values of the key; a type's zones are
+ * its offered subnet zones, its capacity types the ones EC2 sells it as). Karpenter also keeps only the
+ * 60 cheapest types of a NodeClaim; without prices that cut is not judged.
+ */
+function unmetMinValues(
+  merged: Requirements,
+  types: InstanceTypeInfo[],
+  catalog: Catalog,
+  zones: string[],
+): UnmetMinValues | undefined {
+  for (const [key, r] of merged.byKey) {
+    if (!r.minValues || UNJUDGED_TYPE_LABELS.has(key)) continue
+    const values = new Set<string>()
+    for (const it of types) {
+      const own =
+        key === ZONE_LABEL
+          ? zones.filter((z) => catalog.zones.get(it.name)?.has(z))
+          : key === CAPACITY_TYPE_LABEL
+            ? it.usageClasses.filter((c) => CAPACITY_TYPES.includes(c))
+            : (catalog.labels.get(it.name)?.[key] ?? [])
+      for (const v of own) values.add(v)
+    }
+    if (values.size < r.minValues)
+      return { requirement: r, origin: merged.origin.get(key), values: [...values].sort(natural) }
+  }
+  return undefined
+}
+
+function minValuesVerdict(pool: string, u: UnmetMinValues, fitting: number): { message: string; fix?: Fix } {
+  const { requirement: r, origin, values } = u
+  const message = `minValues requirement is not met for label ${r.key}: it asks for ${r.minValues} values, the ${fitting} types with room have ${values.length}${values.length ? ` (${values.slice(0, 8).join(', ')}${values.length > 8 ? ', …' : ''})` : ''}`
+  if (origin?.kind !== 'requirement') return { message }
+  const path = `/spec/template/spec/requirements/${origin.index}/minValues`
+  const op = values.length ? { op: 'replace', path, value: values.length } : { op: 'remove', path }
+  return {
+    message,
+    fix: {
+      summary: `lower NodePool ${pool}'s minValues on ${r.key} to the ${values.length} values its types with room have (spec.template.spec.requirements[${origin.index}].minValues)`,
+      commands: [
+        `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify([op]))}`,
+      ],
+    },
+  }
 }

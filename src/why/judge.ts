@@ -28,7 +28,16 @@ import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './t
 import type { SchedulingLine } from './controller-log.js'
 import { judgeCandidate } from './fit.js'
 import { judgeZones } from './zones.js'
-import { allowsAny, catalogOf, DEFAULT_VM_MEMORY_OVERHEAD_PERCENT, type Catalog } from './instance-types.js'
+import {
+  allowsAny,
+  catalogOf,
+  DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+  OS_LABEL,
+  TYPE_KEYS,
+  UNJUDGED_TYPE_LABELS,
+  WINDOWS_BUILD_LABEL,
+  type Catalog,
+} from './instance-types.js'
 import { NODEPOOL_LABEL } from './limits.js'
 import { DEVICE_RESOURCES } from './devices.js'
 import { EPHEMERAL_STORAGE } from './ephemeral-storage.js'
@@ -84,10 +93,34 @@ export const NOT_JUDGED = {
   'extended-resources':
     'extended resources other than GPUs (nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi), Neuron devices and cores and EFA interfaces — vpc.amazonaws.com/pod-eni (security groups for pods) among them: a pod asking for one gets ? where the rest fits',
   'topology-spread':
-    'topology spread on keys other than the zone (hostname, custom keys), its matchLabelKeys and nodeTaintsPolicy, and the pods pending alongside (only placed pods are counted)',
+    'topology spread on keys other than the zone and the hostname (a new node is an empty hostname domain: Karpenter always allows it), its matchLabelKeys and nodeTaintsPolicy: Honor, and the pods pending alongside (only placed pods are counted)',
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
   'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
+  'pod-affinity':
+    'required pod affinity and anti-affinity (a pod with either gets ? where the rest fits: Karpenter counts the pods they select)',
 } as const
+
+/** Type labels the requirements name whose values karpctl does not read (Windows OS labels among them). */
+function unjudgedLabels(candidates: Requirements[], nodeClass: EC2NodeClass | undefined): string[] {
+  const windows = /windows/i.test(
+    `${nodeClass?.spec.amiFamily ?? ''} ${(nodeClass?.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`,
+  )
+  const keys = new Set<string>()
+  for (const c of candidates)
+    for (const k of c.byKey.keys())
+      if (UNJUDGED_TYPE_LABELS.has(k) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
+        keys.add(k)
+  return [...keys].sort()
+}
+
+/** The pod's required pod (anti-)affinity, which `why` does not judge (see NOT_JUDGED). */
+function podAffinityNote(pod: WorkloadPod): string | undefined {
+  const a = pod.spec.affinity
+  const kinds = (['podAffinity', 'podAntiAffinity'] as const).filter(
+    (k) => a?.[k]?.requiredDuringSchedulingIgnoredDuringExecution?.length,
+  )
+  return kinds.length ? `required ${kinds.join(' and ')} not judged` : undefined
+}
 
 export interface WhyReport {
   schema: 'karpctl.why/v1'
@@ -190,6 +223,11 @@ interface PoolFacts {
   zones: string[]
   /** What its NodeClaims leave of each of its limits: no instance type bigger than that launches. */
   limitsLeft: LimitLeft[]
+  /**
+   * A DaemonSet of its nodes asks for type labels (arch, family…): Karpenter counts its overhead only on
+   * the types it runs on, karpctl on every type, so a ✖ for room is not certain.
+   */
+  perTypeOverhead?: string
 }
 
 interface Inputs {
@@ -234,10 +272,21 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
         .filter((d) => d.ports.length),
       zones: all.filter((z) => !zoneReq || allowsAny(zoneReq, [z])).sort(),
       limitsLeft: limitsLeft(np, inputs.nodeClaims),
+      ...typeDependent(on),
     }
     inputs.perPool.set(np.metadata.name, f)
   }
   return f
+}
+
+/** The first DaemonSet whose node selector or affinity names a label that varies by instance type. */
+function typeDependent(daemonSets: DaemonSet[]): { perTypeOverhead?: string } {
+  const ds = daemonSets.find((d) =>
+    podRequirementTerms({ metadata: d.metadata, spec: d.spec.template.spec }).some((t) =>
+      [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)),
+    ),
+  )
+  return ds ? { perTypeOverhead: `${ds.metadata.namespace ?? ''}/${ds.metadata.name}` } : {}
 }
 
 /** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
@@ -250,7 +299,17 @@ function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
     inputs.spread = { unread: `placed pods could not be read (${placedPods.error.code})` }
   else if (!nodes.ok) inputs.spread = { unread: `nodes could not be read (${nodes.error.code})` }
   else {
-    const zones = new Set(inputs.pools.flatMap((np) => poolFacts(np, inputs).zones))
+    // Karpenter's zone domains: where each ready NodePool launches, the values its zone requirement
+    // names (launchable or not: topology.go buildDomainGroups), and the nodes' zones.
+    const ready = inputs.pools.filter((np) => {
+      const nc = inputs.nodeClasses.find((c) => c.metadata.name === np.spec.template.spec.nodeClassRef.name)
+      return nc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+    })
+    const zones = new Set(ready.flatMap((np) => poolFacts(np, inputs).zones))
+    for (const np of ready) {
+      const r = poolFacts(np, inputs).reqs.byKey.get(ZONE_LABEL)
+      if (r && !r.complement) for (const z of r.values) zones.add(z)
+    }
     for (const n of nodes.value) if (n.labels[ZONE_LABEL]) zones.add(n.labels[ZONE_LABEL])
     inputs.spread = { index: spreadIndex(placedPods.value, nodes.value), clusterZones: [...zones].sort() }
   }
@@ -312,6 +371,7 @@ function judgeTerm(
     constraints,
     podZones,
     nodeZones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
+    ...(mergedZone ? { claimZones: mergedZone } : {}),
     clusterZones: spread.clusterZones,
     index: spread.index,
     ...(origin?.kind === 'requirement' && npZone && !npZone.complement
@@ -322,6 +382,7 @@ function judgeTerm(
     return {
       verdict: { ...base, status: 'ruled-out', rule: 'topology-spread', message: v.message, fix: v.fix },
     }
+  const note = v.unknown
   // Karpenter narrows the pod's zone to the zones the spread leaves; the origin stays what it was.
   const had = merged.origin.get(ZONE_LABEL)
   addRequirement(
@@ -329,7 +390,7 @@ function judgeTerm(
     { key: ZONE_LABEL, complement: false, values: v.zones },
     had ?? { kind: 'nodeSelector' },
   )
-  return { merged }
+  return note ? { merged, note } : { merged }
 }
 
 /** What depends on the pod alone, computed once per pod, not once per NodePool. */
@@ -360,7 +421,7 @@ function judgePool(
       message: problem.message,
       ...(problem.fix ? { fix: problem.fix } : {}),
     }
-  const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations)
+  const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations, { soft: true })
   if (taint)
     return {
       ...base,
@@ -376,7 +437,11 @@ function judgePool(
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
   const notes: string[] = []
+  // Karpenter tolerates a PreferNoSchedule taint only as its last relaxation, after it has dropped every
+  // required node-affinity term but the last (scheduling/preferences.go Relax): only that term is tried.
+  const lastOnly = terms.length > 1 && !!untolerated(np.spec.template.spec.taints, pod.spec.tolerations)
   terms.forEach((term, i) => {
+    if (lastOnly && i < terms.length - 1) return
     // Pods with equal requirements (and spread, namespace and owner, which messages and fixes name)
     // share the outcome and the merged requirements: each is built once per NodePool.
     const key = `${np.metadata.name}\u0000${termKeys[i]}`
@@ -421,10 +486,22 @@ function judgePool(
     if (v.status === 'fits') break
   }
   const v = verdict as PoolVerdict
+  const perType = poolFacts(np, inputs).perTypeOverhead
+  if (v.status === 'ruled-out' && v.rule === 'instance-types' && perType)
+    return {
+      ...v,
+      status: 'unknown',
+      message: `${v.message}; not certain: DaemonSet ${perType} runs only on some instance types, and Karpenter counts its requests only on those`,
+    }
   if (v.status === 'ruled-out' && candidates.length > 1)
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
   // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
   const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
+  const affinity = podAffinityNote(pod)
+  if (affinity) notes.push(affinity)
+  const unjudged = unjudgedLabels(candidates, nodeClass)
+  if (unjudged.length)
+    notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
   if (v.status === 'fits' && (extended.length || notes.length))
     return {
       ...v,
@@ -541,6 +618,7 @@ function catalogFor(facts: WhyFacts): Catalog | { unread: string } {
     env?.VM_MEMORY_OVERHEAD_PERCENT && Number.isFinite(pct) && pct >= 0 && pct < 1
       ? pct
       : DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+    facts.meta.region,
   )
 }
 

@@ -12,6 +12,8 @@ export interface Requirement {
   values: string[]
   gt?: number
   lt?: number
+  /** A NodePool requirement's minValues: the types launched must span at least this many values. */
+  minValues?: number
 }
 
 export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'
@@ -64,6 +66,11 @@ const int = (v: string | undefined): number | undefined => {
 
 /** A NodeSelectorRequirement as a Requirement; an unknown operator is undefined (the API server would refuse it). */
 export function fromSelector(r: NodeSelectorRequirement): Requirement | undefined {
+  const req = fromOperator(r)
+  return req && r.minValues !== undefined ? { ...req, minValues: r.minValues } : req
+}
+
+function fromOperator(r: NodeSelectorRequirement): Requirement | undefined {
   const values = [...new Set(r.values ?? [])]
   switch (r.operator) {
     case 'In':
@@ -97,6 +104,12 @@ export const within = (r: Requirement, v: string) => {
 
 /** The values both allow, as Karpenter's Requirement.Intersection computes them. */
 export function intersect(a: Requirement, b: Requirement): Requirement {
+  const r = intersectValues(a, b)
+  const minValues = Math.max(a.minValues ?? 0, b.minValues ?? 0)
+  return minValues ? { ...r, minValues } : r
+}
+
+function intersectValues(a: Requirement, b: Requirement): Requirement {
   const gt = a.gt === undefined ? b.gt : b.gt === undefined ? a.gt : Math.max(a.gt, b.gt)
   const lt = a.lt === undefined ? b.lt : b.lt === undefined ? a.lt : Math.min(a.lt, b.lt)
   const bounds = { ...(gt === undefined ? {} : { gt }), ...(lt === undefined ? {} : { lt }) }

@@ -24,12 +24,21 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
   }
 }
 
-/** The first taint no toleration of the pod tolerates, or undefined when the pod tolerates them all. */
+/**
+ * The first taint no toleration of the pod tolerates, or undefined when the pod tolerates them all.
+ * `soft`: a PreferNoSchedule taint never keeps a pending pod off a NodePool — when a NodePool has one,
+ * Karpenter's scheduler relaxes the pod with a toleration of every PreferNoSchedule taint
+ * (scheduling/preferences.go, toleratePreferNoSchedule). DaemonSets get no such relaxation.
+ */
 export function untolerated(
   taints: Taint[] | undefined,
   tolerations: Toleration[] | undefined,
+  { soft = false } = {},
 ): Taint | undefined {
-  return (taints ?? []).find((taint) => !(tolerations ?? []).some((t) => tolerates(t, taint)))
+  return (taints ?? []).find(
+    (taint) =>
+      !(soft && taint.effect === 'PreferNoSchedule') && !(tolerations ?? []).some((t) => tolerates(t, taint)),
+  )
 }
 
 /** The toleration that makes a pod tolerate exactly this taint. */

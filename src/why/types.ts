@@ -56,6 +56,14 @@ export interface TopologySpreadConstraint {
   nodeTaintsPolicy?: string
 }
 
+/** A required pod (anti-)affinity term: the pods it is about and the topology it is counted in. */
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector
+  namespaces?: string[]
+  namespaceSelector?: LabelSelector
+  topologyKey: string
+}
+
 export interface PodSpec {
   nodeName?: string
   schedulerName?: string
@@ -64,6 +72,9 @@ export interface PodSpec {
     nodeAffinity?: {
       requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] }
     }
+    /** Kept so that `why` can say it does not judge them (Karpenter's scheduler does). */
+    podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] }
+    podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] }
   }
   tolerations?: Toleration[]
   containers: ContainerSpec[]

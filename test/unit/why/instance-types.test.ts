@@ -30,6 +30,13 @@ test("Karpenter's labels of a type, from its name and EC2's description", () => 
     'karpenter.k8s.aws/instance-cpu': ['2'],
     'karpenter.k8s.aws/instance-memory': ['4096'],
     'kubernetes.io/arch': ['arm64'],
+    'kubernetes.io/os': ['linux'],
+    'karpenter.k8s.aws/instance-capability-flex': ['false'],
+    'karpenter.k8s.aws/instance-tenancy': ['default', 'dedicated'],
+    'karpenter.k8s.aws/instance-gpu-name': [],
+    'karpenter.k8s.aws/instance-gpu-manufacturer': [],
+    'karpenter.k8s.aws/instance-gpu-count': [],
+    'node.kubernetes.io/windows-build': [],
   })
 })
 

@@ -73,6 +73,9 @@ test('a NodePool with the emptiest zone fits, narrowed to that zone', () => {
   // The only arm64 type, c6g.large, is offered in us-west-2a alone: the spread leaves it no zone.
   const arm = facts([spread()], (f) => {
     for (const p of f.pods.ok ? f.pods.value : []) p.spec.nodeSelector = { 'kubernetes.io/arch': 'arm64' }
+    // The placed pods' nodes are arm64 too: only nodes that meet the pod's nodeSelector are counted
+    // (nodeAffinityPolicy Honor, the default).
+    for (const n of f.kube.nodes.ok ? f.kube.nodes.value : []) n.labels['kubernetes.io/arch'] = 'arm64'
   })
   assert.equal(
     verdict(whyFacts([pendingPod({ nodeSelector: { 'kubernetes.io/arch': 'arm64' } })])).v.status,

@@ -1,0 +1,186 @@
+// `npm run test:oracle` (via scripts/oracle.sh, which builds the oracle): `karpctl why` against
+// Karpenter's own scheduler on generated cases. For every case, pod and NodePool, `why`'s verdict (the
+// use case `why --snapshot FILE` runs: load the snapshot, judge) is compared with the oracle's:
+//   false fit — why ✔, Karpenter launches nothing (or ✔ where the pod uses a field why does not judge)
+//   false ✖   — why ✖, Karpenter launches a NodeClaim
+//   ?         — why could not tell (allowed: never a ✔)
+// Every printed `kubectl patch` fix of a ✖ is applied to the case (chained while `why` prints a next
+// fix) and the oracle asked again: it must then launch. Exit 1 on any false fit, false ✖ or failed fix.
+//
+//   KARPCTL_ORACLE_CASES=N (2000)  KARPCTL_ORACLE_SEED=S (1)  KARPCTL_ORACLE_BIN=path (set by oracle.sh)
+//   KARPCTL_ORACLE_VERBOSE=1 prints every ? too
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { judge, type PoolVerdict, type WhyReport } from '../../src/why/judge.js'
+import type { WhyFacts } from '../../src/why/types.js'
+import { why } from '../../src/why/why.js'
+import { catalogue, generate } from './generate.js'
+import { applyPatch, parsePatch } from './patch.js'
+import { unjudgedFields } from './unjudged.js'
+
+interface OracleVerdict {
+  nodePool: string
+  fits: boolean
+  reason?: string
+  /** Karpenter launches in some scheduling loops only (ties among topology domains): why must say ?. */
+  flaky?: boolean
+}
+interface OracleAnswer {
+  karpenter: string
+  pods: { namespace: string; name: string; nodePools: OracleVerdict[] }[]
+}
+
+const bin = process.env.KARPCTL_ORACLE_BIN
+if (!bin)
+  throw new Error('KARPCTL_ORACLE_BIN is not set: run `npm run test:oracle` (scripts/oracle.sh builds it)')
+const cases = Number(process.env.KARPCTL_ORACLE_CASES ?? 2000)
+const seed0 = Number(process.env.KARPCTL_ORACLE_SEED ?? 1)
+const verbose = process.env.KARPCTL_ORACLE_VERBOSE === '1'
+
+/** Asks the oracle about many snapshots in few processes (its start-up is the cost). */
+function ask(files: string[]): Map<string, OracleAnswer> {
+  const out = new Map<string, OracleAnswer>()
+  for (let i = 0; i < files.length; i += 400) {
+    const text = execFileSync(bin as string, files.slice(i, i + 400), {
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+    })
+    for (const line of text.split('\n').filter(Boolean)) {
+      const l = JSON.parse(line) as { file: string; answer?: OracleAnswer; error?: string }
+      if (!l.answer) throw new Error(`oracle could not judge ${l.file}: ${l.error}`)
+      out.set(l.file, l.answer)
+    }
+  }
+  return out
+}
+
+/** why's verdict of one pod against one NodePool. */
+function verdictOf(report: WhyReport, pod: string, pool: string): PoolVerdict | undefined {
+  return report.groups.find((g) => g.pods.includes(pod))?.nodePools.find((v) => v.nodePool === pool)
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'karpctl-oracle-'))
+const t0 = Date.now()
+try {
+  const cat = catalogue(JSON.parse(execFileSync(bin, ['catalog'], { encoding: 'utf8' })))
+  const files = new Map<number, { file: string; facts: WhyFacts }>()
+  for (let s = seed0; s < seed0 + cases; s++) {
+    const facts = generate(s, cat)
+    const file = join(dir, `case-${s}.json`)
+    writeFileSync(file, JSON.stringify(facts))
+    files.set(s, { file, facts })
+  }
+  const tGen = Date.now()
+  const answers = ask([...files.values()].map((f) => f.file))
+  const tOracle = Date.now()
+
+  let verdicts = 0
+  let fits = 0
+  const counts = { falseFit: 0, falseX: 0, unknown: 0 }
+  const byClass = new Map<string, number>()
+  const replays: { seed: number; pod: string; pool: string; file: string; fixes: string[] }[] = []
+  let notReplayable = 0
+  for (const [seed, { file, facts }] of files) {
+    const { report } = await why({ snapshot: file })
+    const answer = answers.get(file) as OracleAnswer
+    for (const p of answer.pods) {
+      const pod = (facts.pods.ok ? facts.pods.value : []).find((x) => x.metadata.name === p.name)
+      for (const o of p.nodePools) {
+        const unjudged = pod ? unjudgedFields(pod, facts, o.nodePool) : []
+        verdicts++
+        if (o.fits) fits++
+        const v = verdictOf(report, p.name, o.nodePool)
+        const whyText = v ? `${v.status}${v.rule ? ` (${v.rule})` : ''}: ${v.message}` : 'no verdict'
+        const where = `seed ${seed} pod ${p.name} NodePool ${o.nodePool}`
+        const karp = o.fits ? 'Karpenter launches a NodeClaim' : `Karpenter: ${o.reason}`
+        const note = (kind: string, cls: string) => {
+          byClass.set(`${kind} ${cls}`, (byClass.get(`${kind} ${cls}`) ?? 0) + 1)
+          if (kind !== '?' || verbose) console.log(`${kind}: ${where}\n  why ${whyText}\n  ${karp}`)
+        }
+        if (v?.status === 'fits' && (!o.fits || o.flaky)) {
+          counts.falseFit++
+          note('false fit', 'fits')
+        } else if (v?.status === 'fits' && unjudged.length) {
+          counts.falseFit++
+          note('false fit', `on a field why does not judge: ${unjudged.join(', ')}`)
+        } else if (v?.status === 'ruled-out' && (o.fits || o.flaky)) {
+          counts.falseX++
+          note('false ✖', v.rule ?? '')
+        } else if (v?.status !== 'fits' && v?.status !== 'ruled-out') {
+          counts.unknown++
+          note('?', v?.rule ?? 'none')
+        }
+        if (v?.status === 'ruled-out' && !o.fits && v.fix) {
+          const chained = replayFixes(facts, p.name, o.nodePool, v)
+          if (!chained) notReplayable++
+          else {
+            const replayFile = join(dir, `replay-${seed}-${replays.length}.json`)
+            writeFileSync(replayFile, JSON.stringify(chained.facts))
+            replays.push({ seed, pod: p.name, pool: o.nodePool, file: replayFile, fixes: chained.fixes })
+          }
+        }
+      }
+    }
+  }
+  const tWhy = Date.now()
+
+  // The fixes: the oracle must launch a NodeClaim for the pod from the NodePool once they are applied.
+  const replayAnswers = ask(replays.map((r) => r.file))
+  let fixFailures = 0
+  for (const r of replays) {
+    const o = replayAnswers
+      .get(r.file)
+      ?.pods.find((p) => p.name === r.pod)
+      ?.nodePools.find((v) => v.nodePool === r.pool)
+    if (o?.fits) continue
+    fixFailures++
+    console.log(
+      `fix does not fit: seed ${r.seed} pod ${r.pod} NodePool ${r.pool}\n  applied ${r.fixes.join(' && ')}\n  Karpenter: ${o?.reason}`,
+    )
+  }
+  const classes = [...byClass].sort((a, b) => b[1] - a[1])
+  if (classes.length) console.log(`by class:\n${classes.map(([c, n]) => `  ${n} ${c}`).join('\n')}`)
+  console.log(
+    `${verdicts} verdicts (${fits} where Karpenter launches); generated in ${tGen - t0} ms, oracle ${tOracle - tGen} ms, why ${tWhy - tOracle} ms`,
+  )
+  console.log(
+    `fixes: ${replays.length} replayed on the oracle, ${fixFailures} did not make the pod fit, ${notReplayable} not replayable (not a kubectl patch, or why had no next fix)`,
+  )
+  const d = counts.falseFit + counts.falseX + counts.unknown
+  console.log(
+    `oracle: ${cases} cases, ${d} disagreements (${counts.falseFit} false fits, ${counts.falseX} false ✖, ${counts.unknown} ?)`,
+  )
+  process.exitCode = counts.falseFit || counts.falseX || fixFailures ? 1 : 0
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+/**
+ * Applies the verdict's fix and, while `why` then rules the NodePool out with another fix, that one too
+ * (a fix lifts the first rule that ruled the NodePool out; another may follow). Returns the patched facts
+ * when `why` ends on ✔, undefined when a fix is not a `kubectl patch` or why ends without a fix.
+ */
+function replayFixes(
+  original: WhyFacts,
+  pod: string,
+  pool: string,
+  first: PoolVerdict,
+): { facts: WhyFacts; fixes: string[] } | undefined {
+  const facts = structuredClone(original)
+  const fixes: string[] = []
+  let v: PoolVerdict | undefined = first
+  for (let round = 0; round < 6 && v?.status === 'ruled-out'; round++) {
+    const commands = v.fix?.commands ?? []
+    if (!commands.length) return undefined
+    for (const c of commands) {
+      const p = parsePatch(c)
+      if (!p || !applyPatch(facts, p)) return undefined
+      fixes.push(c)
+    }
+    // judge() is what `why --snapshot` runs once the snapshot is loaded; these facts are in memory.
+    v = verdictOf(judge(facts, 'snapshot'), pod, pool)
+  }
+  return v?.status === 'fits' ? { facts, fixes } : undefined
+}

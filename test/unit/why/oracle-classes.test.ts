@@ -1,0 +1,148 @@
+// The classes of disagreement `npm run test:oracle` found between `why` and Karpenter v1.14.1's own
+// scheduler, one test each; the seed is the generated case that showed it (KARPCTL_ORACLE_SEED=<seed>
+// KARPCTL_ORACLE_CASES=1 npm run test:oracle reproduces the case).
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { judge, type PodVerdict } from '../../../src/why/judge.js'
+import { catalogOf, labelsOf } from '../../../src/why/instance-types.js'
+import type { WhyFacts } from '../../../src/why/types.js'
+import { pendingPod, pools, whyFacts, withDeviceTypes } from '../../helpers/why.js'
+
+const verdict = (f: WhyFacts) => (judge(f, 'snapshot').groups[0] as PodVerdict).nodePools[0]
+
+test('seed 67: a PreferNoSchedule taint does not keep a pod off a NodePool (Karpenter relaxes it)', () => {
+  const f = whyFacts()
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  assert.equal(verdict(f)?.status, 'fits')
+  // A NoSchedule taint still does.
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'NoSchedule' }]
+  assert.equal(verdict(f)?.rule, 'taints')
+})
+
+test('seed 174: with a PreferNoSchedule taint only the last node-affinity term is tried', () => {
+  const terms = (first: string, last: string) => ({
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: [first] }] },
+          { matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: [last] }] },
+        ],
+      },
+    },
+  })
+  const f = whyFacts([pendingPod({ affinity: terms('amd64', 's390x') })])
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  // Karpenter drops the amd64 term before it tolerates the taint: the s390x term alone leaves nothing.
+  assert.equal(verdict(f)?.status, 'ruled-out')
+  const g = whyFacts([pendingPod({ affinity: terms('s390x', 'amd64') })])
+  pools(g)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  assert.equal(verdict(g)?.status, 'fits')
+})
+
+test('seed 173: labels Karpenter gives every type are judged — OS, region, GPU, tenancy, flex, u-6tb1 generation', () => {
+  const os = whyFacts([
+    pendingPod({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  { key: 'kubernetes.io/os', operator: 'NotIn', values: ['linux', 'windows'] },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    }),
+  ])
+  assert.equal(verdict(os)?.status, 'ruled-out')
+  const region = whyFacts([pendingPod({ nodeSelector: { 'topology.kubernetes.io/region': 'us-east-1' } })])
+  assert.equal(verdict(region)?.status, 'ruled-out')
+  const gpu = whyFacts([pendingPod({ nodeSelector: { 'karpenter.k8s.aws/instance-gpu-name': 'a10g' } })])
+  withDeviceTypes(gpu)
+  assert.equal(verdict(gpu)?.status, 'fits')
+  assert.match(verdict(gpu)?.message ?? '', /g5\.xlarge/)
+  const labels = labelsOf({
+    name: 'u-6tb1.56xlarge',
+    vcpus: 224,
+    memoryMiB: 6291456,
+    architectures: ['x86_64'],
+    usageClasses: ['on-demand'],
+    maxEnis: 15,
+    ipv4PerEni: 50,
+  })
+  assert.deepEqual(labels['karpenter.k8s.aws/instance-category'], ['u'])
+  assert.deepEqual(labels['karpenter.k8s.aws/instance-generation'], ['1'])
+  assert.ok(catalogOf([], [], 0.075, 'us-west-2'))
+})
+
+test('seed 142: a requirement on a label a snapshot does not hold is ?, never ✔', () => {
+  const f = whyFacts([pendingPod({ nodeSelector: { 'karpenter.k8s.aws/instance-hypervisor': 'nitro' } })])
+  const v = verdict(f)
+  assert.equal(v?.status, 'unknown')
+  assert.match(v?.message ?? '', /instance-hypervisor not judged/)
+})
+
+test('seed 35: a NodePool minValues its types with room do not span rules it out, with the fix', () => {
+  const f = whyFacts()
+  pools(f)[0]!.spec.template.spec.requirements = [
+    { key: 'node.kubernetes.io/instance-type', operator: 'Exists', minValues: 9 },
+  ]
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out')
+  assert.match(
+    v?.message ?? '',
+    /minValues requirement is not met for label node.kubernetes.io\/instance-type/,
+  )
+  assert.match(
+    v?.fix?.commands?.[0] ?? '',
+    /"op":"replace","path":"\/spec\/template\/spec\/requirements\/0\/minValues"/,
+  )
+  pools(f)[0]!.spec.template.spec.requirements = [
+    { key: 'node.kubernetes.io/instance-type', operator: 'Exists', minValues: 2 },
+  ]
+  assert.equal(verdict(f)?.status, 'fits')
+})
+
+test('required pod (anti-)affinity is ?, never ✔ (Karpenter counts the pods it selects)', () => {
+  const f = whyFacts([
+    pendingPod({
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'topology.kubernetes.io/zone' },
+          ],
+        },
+      },
+    }),
+  ])
+  assert.equal(verdict(f)?.status, 'unknown')
+  assert.match(verdict(f)?.message ?? '', /podAntiAffinity not judged/)
+})
+
+test('seed 291: a ✖ for room is ? when a DaemonSet runs only on some types (Karpenter counts it per type)', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
+  ])
+  f.daemonSets = {
+    ok: true,
+    value: [
+      {
+        metadata: { name: 'agent', namespace: 'kube-system' },
+        spec: {
+          template: {
+            spec: {
+              nodeSelector: { 'kubernetes.io/arch': 'arm64' },
+              containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }],
+            },
+          },
+        },
+      },
+    ],
+  }
+  const v = verdict(f)
+  assert.equal(v?.status, 'unknown')
+  assert.match(v?.message ?? '', /DaemonSet kube-system\/agent runs only on some instance types/)
+})
