@@ -329,6 +329,8 @@ export interface EC2NodeClass {
     subnetSelectorTerms: SelectorTerm[]
     securityGroupSelectorTerms: SelectorTerm[]
     amiSelectorTerms?: SelectorTerm[]
+    /** On-demand capacity reservations the NodeClass may launch into (Karpenter 1.3+). */
+    capacityReservationSelectorTerms?: SelectorTerm[]
     amiFamily?: string
     /** `RAID0`: the instance store is the node's ephemeral storage (what `why` sizes it by). */
     instanceStorePolicy?: string
