@@ -23,7 +23,12 @@ import {
   shellQuote,
   skip,
 } from './lib/facts.js'
-import { withMappingAlternative } from './lib/node-access.js'
+import {
+  awsAuthUsernameCommands,
+  NODE_GROUPS,
+  NODE_USERNAME,
+  withMappingAlternative,
+} from './lib/node-access.js'
 import { inStack, ownership } from './lib/owners.js'
 import {
   AWS_NODE_NAMESPACE,
@@ -35,8 +40,6 @@ import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
 
-const NODE_GROUPS = ['system:bootstrappers', 'system:nodes']
-const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
 const NODE_ENTRY_TYPES = ['EC2_LINUX', 'EC2_WINDOWS']
 const CNI_POLICY = 'AmazonEKS_CNI_Policy'
 
@@ -429,30 +432,18 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
   if (awsAuthHonoured) {
     const awsAuth = facts.kube.awsAuth
     if (!awsAuth.ok) awsAuthUnreadable = awsAuth.error
-    else mapping = (awsAuth.value ?? []).find((m) => sameRole(m.rolearn, role))
-    if (mapping) {
-      const missingGroups = NODE_GROUPS.filter((g) => !mapping?.groups.includes(g))
-      if (missingGroups.length === 0) {
-        return [
-          {
-            status: 'pass',
-            subject: role.arn,
-            message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})`,
-          },
-        ]
-      }
-      if (!entriesUnreadable) {
-        return [
-          {
-            status: 'fail',
-            subject: role.arn,
-            message: `aws-auth maps node role ${role.name} without group${missingGroups.length > 1 ? 's' : ''} ${missingGroups.join(', ')}: its nodes cannot register`,
-            evidence: { mapping },
-            fix: awsAuthFix(facts, role),
-          },
-        ]
-      }
+    const mappings = awsAuth.ok ? (awsAuth.value ?? []).filter((m) => sameRole(m.rolearn, role)) : []
+    if (mappings.some((m) => mappingProblems(m).length === 0)) {
+      return [
+        {
+          status: 'pass',
+          subject: role.arn,
+          message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})`,
+        },
+      ]
     }
+    mapping = mappings[0]
+    if (mapping && !entriesUnreadable) return [mappingFinding(facts, role, mapping)]
   }
 
   const unreadable = [entriesUnreadable, awsAuthUnreadable].filter((f): f is ReadFailure => f !== undefined)
@@ -476,6 +467,53 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
       fix: entriesHonoured ? accessEntryFix(facts, role) : awsAuthFix(facts, role),
     },
   ]
+}
+
+/**
+ * What keeps nodes of an aws-auth entry out: a missing group; the role's IAM path in rolearn (the
+ * authenticator matches path-less ARNs only: kubernetes-sigs/aws-iam-authenticator#153,
+ * terraform-aws-eks#893, #2221); a username other than the node one (the Node authorizer admits only
+ * `system:node:<name>`: aws/karpenter-provider-aws#7508).
+ */
+function mappingProblems(m: AwsAuthMapping): string[] {
+  const missingGroups = NODE_GROUPS.filter((g) => !m.groups.includes(g))
+  return [
+    ...(missingGroups.length > 0
+      ? [`without group${missingGroups.length > 1 ? 's' : ''} ${missingGroups.join(', ')}`]
+      : []),
+    ...(hasPath(m.rolearn)
+      ? [`with the role's path in rolearn (${m.rolearn}), which the authenticator never matches`]
+      : []),
+    ...(wrongUsername(m) ? [`with username ${m.username} instead of ${NODE_USERNAME}`] : []),
+  ]
+}
+
+/** A username other than the node one; none written is left to the authenticator's default. */
+const wrongUsername = (m: AwsAuthMapping) => m.username !== undefined && m.username !== NODE_USERNAME
+
+/** `…:role/karpenter/Name`: anything between `role/` and the name is an IAM path. */
+const hasPath = (arn: string) => arn.slice(arn.indexOf(':role/') + ':role/'.length).includes('/')
+
+function mappingFinding(facts: Facts, role: IamRole, mapping: AwsAuthMapping): Finding {
+  const problems = mappingProblems(mapping)
+  // A path-less entry is added (the path one matches nothing, so it is harmless); a wrong username is
+  // corrected in place (a second entry for the same ARN would leave which one wins to the authenticator).
+  const fix = hasPath(mapping.rolearn)
+    ? awsAuthFix(facts, role)
+    : wrongUsername(mapping) && NODE_GROUPS.every((g) => mapping.groups.includes(g))
+      ? {
+          summary: `set the username of the aws-auth entry for ${role.name} to ${NODE_USERNAME}`,
+          commands: awsAuthUsernameCommands(mapping.rolearn),
+        }
+      : awsAuthFix(facts, role)
+  return {
+    status: 'fail',
+    subject: role.arn,
+    message: `aws-auth maps node role ${role.name} ${problems.join(' and ')}: its nodes cannot register`,
+    code: 'aws-auth-mapping',
+    evidence: { mapping },
+    fix,
+  }
 }
 
 const pathlessArn = (role: IamRole) =>
