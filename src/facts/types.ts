@@ -519,6 +519,12 @@ export interface Facts {
   }
   sqs: {
     queue: Read<QueueFacts | null>
+    /**
+     * When the queue the setting names does not exist: the queues of this account and region that the
+     * interruption rules deliver to, keyed by name (the queue meant by a misnamed setting, e.g. `demo`
+     * where terraform-aws-eks made `Karpenter-demo`). Absent otherwise and in older snapshots.
+     */
+    deliveredTo?: Record<string, Read<QueueFacts | null>>
   }
   /** Absent in snapshots saved before karpctl read KMS keys. */
   kms?: {

@@ -12,7 +12,7 @@ const ENDPOINT = 'https://EXAMPLED539D4633E53DE1B71EXAMPLE.gr7.us-west-2.eks.ama
 const OLD = 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-west-2.eks.amazonaws.com'
 
 const withEndpoint =
-  (value: unknown, endpoint: string | undefined = ENDPOINT) =>
+  (value: unknown, endpoint: string | null = ENDPOINT) =>
   (f: Facts) => {
     if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.endpoint = endpoint ?? undefined
     if (f.kube.release.ok && f.kube.release.value) {
