@@ -160,7 +160,7 @@ function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[]
   const used = `used by EC2NodeClass ${classes.join(', ')}`
   const read = readOr(facts.iam.roles[roleName], findings, roleName, `IAM role ${roleName}`)
   if (read === undefined) return findings
-  if (read === null) return [missingRole(facts, roleName, used)]
+  if (read === null) return [nearMiss(facts, roleName, classes, used) ?? missingRole(facts, roleName, used)]
   const role = read.role
   findings.push(trustFinding(role, used))
   findings.push(...policyFindings(facts, roleName, read.attached, used))
@@ -177,6 +177,60 @@ const ec2Trust = (existing: PolicyDocument['Statement'] = []): PolicyDocument =>
 })
 
 const managedArn = (facts: Facts, name: string) => `arn:${partitionOf(facts)}:iam::aws:policy/${name}`
+
+/**
+ * The roles this cluster lets nodes in with: EC2_LINUX/WINDOWS access entries and aws-auth entries
+ * with the node groups, by role name (only this account's).
+ */
+function nodeAccessRoles(facts: Facts): string[] {
+  const account = facts.meta.accountId
+  const mine = (arn: string) => !account || arn.split(':')[4] === account
+  const entries = facts.eks.accessEntries.ok ? facts.eks.accessEntries.value : []
+  const mappings = facts.kube.awsAuth.ok ? (facts.kube.awsAuth.value ?? []) : []
+  return [
+    ...new Set([
+      ...entries
+        .filter((e) => NODE_ENTRY_TYPES.includes(e.type ?? '') && mine(e.principalArn))
+        .map((e) => roleNameFromArn(e.principalArn)),
+      ...mappings
+        .filter((m) => NODE_GROUPS.every((g) => m.groups.includes(g)) && mine(m.rolearn))
+        .map((m) => roleNameFromArn(m.rolearn)),
+    ]),
+  ]
+}
+
+/**
+ * A node role that does not exist, where exactly one role with node access to this cluster has its
+ * name as a prefix (`Karpenter-demo` for terraform-aws-eks's `Karpenter-demo-<suffix>`) or differs
+ * only in case: that is the role meant. The EC2NodeClass is fixed to name it; no second role (without
+ * cluster access) is created, and no PassRole is granted on a role that does not exist.
+ */
+function nearMiss(facts: Facts, roleName: string, classes: string[], used: string): Finding | null {
+  const want = roleName.toLowerCase()
+  const near = nodeAccessRoles(facts).filter((n) => {
+    const have = n.toLowerCase()
+    return (
+      have !== want &&
+      (have.startsWith(`${want}-`) || have === want || have.replace(/-/g, '') === want.replace(/-/g, ''))
+    )
+  })
+  if (near.length !== 1) return null
+  const meant = near[0]!
+  return {
+    status: 'fail',
+    subject: roleName,
+    message: `node role ${roleName} (${used}) does not exist; ${meant} has node access to this cluster: the EC2NodeClass should name it`,
+    code: 'role-misnamed',
+    evidence: { role: roleName, meant, nodeClasses: classes },
+    fix: {
+      summary: `set spec.role of EC2NodeClass ${classes.join(', ')} to ${meant} (no new role: ${meant} already has cluster access)`,
+      commands: classes.map(
+        (nc) =>
+          `kubectl patch ec2nodeclass ${shellQuote(nc)} --type merge -p ${shellQuote(JSON.stringify({ spec: { role: meant } }))}`,
+      ),
+    },
+  }
+}
 
 function missingRole(facts: Facts, roleName: string, used: string): Finding {
   const required = [...NODE_MANAGED_POLICIES, NODE_ECR_POLICIES[0], ...NODE_ADVISED_POLICIES]
