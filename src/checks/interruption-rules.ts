@@ -72,7 +72,7 @@ export const interruptionRules: Check = {
     return [
       ...specs.map((spec) =>
         spec.key === RESERVATION_RULE
-          ? reservationFinding(facts, spec, rules, queueArn, partial)
+          ? reservationFinding(facts, spec, ruleFinding(facts, spec, rules, queueArn, partial))
           : ruleFinding(facts, spec, rules, queueArn, partial),
       ),
       ...specs.flatMap((spec) => duplicateFinding(facts, spec, rules, queueArn)),
@@ -145,14 +145,7 @@ function duplicateFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queu
  * allowing `reserved`, an EC2NodeClass with capacityReservationSelectorTerms): elsewhere no such event
  * concerns it, and terraform-aws-eks's modules/karpenter (four rules) is right not to make it.
  */
-function reservationFinding(
-  facts: Facts,
-  spec: RuleSpec,
-  rules: EventRule[],
-  queueArn: string,
-  partial: ReadFailure[],
-): Finding {
-  const finding = ruleFinding(facts, spec, rules, queueArn, partial)
+function reservationFinding(facts: Facts, spec: RuleSpec, finding: Finding): Finding {
   if (finding.status === 'pass') return finding
   const pools = facts.kube.nodePools
   const classes = facts.kube.nodeClasses
