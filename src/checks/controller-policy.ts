@@ -8,6 +8,7 @@ import type {
 } from '../facts/types.js'
 import { evaluate } from '../iam/evaluate.js'
 import { NEWEST_REFERENCE, referenceFor, referencePolicies } from '../spec/reference-policy.js'
+import { retiredIn } from '../spec/retired-actions.js'
 import {
   describeFailure,
   isLegacy,
@@ -74,6 +75,7 @@ function requiredStatements(
     ? interruptionQueueArn(facts, ref)?.replace(':<account-id>:', `:${accountId}:`)
     : undefined
   const zonalShift = String(setting(release, 'enableZonalShift')) === 'true'
+  const version = releaseVersion(release)?.raw
   const docs = referencePolicies(referenceVersion, {
     partition: partitionOf(facts),
     region: facts.meta.region,
@@ -89,6 +91,7 @@ function requiredStatements(
         const key = a.toLowerCase()
         if (key === 'iam:passrole') return false // passrole-node-role proves it per node role
         if (key.startsWith('sqs:') && !queueArn) return false // no queue: interruption is off
+        if (retiredIn(key, version)) return false // the template lags: this version never calls it
         return !(key.startsWith('arc-zonal-shift:') && !zonalShift) // opt-in
       })
       const resources = asList(s.Resource)

@@ -37,13 +37,14 @@ export const helmRelease: Check = {
     title: 'Karpenter Helm release is deployed, names this cluster and matches its CRDs and Kubernetes',
     category: 'helm',
     severity: 'error',
-    docs: `The release is in status deployed, settings.clusterName is this cluster, the CRDs serve the API the chart needs (Helm never upgrades crds/), and the Kubernetes version is in Karpenter's compatibility matrix (${COMPATIBILITY_URL}).`,
+    docs: `The release is in status deployed, settings.clusterName is this cluster (and settings.clusterEndpoint, when set, its endpoint), the CRDs serve the API the chart needs (Helm never upgrades crds/), and the Kubernetes version is in Karpenter's compatibility matrix (${COMPATIBILITY_URL}).`,
   },
   run(facts) {
     const release = needRelease(facts)
     return [
       ...part(() => releaseStatus(facts, release)),
       ...part(() => clusterName(facts, release)),
+      ...part(() => clusterEndpoint(facts, release)),
       ...part(() => crdAgreement(facts, release)),
       ...part(() => kubernetesVersion(facts, release)),
     ]
@@ -132,6 +133,56 @@ function clusterName(facts: Facts, release: HelmRelease): Finding[] {
         summary: `set ${key} to ${expected}`,
         commands: [
           helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(expected)}`),
+        ],
+      },
+    },
+  ]
+}
+
+/** Scheme and host, lower-cased, without a trailing slash: how two spellings of one endpoint compare. */
+const normalEndpoint = (url: string) => url.trim().replace(/\/+$/, '').toLowerCase()
+
+/**
+ * settings.clusterEndpoint, when set, is the API server every node is told to join: one kept from a
+ * recreated cluster (aws/karpenter-provider-aws#2423, #1634) launches nodes that never register. Unset
+ * (the chart default), the controller discovers it: nothing to judge.
+ */
+function clusterEndpoint(facts: Facts, release: HelmRelease): Finding[] {
+  const value = setting(release, 'clusterEndpoint')
+  if (value === undefined || value === null || value === '') return []
+  const subject = releaseRef(release)
+  const cluster = need(facts.eks.cluster)
+  if (!cluster?.endpoint)
+    return [
+      {
+        status: 'unknown',
+        subject,
+        message: `settings.clusterEndpoint is ${JSON.stringify(value)}, and the cluster's endpoint is not known (${cluster ? 'DescribeCluster gave none' : `cluster ${facts.meta.clusterName} not found`})`,
+      },
+    ]
+  if (typeof value === 'string' && normalEndpoint(value) === normalEndpoint(cluster.endpoint))
+    return [
+      {
+        status: 'pass',
+        subject,
+        message: `settings.clusterEndpoint of ${subject} is the cluster's endpoint`,
+      },
+    ]
+  return [
+    {
+      status: 'fail',
+      subject,
+      message: `settings.clusterEndpoint of release ${subject} is ${JSON.stringify(value)}, but cluster ${facts.meta.clusterName}'s endpoint is ${cluster.endpoint}: nodes are told to join another API server and never register`,
+      code: 'cluster-endpoint',
+      evidence: { 'settings.clusterEndpoint': value, endpoint: cluster.endpoint },
+      fix: {
+        summary: `set settings.clusterEndpoint to ${cluster.endpoint} (or unset it: the controller discovers it)`,
+        commands: [
+          helmUpgradeCommand(
+            release,
+            release.chartVersion,
+            ` --set settings.clusterEndpoint=${shellQuote(cluster.endpoint)}`,
+          ),
         ],
       },
     },

@@ -9,7 +9,7 @@ import {
   queueArnFor,
   type InterruptionQueueRef,
 } from './lib/interruption.js'
-import { allowsService } from './lib/policy.js'
+import { actionMatch, allowsService, coversResource, roleStatements } from './lib/policy.js'
 import { eventsKeyFindings } from './lib/queue-key.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../spec/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -70,6 +70,8 @@ export const interruptionQueue: Check = {
     const name = ref.value
     const queue = need(facts.sqs.queue)
     if (!queue) {
+      const meant = queueMeant(facts, release, ref, name)
+      if (meant) return [meant]
       return [
         {
           status: 'fail',
@@ -95,6 +97,67 @@ export const interruptionQueue: Check = {
       ...eventsKeyFindings(facts, queue),
     ]
   },
+}
+
+/**
+ * The named queue does not exist, but the cluster's interruption rules deliver to a queue that exists
+ * and that the controller may receive from (terraform-aws-eks's `Karpenter-<cluster>` under the
+ * getting-started setting `<cluster>`): that is the queue meant. The fix names it in the setting; it
+ * never builds a second queue and rule set beside it. Several such queues: named, left to the user.
+ */
+function queueMeant(
+  facts: Facts,
+  release: HelmRelease,
+  ref: InterruptionQueueRef,
+  name: string,
+): Finding | null {
+  const found = Object.values(facts.sqs.deliveredTo ?? {}).flatMap((r) => (r.ok && r.value ? [r.value] : []))
+  const role = facts.iam.controllerRoleName ? facts.iam.roles[facts.iam.controllerRoleName] : undefined
+  const roleFacts = role?.ok ? role.value : null
+  if (found.length === 0 || !roleFacts || !roleFacts.attached.ok || !roleFacts.inline.ok) return null
+  const statements = roleStatements(roleFacts.attached.value, roleFacts.inline.value)
+  const accountId = facts.meta.accountId ?? roleFacts.role.arn.split(':')[4]
+  const mayReceive = (q: QueueFacts) =>
+    statements.some(
+      (s) =>
+        s.statement.Effect === 'Allow' &&
+        actionMatch(s.statement, 'sqs:ReceiveMessage') &&
+        coversResource(s.statement, q.arn, accountId),
+    ) &&
+    !statements.some(
+      (s) =>
+        s.statement.Effect === 'Deny' &&
+        actionMatch(s.statement, 'sqs:ReceiveMessage') &&
+        coversResource(s.statement, q.arn, accountId),
+    )
+  const readable = found.filter(mayReceive)
+  if (readable.length === 0) return null
+  const region = facts.meta.region
+  const base = `interruption queue ${name} does not exist in ${region}`
+  if (readable.length > 1)
+    return {
+      status: 'fail',
+      subject: name,
+      message: `${base}; the interruption rules deliver to ${readable.map((q) => q.name).join(' and ')}, which the controller may read: set ${ref.source} to the one meant`,
+      code: 'queue-ambiguous',
+      evidence: { interruptionQueue: name, source: ref.source, candidates: readable.map((q) => q.arn) },
+      fix: {
+        summary: `set ${ref.source} to one of ${readable.map((q) => q.name).join(', ')} (not created: one of them is the queue meant)`,
+        commands: [],
+      },
+    }
+  const q = readable[0]!
+  return {
+    status: 'fail',
+    subject: name,
+    message: `${base}, but the interruption rules deliver to queue ${q.name} (${q.arn}), which the controller may read: ${ref.source} should name it`,
+    code: 'queue-misnamed',
+    evidence: { interruptionQueue: name, source: ref.source, queueName: q.name, queueArn: q.arn },
+    fix: {
+      summary: `set ${ref.source} to ${q.name} (the existing queue; no second queue or rule set is made)`,
+      commands: [setQueueCommand(facts, release, ref, q.name)],
+    },
+  }
 }
 
 /**

@@ -1,7 +1,13 @@
 import { patternMatchesEvent } from '../facts/collect-interruption.js'
 import type { EventRule, Facts, ReadFailure } from '../facts/types.js'
 import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
-import { interruptionRules as referenceRules, RULE_TARGET_ID } from '../spec/interruption.js'
+import { interruptionRules as installRules, RULE_TARGET_ID } from '../spec/interruption.js'
+import {
+  NEWEST_REFERENCE,
+  REFERENCE_VERSION_LIST,
+  referenceFor,
+  referenceRules,
+} from '../spec/reference-policy.js'
 import {
   describeFailure,
   need,
@@ -11,6 +17,7 @@ import {
   skip,
   type KarpenterVersion,
 } from './lib/facts.js'
+import { reservedCapacityUsers } from './lib/capacity.js'
 import { interruptionQueue, interruptionQueueArn } from './lib/interruption.js'
 import { editStack, inStack, ownership, type Ownership } from './lib/owners.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -18,18 +25,21 @@ import type { Check, Finding, Fix } from './types.js'
 type RuleSpec = (typeof INTERRUPTION_RULES)[number]
 
 /**
- * Rules a Karpenter version does not consume yet: interruptible capacity reservations (the fifth
- * rule) arrived with 1.12 (aws/karpenter-provider-aws#9019); the v1.0-v1.5 templates have four rules.
+ * The rules the installed version's own getting-started template declares (reference data): a 1.10
+ * install is not asked for the capacity-reservation rule its template lacks (aws/karpenter-provider-aws#9019).
  */
-const RULE_SINCE: Partial<Record<RuleSpec['key'], [number, number]>> = {
-  CapacityReservationInterruptionRule: [1, 12],
+function templateRules(version: KarpenterVersion | null): RuleSpec[] {
+  // Before 1.0 (no template of its own): the oldest held, so a 0.x install is asked for no newer rule.
+  const reference = !version
+    ? NEWEST_REFERENCE
+    : (referenceFor(version.raw)?.version ??
+      (version.major < 1 ? REFERENCE_VERSION_LIST[0]! : NEWEST_REFERENCE))
+  const keys = new Set(referenceRules(reference).map((r) => r.key))
+  return INTERRUPTION_RULES.filter((spec) => keys.has(spec.key))
 }
 
-function needed(spec: RuleSpec, version: KarpenterVersion | null): boolean {
-  const since = RULE_SINCE[spec.key]
-  if (!since || !version) return true
-  return version.major > since[0] || (version.major === since[0] && version.minor >= since[1])
-}
+/** The rule only interruptible capacity reservations send: needed only where reservations are used. */
+const RESERVATION_RULE = 'CapacityReservationInterruptionRule'
 
 const matches = (rule: EventRule, spec: RuleSpec) =>
   patternMatchesEvent(rule.eventPattern, spec.source, spec.detailType)
@@ -43,7 +53,7 @@ export const interruptionRules: Check = {
     title: 'EventBridge rules deliver interruption events to the queue',
     category: 'interruption',
     severity: 'error',
-    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue. Rules are found by target and by event pattern, so one that sends to another queue is named and re-targeted rather than duplicated; two enabled rules that deliver the same event to the queue (a getting-started stack and a second install) are a warning: each event arrives twice.',
+    docs: 'Karpenter learns about spot interruptions, rebalance recommendations, instance state changes, scheduled health events and (where a NodePool allows reserved capacity or an EC2NodeClass selects reservations) capacity-reservation interruptions from EventBridge rules that target its interruption queue; each must exist, be ENABLED and target the queue. Rules are found by target and by event pattern, so one that sends to another queue is named and re-targeted rather than duplicated; two enabled rules that deliver the same event to the queue (a getting-started stack and a second install) are a warning: each event arrives twice.',
   },
   run(facts) {
     const release = needRelease(facts)
@@ -58,9 +68,13 @@ export const interruptionRules: Check = {
     const rules = need(facts.events.rules)
     const version = releaseVersion(release)
     const partial = facts.events.partial ?? []
-    const specs = INTERRUPTION_RULES.filter((spec) => needed(spec, version))
+    const specs = templateRules(version)
     return [
-      ...specs.map((spec) => ruleFinding(facts, spec, rules, queueArn, partial)),
+      ...specs.map((spec) =>
+        spec.key === RESERVATION_RULE
+          ? reservationFinding(facts, spec, ruleFinding(facts, spec, rules, queueArn, partial))
+          : ruleFinding(facts, spec, rules, queueArn, partial),
+      ),
       ...specs.flatMap((spec) => duplicateFinding(facts, spec, rules, queueArn)),
     ]
   },
@@ -124,6 +138,34 @@ function duplicateFinding(facts: Facts, spec: RuleSpec, rules: EventRule[], queu
       },
     },
   ]
+}
+
+/**
+ * The capacity-reservation rule matters only to a cluster that may launch into reservations (a NodePool
+ * allowing `reserved`, an EC2NodeClass with capacityReservationSelectorTerms): elsewhere no such event
+ * concerns it, and terraform-aws-eks's modules/karpenter (four rules) is right not to make it.
+ */
+function reservationFinding(facts: Facts, spec: RuleSpec, finding: Finding): Finding {
+  if (finding.status === 'pass') return finding
+  const pools = facts.kube.nodePools
+  const classes = facts.kube.nodeClasses
+  if (!pools.ok || !classes.ok) {
+    const failure = pools.ok ? (classes as { error: ReadFailure }).error : pools.error
+    return {
+      status: 'unknown',
+      subject: finding.subject,
+      message: `whether "${spec.detailType}" concerns this cluster is not known: ${describeFailure(failure)}`,
+    }
+  }
+  const users = reservedCapacityUsers(pools.value, classes.value)
+  if (users.length > 0)
+    return { ...finding, message: `${finding.message} (capacity reservations used by ${users.join(', ')})` }
+  return {
+    status: 'pass',
+    subject: finding.subject,
+    message: `no rule for "${spec.detailType}" is needed: no NodePool allows karpenter.sh/capacity-type reserved and no EC2NodeClass selects capacity reservations`,
+    code: 'rule-not-needed',
+  }
 }
 
 function ruleFinding(
@@ -258,7 +300,7 @@ function missingRule(
   partial: ReadFailure[],
 ): Finding {
   const region = facts.meta.region
-  const reference = referenceRules(facts.meta.clusterName).find((r) => r.key === spec.key)
+  const reference = installRules(facts.meta.clusterName).find((r) => r.key === spec.key)
   const ruleName = reference?.name ?? `Karpenter-${facts.meta.clusterName}-${spec.key}`.slice(0, 64)
   const pattern = JSON.stringify({ source: [spec.source], 'detail-type': [spec.detailType] })
   const unsearched =

@@ -23,7 +23,12 @@ import {
   shellQuote,
   skip,
 } from './lib/facts.js'
-import { withMappingAlternative } from './lib/node-access.js'
+import {
+  awsAuthUsernameCommands,
+  NODE_GROUPS,
+  NODE_USERNAME,
+  withMappingAlternative,
+} from './lib/node-access.js'
 import { inStack, ownership } from './lib/owners.js'
 import {
   AWS_NODE_NAMESPACE,
@@ -35,8 +40,6 @@ import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
 import type { Check, Finding, Fix } from './types.js'
 
-const NODE_GROUPS = ['system:bootstrappers', 'system:nodes']
-const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
 const NODE_ENTRY_TYPES = ['EC2_LINUX', 'EC2_WINDOWS']
 const CNI_POLICY = 'AmazonEKS_CNI_Policy'
 
@@ -157,7 +160,7 @@ function checkRole(facts: Facts, roleName: string, classes: string[]): Finding[]
   const used = `used by EC2NodeClass ${classes.join(', ')}`
   const read = readOr(facts.iam.roles[roleName], findings, roleName, `IAM role ${roleName}`)
   if (read === undefined) return findings
-  if (read === null) return [missingRole(facts, roleName, used)]
+  if (read === null) return [nearMiss(facts, roleName, classes, used) ?? missingRole(facts, roleName, used)]
   const role = read.role
   findings.push(trustFinding(role, used))
   findings.push(...policyFindings(facts, roleName, read.attached, used))
@@ -174,6 +177,60 @@ const ec2Trust = (existing: PolicyDocument['Statement'] = []): PolicyDocument =>
 })
 
 const managedArn = (facts: Facts, name: string) => `arn:${partitionOf(facts)}:iam::aws:policy/${name}`
+
+/**
+ * The roles this cluster lets nodes in with: EC2_LINUX/WINDOWS access entries and aws-auth entries
+ * with the node groups, by role name (only this account's).
+ */
+function nodeAccessRoles(facts: Facts): string[] {
+  const account = facts.meta.accountId
+  const mine = (arn: string) => !account || arn.split(':')[4] === account
+  const entries = facts.eks.accessEntries.ok ? facts.eks.accessEntries.value : []
+  const mappings = facts.kube.awsAuth.ok ? (facts.kube.awsAuth.value ?? []) : []
+  return [
+    ...new Set([
+      ...entries
+        .filter((e) => NODE_ENTRY_TYPES.includes(e.type ?? '') && mine(e.principalArn))
+        .map((e) => roleNameFromArn(e.principalArn)),
+      ...mappings
+        .filter((m) => NODE_GROUPS.every((g) => m.groups.includes(g)) && mine(m.rolearn))
+        .map((m) => roleNameFromArn(m.rolearn)),
+    ]),
+  ]
+}
+
+/**
+ * A node role that does not exist, where exactly one role with node access to this cluster has its
+ * name as a prefix (`Karpenter-demo` for terraform-aws-eks's `Karpenter-demo-<suffix>`) or differs
+ * only in case: that is the role meant. The EC2NodeClass is fixed to name it; no second role (without
+ * cluster access) is created, and no PassRole is granted on a role that does not exist.
+ */
+function nearMiss(facts: Facts, roleName: string, classes: string[], used: string): Finding | null {
+  const want = roleName.toLowerCase()
+  const near = nodeAccessRoles(facts).filter((n) => {
+    const have = n.toLowerCase()
+    return (
+      have !== want &&
+      (have.startsWith(`${want}-`) || have === want || have.replace(/-/g, '') === want.replace(/-/g, ''))
+    )
+  })
+  if (near.length !== 1) return null
+  const meant = near[0]!
+  return {
+    status: 'fail',
+    subject: roleName,
+    message: `node role ${roleName} (${used}) does not exist; ${meant} has node access to this cluster: the EC2NodeClass should name it`,
+    code: 'role-misnamed',
+    evidence: { role: roleName, meant, nodeClasses: classes },
+    fix: {
+      summary: `set spec.role of EC2NodeClass ${classes.join(', ')} to ${meant} (no new role: ${meant} already has cluster access)`,
+      commands: classes.map(
+        (nc) =>
+          `kubectl patch ec2nodeclass ${shellQuote(nc)} --type merge -p ${shellQuote(JSON.stringify({ spec: { role: meant } }))}`,
+      ),
+    },
+  }
+}
 
 function missingRole(facts: Facts, roleName: string, used: string): Finding {
   const required = [...NODE_MANAGED_POLICIES, NODE_ECR_POLICIES[0], ...NODE_ADVISED_POLICIES]
@@ -429,30 +486,18 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
   if (awsAuthHonoured) {
     const awsAuth = facts.kube.awsAuth
     if (!awsAuth.ok) awsAuthUnreadable = awsAuth.error
-    else mapping = (awsAuth.value ?? []).find((m) => sameRole(m.rolearn, role))
-    if (mapping) {
-      const missingGroups = NODE_GROUPS.filter((g) => !mapping?.groups.includes(g))
-      if (missingGroups.length === 0) {
-        return [
-          {
-            status: 'pass',
-            subject: role.arn,
-            message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})`,
-          },
-        ]
-      }
-      if (!entriesUnreadable) {
-        return [
-          {
-            status: 'fail',
-            subject: role.arn,
-            message: `aws-auth maps node role ${role.name} without group${missingGroups.length > 1 ? 's' : ''} ${missingGroups.join(', ')}: its nodes cannot register`,
-            evidence: { mapping },
-            fix: awsAuthFix(facts, role),
-          },
-        ]
-      }
+    const mappings = awsAuth.ok ? (awsAuth.value ?? []).filter((m) => sameRole(m.rolearn, role)) : []
+    if (mappings.some((m) => mappingProblems(m).length === 0)) {
+      return [
+        {
+          status: 'pass',
+          subject: role.arn,
+          message: `aws-auth maps ${role.name} to ${NODE_GROUPS.join(' + ')} (mode ${mode})`,
+        },
+      ]
     }
+    mapping = mappings[0]
+    if (mapping && !entriesUnreadable) return [mappingFinding(facts, role, mapping)]
   }
 
   const unreadable = [entriesUnreadable, awsAuthUnreadable].filter((f): f is ReadFailure => f !== undefined)
@@ -476,6 +521,53 @@ function accessFindings(facts: Facts, role: IamRole, used: string): Finding[] {
       fix: entriesHonoured ? accessEntryFix(facts, role) : awsAuthFix(facts, role),
     },
   ]
+}
+
+/**
+ * What keeps nodes of an aws-auth entry out: a missing group; the role's IAM path in rolearn (the
+ * authenticator matches path-less ARNs only: kubernetes-sigs/aws-iam-authenticator#153,
+ * terraform-aws-eks#893, #2221); a username other than the node one (the Node authorizer admits only
+ * `system:node:<name>`: aws/karpenter-provider-aws#7508).
+ */
+function mappingProblems(m: AwsAuthMapping): string[] {
+  const missingGroups = NODE_GROUPS.filter((g) => !m.groups.includes(g))
+  return [
+    ...(missingGroups.length > 0
+      ? [`without group${missingGroups.length > 1 ? 's' : ''} ${missingGroups.join(', ')}`]
+      : []),
+    ...(hasPath(m.rolearn)
+      ? [`with the role's path in rolearn (${m.rolearn}), which the authenticator never matches`]
+      : []),
+    ...(wrongUsername(m) ? [`with username ${m.username} instead of ${NODE_USERNAME}`] : []),
+  ]
+}
+
+/** A username other than the node one; none written is left to the authenticator's default. */
+const wrongUsername = (m: AwsAuthMapping) => m.username !== undefined && m.username !== NODE_USERNAME
+
+/** `…:role/karpenter/Name`: anything between `role/` and the name is an IAM path. */
+const hasPath = (arn: string) => arn.slice(arn.indexOf(':role/') + ':role/'.length).includes('/')
+
+function mappingFinding(facts: Facts, role: IamRole, mapping: AwsAuthMapping): Finding {
+  const problems = mappingProblems(mapping)
+  // A path-less entry is added (the path one matches nothing, so it is harmless); a wrong username is
+  // corrected in place (a second entry for the same ARN would leave which one wins to the authenticator).
+  const fix = hasPath(mapping.rolearn)
+    ? awsAuthFix(facts, role)
+    : wrongUsername(mapping) && NODE_GROUPS.every((g) => mapping.groups.includes(g))
+      ? {
+          summary: `set the username of the aws-auth entry for ${role.name} to ${NODE_USERNAME}`,
+          commands: awsAuthUsernameCommands(mapping.rolearn),
+        }
+      : awsAuthFix(facts, role)
+  return {
+    status: 'fail',
+    subject: role.arn,
+    message: `aws-auth maps node role ${role.name} ${problems.join(' and ')}: its nodes cannot register`,
+    code: 'aws-auth-mapping',
+    evidence: { mapping },
+    fix,
+  }
 }
 
 const pathlessArn = (role: IamRole) =>

@@ -12,7 +12,7 @@ export const nodeclassReady: Check = {
     title: 'EC2NodeClasses are Ready and every NodePool references one',
     category: 'cluster',
     severity: 'error',
-    docs: 'Every EC2NodeClass reports Ready=True (its subnets, security groups, AMIs and instance profile resolved); every NodePool references an existing EC2NodeClass (group karpenter.k8s.aws) and is Ready; without a NodePool Karpenter launches nothing.',
+    docs: 'Every EC2NodeClass reports Ready=True (its subnets, security groups, AMIs and instance profile resolved); every NodePool references an existing EC2NodeClass (group karpenter.k8s.aws), is Ready and has limits that allow a node (a `cpu: 0` freeze); without a NodePool Karpenter launches nothing.',
   },
   run(facts) {
     const release = need(facts.kube.release)
@@ -31,9 +31,46 @@ export const nodeclassReady: Check = {
     return [
       ...nodeClasses.map((nc) => judgeNodeClass(facts, nc)),
       ...nodePools.flatMap((np) => judgeNodePool(facts, np, nodeClasses)),
+      ...limitFindings(nodePools),
       ...(nodePools.length === 0 ? [noNodePools(facts, nodeClasses)] : []),
     ]
   },
+}
+
+/** Resources every node has: a limit of 0 on one of them lets the NodePool launch no node at all. */
+const NODE_RESOURCES = ['cpu', 'memory', 'pods', 'nodes', 'ephemeral-storage']
+/** `0`, `0m`, `0Gi`, `0.0`, `0e3`: a quantity that is zero whatever its unit. */
+const isZero = (q: unknown) => /^\+?(0+(\.0*)?|\.0+)([eE][+-]?\d+)?[a-zA-Z]{0,2}$/.test(String(q).trim())
+
+/**
+ * NodePools whose spec.limits allow nothing (`cpu: 0`: a freeze never lifted). A zero limit on a
+ * resource not every node has (`nvidia.com/gpu: 0`) only keeps those nodes out, and is not one. One
+ * frozen pool beside others that can launch is a warning (freezing is a way to drain); when every
+ * NodePool is frozen, Karpenter launches nothing.
+ */
+function limitFindings(nodePools: NodePool[]): Finding[] {
+  const zeroOf = (np: NodePool) =>
+    Object.entries(np.spec.limits ?? {}).filter(([k, v]) => NODE_RESOURCES.includes(k) && isZero(v))
+  const frozen = nodePools.filter((np) => zeroOf(np).length > 0)
+  const all = frozen.length === nodePools.length
+  return frozen.map((np) => {
+    const name = np.metadata.name
+    const zero = zeroOf(np)
+    const unset = Object.fromEntries(zero.map(([k]) => [k, null]))
+    return {
+      status: all ? 'fail' : 'warn',
+      subject: `nodepool/${name}`,
+      message: `NodePool ${name} limits ${zero.map(([k, v]) => `${k} to ${String(v)}`).join(' and ')} (spec.limits): Karpenter launches no node from it${all ? ', and no other NodePool can launch one' : ''}`,
+      code: 'limits-allow-nothing',
+      evidence: { limits: np.spec.limits },
+      fix: {
+        summary: `lift the limit (or set the capacity NodePool ${name} may grow to)`,
+        commands: [
+          `kubectl patch nodepool ${name} --type merge -p ${shellQuote(JSON.stringify({ spec: { limits: unset } }))}`,
+        ],
+      },
+    }
+  })
 }
 
 const ready = (conditions: Condition[] | undefined) => conditions?.find((c) => c.type === 'Ready')

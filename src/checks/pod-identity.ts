@@ -1,5 +1,5 @@
 import type { Facts, PodIdentityAssociation, PolicyDocument } from '../facts/types.js'
-import { need, needRelease, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import { need, needRelease, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
 import { controllerDeploymentName } from './lib/install.js'
 import { missingServiceTrust } from './lib/policy.js'
 import { readOr } from './lib/read.js'
@@ -60,11 +60,20 @@ export const podIdentity: Check = {
   },
 }
 
-function controllerRoleArn(facts: Facts): string {
-  const name = facts.iam.controllerRoleName ?? `KarpenterControllerRole-${facts.meta.clusterName}`
-  const read = facts.iam.roles[name]
-  if (read?.ok && read.value) return read.value.role.arn
-  return `arn:${partitionOf(facts)}:iam::${facts.meta.accountId ?? '<account-id>'}:role/${name}`
+/**
+ * The role the association should name, only where it is proven: the controller role discovered and
+ * read, else the one role of the near-miss associations (EKS checked it when it made them). Never a
+ * role named by karpctl's convention: on another tool's install that role does not exist.
+ */
+function provenRole(facts: Facts, near: PodIdentityAssociation[]): { arn: string; source: string } | null {
+  const name = facts.iam.controllerRoleName
+  const read = name ? facts.iam.roles[name] : undefined
+  if (read?.ok && read.value) return { arn: read.value.role.arn, source: `controller role ${name}` }
+  const roles = [...new Set(near.flatMap((a) => (a.roleArn ? [a.roleArn] : [])))]
+  const only = roles.length === 1 ? roles[0]! : undefined
+  if (!only) return null
+  const from = near.filter((a) => a.roleArn === only).map((a) => a.associationId)
+  return { arn: only, source: `the role of association ${from.join(', ')}` }
 }
 
 function missingAssociation(
@@ -74,13 +83,17 @@ function missingAssociation(
   associations: PodIdentityAssociation[],
 ): Finding {
   const { clusterName, region } = facts.meta
-  const roleArn = controllerRoleArn(facts)
+  const named = facts.iam.controllerRoleName
   const identityless = facts.iam.controllerIdentity === 'none'
   // An association made for another namespace or service account (a chart installed elsewhere than
   // the association says) is the likely cause: name it and what it is for.
   const near = associations.filter(
-    (a) => a.roleArn === roleArn || a.serviceAccount === sa.name || a.namespace === sa.namespace,
+    (a) =>
+      (named && a.roleArn && roleNameFromArn(a.roleArn) === named) ||
+      a.serviceAccount === sa.name ||
+      a.namespace === sa.namespace,
   )
+  const role = provenRole(facts, near)
   const nearText = near.length
     ? `; ${near
         .map(
@@ -101,14 +114,20 @@ function missingAssociation(
       associations: associations.map(
         (a) => `${a.namespace}/${a.serviceAccount} → ${a.roleArn ?? a.associationId}`,
       ),
+      ...(role ? { roleArn: role.arn } : {}),
     },
-    fix: {
-      summary: `associate ${subject} with the controller role, then restart the controller so it picks up the credentials`,
-      commands: [
-        `aws eks create-pod-identity-association --cluster-name ${clusterName} --namespace ${sa.namespace} --service-account ${sa.name} --role-arn ${roleArn} --region ${region}`,
-        `kubectl -n ${sa.namespace} rollout restart deployment ${controllerDeploymentName(facts)}`,
-      ],
-    },
+    fix: role
+      ? {
+          summary: `associate ${subject} with ${roleNameFromArn(role.arn)} (${role.source}), then restart the controller so it picks up the credentials`,
+          commands: [
+            `aws eks create-pod-identity-association --cluster-name ${clusterName} --namespace ${sa.namespace} --service-account ${sa.name} --role-arn ${role.arn} --region ${region}`,
+            `kubectl -n ${sa.namespace} rollout restart deployment ${controllerDeploymentName(facts)}`,
+          ],
+        }
+      : {
+          summary: `no controller role is known (none discovered, no association names one): associate ${subject} with the controller role (aws eks create-pod-identity-association --role-arn …), or install it with karpctl install`,
+          commands: [],
+        },
   }
 }
 

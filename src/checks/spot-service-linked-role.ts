@@ -1,30 +1,10 @@
 import type { NodePool } from '../facts/types.js'
+import { allowsCapacityType, CAPACITY_TYPE } from './lib/capacity.js'
 import { need, skip } from './lib/facts.js'
 import type { Check } from './types.js'
 
-const CAPACITY_TYPE = 'karpenter.sh/capacity-type'
-
-/**
- * Whether a NodePool may launch spot. Requirements on one key are ANDed; with none on capacity-type
- * Karpenter launches on-demand only, so spot must be asked for explicitly.
- */
-export function allowsSpot(pool: NodePool): boolean {
-  const reqs = (pool.spec.template.spec.requirements ?? []).filter((r) => r.key === CAPACITY_TYPE)
-  if (reqs.length === 0) return false
-  return reqs.every((r) => {
-    const values = r.values ?? []
-    switch (r.operator) {
-      case 'In':
-        return values.includes('spot')
-      case 'NotIn':
-        return !values.includes('spot')
-      case 'Exists':
-        return true
-      default:
-        return false
-    }
-  })
-}
+/** Whether a NodePool may launch spot (see allowsCapacityType: spot must be asked for explicitly). */
+export const allowsSpot = (pool: NodePool): boolean => allowsCapacityType(pool, 'spot')
 
 export const spotServiceLinkedRole: Check = {
   meta: {

@@ -257,3 +257,22 @@ async function ruleFacts(aws: Aws, name: string, listed: eb.Rule | undefined): P
     targets: list,
   }
 }
+
+/**
+ * The SQS queues of this account and region that enabled interruption rules deliver to, other than
+ * `named` (at most `limit`, first found first): where a misnamed setting's queue may really be.
+ */
+export function deliveredQueueNames(
+  rules: EventRule[],
+  named: string | undefined,
+  queueArnPrefix: string,
+  limit = 3,
+): string[] {
+  const names = rules
+    .filter((r) => r.state === 'ENABLED' && matchesInterruptionEvent(r.eventPattern))
+    .flatMap((r) => r.targetArns)
+    .filter((arn) => arn.startsWith(queueArnPrefix))
+    .map((arn) => arn.slice(queueArnPrefix.length))
+    .filter((name) => name !== named && /^[A-Za-z0-9_-]{1,80}$/.test(name))
+  return [...new Set(names)].slice(0, limit)
+}

@@ -7,7 +7,13 @@ import { answerOf, EnvironmentError, KarpctlError } from '../errors.js'
 import { awsNodeIdentity } from './aws-node.js'
 import * as eksReads from './collect-eks.js'
 import * as iamReads from './collect-iam.js'
-import { interruptionQueueOf, interruptionRules, queue, type RuleSearch } from './collect-interruption.js'
+import {
+  deliveredQueueNames,
+  interruptionQueueOf,
+  interruptionRules,
+  queue,
+  type RuleSearch,
+} from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
 import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
@@ -245,6 +251,17 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const rulesP: Promise<RuleSearch> = queueRef?.arn
     ? interruptionRules(aws, queueRef.arn)
     : Promise.resolve({ rules: okRead([]) })
+  // The named queue does not exist: the queues the interruption rules deliver to may be the one meant.
+  const deliveredP = Promise.all([queueP, rulesP]).then(async ([found, r]) => {
+    if (!qName || !found.ok || found.value || !r.rules.ok || !who.accountId) return undefined
+    const prefix = `arn:${who.partition}:sqs:${ctx.options.region}:${who.accountId}:`
+    const names = deliveredQueueNames(r.rules.value, qName, prefix)
+    if (names.length === 0) return undefined
+    const reads = await Promise.all(
+      names.map(async (n) => [n, await read(`sqs:GetQueueUrl ${n}`, () => queue(aws, n))] as const),
+    )
+    return Object.fromEntries(reads)
+  })
 
   // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
   // each id is asked as soon as it is known, from the same memoized reads (ownedIds says which).
@@ -351,7 +368,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       passRole,
     },
     ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
-    sqs: { queue: q },
+    sqs: { queue: q, ...((await deliveredP) ? { deliveredTo: await deliveredP } : {}) },
     kms: { keys },
     cloudformation,
     events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },

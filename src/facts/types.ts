@@ -329,6 +329,8 @@ export interface EC2NodeClass {
     subnetSelectorTerms: SelectorTerm[]
     securityGroupSelectorTerms: SelectorTerm[]
     amiSelectorTerms?: SelectorTerm[]
+    /** On-demand capacity reservations the NodeClass may launch into (Karpenter 1.3+). */
+    capacityReservationSelectorTerms?: SelectorTerm[]
     amiFamily?: string
     /** `RAID0`: the instance store is the node's ephemeral storage (what `why` sizes it by). */
     instanceStorePolicy?: string
@@ -533,6 +535,12 @@ export interface Facts {
   }
   sqs: {
     queue: Read<QueueFacts | null>
+    /**
+     * When the queue the setting names does not exist: the queues of this account and region that the
+     * interruption rules deliver to, keyed by name (the queue meant by a misnamed setting, e.g. `demo`
+     * where terraform-aws-eks made `Karpenter-demo`). Absent otherwise and in older snapshots.
+     */
+    deliveredTo?: Record<string, Read<QueueFacts | null>>
   }
   /** Absent in snapshots saved before karpctl read KMS keys. */
   kms?: {

@@ -4,6 +4,7 @@ import { podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { controllerServiceAccount } from '../checks/lib/trust.js'
 import { ownershipTags } from '../spec/install.js'
 import { valueTypeEdits } from './helm-values.js'
+import type { Finding } from '../checks/types.js'
 import { Builder, arn, group, release, controllerDeployment } from './builder.js'
 
 /** Toleration, annotation and label values that are not strings: set as strings in the one Helm repair. */
@@ -39,11 +40,12 @@ export const stsAnnotation: Builder = (facts, failing, check, opts) => {
 }
 /** No association for the controller's ServiceAccount: one, to the controller role, then a restart. */
 export const podIdentity: Builder = (facts, failing, check) => {
-  const name = facts.iam.controllerRoleName
-  const role = name ? facts.iam.roles[name] : undefined
   const r = release(facts)
-  const missing = failing.filter((f) => f.code === 'no-association')
-  if (!r || !role?.ok || !role.value || missing.length === 0) return { resources: [], manual: failing }
+  // The role the finding proved (the controller role read, or the near-miss association's): never a guess.
+  const roleOf = (f: Finding) => (f.evidence as { roleArn?: unknown } | undefined)?.roleArn
+  const missing = failing.filter((f) => f.code === 'no-association' && typeof roleOf(f) === 'string')
+  if (!r || missing.length === 0) return { resources: [], manual: failing }
+  const roleArn = roleOf(missing[0]!) as string
   const sa = controllerServiceAccount(facts, r)
   const tags = ownershipTags(facts.meta.clusterName)
   return {
@@ -54,7 +56,7 @@ export const podIdentity: Builder = (facts, failing, check) => {
           clusterArn: arn(facts, 'eks', `cluster/${facts.meta.clusterName}`),
           namespace: sa.namespace,
           serviceAccount: sa.name,
-          roleArn: role.value.role.arn,
+          roleArn,
           tags,
           ownership: tags,
           adopt: false,

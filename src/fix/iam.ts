@@ -1,7 +1,7 @@
 // Repairs of the controller's and the nodes' IAM: PassRole, the IRSA trust, missing reference
 // statements, node-role policies and cluster access, the spot service-linked role.
 import type { Finding } from '../checks/types.js'
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { Facts, PolicyDocument, PolicyStatement } from '../facts/types.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { accessEntry } from '../plan/resources/eks-access.js'
 import { inlinePolicy } from '../plan/resources/inline-policy.js'
@@ -32,9 +32,24 @@ export const passRole: Builder = (facts, failing, check) => {
       ?.decision
     return d !== undefined && d !== 'allowed'
   }
-  const grantable = failing.filter((f) => f.subject?.startsWith('arn:') && !boundaryDenies(f))
+  // PassRole only on a role proven to exist: a misnamed one is the EC2NodeClass's to fix (node-role).
+  const exists = (f: Facts, subject: string) => {
+    const read = f.iam.roles[subject.slice(subject.lastIndexOf('/') + 1)]
+    return read?.ok === true && read.value !== null
+  }
+  const grantable = failing.filter(
+    (f) => f.subject?.startsWith('arn:') && !boundaryDenies(f) && exists(facts, f.subject),
+  )
+  const why = new Map<Finding, string>()
+  for (const f of failing)
+    if (f.subject?.startsWith('arn:') && !exists(facts, f.subject))
+      why.set(
+        f,
+        `role ${f.subject} is not proven to exist: fix the EC2NodeClass or create the role first (see node-role)`,
+      )
   const roles = grantable.map((f) => f.subject as string)
-  if (!controller || roles.length === 0) return { resources: [], manual: failing }
+  if (!controller || roles.length === 0)
+    return { resources: [], manual: failing, ...(why.size ? { why } : {}) }
   return {
     resources: [
       inlinePolicy({
@@ -49,6 +64,7 @@ export const passRole: Builder = (facts, failing, check) => {
       }),
     ].map((r) => ({ ...r, group: group(check) })),
     manual: failing.filter((f) => !grantable.includes(f)),
+    ...(why.size ? { why } : {}),
   }
 }
 /** The IRSA statement narrowed to the running service account: exact :sub and :aud, StringEquals. */

@@ -117,7 +117,7 @@ export const queueFix: Builder = (facts, failing, check) => {
       e.source &&
       e.source !== 'INTERRUPTION_QUEUE' &&
       !e.elsewhere &&
-      f.code === 'queue-reference'
+      (f.code === 'queue-reference' || f.code === 'queue-misnamed')
     ) {
       values.push({ path: parseHelmPath(e.source), value: e.queueName, finding: f })
     } else manual.push(f)

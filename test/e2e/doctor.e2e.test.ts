@@ -598,10 +598,11 @@ describe(
       assertNoFailure(await doctor(bed))
     })
 
-    test('the five rules sending to an old queue: each named with that queue, re-targeted in place by the printed put-targets/remove-targets, no rule added', async () => {
+    test('the rules sending to an old queue (the capacity-reservation one is not needed here: no reservation in use, issue 35): each named with that queue, re-targeted in place by the printed put-targets/remove-targets, no rule added', async () => {
+      const needed = seed.ruleNames.filter((n) => !/CapacityReservation/.test(n))
       const old = await aws.sqs.send(new CreateQueueCommand({ QueueName: `${CLUSTER_NAME}-old` }))
       const oldArn = `arn:aws:sqs:${REGION}:${seed.accountId}:${CLUSTER_NAME}-old`
-      for (const rule of seed.ruleNames) {
+      for (const rule of needed) {
         await aws.events.send(
           new PutTargetsCommand({ Rule: rule, Targets: [{ Id: 'OldQueue', Arn: oldArn }] }),
         )
@@ -614,10 +615,10 @@ describe(
       const c = check(run, 'interruption-rules')
       assert.equal(c.status, 'fail', summary(run))
       const fails = failing(c)
-      assert.equal(fails.length, seed.ruleNames.length, summary(run))
+      assert.equal(fails.length, needed.length, summary(run))
       for (const f of fails) {
         const rule = String(f.evidence?.rule)
-        assert.ok(seed.ruleNames.includes(rule), rule)
+        assert.ok(needed.includes(rule), rule)
         assert.match(
           f.message,
           new RegExp(`sends to queue ${CLUSTER_NAME}-old \\(${oldArn}\\), not to the interruption queue`),
@@ -632,7 +633,7 @@ describe(
         rulesBefore,
         'no rule added',
       )
-      for (const rule of seed.ruleNames) {
+      for (const rule of needed) {
         const targets = (await aws.events.send(new ListTargetsByRuleCommand({ Rule: rule }))).Targets ?? []
         assert.deepEqual(
           targets.map((t) => t.Arn),

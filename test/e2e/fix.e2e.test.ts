@@ -453,10 +453,11 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     assert.ok(tags.Tags?.['karpctl.io/repaired-policy-statements'])
   })
 
-  test('the five rules sending to an old queue: re-targeted in place, the old target removed, no rule added', async (t) => {
+  test('the rules sending to an old queue (the capacity-reservation one is not needed here: no reservation in use, issue 35): re-targeted in place, the old target removed, no rule added', async (t) => {
+    const needed = seed.ruleNames.filter((n) => !/CapacityReservation/.test(n))
     await aws.sqs.send(new CreateQueueCommand({ QueueName: `${CLUSTER_NAME}-old` }))
     const oldArn = `arn:aws:sqs:${REGION}:${seed.accountId}:${CLUSTER_NAME}-old`
-    for (const rule of seed.ruleNames) {
+    for (const rule of needed) {
       await aws.events.send(new PutTargetsCommand({ Rule: rule, Targets: [{ Id: 'OldQueue', Arn: oldArn }] }))
       await aws.events.send(
         new RemoveTargetsCommand({ Rule: rule, Ids: ['KarpenterInterruptionQueueTarget'] }),
@@ -466,7 +467,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     const rulesBefore = await count()
     await fixed(t, 'interruption-rules')
     assert.equal(await count(), rulesBefore, 'no rule added')
-    for (const rule of seed.ruleNames) {
+    for (const rule of needed) {
       const targets = (await aws.events.send(new ListTargetsByRuleCommand({ Rule: rule }))).Targets!
       assert.deepEqual(
         targets.map((x) => x.Arn),

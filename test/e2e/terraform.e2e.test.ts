@@ -8,7 +8,12 @@
 // `terraform destroy`.
 import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
-import { DescribeRuleCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
+import {
+  DeleteRuleCommand,
+  DescribeRuleCommand,
+  ListTargetsByRuleCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge'
 import { GetPolicyVersionCommand, GetRoleCommand, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam'
 import {
   awsClients,
@@ -276,6 +281,34 @@ describe(
       assert.deepEqual(after, before, diff.join('\n'))
       // What the real teardown printed of the module's queue: kept, as another tool's.
       assert.match(planNote(d.stdout, `SQS queue ${f.seed.queueName}`) ?? '', /terraform destroy/, shown(d))
+    })
+
+    // Issue 35, item 1: terraform-aws-eks's modules/karpenter makes four rules (`local.events`: health,
+    // spot, rebalance, state change); the capacity-reservation one only matters where a NodePool allows
+    // `reserved` or an EC2NodeClass selects reservations (aws/karpenter-provider-aws PR #9019).
+    test('the module’s four rules (no capacity-reservation rule, no reservation in use): doctor clean; --fix --yes makes no write', async (t) => {
+      const f = await terraformBed()
+      t.after(() => f.stop())
+      const fifth = f.seed.rules.find((r) => r.spec.name === 'CapacityReservation')!.ruleName
+      const aws = awsClients(f.bed)
+      await aws.events.send(new RemoveTargetsCommand({ Rule: fifth, Ids: [TERRAFORM_TARGET_ID] }))
+      await aws.events.send(new DeleteRuleCommand({ Name: fifth }))
+      const before = await fullInventory(f.bed, f.seed.net)
+      const r = await karpctlOn(f.bed, ['doctor', '--json'])
+      const report = parseJsonOut<DoctorJson>(r, 'doctor')
+      const lines = checkLines(report)
+      t.diagnostic(lines)
+      assert.equal(report.checks.find((c) => c.id === 'interruption-rules')?.status, 'pass', lines)
+      assert.deepEqual(
+        report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+        [],
+        lines,
+      )
+      assert.equal(r.code, 0, shown(r))
+      const fix = await karpctlOn(f.bed, ['doctor', '--fix', '--yes'])
+      t.diagnostic(shown(fix))
+      const after = await fullInventory(f.bed, f.seed.net)
+      assert.deepEqual(after, before, inventoryDiff(before, after).join('\n'))
     })
 
     test('tenant add acme, then teardown: the module’s role keeps only the one policy Terraform attached, the inventory as before', async (t) => {

@@ -317,6 +317,11 @@ export const nodeClass = (f: Facts): EC2NodeClass =>
 export const nodePool = (f: Facts): NodePool =>
   f.kube.nodePools.ok ? f.kube.nodePools.value[0]! : assert.fail('fixture')
 
+/** The default EC2NodeClass selects an on-demand capacity reservation (Karpenter 1.3+). */
+export const usesReservations = (f: Facts) => {
+  nodeClass(f).spec.capacityReservationSelectorTerms = [{ id: 'cr-0123456789abcdef0' }]
+}
+
 // ---- the controller on EKS Pod Identity instead of IRSA (pod-identity) ----
 
 /** A trust policy that lets the Pod Identity agent perform `actions`. */

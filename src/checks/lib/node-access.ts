@@ -67,10 +67,27 @@ export function awsAuthMappingCommands(roleArn: string): string[] {
     ...NODE_GROUPS.map((g) => `  - ${g}`),
   ]
   return [
-    `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > ${MAP_ROLES_FILE}`,
+    READ_MAP_ROLES,
     // The leading empty line ends the read text, which jsonpath prints without a final newline.
     `printf '%s\\n' '' ${entry.map(shellQuote).join(' ')} >> ${MAP_ROLES_FILE}`,
-    `kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=${MAP_ROLES_FILE} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -`,
+    APPLY_MAP_ROLES,
+  ]
+}
+
+const READ_MAP_ROLES = `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > ${MAP_ROLES_FILE}`
+const APPLY_MAP_ROLES = `kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=${MAP_ROLES_FILE} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -`
+
+/**
+ * The username of the aws-auth entry for `rolearn` (exactly as written) set to the node username, with
+ * kubectl and sed alone: from the entry's rolearn line to the next entry's, the username line is
+ * replaced (eksctl and terraform write groups, rolearn, username: the username follows the rolearn).
+ */
+export function awsAuthUsernameCommands(rolearn: string): string[] {
+  const escaped = rolearn.replace(/[/.*[\]^$]/g, '\\$&')
+  return [
+    READ_MAP_ROLES,
+    `sed -i ${shellQuote(`/rolearn: *${escaped} *$/,/rolearn:/ s|username: .*|username: ${NODE_USERNAME}|`)} ${MAP_ROLES_FILE}`,
+    APPLY_MAP_ROLES,
   ]
 }
 

@@ -3,7 +3,12 @@ import { test } from 'node:test'
 import { interruptionRules } from '../../../src/checks/interruption-rules.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { EventRule } from '../../../src/facts/types.js'
-import { editRules, isSpotRule as isSpot, OLD_QUEUE_ARN } from '../../helpers/check-fixtures.js'
+import {
+  editRules,
+  isSpotRule as isSpot,
+  OLD_QUEUE_ARN,
+  usesReservations,
+} from '../../helpers/check-fixtures.js'
 import { failed, healthyFacts, QUEUE_ARN } from '../../helpers/facts.js'
 
 test('healthy: the five rules are enabled and target the queue', () => {
@@ -126,7 +131,13 @@ const retarget = (arn: string, id = 'KarpenterInterruptionQueueTarget') =>
   editRules((rules) => rules.map((x) => ({ ...x, targetArns: [arn], targets: [{ id, arn }] })))
 
 test('the five rules all sending to an old queue: each is named with that queue, fixed in place by put-targets, no new rule', () => {
-  const r = runCheck(interruptionRules, healthyFacts(retarget(OLD_QUEUE_ARN)))
+  const r = runCheck(
+    interruptionRules,
+    healthyFacts((f) => {
+      retarget(OLD_QUEUE_ARN)(f)
+      usesReservations(f)
+    }),
+  )
   assert.equal(r.status, 'fail')
   assert.equal(r.findings.length, 5)
   for (const f of r.findings) {

@@ -575,6 +575,7 @@ test('aws-auth maps the role without both groups: the exact fail, plural', () =>
       status: 'fail',
       subject: NODE_ROLE_ARN,
       message: `aws-auth maps node role ${NODE_ROLE} without groups system:bootstrappers, system:nodes: its nodes cannot register`,
+      code: 'aws-auth-mapping',
       evidence: { mapping: { rolearn: NODE_ROLE_ARN, groups: [] } },
       fix: AWS_AUTH_FIX,
     },

@@ -7,6 +7,7 @@ import { runChecks } from '../../../src/checks/run.js'
 import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
 import { fixSet } from '../../../src/fix/fixes.js'
 import { editedValues, valueTypeEdits } from '../../../src/fix/helm-values.js'
+import { usesReservations } from '../../helpers/check-fixtures.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,
@@ -209,6 +210,7 @@ test('rules that send to an old queue: repaired in place with its target id, the
           targets: [{ id: 'KarpenterInterruptionQueueTarget', arn: old }],
         })),
       )
+    usesReservations(f) // the fifth rule is judged only where reservations are used
   })
   const fs = plan(facts)
   const repairs = fs.resources.filter((r) => r.address.startsWith('events-rule-repair.'))

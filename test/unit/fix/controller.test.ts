@@ -119,7 +119,7 @@ const podIdentityFacts = (mutate?: (x: Facts) => void) =>
   })
 
 test('podIdentity: one association of the live ServiceAccount to the controller role, then a restart', () => {
-  const missing = f('no-association')
+  const missing = f('no-association', { roleArn: CONTROLLER_ROLE_ARN })
   const other = f('wrong-role')
   const built = podIdentity(podIdentityFacts(), [missing, other], 'pod-identity', {})
   assert.deepEqual(built.manual, [other])
@@ -162,7 +162,17 @@ test('podIdentity: one association of the live ServiceAccount to the controller 
   assert.equal(mine.blocked, undefined)
 })
 
-test('podIdentity: no controller role, role not read, no release, or no missing association: all manual', () => {
+test("podIdentity: the role the finding proved (a near-miss association's), though no controller role was discovered (issue 35, item 4)", () => {
+  const nearRole = `arn:aws:iam::${ACCOUNT}:role/Karpenter-demo-20250101000000000000000001`
+  const facts = podIdentityFacts((x) => {
+    x.iam.controllerRoleName = null
+  })
+  const built = podIdentity(facts, [f('no-association', { roleArn: nearRole })], 'pod-identity', {})
+  assert.deepEqual(built.manual, [])
+  assert.equal((built.resources[0]!.desired as { roleArn: string }).roleArn, nearRole)
+})
+
+test('podIdentity: no role proven by the finding (no guess), or no release: all manual', () => {
   const missing = f('no-association')
   const none = { resources: [], manual: [missing] }
   const cases: ((x: Facts) => void)[] = [

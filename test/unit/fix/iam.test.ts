@@ -19,6 +19,7 @@ import {
   ISSUER,
   NODE_ROLE,
   NODE_ROLE_ARN,
+  nodeRole as nodeRoleFacts,
   OIDC_ARN,
   ok,
   REGION,
@@ -37,7 +38,10 @@ const doc = (...actions: string[]): PolicyDocument => ({
 
 test('passRole: one inline grant of every node role in use and each failing one; boundary denials and non-ARNs manual', () => {
   const other = `arn:aws:iam::${ACCOUNT}:role/Other`
-  const facts = healthyFacts(nodeClasses({ role: NODE_ROLE }))
+  const facts = healthyFacts((f) => {
+    nodeClasses({ role: NODE_ROLE })(f)
+    f.iam.roles.Other = ok(nodeRoleFacts('Other'))
+  })
   const failing = [
     fail({ subject: other }),
     fail({ subject: other, evidence: { permissionsBoundary: { decision: 'allowed' } } }),
@@ -71,6 +75,22 @@ test('passRole: one inline grant of every node role in use and each failing one;
     'sorted, each once',
   )
   assert.equal(r.verdict({ roleExists: true } as never).note, `recorded as the ${REPAIRED_INLINE} tag`)
+})
+
+test('passRole never grants a role that does not exist or could not be read (issue 35, item 6)', () => {
+  const missing = `arn:aws:iam::${ACCOUNT}:role/Karpenter-demo`
+  const facts = healthyFacts((f) => {
+    f.iam.roles['Karpenter-demo'] = ok(null)
+    f.iam.roles.Unread = failed('iam:GetRole Unread')
+  })
+  const failing = [fail({ subject: missing }), fail({ subject: `arn:aws:iam::${ACCOUNT}:role/Unread` })]
+  const built = passRole(facts, failing, 'passrole-node-role', {})
+  assert.deepEqual(built.resources, [])
+  assert.deepEqual(built.manual, failing)
+  assert.match(
+    built.why!.get(failing[0]!)!,
+    /is not proven to exist: fix the EC2NodeClass or create the role first/,
+  )
 })
 
 test('passRole: no controller role known, or nothing grantable: all manual, nothing planned', () => {
@@ -443,7 +463,8 @@ test('a controller role the facts do not hold, or a Deny on only some of the mis
 
 test('passRole: the granted roles are sorted, whatever order they were found in', () => {
   const first = `arn:aws:iam::${ACCOUNT}:role/A`
-  const [r] = passRole(healthyFacts(), [fail({ subject: first })], 'c', {}).resources
+  const facts = healthyFacts((f) => (f.iam.roles.A = ok(nodeRoleFacts('A'))))
+  const [r] = passRole(facts, [fail({ subject: first })], 'c', {}).resources
   assert.deepEqual((r!.documents!.KarpctlPassNodeRoles as PolicyDocument).Statement[0]!.Resource, [
     first,
     NODE_ROLE_ARN,
