@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { clip, EnvironmentError, KarpctlError, quote } from '../errors.js'
-import { redactText } from '../facts/redact.js'
+import { redactClip, redactText } from '../facts/redact.js'
 import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
 
@@ -114,7 +114,7 @@ export function helmMessage(stderr: string): string {
     .map((l) => l.trim())
     .filter(Boolean)
   const err = [...lines].reverse().find((l) => l.startsWith('Error:'))
-  return redactText((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '')).slice(0, 500)
+  return redactClip((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, ''), 500)
 }
 
 /**
