@@ -175,7 +175,7 @@ export async function takeLock(kube: KubeClient, o: LockOptions): Promise<HeldLo
     const cur = await kube.fresh<Lease>(path(o.namespace, LOCK_NAME))
     let mine: Lease | null = null
     try {
-      if (!cur) mine = await kube.write<Lease>('POST', path(o.namespace), leaseFor(o, id))
+      if (!cur) mine = await kube.write<Lease>('POST', path(o.namespace), leaseFor(o, id), undefined, true)
       else {
         const ends = expiresAt(cur)
         const now = o.now().getTime()
@@ -188,7 +188,13 @@ export async function takeLock(kube: KubeClient, o: LockOptions): Promise<HeldLo
           await o.sleep(POLL_MS)
           continue
         }
-        mine = await kube.write<Lease>('PUT', path(o.namespace, LOCK_NAME), leaseFor(o, id, cur))
+        mine = await kube.write<Lease>(
+          'PUT',
+          path(o.namespace, LOCK_NAME),
+          leaseFor(o, id, cur),
+          undefined,
+          true,
+        )
         if (ends !== null && ends > now)
           o.say(
             `took over the lock of ${who(holderOf(cur))}: that process is gone from this machine (killed)`,
@@ -225,7 +231,7 @@ function hold(kube: KubeClient, o: LockOptions, id: string, lease: Lease, waited
     // A renewal that fails is retried by the next; three in a row let the lock expire, as it must
     // when this run can no longer reach the cluster.
     renewing = kube
-      .write<Lease>('PUT', path(o.namespace, LOCK_NAME), renewed)
+      .write<Lease>('PUT', path(o.namespace, LOCK_NAME), renewed, undefined, true)
       .then((l) => (cur = l))
       .catch(() => {})
   }, RENEW_MS)
@@ -240,11 +246,17 @@ function hold(kube: KubeClient, o: LockOptions, id: string, lease: Lease, waited
       await renewing
       // Only the Lease this run holds (the resourceVersion it last wrote): never another's.
       await kube
-        .write('DELETE', path(o.namespace, LOCK_NAME), {
-          apiVersion: 'v1',
-          kind: 'DeleteOptions',
-          preconditions: { resourceVersion: cur.metadata.resourceVersion },
-        })
+        .write(
+          'DELETE',
+          path(o.namespace, LOCK_NAME),
+          {
+            apiVersion: 'v1',
+            kind: 'DeleteOptions',
+            preconditions: { resourceVersion: cur.metadata.resourceVersion },
+          },
+          undefined,
+          true,
+        )
         .catch(() => {})
     },
   }

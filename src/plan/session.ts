@@ -51,13 +51,18 @@ export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanO
     // The plan was read before the lock: after another run's, it is read again, and applied only if
     // it still says the same (the other run may have done, or undone, part of it).
     const current = lock?.waited ? await observedAgain(plan, env) : plan
+    // The other run made every change this one planned: nothing is left to do.
+    if (!current.steps.some(changing)) return { kind: 'nothing' }
     return await confirmAndApply(current, env, s, o)
   } finally {
     await lock?.release()
   }
 }
 
-/** The plan observed again with fresh reads; stops in one line when its verdicts changed. */
+/**
+ * The plan observed again with fresh reads; stops in one line when its verdicts changed (unless nothing
+ * is left to change: the other run did it all).
+ */
 async function observedAgain(plan: Plan, env: ApplyEnv): Promise<Plan> {
   env.forget?.()
   const again = await buildPlan(
@@ -68,7 +73,7 @@ async function observedAgain(plan: Plan, env: ApplyEnv): Promise<Plan> {
   const verdict = (st: Plan['steps'][number]) => JSON.stringify([st.verdict.action, st.verdict.changes])
   const before = new Map(plan.steps.map((st) => [st.resource.address, verdict(st)]))
   const moved = again.steps.filter((st) => before.get(st.resource.address) !== verdict(st))
-  if (moved.length)
+  if (moved.length && again.steps.some(changing))
     throw new InputError(
       `the cluster changed while this run waited for its lock: ${moved.length} step(s) plan differently now (${moved.map((st) => st.resource.address).join(', ')}); run the same command again to see the new plan`,
       'PLAN_STALE',

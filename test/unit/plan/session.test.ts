@@ -140,7 +140,16 @@ test("the cluster's lock: taken before the question with --wait-for-lock passed 
   assert.deepEqual(events.splice(0), ['take wait=false', 'asked', 'release'], 'declined: released')
 })
 
-test('after waiting for the lock the plan is read again: applied when it still holds, stopped in one line when it moved', async () => {
+test('after waiting for the lock the plan is read again: applied when it still holds, stopped in one line when it moved, nothing when the other run did it all', async () => {
+  {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls)
+    env.forget = () => {}
+    env.lock = async () => ({ waited: true, release: async () => {} })
+    for (const st of plan.steps) st.resource.observe = async () => ({ exists: true })
+    assert.deepEqual(await runPlan(plan, env, session({ yes: true }, calls), opts), { kind: 'nothing' })
+    assert.deepEqual(calls.applied, [])
+  }
   for (const moved of [false, true]) {
     const calls = newCalls()
     const { env, plan, opts } = await twoSteps(calls)
