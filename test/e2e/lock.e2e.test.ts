@@ -1,7 +1,7 @@
 // The cluster's lock on the real bed (issue 36.2): two installs at once on one cluster. The first
 // holds a Lease in kube-system while it applies; a second stops in one line naming it (exit 2); a third
 // with --wait-for-lock waits, reads its plan again and finds nothing left to do; the Lease is gone after.
-// A SIGKILLed install leaves its Lease: the re-run on this machine takes it over (its pid is gone) and
+// A SIGKILLed teardown leaves its Lease: the re-run on this machine takes it over (its pid is gone) and
 // converges, and no karpctl file is left in $TMPDIR (issue 36.3: helm reads its values on stdin).
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -71,7 +71,7 @@ function start(bed: Bed, args: string[], tmp: string): Running {
 }
 
 describe('the cluster lock on the bed', { timeout: 1_200_000 }, () => {
-  test("two installs at once: the second refuses in one line naming the first (exit 2), --wait-for-lock waits and finds nothing left; a SIGKILLed install's lock is taken over by the re-run, which converges; no karpctl file in $TMPDIR", async (t) => {
+  test("two installs at once: the second refuses in one line naming the first (exit 2), --wait-for-lock waits and finds nothing left; a SIGKILLed teardown's lock is taken over at once by the re-run, which converges; no karpctl file in $TMPDIR", async (t) => {
     const bed = await startBed()
     const seed = await seedBareCluster(bed)
     const stopController = playController(bed, seed.net)
