@@ -12,6 +12,14 @@ const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 /** The overall bound of a run whose command has no `--timeout` of its own (doctor, tenant list). */
 export const DEFAULT_RUN_TIMEOUT_S = 300
 
+/** Every changing command's --wait-for-lock (the cluster's lock: src/plan/lock.ts). */
+export const waitForLockFlag = (helpGroup: string) =>
+  Flags.boolean({
+    summary:
+      "When another karpctl run holds the cluster's lock, wait for it to finish instead of stopping (exit 2).",
+    helpGroup,
+  })
+
 /** What oclif's parser throws (unknown flag, bad option, missing value): a usage error. */
 interface ParseError extends Error {
   parse?: unknown

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { Flags, ux } from '@oclif/core'
-import { BaseCommand } from '../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../base-command.js'
 import { ExitCode, InputError, KarpctlError, oneLine } from '../errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
@@ -92,6 +92,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     }),
     yes: Flags.boolean({ char: 'y', summary: 'With --fix: apply without asking.', helpGroup: 'FIX' }),
     'dry-run': Flags.boolean({ summary: 'With --fix: print the plan and change nothing.', helpGroup: 'FIX' }),
+    'wait-for-lock': waitForLockFlag('FIX'),
     'chart-dir': Flags.string({
       summary:
         'With --fix: a folder holding the karpenter/ chart of the installed version, for repairs made through Helm (default: oci://public.ecr.aws/karpenter).',
@@ -218,6 +219,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       chartDir,
       yes: flags.yes,
       dryRun: flags['dry-run'],
+      waitForLock: flags['wait-for-lock'],
       prompter,
       color: useColor(process.stdout),
       say,

@@ -1,5 +1,5 @@
 import { Flags, ux } from '@oclif/core'
-import { BaseCommand } from '../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../base-command.js'
 import { TIMEOUT_BOUNDS, validateCpuLimit } from '../spec/flags.js'
 import { ExitCode } from '../errors.js'
 
@@ -126,6 +126,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
       helpGroup: 'APPLY',
     }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'wait-for-lock': waitForLockFlag('APPLY'),
     'show-policies': Flags.boolean({
       summary: 'Print the IAM documents, the Helm values (redacted) and the Kubernetes objects of the plan.',
       helpGroup: 'APPLY',
@@ -217,6 +218,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
           prompter,
           yes: flags.yes,
           dryRun: flags['dry-run'],
+          waitForLock: flags['wait-for-lock'],
           color: useColor(process.stderr),
           say,
           progress,

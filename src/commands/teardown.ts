@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { BaseCommand } from '../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../base-command.js'
 import { TIMEOUT_BOUNDS } from '../spec/flags.js'
 import { InputError } from '../errors.js'
 
@@ -43,6 +43,7 @@ The spot service-linked role is account-wide and always kept. A teardown that st
       helpGroup: 'APPLY',
     }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'wait-for-lock': waitForLockFlag('APPLY'),
   }
 
   async run(): Promise<unknown> {
@@ -94,6 +95,7 @@ The spot service-linked role is account-wide and always kept. A teardown that st
           prompter,
           yes: flags.confirm === cluster,
           dryRun: flags['dry-run'],
+          waitForLock: flags['wait-for-lock'],
           color: useColor(process.stderr),
           say,
           progress,

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { BaseCommand } from '../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../base-command.js'
 import { TIMEOUT_BOUNDS } from '../spec/flags.js'
 import { ExitCode, InputError } from '../errors.js'
 
@@ -44,6 +44,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
     }),
     yes: Flags.boolean({ char: 'y', summary: 'Apply without asking.', helpGroup: 'APPLY' }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'wait-for-lock': waitForLockFlag('APPLY'),
     'show-policies': Flags.boolean({
       summary: 'Print the IAM documents and the Helm values (redacted) of the plan.',
       helpGroup: 'APPLY',
@@ -125,6 +126,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
           prompter,
           yes: flags.yes,
           dryRun: flags['dry-run'],
+          waitForLock: flags['wait-for-lock'],
           color: useColor(process.stderr),
           say,
           progress,

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { clip, EnvironmentError, KarpctlError, quote } from '../errors.js'
-import { redactText } from '../facts/redact.js'
+import { redactClip, redactText } from '../facts/redact.js'
 import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
 
@@ -13,7 +13,11 @@ export interface HelmUpgrade {
   chart: string
   version?: string
   namespace: string
-  valuesFiles: string[]
+  /**
+   * The values as YAML, given to helm on its standard input (`--values -`): no values file ever exists,
+   * so a kill at any point leaves the release's values (secrets included) nowhere on disk.
+   */
+  values: string
   labels: Record<string, string>
   timeoutSeconds?: number
 }
@@ -65,6 +69,7 @@ function run(
   args: string[],
   timeoutMs: number,
   env?: Record<string, string>,
+  stdin?: string,
 ): Promise<RunResult> {
   // After Ctrl-C no new helm starts: the step that wanted it ends as stopped, the re-run does it.
   if (interrupt.stopping)
@@ -89,6 +94,10 @@ function run(
         ...(e?.signal ? { signal: e.signal, timedOut: e.killed === true } : {}),
       })
     })
+    // Helm reads `--values -` to the end of its input: it is written whole, then closed. A helm that
+    // exits before reading it all (a bad flag) closes the pipe: that error is its exit, not ours.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(stdin ?? '')
     // SIGTERM to karpctl alone does not reach helm (Ctrl-C reaches the whole process group): the stop
     // passes it on, so helm never writes to the cluster after karpctl has gone.
     interrupt.trackChild(child)
@@ -105,7 +114,7 @@ export function helmMessage(stderr: string): string {
     .map((l) => l.trim())
     .filter(Boolean)
   const err = [...lines].reverse().find((l) => l.startsWith('Error:'))
-  return redactText((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, '')).slice(0, 500)
+  return redactClip((err ?? lines.at(-1) ?? 'no output').replace(/^Error:\s*/, ''), 500)
 }
 
 /**
@@ -174,7 +183,8 @@ export async function findHelm(opts: {
         '--namespace',
         u.namespace,
         '--create-namespace',
-        ...u.valuesFiles.flatMap((f) => ['--values', f]),
+        '--values',
+        '-',
         ...(Object.keys(u.labels).length
           ? [
               '--labels',
@@ -185,7 +195,13 @@ export async function findHelm(opts: {
           : []),
         ...context,
       ]
-      const r = await run(bin, args, (u.timeoutSeconds ?? 600) * 1000, marked(u.namespace, u.release))
+      const r = await run(
+        bin,
+        args,
+        (u.timeoutSeconds ?? 600) * 1000,
+        marked(u.namespace, u.release),
+        u.values,
+      )
       if (r.code !== 0)
         throw new HelmError(`helm upgrade --install ${u.release} failed: ${helmMessage(r.stderr)}`)
     },

@@ -161,10 +161,20 @@ export class KubeClient {
     }
   }
 
-  /** A call that changes something: never memoized, logged as a write. */
-  write<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType?: string) {
+  /**
+   * A call that changes something: never memoized, logged as a write — except the cluster lock's own
+   * (`bookkeeping`): it changes nothing of the user's, and the count of writes is what proves a run
+   * changed nothing (a declined plan, an unchanged re-run).
+   */
+  write<T>(
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    bookkeeping = false,
+  ) {
     return this.limiter.run(async () => {
-      this.log.record(`kube:${method}:${path}`, true)
+      this.log.record(`kube:${method}:${path}`, !bookkeeping)
       return (await this.request(method, path, body, contentType)) as T
     })
   }

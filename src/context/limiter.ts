@@ -32,6 +32,11 @@ export class Memo {
     }
     return p
   }
+
+  /** Forgets every answer: the next read of each goes to the API again (the world may have moved). */
+  clear(): void {
+    this.cache.clear()
+  }
 }
 
 /** Counts the calls that actually reached an API, per operation. */

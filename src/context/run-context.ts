@@ -27,6 +27,8 @@ export interface RunContext {
   kube: KubeClient
   log: CallLog
   clock: () => Date
+  /** Forgets the memoized answers (after a wait for the cluster's lock, what was read may be stale). */
+  forget?: () => void
 }
 
 export async function createRunContext(options: RunOptions): Promise<RunContext> {
@@ -56,5 +58,5 @@ export async function createRunContext(options: RunOptions): Promise<RunContext>
     log,
     options.kubeTimeoutMs,
   )
-  return { options, aws, kube, log, clock: () => new Date() }
+  return { options, aws, kube, log, clock: () => new Date(), forget: () => memo.clear() }
 }

@@ -8,7 +8,7 @@ import { EnvironmentError, quote } from '../errors.js'
 import { findClusterAutoscalers } from './cluster-autoscalers.js'
 import { decodeReleaseData, toHelmRelease } from './helm-release.js'
 import { read } from './read.js'
-import { redact } from './redact.js'
+import { redact, redactClip } from './redact.js'
 import type {
   AwsAuthMapping,
   ContainerStatus,
@@ -404,7 +404,7 @@ function forbiddenEverywhere(kube: KubeClient, facts: Facts['kube']): void {
   if (!reads.every((r) => !r.ok && r.error.kind === 'denied')) return
   const first = reads[0] as Read<unknown> & { ok: false }
   throw new EnvironmentError(
-    `the Kubernetes API at ${kube.server} denied every read to kube context ${quote(kube.creds.contextName)} (${first.error.code}: ${first.error.message.slice(0, 160)}): the credentials work but map to no access; give your AWS identity an access entry or an aws-auth mapping, or ${refreshHint(kube.creds)}`,
+    `the Kubernetes API at ${kube.server} denied every read to kube context ${quote(kube.creds.contextName)} (${first.error.code}: ${redactClip(first.error.message, 160)}): the credentials work but map to no access; give your AWS identity an access entry or an aws-auth mapping, or ${refreshHint(kube.creds)}`,
     'KUBE_FORBIDDEN',
   )
 }

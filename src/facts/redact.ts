@@ -15,6 +15,8 @@
 // written `X{n}X*`, which V8 runs without a backtrack entry per character; an 8 MiB run of `X{24,}`
 // overflows its stack), and nothing recurses with the text's size.
 
+import { redactRandom } from './redact-random.js'
+
 export const REDACTED = '[REDACTED]'
 
 /** Below this depth a value is not walked but replaced (a hostile snapshot must not overflow the stack). */
@@ -198,6 +200,13 @@ const SHAPES: RegExp[] = [
   /\blin_api_[A-Za-z0-9]{40}\b/g, // Linear
   /\bsha256~[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*/g, // OpenShift / kube OAuth tokens
   /\bAccountKey=[A-Za-z0-9+/=]{20}[A-Za-z0-9+/=]*/g, // Azure storage connection strings
+  // From gitleaks' rules (config/gitleaks.toml), the shapes the generic rule cannot see: too short,
+  // letters only, or armour without its space.
+  /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:KEY(?: BLOCK)?-----|$)/g,
+  /\bFLW(?:SECK|PUBK)_TEST-[A-Za-z0-9]{12}[A-Za-z0-9-]*/g, // Flutterwave
+  /\bapi_org_[A-Za-z]{34}\b/g, // Hugging Face organisation tokens
+  /\bBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[=:]\s*[a-f0-9]{8}:[a-f0-9]{8}/gi, // Sidekiq
+  /(?<=\blinked-?in[\w.-]{0,20}\s*[:=]\s*["']?)[a-z0-9]{14}[a-z0-9]{0,2}\b/gi, // LinkedIn client secrets
   // A bare AWS secret access key: 40 characters of base64, upper, lower and digits all present (a
   // hex digest has no upper case, a name no digit run this long).
   /(?<![A-Za-z0-9+/=])(?=[A-Za-z0-9+/]{0,39}[A-Z])(?=[A-Za-z0-9+/]{0,39}[a-z])(?=[A-Za-z0-9+/]{0,39}\d)[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])/g,
@@ -299,9 +308,19 @@ const STDIN_ECHO =
   /\b(echo|printf(?:\s+(?:'[^'\n]{0,200}'|"[^"\n]{0,200}"))?)(\s+)("[^"\n]{0,200}"|'[^'\n]{0,200}'|[^\s|;&]+)(\s*\|[^\n|]{0,200}?--password-stdin)/g
 const STDIN_HERE = /(--password-stdin[^\n<]{0,200}<<<\s*)("[^"\n]*"|'[^'\n]*'|\S+)/g
 
+/**
+ * The value after `-p` or `-a` on a command line (`redis-cli -a S3cret`, `psql … -p S3cret`): a port
+ * given with `-p` goes too, a small price for a password that never shows.
+ */
+const SHORT_FLAG = /(^|\s)-([pa])([ \t]+|=)("[^"\n]{0,200}"|'[^'\n]{0,200}'|[^\s"'-][^\s"']*)/g
+
 function redactCommandLines(text: string): string {
-  if (!text.includes('-p')) return text
+  if (!text.includes('-p') && !text.includes('-a')) return text
   return text
+    .replace(
+      SHORT_FLAG,
+      (_m, before: string, flag: string, sep: string) => `${before}-${flag}${sep}${REDACTED}`,
+    )
     .replace(MYSQL_P, (_m, cmd: string, args: string) => `${cmd}${args}-p${REDACTED}`)
     .replace(
       STDIN_ECHO,
@@ -321,12 +340,22 @@ export function redactText(text: string, depth = 0): string {
   out = redactKeyValues(out, KEY_VALUE, 3)
   out = redactKeyValues(out, FLAG_VALUE, 3)
   out = redactCommandLines(out)
+  out = redactRandom(out, REDACTED)
   if (depth < MAX_DECODES) {
     out = out.replace(BASE64_RUN, (run) => (secretBase64(run, depth) ? REDACTED : run))
     if (out.includes('%'))
       out = out.replace(PERCENT_RUN, (run) => (secretPercent(run, depth) ? REDACTED : run))
   }
   return out
+}
+
+/**
+ * Text cut to `max` characters for a message, redacted BEFORE the cut: a credential cut in two is a
+ * shape the redactor no longer knows, and its first half would pass.
+ */
+export function redactClip(text: string, max: number): string {
+  const r = redactText(text)
+  return r.length > max ? `${r.slice(0, max - 1)}…` : r
 }
 
 /** A scalar under a secret key. Booleans and null say nothing secret and keep their type. */

@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises'
 import type { ErrorObject } from 'ajv'
 import { InputError, quote } from '../errors.js'
 import { writeFileAtomic } from '../fs/atomic-write.js'
-import { redact } from './redact.js'
+import { redact, redactClip } from './redact.js'
 import type { Facts } from './types.js'
 
 const VERSION = 1
@@ -193,7 +193,7 @@ function kindOf(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'an array'
   if (typeof v === 'object') return 'an object'
-  if (typeof v === 'string') return `a string (${quote(v.length > 40 ? `${v.slice(0, 40)}…` : v)})`
+  if (typeof v === 'string') return `a string (${quote(redactClip(v, 41))})`
   return `${typeof v === 'number' ? 'a number' : typeof v === 'boolean' ? 'a boolean' : typeof v} (${String(v)})`
 }
 

@@ -25,6 +25,8 @@ export interface FixRequest {
   chartDir?: string
   yes: boolean
   dryRun: boolean
+  /** --wait-for-lock: wait for another run's lock on the cluster instead of stopping. */
+  waitForLock?: boolean
   prompter: Prompter | null
   color: boolean
   say: (s: string) => void
@@ -89,6 +91,7 @@ export async function runFix(req: FixRequest): Promise<FixOutcome> {
         prompter: req.prompter,
         yes: req.yes,
         dryRun: req.dryRun,
+        waitForLock: req.waitForLock,
         color: req.color,
         say: req.say,
         progress: req.progress,

@@ -9,6 +9,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { InputError, quote } from '../errors.js'
+import { redactClip } from '../facts/redact.js'
 import {
   helmSetTypedValue,
   isStringTarget,
@@ -190,7 +191,7 @@ async function lintValuesList(ctx: ReleaseContext, values: unknown, root: string
       continue
     }
     ctx.result.notes.push(
-      `${label}: ${v.length > 60 ? `${v.slice(0, 60)}…` : v} is an expression (templatefile, variable...), not linted`,
+      `${label}: ${redactClip(v, 61)} is an expression (templatefile, variable...), not linted`,
     )
   }
 }

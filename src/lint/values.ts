@@ -8,6 +8,7 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { Document, LineCounter, Node } from 'yaml'
 import { InputError, quote } from '../errors.js'
+import { redactText } from '../facts/redact.js'
 
 export type KeyPath = (string | number)[]
 
@@ -173,7 +174,7 @@ export async function lintValuesText(text: string, file: string, lineOffset = 0)
   if (values !== null && values !== undefined && !isRecord(values)) {
     const kind = Array.isArray(values)
       ? 'a YAML list'
-      : `a ${valueType(values)} (${JSON.stringify(values).slice(0, 40)})`
+      : `a ${valueType(values)} (${redactText(JSON.stringify(values)).slice(0, 40)})`
     throw new InputError(`${file} is ${kind}, not a map of Helm values (key: value)`, 'VALUES_FILE_INVALID')
   }
   const issues = lintHelmValues(values, file)

@@ -4,7 +4,9 @@ import type { RunContext } from '../context/run-context.js'
 import { findHelm, type Helm } from '../context/helm.js'
 import { interrupt } from '../context/interrupt.js'
 import { kubeTarget } from '../context/kube-target.js'
+import { redactClip } from '../facts/redact.js'
 import { ownershipTags } from '../spec/install.js'
+import { lockNamespace, takeLock, thisRun } from './lock.js'
 import { changing, type ApplyEnv, type Plan } from './types.js'
 
 /**
@@ -30,7 +32,22 @@ export async function applyEnv(
     // Cut short by Ctrl-C: a step waiting for nodes to drain must not hold the stop for minutes.
     sleep: (ms) => interrupt.sleep(ms),
     now: ctx.clock,
+    ...(ctx.forget ? { forget: ctx.forget } : {}),
+    lock: async ({ wait, say }) =>
+      takeLock(ctx.kube, {
+        namespace: await lockNamespace(ctx.kube),
+        holder: thisRun(commandLine(), ctx.clock()),
+        wait,
+        now: ctx.clock,
+        sleep: (ms) => interrupt.sleep(ms),
+        say,
+      }),
   }
+}
+
+/** The command as the lock shows it to another run: redacted, one line, bounded. */
+function commandLine(): string {
+  return `karpctl ${redactClip(process.argv.slice(2).join(' '), 160)}`.replace(/[\r\n]+/g, ' ')
 }
 
 /** Fails before any change when a step needs helm and helm is missing or too old. */

@@ -9,7 +9,7 @@ import type { Prompter } from '../context/prompter.js'
 import { preflight, PreflightError } from './preflight.js'
 import { progressLine } from './progress.js'
 import { ApplyError, applyPlan, type ApplyResult } from './apply.js'
-import { assertNotBlocked, planCounts } from './plan.js'
+import { assertNotBlocked, buildPlan, planCounts } from './plan.js'
 import { changing, type ApplyEnv, type Plan } from './types.js'
 
 export interface Session {
@@ -21,30 +21,67 @@ export interface Session {
   say: (line: string) => void
   /** A progress line (always stderr). */
   progress: (line: string) => void
+  /** Wait for another run's lock on the cluster to be given back, instead of stopping (--wait-for-lock). */
+  waitForLock?: boolean
 }
 
 export type Outcome =
   { kind: 'dry-run' } | { kind: 'nothing' } | { kind: 'declined' } | { kind: 'applied'; result: ApplyResult }
 
-export async function runPlan(
-  plan: Plan,
-  env: ApplyEnv,
-  s: Session,
-  o: {
-    aws: Aws
-    callerArn?: string
-    question: (changes: number) => string
-    beforeApply?: () => Promise<void>
-    confirm?: () => Promise<boolean>
-    /** How to confirm without a terminal (default: --yes). */
-    confirmFlag?: string
-  },
-): Promise<Outcome> {
+export interface RunPlanOptions {
+  aws: Aws
+  callerArn?: string
+  question: (changes: number) => string
+  beforeApply?: () => Promise<void>
+  confirm?: () => Promise<boolean>
+  /** How to confirm without a terminal (default: --yes). */
+  confirmFlag?: string
+}
+
+export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanOptions): Promise<Outcome> {
   // The plan is read: from here a person is asked, or the apply's own bounded waits run.
   readsDone()
   assertNotBlocked(plan)
   if (s.dryRun) return { kind: 'dry-run' }
   if (!plan.steps.some(changing)) return { kind: 'nothing' }
+  // One change at a time per cluster: the lock is taken before the question (a run that would have
+  // to stop is told so before anyone confirms) and held until the apply ends, whatever its outcome.
+  const lock = await env.lock?.({ wait: s.waitForLock === true, say: s.progress })
+  try {
+    // The plan was read before the lock: after another run's, it is read again, and applied only if
+    // it still says the same (the other run may have done, or undone, part of it).
+    const current = lock?.waited ? await observedAgain(plan, env) : plan
+    // The other run made every change this one planned: nothing is left to do.
+    if (!current.steps.some(changing)) return { kind: 'nothing' }
+    return await confirmAndApply(current, env, s, o)
+  } finally {
+    await lock?.release()
+  }
+}
+
+/**
+ * The plan observed again with fresh reads; stops in one line when its verdicts changed (unless nothing
+ * is left to change: the other run did it all).
+ */
+async function observedAgain(plan: Plan, env: ApplyEnv): Promise<Plan> {
+  env.forget?.()
+  const again = await buildPlan(
+    plan.title,
+    plan.steps.map((st) => st.resource),
+    env,
+  )
+  const verdict = (st: Plan['steps'][number]) => JSON.stringify([st.verdict.action, st.verdict.changes])
+  const before = new Map(plan.steps.map((st) => [st.resource.address, verdict(st)]))
+  const moved = again.steps.filter((st) => before.get(st.resource.address) !== verdict(st))
+  if (moved.length && again.steps.some(changing))
+    throw new InputError(
+      `the cluster changed while this run waited for its lock: ${moved.length} step(s) plan differently now (${moved.map((st) => st.resource.address).join(', ')}); run the same command again to see the new plan`,
+      'PLAN_STALE',
+    )
+  return again
+}
+
+async function confirmAndApply(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanOptions): Promise<Outcome> {
   const c = planCounts(plan)
   if (!s.yes) {
     if (!s.prompter)

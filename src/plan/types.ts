@@ -1,5 +1,6 @@
 // One plan format for every command that changes a cluster (install, doctor --fix, tenant, teardown):
 // resources say what they want, observe what is there, and know how to close the gap.
+import type { HeldLock } from './lock.js'
 import type { Aws } from '../context/aws.js'
 import type { KubeClient } from '../context/kube.js'
 import type { Helm } from '../context/helm.js'
@@ -42,6 +43,13 @@ export interface ApplyEnv {
   progress?: (message: string) => void
   /** Where Kubernetes changes go, proven to be the cluster's before the plan (every plan names it). */
   kubeTarget?: KubeTarget
+  /**
+   * Takes the cluster's lock (lock.ts) before the first write; runPlan holds it until the apply ends.
+   * applyEnv, which every changing command builds its env with, always sets it.
+   */
+  lock?: (o: { wait: boolean; say: (line: string) => void }) => Promise<HeldLock>
+  /** Forgets the run's memoized reads, so a plan observed again sees the cluster as it is now. */
+  forget?: () => void
 }
 
 /** An IAM action the caller needs on a resource to apply a step (checked by the preflight). */

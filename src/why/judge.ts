@@ -45,6 +45,7 @@ import { hostPorts, judgeHostPorts, type HostPort } from './host-ports.js'
 import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
 import { ZONE_LABEL } from './pod.js'
+import { redactClip } from '../facts/redact.js'
 
 export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
 export type Rule =
@@ -627,7 +628,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     .filter(([, r]) => !r.ok)
     .map(
       ([what, r]) =>
-        `${what}: ${(r as { error: { read: string; code: string; message: string } }).error.code} (${(r as { error: { message: string } }).error.message.slice(0, 160)})`,
+        `${what}: ${(r as { error: { read: string; code: string; message: string } }).error.code} (${redactClip((r as { error: { message: string } }).error.message, 160)})`,
     )
   const value = <T>(r: { ok: true; value: T } | { ok: false }, none: T): T => (r.ok ? r.value : none)
   const pools = nodePoolOrder(value(facts.kube.nodePools, []))
@@ -727,7 +728,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     groups: verdicts,
     unreadable,
     ...(facts.controllerLog && !facts.controllerLog.ok
-      ? { controllerLogUnread: facts.controllerLog.error.message.slice(0, 200) }
+      ? { controllerLogUnread: redactClip(facts.controllerLog.error.message, 200) }
       : {}),
     notJudged: Object.values(NOT_JUDGED),
     summary: {

@@ -1144,8 +1144,56 @@ export class MockCluster {
     nock.disableNetConnect()
     for (const fault of this.options.faults ?? []) this.addFault(fault)
     if (this.options.expectations !== false) for (const call of this.expectedCalls()) this.expect(call)
+    this.addLeases()
     this.addFallbacks()
     return this
+  }
+
+  /** The Leases of the cluster's lock (src/plan/lock.ts): created, renewed and deleted as the API does. */
+  readonly leases = new Map<string, Record<string, unknown>>()
+
+  private addLeases(): void {
+    const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/?]+))?/
+    let version = 0
+    const scope = nock(KUBE_SERVER).persist()
+    const key = (uri: string) => {
+      const m = LEASES.exec(uri)
+      return m ? `${m[1]}/${m[2] ?? ''}` : ''
+    }
+    const stored = (body: unknown) => {
+      const l = (typeof body === 'string' ? JSON.parse(body) : body) as { metadata: { name?: string } }
+      return { ...l, metadata: { ...l.metadata, resourceVersion: String(++version) } }
+    }
+    const notFound = [404, { kind: 'Status', code: 404, reason: 'NotFound' }] as const
+    scope
+      .get((uri) => LEASES.test(uri) && !!LEASES.exec(uri)?.[2])
+      .reply((uri) => {
+        const l = this.leases.get(key(uri))
+        return l ? [200, l] : [...notFound]
+      })
+    scope
+      .post((uri) => LEASES.test(uri))
+      .reply((uri, body) => {
+        const l = stored(body)
+        const k = `${key(uri)}${String(l.metadata.name)}`
+        if (this.leases.has(k)) return [409, { kind: 'Status', code: 409, reason: 'AlreadyExists' }]
+        this.leases.set(k, l)
+        return [201, l]
+      })
+    scope
+      .put((uri) => LEASES.test(uri))
+      .reply((uri, body) => {
+        if (!this.leases.has(key(uri))) return [...notFound]
+        const l = stored(body)
+        this.leases.set(key(uri), l)
+        return [200, l]
+      })
+    scope
+      .delete((uri) => LEASES.test(uri))
+      .reply((uri) => {
+        this.leases.delete(key(uri))
+        return [200, { kind: 'Status', status: 'Success' }]
+      })
   }
 
   /** Removes every interceptor, restores the environment, deletes the temp dir. */

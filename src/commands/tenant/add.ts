@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../../base-command.js'
 import * as v from '../../spec/flags.js'
 import { ExitCode, InputError } from '../../errors.js'
 
@@ -90,6 +90,7 @@ Each run states the tenant's whole desired state: running it again with the same
     weight: Flags.integer({ summary: 'NodePool weight (1-100).', helpGroup: 'NODEPOOL' }),
     yes: Flags.boolean({ char: 'y', summary: 'Apply without asking.', helpGroup: 'APPLY' }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'wait-for-lock': waitForLockFlag('APPLY'),
     timeout: Flags.integer({
       summary: "Seconds to wait for the tenant's EC2NodeClass to become Ready (default 120).",
       ...v.TIMEOUT_BOUNDS,
@@ -202,6 +203,7 @@ Each run states the tenant's whole desired state: running it again with the same
           prompter,
           yes: flags.yes,
           dryRun: flags['dry-run'],
+          waitForLock: flags['wait-for-lock'],
           color: useColor(process.stderr),
           say,
           progress,

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand, waitForLockFlag } from '../../base-command.js'
 import { TIMEOUT_BOUNDS } from '../../spec/flags.js'
 import { InputError } from '../../errors.js'
 
@@ -30,6 +30,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
       helpGroup: 'APPLY',
     }),
     'dry-run': Flags.boolean({ summary: 'Print the plan and change nothing.', helpGroup: 'APPLY' }),
+    'wait-for-lock': waitForLockFlag('APPLY'),
   }
 
   async run(): Promise<unknown> {
@@ -74,6 +75,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
           prompter,
           yes: flags.confirm === tenant,
           dryRun: flags['dry-run'],
+          waitForLock: flags['wait-for-lock'],
           color: useColor(process.stderr),
           say,
           progress,

@@ -1,16 +1,12 @@
-// A Helm release karpctl installs with the user's helm: `upgrade --install` with a generated values
-// file (every annotation, label and toleration value a string). The release Secret carries karpctl's
-// label, so a re-run (or teardown) knows the release is karpctl's.
-import { randomBytes } from 'node:crypto'
+// A Helm release karpctl installs with the user's helm: `upgrade --install` with generated values on
+// its standard input (every annotation, label and toleration value a string). The release Secret
+// carries karpctl's label, so a re-run (or teardown) knows the release is karpctl's.
 import { statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { helmProcessesFor } from '../../context/helm.js'
-import { interrupt } from '../../context/interrupt.js'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
-import { writeFileAtomic } from '../../fs/atomic-write.js'
 import { FileRefused, readRegularFileSync } from '../../fs/read-regular.js'
 import { InputError, quote } from '../../errors.js'
 import { karpenterVersionProblem } from '../../spec/flags.js'
@@ -260,23 +256,16 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
       if (rec && 'rollback' in rec)
         await h.rollback({ release: w.release, namespace: w.namespace, revision: rec.rollback, wait: false })
       else if (rec && 'uninstall' in rec) await h.uninstall(w.release, w.namespace)
-      // The values may hold the role ARN and the user's secrets: a private file, removed whatever
-      // happens — here, or on the way out of an interrupted or timed-out run (interrupt.ts).
-      const file = join(tmpdir(), `karpctl-values-${randomBytes(6).toString('hex')}.yaml`)
-      const remove = interrupt.trackFile(file)
-      try {
-        await writeFileAtomic(file, stringify(w.values))
-        await h.upgradeInstall({
-          release: w.release,
-          chart: w.chart,
-          version: w.version,
-          namespace: w.namespace,
-          valuesFiles: [file],
-          labels,
-        })
-      } finally {
-        remove()
-      }
+      // The values may hold the role ARN and the user's secrets: they go to helm on its standard input,
+      // never through a file a kill would leave behind.
+      await h.upgradeInstall({
+        release: w.release,
+        chart: w.chart,
+        version: w.version,
+        namespace: w.namespace,
+        values: stringify(w.values),
+        labels,
+      })
     },
   }
 }

@@ -1,6 +1,7 @@
 // Ctrl-C, SIGTERM and SIGHUP during an apply, in a real child process: no new step starts, helm is
-// stopped, the values file (which holds the user's secrets) is removed, the one line says what was
-// applied and how to finish, and the exit code is the shell's 128 + signal. A second signal exits at once.
+// stopped, no values file (the user's secrets) exists at any point — helm reads them on its standard
+// input — the one line says what was applied and how to finish, and the exit code is the shell's
+// 128 + signal. A second signal exits at once.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { Interrupt } from '../../../src/context/interrupt.js'
 
 const SCRIPT = join(import.meta.dirname, '../../helpers/interrupted-plan.ts')
 
-/** A helm that answers `version`, and on `upgrade` records its pid and values file, then hangs. */
+/** A helm that answers `version`, and on `upgrade` reads its values (stdin) and records its pid, then hangs. */
 function fakeHelm(dir: string, onTerm: 'exit' | 'ignore'): string {
   const bin = join(dir, 'helm')
   writeFileSync(
@@ -24,6 +25,7 @@ ${onTerm === 'ignore' ? "trap '' TERM" : "trap 'exit 1' TERM"}
 values=""
 prev=""
 for a in "$@"; do [ "$prev" = "--values" ] && values="$a"; prev="$a"; done
+[ "$values" = "-" ] && cat > "${dir}/stdin"
 echo "$$ $values" > "${dir}/state"
 while :; do sleep 0.1; done
 `,
@@ -38,8 +40,11 @@ interface Run {
   stdout: string
   tmp: string
   helmPid: number
-  valuesFile: string
+  /** What helm was given as --values. */
+  values: string
 }
+
+const leftovers = (tmp: string) => readdirSync(tmp).filter((f) => f.startsWith('karpctl-'))
 
 async function interrupted(signals: NodeJS.Signals[], onTerm: 'exit' | 'ignore' = 'exit'): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'karpctl-sig-'))
@@ -58,15 +63,16 @@ async function interrupted(signals: NodeJS.Signals[], onTerm: 'exit' | 'ignore' 
     if (Date.now() > deadline) throw new Error(`helm never ran: ${stderr}`)
     await new Promise((r) => setTimeout(r, 50))
   }
-  const [pid, valuesFile] = readFileSync(join(dir, 'state'), 'utf8').trim().split(' ')
-  // The file helm reads exists while helm runs, with the secret in it: the test proves it then goes.
-  assert.match(readFileSync(valuesFile as string, 'utf8'), /hunter2/)
+  const [pid, values] = readFileSync(join(dir, 'state'), 'utf8').trim().split(' ')
+  // Helm has the values, secret included, from its standard input; no file holds them, even now.
+  assert.match(readFileSync(join(dir, 'stdin'), 'utf8'), /hunter2/)
+  assert.deepEqual(leftovers(tmp), [], 'no values file while helm runs')
   for (const s of signals) {
     child.kill(s)
     await new Promise((r) => setTimeout(r, 300))
   }
   const code = await exited
-  return { code, stderr, stdout, tmp, helmPid: Number(pid), valuesFile: valuesFile as string }
+  return { code, stderr, stdout, tmp, helmPid: Number(pid), values: values as string }
 }
 
 /** Running, not a zombie: an orphan killed after its parent exited waits for an init that may not reap. */
@@ -83,14 +89,12 @@ const alive = (pid: number) => {
   }
 }
 
-const leftovers = (tmp: string) => readdirSync(tmp).filter((f) => f.includes('karpctl-values'))
-
 for (const [signal, code] of [
   ['SIGTERM', 143],
   ['SIGINT', 130],
   ['SIGHUP', 129],
 ] as const) {
-  test(`${signal} during helm: helm stopped, values file removed, what was applied said, exit ${code}`, async () => {
+  test(`${signal} during helm: helm stopped, no values file ever, what was applied said, exit ${code}`, async () => {
     const r = await interrupted([signal])
     assert.equal(r.code, code, r.stderr)
     assert.match(
@@ -102,13 +106,13 @@ for (const [signal, code] of [
     assert.doesNotMatch(r.stdout, /finished/)
     assert.doesNotMatch(r.stdout + r.stderr, /no output/, 'a stopped helm says why it ended')
     assert.deepEqual(leftovers(r.tmp), [])
-    assert.equal(existsSync(r.valuesFile), false)
+    assert.equal(r.values, '-', 'helm reads its values from stdin')
     assert.equal(alive(r.helmPid), false, 'helm was left running')
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace')
   })
 }
 
-test('a second signal exits at once, helm killed and the values file still removed', async () => {
+test('a second signal exits at once, helm killed, no values file left', async () => {
   // This helm ignores SIGTERM: only the second signal can end the run.
   const r = await interrupted(['SIGINT', 'SIGINT'], 'ignore')
   assert.equal(r.code, 130)

@@ -2,6 +2,7 @@
 // intermediate objects where a path runs through a scalar), and the release it upgrades (chart,
 // version, labels, the repair's note) — from the OCI chart or a --chart-dir.
 import assert from 'node:assert/strict'
+import { parse } from 'yaml'
 import { test } from 'node:test'
 import type { Finding } from '../../../src/checks/types.js'
 import type { HelmRelease } from '../../../src/facts/types.js'
@@ -95,8 +96,8 @@ test('helmRepair from the OCI chart: the release, its chart version, the edited 
   const { env, calls } = captureHelm()
   await res.apply(env, cur as never)
   assert.equal(calls.length, 1)
-  const { valuesFiles, ...call } = calls[0]!
-  assert.equal((valuesFiles as string[]).length, 1)
+  const { values, ...call } = calls[0]!
+  assert.deepEqual(parse(values as string), { ...r.values, tolerations: [{ key: 'a', value: 'true' }] })
   assert.deepEqual(call, {
     release: 'karpenter',
     chart: 'oci://public.ecr.aws/karpenter/karpenter',

@@ -13,16 +13,17 @@ import {
   parseHelmVersion,
 } from '../../../src/context/helm.js'
 
-function fakeHelm(version: string, upgrade = 'exit 0'): { bin: string; argsFile: string } {
+function fakeHelm(version: string, upgrade = 'exit 0'): { bin: string; argsFile: string; stdinFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'karpctl-helm-'))
   const bin = join(dir, 'helm')
   const argsFile = join(dir, 'args')
+  const stdinFile = join(dir, 'stdin')
   writeFileSync(
     bin,
-    `#!/bin/sh\nif [ "$1" = version ]; then echo '${version}'; exit 0; fi\necho "$@" > ${argsFile}\n${upgrade}\n`,
+    `#!/bin/sh\nif [ "$1" = version ]; then echo '${version}'; exit 0; fi\necho "$@" > ${argsFile}\ncat > ${stdinFile}\n${upgrade}\n`,
   )
   chmodSync(bin, 0o755)
-  return { bin, argsFile }
+  return { bin, argsFile, stdinFile }
 }
 
 test('helm version and error parsing', () => {
@@ -89,26 +90,29 @@ test('KARPCTL_HELM that is not helm names the file and what it did (issue 20.6)'
   )
 })
 
-test("upgrade --install passes chart, version, namespace, values, karpctl labels and the kube context; failure shows helm's words", async () => {
+test("upgrade --install passes chart, version, namespace, values on stdin, karpctl labels and the kube context; failure shows helm's words", async () => {
   const ok = fakeHelm('v3.22.0')
   const h = await findHelm({ bin: ok.bin, kubeContext: 'ctx' })
+  // Issue 36.3: the values (secrets included) reach helm on its standard input, never through a file.
+  const values = 'settings:\n  clusterName: demo\nwebhook:\n  password: s3cr3t\n'
   await h.upgradeInstall({
     release: 'karpenter',
     chart: 'oci://public.ecr.aws/karpenter/karpenter',
     version: '1.14.1',
     namespace: 'kube-system',
-    valuesFiles: ['/tmp/v.yaml'],
+    values,
     labels: { 'karpctl.io/managed-by': 'karpctl' },
   })
   assert.equal(
     readFileSync(ok.argsFile, 'utf8').trim(),
-    'upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1 --namespace kube-system --create-namespace --values /tmp/v.yaml --labels karpctl.io/managed-by=karpctl --kube-context ctx',
+    'upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1 --namespace kube-system --create-namespace --values - --labels karpctl.io/managed-by=karpctl --kube-context ctx',
   )
+  assert.equal(readFileSync(ok.stdinFile, 'utf8'), values)
   const bad = await findHelm({
     bin: fakeHelm('v3.22.0', 'echo "Error: UPGRADE FAILED: timed out" >&2; exit 1').bin,
   })
   await assert.rejects(
-    bad.upgradeInstall({ release: 'k', chart: 'c', namespace: 'n', valuesFiles: [], labels: {} }),
+    bad.upgradeInstall({ release: 'k', chart: 'c', namespace: 'n', values: '', labels: {} }),
     /helm upgrade --install k failed: UPGRADE FAILED: timed out/,
   )
 })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { test } from 'node:test'
 import { shapeOf } from '../../helpers/resource-shape.js'
 import { parse } from 'yaml'
@@ -119,7 +120,7 @@ test('helm receives the real values: redaction is only what the plan shows', asy
   const seen: unknown[] = []
   const env = {
     helm: async () => ({
-      upgradeInstall: async (u: HelmUpgrade) => seen.push(parse(readFileSync(u.valuesFiles[0]!, 'utf8'))),
+      upgradeInstall: async (u: HelmUpgrade) => seen.push(parse(u.values)),
     }),
   } as unknown as ApplyEnv
   const plan = planOf(v, null)
@@ -407,19 +408,24 @@ test('an adopted release left pending: both notes, joined by "; "', () => {
   )
 })
 
-test('apply: the values file exists while helm reads it and is gone after; an adoption records its revision under karpctl.io/adopted-from-revision', async () => {
-  // Kills: the finally's remove() → {} and ADOPTED_FROM_REVISION → ''.
-  const seen: { file: string; existed: boolean; labels: Record<string, string> }[] = []
+test('apply: no values file is ever written (issue 36.3); an adoption records its revision under karpctl.io/adopted-from-revision', async () => {
+  // Kills: ADOPTED_FROM_REVISION → ''.
+  const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('karpctl-')))
+  const seen: { values: string; temp: string[]; labels: Record<string, string> }[] = []
   const env = {
     helm: async () => ({
       upgradeInstall: async (u: HelmUpgrade) =>
-        void seen.push({ file: u.valuesFiles[0]!, existed: existsSync(u.valuesFiles[0]!), labels: u.labels }),
+        void seen.push({
+          values: u.values,
+          temp: readdirSync(tmpdir()).filter((f) => f.startsWith('karpctl-values') && !before.has(f)),
+          labels: u.labels,
+        }),
     }),
   } as unknown as ApplyEnv
   await want({ adopt: true, adoptLabels: ADOPT_LABELS }).apply(env, live({}, { revision: 5 }))
   assert.equal(seen.length, 1)
-  assert.equal(seen[0]!.existed, true)
-  assert.equal(existsSync(seen[0]!.file), false)
+  assert.deepEqual(seen[0]!.temp, [])
+  assert.match(seen[0]!.values, /\S/)
   assert.deepEqual(seen[0]!.labels, { ...ADOPT_LABELS, 'karpctl.io/adopted-from-revision': '5' })
 })
 

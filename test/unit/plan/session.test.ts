@@ -112,3 +112,64 @@ test('a blocked plan applies nothing, not even its steps that are not blocked', 
   await assert.rejects(applyPlan(plan, env), { code: 'BLOCKED', message: /thing g.b: not ours/ })
   assert.deepEqual(calls.applied, [])
 })
+
+test("the cluster's lock: taken before the question with --wait-for-lock passed on, released after the apply and after a declined question; never taken for a dry run", async () => {
+  const events: string[] = []
+  const withLock = async (over: Partial<Session>, blocked?: string) => {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, blocked)
+    env.lock = async ({ wait }) => {
+      events.push(`take wait=${wait}`)
+      return { waited: false, release: async () => void events.push('release') }
+    }
+    const out = await runPlan(plan, env, session(over, calls), {
+      ...opts,
+      confirm: async () => {
+        events.push('asked')
+        return over.yes !== false
+      },
+    }).catch((e: Error) => e.message)
+    return { out, calls }
+  }
+  await withLock({ dryRun: true })
+  assert.deepEqual(events, [], 'a dry run takes no lock')
+  const applied = await withLock({ yes: true, waitForLock: true })
+  assert.deepEqual(applied.calls.applied, ['g.a', 'g.b'])
+  assert.deepEqual(events.splice(0), ['take wait=true', 'release'])
+  await withLock({ yes: false, prompter: { confirm: async () => false } as never })
+  assert.deepEqual(events.splice(0), ['take wait=false', 'asked', 'release'], 'declined: released')
+})
+
+test('after waiting for the lock the plan is read again: applied when it still holds, stopped in one line when it moved, nothing when the other run did it all', async () => {
+  {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls)
+    env.forget = () => {}
+    env.lock = async () => ({ waited: true, release: async () => {} })
+    for (const st of plan.steps) st.resource.observe = async () => ({ exists: true })
+    assert.deepEqual(await runPlan(plan, env, session({ yes: true }, calls), opts), { kind: 'nothing' })
+    assert.deepEqual(calls.applied, [])
+  }
+  for (const moved of [false, true]) {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls)
+    let forgot = 0
+    env.forget = () => void forgot++
+    env.lock = async () => ({ waited: true, release: async () => {} })
+    // The other run created g.b meanwhile: observed again, g.b is unchanged.
+    if (moved) plan.steps[1]!.resource.observe = async () => (forgot ? { exists: true } : { exists: false })
+    const out = await runPlan(plan, env, session({ yes: true }, calls), opts).catch((e: Error) => e)
+    assert.equal(forgot, 1)
+    if (moved) {
+      assert.ok(out instanceof Error)
+      assert.equal(
+        out.message,
+        'the cluster changed while this run waited for its lock: 1 step(s) plan differently now (g.b); run the same command again to see the new plan',
+      )
+      assert.deepEqual(calls.applied, [], 'nothing applied from a stale plan')
+    } else {
+      assert.equal((out as { kind: string }).kind, 'applied')
+      assert.deepEqual(calls.applied, ['g.a', 'g.b'])
+    }
+  }
+})
