@@ -36,7 +36,7 @@ interface List<T> {
 const enc = encodeURIComponent
 
 /** Only what a judgement reads: no env, no command lines, no annotations (they may hold secrets). */
-function trimSpec(spec: PodSpec | undefined): PodSpec {
+export function trimSpec(spec: PodSpec | undefined): PodSpec {
   const s = spec ?? ({ containers: [] } as PodSpec)
   const container = (c: ContainerSpec): ContainerSpec => ({
     name: c.name,
@@ -78,7 +78,7 @@ function trimSpec(spec: PodSpec | undefined): PodSpec {
   }
 }
 
-function trimPod(p: WorkloadPod): WorkloadPod {
+export function trimPod(p: WorkloadPod): WorkloadPod {
   const m = p.metadata
   return {
     metadata: {

@@ -58,7 +58,7 @@ const placedPod = (item: unknown): Path | null =>
   (isObj((item as Record<string, unknown>).labels) ? null : ['labels'])
 
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
-function badRead(
+export function badRead(
   v: unknown,
   path: Path,
   list = true,
@@ -78,15 +78,26 @@ function badRead(
   return null
 }
 
-export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
+/** A snapshot file's JSON, any schema: bounded regular file, valid JSON, or one line saying why not. */
+export async function readWhyJson(path: string): Promise<unknown> {
   const text = await readSnapshotFile(path)
-  const name = quote(path)
-  let data: unknown
   try {
-    data = JSON.parse(text)
+    return JSON.parse(text) as unknown
   } catch (err) {
-    throw new InputError(`snapshot ${name} is not valid JSON (${(err as Error).message})`, 'SNAPSHOT_CORRUPT')
+    throw new InputError(
+      `snapshot ${quote(path)} is not valid JSON (${(err as Error).message})`,
+      'SNAPSHOT_CORRUPT',
+    )
   }
+}
+
+export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
+  return checkWhyFacts(await readWhyJson(path), path)
+}
+
+/** The pod-side facts' shape, or one line naming the JSON path that is wrong. */
+export function checkWhyFacts(data: unknown, path: string): WhyFacts {
+  const name = quote(path)
   if (!isObj(data) || data.schema !== WHY_FACTS_SCHEMA)
     throw new InputError(
       `${name} is not a why snapshot (expected "schema": "${WHY_FACTS_SCHEMA}"): save one with \`karpctl why … --save-snapshot\``,

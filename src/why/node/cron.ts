@@ -43,9 +43,9 @@ function field(text: string, [lo, hi]: [number, number]): Set<number> {
   for (const part of text.split(',')) {
     const [range = '', stepText] = part.split('/')
     const step = stepText === undefined ? 1 : value(stepText)
-    let [a, b] = range === '*' || range === '?' ? [lo, hi] : range.split('-').map(value)
+    const [a, last] = range === '*' || range === '?' ? [lo, hi] : range.split('-').map(value)
     if (a === undefined) throw new Error(`empty field "${text}"`)
-    if (b === undefined) b = stepText === undefined ? a : hi
+    let b = last ?? (stepText === undefined ? a : hi)
     // Sunday may be written 7.
     if (hi === 6 && b === 7) b = 6
     if (a < lo || b > hi || a > b || step < 1) throw new Error(`"${part}" is out of range ${lo}-${hi}`)

@@ -12,13 +12,18 @@ import type { JoinCause } from './verdict.js'
 /** The doctor checks that speak to a node that launched and never registered, most often true first. */
 export const JOIN_CHECKS = ['node-role', 'nodeclass-ready', 'discovery-tags']
 
-export function doctorCauses(catalog: Check[], facts: Facts | undefined, ids: string[]): JoinCause[] {
+export function doctorCauses(
+  catalog: Check[],
+  facts: Facts | undefined,
+  ids: string[],
+  unread?: string,
+): JoinCause[] {
   if (!facts)
     return [
       {
         source: 'doctor',
         status: 'unknown',
-        message: `doctor's facts were not collected: run \`karpctl doctor --only ${ids.join(',')}\``,
+        message: `doctor's facts were not collected${unread ? ` (${unread})` : ''}: run \`karpctl doctor --only ${ids.join(',')}\``,
       },
     ]
   const out: JoinCause[] = []

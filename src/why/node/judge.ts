@@ -26,6 +26,7 @@ import {
   type NodeView,
 } from './view.js'
 import { whyItWent } from './went.js'
+import { matchesLabels } from './label-selector.js'
 
 export const NODE_NOT_JUDGED = [
   'replacement consolidation (a cheaper instance type for pods that fit nowhere else): prices are not read',
@@ -96,7 +97,9 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
               },
             ]
           : []),
-        ...(mapped.checks.length ? doctorCauses(catalog, facts.doctor, mapped.checks) : []),
+        ...(mapped.checks.length
+          ? doctorCauses(catalog, facts.doctor, mapped.checks, facts.doctorUnread)
+          : []),
       ],
     }
   }
@@ -108,7 +111,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
       steps: [],
       blockers: [],
       join: [
-        ...doctorCauses(catalog, facts.doctor, JOIN_CHECKS),
+        ...doctorCauses(catalog, facts.doctor, JOIN_CHECKS, facts.doctorUnread),
         bootCause(facts.bootLogs?.[nc.metadata.name]),
       ],
     }
@@ -216,7 +219,12 @@ export function judgeNodes(facts: NodeFacts, source: 'live' | 'snapshot', now = 
   const budgets = countBudgets(c.nodePools, views, c.now)
   const sel = facts.meta.selector
   let verdicts: NodeVerdict[]
-  if (sel.kind === 'nodes') verdicts = views.map((v) => judgeOne(facts, c, v, budgets))
+  if (sel.kind === 'nodes')
+    verdicts = views
+      .filter((v) =>
+        matchesLabels(sel.labelSelector, v.node?.metadata.labels ?? v.nodeClaim?.metadata.labels ?? {}),
+      )
+      .map((v) => judgeOne(facts, c, v, budgets))
   else {
     const v = views.find((x) =>
       sel.kind === 'node' ? x.node?.metadata.name === sel.name : x.nodeClaim?.metadata.name === sel.name,

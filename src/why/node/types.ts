@@ -80,6 +80,8 @@ export interface NodeFacts {
    * launch): its checks say which of the node role, access, subnets and security groups is wrong.
    */
   doctor?: Facts
+  /** Why doctor's facts could not be collected when they were wanted. */
+  doctorUnread?: string
   /** Boot-log lines of the instances that launched but never joined, by NodeClaim name. */
   bootLogs?: Record<string, Read<BootLog>>
 }
