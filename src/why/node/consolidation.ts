@@ -29,7 +29,8 @@ function consolidatableAt(v: NodeView, afterMs: number): number | undefined {
 }
 
 /** What the consolidateAfter and Consolidatable pieces say, shared by both methods; a Step when they stop it. */
-function gate(v: NodeView, method: 'emptiness' | 'consolidation', now: number): Step | { at?: number } {
+function gate(c: ClusterView, v: NodeView, method: 'emptiness' | 'consolidation'): Step | { at?: number } {
+  const now = c.now
   const pool = v.nodePool?.metadata.name ?? ''
   const d = disruptionOf(v.nodePool)
   const after = parseDuration(d.consolidateAfter)
@@ -45,7 +46,13 @@ function gate(v: NodeView, method: 'emptiness' | 'consolidation', now: number): 
     }
   const consolidatable = condition(v.nodeClaim?.status?.conditions, 'Consolidatable')
   const at = consolidatableAt(v, after)
-  if (!isTrue(consolidatable))
+  // Under --with the condition reflects the live consolidateAfter: recompute it as Karpenter would.
+  const recomputed =
+    c.whatIf &&
+    at !== undefined &&
+    at <= now &&
+    isTrue(condition(v.nodeClaim?.status?.conditions, 'Initialized'))
+  if (!isTrue(consolidatable) && !recomputed)
     return {
       method,
       applies: at !== undefined && at > now ? 'later' : 'no',
@@ -58,7 +65,8 @@ function gate(v: NodeView, method: 'emptiness' | 'consolidation', now: number): 
   return at !== undefined ? { at } : {}
 }
 
-export function judgeEmptiness(v: NodeView, now: number): Step {
+export function judgeEmptiness(c: ClusterView, v: NodeView): Step {
+  const now = c.now
   const busy = reschedulable(v.pods)
   if (busy.length)
     return {
@@ -66,7 +74,7 @@ export function judgeEmptiness(v: NodeView, now: number): Step {
       applies: 'no',
       message: `not empty: ${busy.length} pod${busy.length === 1 ? '' : 's'} to move (DaemonSet and mirror pods aside)`,
     }
-  const g = gate(v, 'emptiness', now)
+  const g = gate(c, v, 'emptiness')
   if ('method' in g) return g
   return {
     method: 'emptiness',
@@ -77,7 +85,7 @@ export function judgeEmptiness(v: NodeView, now: number): Step {
   }
 }
 
-export function judgeConsolidation(c: ClusterView, v: NodeView, now: number): Step {
+export function judgeConsolidation(c: ClusterView, v: NodeView): Step {
   const pool = v.nodePool?.metadata.name ?? ''
   const busy = reschedulable(v.pods)
   if (!busy.length)
@@ -86,7 +94,7 @@ export function judgeConsolidation(c: ClusterView, v: NodeView, now: number): St
       applies: 'no',
       message: 'empty: emptiness handles it, not consolidation',
     }
-  const g = gate(v, 'consolidation', now)
+  const g = gate(c, v, 'consolidation')
   if ('method' in g) return g
   const policy = disruptionOf(v.nodePool).consolidationPolicy ?? 'WhenEmptyOrUnderutilized'
   if (policy === 'WhenEmpty')

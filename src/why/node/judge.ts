@@ -143,9 +143,9 @@ function judgeOne(facts: NodeFacts, c: ClusterView, v: NodeView, budgets: Budget
   const steps: Step[] = [
     judgeInterruption(v),
     judgeExpiration(v, now),
-    judgeEmptiness(v, now),
+    judgeEmptiness(c, v),
     judgeDrift(v),
-    judgeConsolidation(c, v, now),
+    judgeConsolidation(c, v),
   ]
   const blockers = judgeBlockers(c, v)
   const pool = v.nodePool?.metadata.name

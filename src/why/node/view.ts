@@ -28,6 +28,8 @@ export interface NodeView {
 
 export interface ClusterView {
   now: number
+  /** Judged as if `--with` manifests were applied: conditions Karpenter computes from them are recomputed. */
+  whatIf: boolean
   nodes: KarpenterNode[]
   nodeClaims: FullNodeClaim[]
   nodePools: NodePool[]
@@ -72,6 +74,7 @@ export function clusterView(facts: NodeFacts, now: number): ClusterView {
   }
   return {
     now,
+    whatIf: Boolean(facts.meta.with),
     nodes: valueOf(facts.nodes, []),
     nodeClaims: valueOf(facts.nodeClaims, []),
     nodePools: valueOf(facts.kube.nodePools, []),
