@@ -117,7 +117,8 @@ export function countBudgets(pools: NodePool[], views: NodeView[], now: number):
 
 /** A budget at 0 for the reason a method would disrupt the node under: a blocker naming the budget. */
 export function budgetBlocker(count: BudgetCount | undefined): Blocker | undefined {
-  if (!count || count.allowed > 0) return undefined
+  // Karpenter says a budget blocks only when the NodePool has initialized nodes to count (helpers.go).
+  if (!count || count.allowed > 0 || count.nodes === 0) return undefined
   const b = count.binding
   const where = b ? `spec.disruption.budgets[${b.index}]` : 'spec.disruption.budgets'
   const shape = b
