@@ -3,6 +3,7 @@ import { BaseCommand } from '../base-command.js'
 import { ExitCode, InputError, oneLine, quote } from '../errors.js'
 import type { NodeSelector } from '../why/node/types.js'
 import type { WhySelector } from '../why/types.js'
+import type { WithManifests } from '../why/with-file.js'
 
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
@@ -116,14 +117,18 @@ Exit codes:
       const { readWhyJson } = await import('../why/snapshot.js')
       snapshotData = await readWhyJson(flags.snapshot)
     }
+    // The --with file is read before any network work: a bad one is a usage error, not a wasted collection.
+    const { loadWith } = await import('../why/with-file.js')
+    const manifests = flags.with ? await loadWith(flags.with) : undefined
     const { isNodeFacts } = await import('../why/node/snapshot.js')
-    if (node || (flags.snapshot && isNodeFacts(snapshotData))) return this.runNodes(node, snapshotData)
+    if (node || (flags.snapshot && isNodeFacts(snapshotData)))
+      return this.runNodes(node, snapshotData, manifests)
     const selector = flags.snapshot ? undefined : this.selector(args.target)
     const { why, exitCodeOf } = await import('../why/why.js')
     const outcome = await why({
       snapshot: flags.snapshot,
       ...(snapshotData !== undefined ? { snapshotData } : {}),
-      ...(flags.with ? { with: flags.with } : {}),
+      ...(manifests ? { with: manifests } : {}),
       saveSnapshot: flags['save-snapshot'],
       selector,
       live: flags.snapshot ? undefined : await this.liveOptions(),
@@ -164,13 +169,17 @@ Exit codes:
     return { kind: m[1]?.startsWith('nodeclaim') ? 'nodeclaim' : 'node', name }
   }
 
-  private async runNodes(selector: NodeSelector | undefined, snapshotData: unknown): Promise<unknown> {
+  private async runNodes(
+    selector: NodeSelector | undefined,
+    snapshotData: unknown,
+    manifests: WithManifests | undefined,
+  ): Promise<unknown> {
     const { flags } = this
     const { whyNodes, nodeExitCode } = await import('../why/node/why-node.js')
     const outcome = await whyNodes({
       ...(flags.snapshot ? { snapshot: { path: flags.snapshot, data: snapshotData } } : {}),
       ...(flags['save-snapshot'] ? { saveSnapshot: flags['save-snapshot'] } : {}),
-      ...(flags.with ? { with: flags.with } : {}),
+      ...(manifests ? { with: manifests } : {}),
       ...(selector ? { selector } : {}),
       ...(flags.snapshot ? {} : { live: await this.liveOptions() }),
     })

@@ -4,7 +4,7 @@ import { KarpctlError } from '../errors.js'
 import { collectWhy } from './collect.js'
 import { judge, type WhyReport } from './judge.js'
 import { checkWhyFacts, loadWhySnapshot, saveWhySnapshot } from './snapshot.js'
-import { applyWith, loadWith } from './with-file.js'
+import { applyWith, type WithManifests } from './with-file.js'
 import type { WhyFacts, WhySelector } from './types.js'
 
 export interface WhyRequest {
@@ -13,8 +13,8 @@ export interface WhyRequest {
   /** The snapshot's JSON, when the command already read it (to tell a pod snapshot from a node one). */
   snapshotData?: unknown
   saveSnapshot?: string
-  /** `--with FILE`: judge as if its NodePools and EC2NodeClasses were applied. */
-  with?: string
+  /** `--with FILE` (read by the command first): judge as if its NodePools and EC2NodeClasses were applied. */
+  with?: WithManifests
   live?: RunOptions
   /** A prepared run context (tests); else one is made from `live`. */
   context?: RunContext
@@ -28,7 +28,7 @@ export interface WhyOutcome {
 }
 
 export async function why(req: WhyRequest): Promise<WhyOutcome> {
-  const manifests = req.with ? await loadWith(req.with) : undefined
+  const manifests = req.with
   let facts: WhyFacts
   let calls: string[] | undefined
   if (req.snapshot)

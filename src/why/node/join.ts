@@ -50,7 +50,8 @@ export function bootCause(log: Read<BootLog> | undefined): JoinCause {
     return {
       source: 'boot-log',
       status: 'unknown',
-      message: 'the boot log was not read (the NodeClaim has no instance ID yet)',
+      message:
+        'the boot log was not read (the NodeClaim has no instance ID yet, or the snapshot was saved without it)',
     }
   if (!log.ok)
     return {

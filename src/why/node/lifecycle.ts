@@ -55,7 +55,7 @@ export function stageOf(nc: FullNodeClaim, now: number): Stage {
 }
 
 export function registrationLine(s: Extract<Stage, { stage: 'not-registered' }>, nc: string): string {
-  const since = s.since ? ` since ${s.since}` : ''
+  const since = s.since ? ` at ${s.since}` : ''
   if (!s.deadline) return `NodeClaim ${nc} launched${since} but its node never registered`
   return s.overdue
     ? `NodeClaim ${nc} launched${since} but its node never registered; the ${humanSpan(REGISTRATION_TIMEOUT_MS)} registration timeout passed at ${s.deadline}: Karpenter deletes it and tries again`

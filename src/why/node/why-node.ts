@@ -2,7 +2,7 @@
 // over them, then the judgement.
 import { createRunContext, type RunContext, type RunOptions } from '../../context/run-context.js'
 import { KarpctlError } from '../../errors.js'
-import { applyWith, loadWith } from '../with-file.js'
+import { applyWith, type WithManifests } from '../with-file.js'
 import { collectNodes } from './collect.js'
 import { judgeNodes } from './judge.js'
 import { checkNodeFacts, saveNodeSnapshot } from './snapshot.js'
@@ -14,7 +14,8 @@ export interface NodeRequest {
   /** A snapshot's parsed JSON and its path (the command reads the file once to tell pods from nodes). */
   snapshot?: { path: string; data: unknown }
   saveSnapshot?: string
-  with?: string
+  /** `--with FILE`, read by the command before anything else (a bad file is a usage error). */
+  with?: WithManifests
   live?: RunOptions
   context?: RunContext
   now?: Date
@@ -28,8 +29,7 @@ export interface NodeOutcome {
 }
 
 export async function whyNodes(req: NodeRequest): Promise<NodeOutcome> {
-  // The file is read before any network work: a bad one is a usage error, not a wasted collection.
-  const manifests = req.with ? await loadWith(req.with) : undefined
+  const manifests = req.with
   let facts: NodeFacts
   let calls: string[] | undefined
   if (req.snapshot) facts = await checkNodeFacts(req.snapshot.data, req.snapshot.path)
