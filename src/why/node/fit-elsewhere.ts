@@ -40,30 +40,48 @@ function roomOf(c: ClusterView, node: KarpenterNode): Room {
   return { node, free, reqs: labelRequirements(node.metadata.labels ?? {}) }
 }
 
+/** The room on every node that can take pods, computed once per run (judging 1,000 nodes stays linear). */
+const roomsCache = new WeakMap<ClusterView, Room[]>()
+function roomsOf(c: ClusterView): Room[] {
+  let rooms = roomsCache.get(c)
+  if (!rooms) {
+    rooms = c.nodes
+      .filter(
+        (n) =>
+          !n.spec.unschedulable && isTrue(condition(n.status.conditions, 'Ready')) && !deleting({ node: n }),
+      )
+      .map((n) => roomOf(c, n))
+    roomsCache.set(c, rooms)
+  }
+  return rooms
+}
+
 /** Where each pod would go, among the Ready, schedulable nodes that are not leaving. */
 export function placeElsewhere(c: ClusterView, nodeName: string, pods: WorkloadPod[]): Placement[] {
-  const rooms = c.nodes
-    .filter(
-      (n) =>
-        n.metadata.name !== nodeName &&
-        !n.spec.unschedulable &&
-        isTrue(condition(n.status.conditions, 'Ready')) &&
-        !deleting({ node: n }),
-    )
-    .map((n) => roomOf(c, n))
+  const rooms = roomsOf(c)
+  // What this node's pods use up, per node: the shared rooms are never changed.
+  const taken = new Map<Room, Amounts>()
+  const freeOf = (r: Room) => {
+    const t = taken.get(r)
+    if (!t) return r.free
+    const f = { ...r.free }
+    for (const [k, v] of Object.entries(t)) f[k] = (f[k] ?? 0) - v
+    return f
+  }
   return reschedulable(pods).map((pod) => {
     const need = podRequests(pod.spec)
     const terms = podRequirementTerms(pod)
     const room = rooms.find(
       (r) =>
+        r.node.metadata.name !== nodeName &&
+        enough(freeOf(r), need) &&
         !untolerated(
           r.node.spec.taints?.filter((t) => t.effect !== 'PreferNoSchedule'),
           pod.spec.tolerations,
         ) &&
-        terms.some((t) => incompatibilities(r.reqs, t).length === 0) &&
-        enough(r.free, need),
+        terms.some((t) => incompatibilities(r.reqs, t).length === 0),
     )
-    if (room) for (const [k, v] of Object.entries(need)) room.free[k] = (room.free[k] ?? 0) - v
+    if (room) taken.set(room, add(taken.get(room) ?? {}, need))
     const name = `${pod.metadata.namespace}/${pod.metadata.name}`
     return room ? { pod: name, node: room.node.metadata.name } : { pod: name }
   })
