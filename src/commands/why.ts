@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../base-command.js'
-import { ExitCode, InputError, oneLine, quote } from '../errors.js'
+import { ExitCode, InputError, type KarpctlError, oneLine, quote } from '../errors.js'
 import type { NodeSelector } from '../why/node/types.js'
 import type { WhySelector } from '../why/types.js'
 import type { WithManifests } from '../why/with-file.js'
@@ -133,17 +133,26 @@ Exit codes:
       selector,
       live: flags.snapshot ? undefined : await this.liveOptions(),
     })
-    if (flags.debug && outcome.calls) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
-    process.exitCode = exitCodeOf(outcome.report)
+    const { renderWhy } = await import('../why/render.js')
+    return this.finish(outcome, exitCodeOf(outcome.report), (color) => renderWhy(outcome.report, color))
+  }
+
+  /** Exit code, --debug calls, JSON or text; a failed --save-snapshot ends the run after the report. */
+  private async finish<R extends object>(
+    outcome: { report: R; calls?: string[]; saveError?: KarpctlError },
+    exitCode: number,
+    render: (color: boolean) => string,
+  ): Promise<unknown> {
+    if (this.flags.debug && outcome.calls) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
+    process.exitCode = exitCode
     const ending = outcome.saveError
     if (ending) process.exitCode = ExitCode.cannotRun
     if (this.jsonEnabled())
       return ending
         ? { ...outcome.report, error: { code: ending.code, message: oneLine(ending.message) } }
         : outcome.report
-    const { renderWhy } = await import('../why/render.js')
     const { useColor } = await import('../report/style.js')
-    this.log(renderWhy(outcome.report, useColor(process.stdout)))
+    this.log(render(useColor(process.stdout)))
     if (ending) throw ending
     return undefined
   }
@@ -183,20 +192,11 @@ Exit codes:
       ...(selector ? { selector } : {}),
       ...(flags.snapshot ? {} : { live: await this.liveOptions() }),
     })
-    if (flags.debug && outcome.calls) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
-    process.exitCode = nodeExitCode(outcome.report)
-    const ending = outcome.saveError
-    if (ending) process.exitCode = ExitCode.cannotRun
-    if (this.jsonEnabled())
-      return ending
-        ? { ...outcome.report, error: { code: ending.code, message: oneLine(ending.message) } }
-        : outcome.report
     const { renderNodes } = await import('../why/node/render.js')
-    const { useColor } = await import('../report/style.js')
     const many = outcome.facts.meta.selector.kind === 'nodes'
-    this.log(renderNodes(outcome.report, useColor(process.stdout), many))
-    if (ending) throw ending
-    return undefined
+    return this.finish(outcome, nodeExitCode(outcome.report), (color) =>
+      renderNodes(outcome.report, color, many),
+    )
   }
 
   /** Which pods: validated before any read, one line naming what is wrong. */

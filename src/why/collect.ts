@@ -231,6 +231,15 @@ const placedOf = (r: Read<WorkloadPod[]>): Read<PlacedPod[]> =>
       }
     : r
 
+/** Which cluster, when, by which karpctl, about what: the `meta` of every why snapshot. */
+export const runMeta = <S>(ctx: RunContext, selector: S) => ({
+  clusterName: ctx.options.clusterName,
+  region: ctx.options.region,
+  collectedAt: ctx.clock().toISOString(),
+  karpctlVersion: ctx.options.karpctlVersion,
+  selector,
+})
+
 export async function collectWhy(ctx: RunContext, selector: WhySelector): Promise<WhyFacts> {
   const kubeP = collectKube(ctx.kube)
   // EC2's catalogue: one read of the types, and one of the offerings in the zones of every
@@ -308,13 +317,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     ])
   return {
     schema: 'karpctl.why-facts/v1',
-    meta: {
-      clusterName: ctx.options.clusterName,
-      region: ctx.options.region,
-      collectedAt: ctx.clock().toISOString(),
-      karpctlVersion: ctx.options.karpctlVersion,
-      selector,
-    },
+    meta: runMeta(ctx, selector),
     kube,
     pods,
     nodeClaims,

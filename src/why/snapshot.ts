@@ -95,12 +95,20 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
   return checkWhyFacts(await readWhyJson(path), path)
 }
 
-/** The pod-side facts' shape, or one line naming the JSON path that is wrong. */
-export function checkWhyFacts(data: unknown, path: string): WhyFacts {
+/**
+ * A why snapshot's envelope: an object of this schema, nested no deeper than a snapshot may be. `what`
+ * names the kind in the one-line error (`why`, `node`).
+ */
+export function checkEnvelope(
+  data: unknown,
+  path: string,
+  schema: string,
+  what: string,
+): Record<string, unknown> {
   const name = quote(path)
-  if (!isObj(data) || data.schema !== WHY_FACTS_SCHEMA)
+  if (!isObj(data) || data.schema !== schema)
     throw new InputError(
-      `${name} is not a why snapshot (expected "schema": "${WHY_FACTS_SCHEMA}"): save one with \`karpctl why … --save-snapshot\``,
+      `${name} is not a ${what} snapshot (expected "schema": "${schema}"): save one with \`karpctl why … --save-snapshot\``,
       'SNAPSHOT_SCHEMA',
     )
   const deep = tooDeep(data, MAX_SNAPSHOT_DEPTH)
@@ -109,6 +117,13 @@ export function checkWhyFacts(data: unknown, path: string): WhyFacts {
       `snapshot ${name} nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)}`,
       'SNAPSHOT_TOO_DEEP',
     )
+  return data
+}
+
+/** The pod-side facts' shape, or one line naming the JSON path that is wrong. */
+export function checkWhyFacts(raw: unknown, path: string): WhyFacts {
+  const name = quote(path)
+  const data = checkEnvelope(raw, path, WHY_FACTS_SCHEMA, 'why')
   const meta = data.meta
   let bad: (string | number)[] | null = null
   if (!isObj(meta) || typeof meta.clusterName !== 'string' || typeof meta.region !== 'string') bad = ['meta']

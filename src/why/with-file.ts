@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseAllDocuments } from 'yaml'
 import { InputError, quote } from '../errors.js'
-import type { EC2NodeClass, Facts, NodePool } from '../facts/types.js'
+import type { EC2NodeClass, Facts, NodePool, ObjectMeta } from '../facts/types.js'
 
 const NODEPOOL_HASH = 'karpenter.sh/nodepool-hash'
 const NODECLASS_HASH = 'karpenter.k8s.aws/ec2nodeclass-hash'
@@ -96,60 +96,70 @@ const annotate = <T extends { metadata: { annotations?: Record<string, string> }
   metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [key]: value } },
 })
 
+type Kube = { metadata: ObjectMeta; status?: unknown }
+
+/**
+ * Each incoming object over the live one of its name (or added): the live status and annotations kept,
+ * the hash annotation moved when `moved` names fields that changed.
+ */
+function overlay<T extends Kube>(
+  live: T[],
+  incoming: T[],
+  hash: string,
+  file: string,
+  moved: (was: T, now: T) => string[],
+): T[] {
+  const out = [...live]
+  for (const obj of incoming) {
+    const i = out.findIndex((o) => o.metadata.name === obj.metadata.name)
+    const was = out[i]
+    let next = {
+      ...obj,
+      metadata: { ...obj.metadata, annotations: { ...was?.metadata.annotations } },
+      ...(was?.status ? { status: was.status } : {}),
+    } as T
+    const fields = was ? moved(was, obj) : []
+    if (was?.metadata.annotations?.[hash] && fields.length)
+      next = annotate(next, hash, `(changed by ${file}: ${fields.join(', ')})`)
+    if (i >= 0) out[i] = next
+    else out.push(next)
+  }
+  return out
+}
+
+const REQUIREMENTS = ['spec.template.spec.requirements']
+/** Selector terms drift through what they resolve to (AMIDrift, SubnetDrift…), known only after apply. */
+const SELECTORS = [
+  'spec.subnetSelectorTerms',
+  'spec.securityGroupSelectorTerms',
+  'spec.amiSelectorTerms',
+  'spec.capacityReservationSelectorTerms',
+]
+
 /** The live Kubernetes facts with the manifests applied over them (a new object; `kube` is not changed). */
 export function applyWith(kube: Facts['kube'], w: WithManifests): Facts['kube'] {
-  const pools = kube.nodePools.ok ? kube.nodePools.value : []
-  const classes = kube.nodeClasses.ok ? kube.nodeClasses.value : []
-  const nextPools = [...pools]
-  for (const np of w.nodePools) {
-    const i = nextPools.findIndex((p) => p.metadata.name === np.metadata.name)
-    const live = nextPools[i]
-    let next: NodePool = {
-      metadata: { ...np.metadata, annotations: { ...live?.metadata.annotations } },
-      spec: np.spec,
-      ...(live?.status ? { status: live.status } : {}),
-    }
-    const moved = live
-      ? changedFields(live.spec.template, np.spec.template, 'spec.template', [
-          'spec.template.spec.requirements',
-        ])
-      : []
-    const spec = live
-      ? changedFields(live.spec.template.spec, np.spec.template.spec, 'spec.template.spec', [
-          'spec.template.spec.requirements',
-        ])
-      : []
-    const fields = [...moved.filter((f) => f !== 'spec.template.spec'), ...spec]
-    if (live?.metadata.annotations?.[NODEPOOL_HASH] && fields.length)
-      next = annotate(next, NODEPOOL_HASH, `(changed by ${w.file}: ${fields.join(', ')})`)
-    if (i >= 0) nextPools[i] = next
-    else nextPools.push(next)
-  }
-  const nextClasses = [...classes]
-  for (const nc of w.nodeClasses) {
-    const i = nextClasses.findIndex((c) => c.metadata.name === nc.metadata.name)
-    const live = nextClasses[i]
-    let next: EC2NodeClass = {
-      metadata: { ...nc.metadata, annotations: { ...live?.metadata.annotations } },
-      spec: nc.spec,
-      ...(live?.status ? { status: live.status } : {}),
-    }
-    // Selector terms drift through what they resolve to (AMIDrift, SubnetDrift…), known only after apply.
-    const skip = [
-      'spec.subnetSelectorTerms',
-      'spec.securityGroupSelectorTerms',
-      'spec.amiSelectorTerms',
-      'spec.capacityReservationSelectorTerms',
-    ].map((f) => f)
-    const fields = live ? changedFields(live.spec, nc.spec, 'spec', skip) : []
-    if (live?.metadata.annotations?.[NODECLASS_HASH] && fields.length)
-      next = annotate(next, NODECLASS_HASH, `(changed by ${w.file}: ${fields.join(', ')})`)
-    if (i >= 0) nextClasses[i] = next
-    else nextClasses.push(next)
-  }
+  const pools = overlay<NodePool>(
+    kube.nodePools.ok ? kube.nodePools.value : [],
+    w.nodePools,
+    NODEPOOL_HASH,
+    w.file,
+    (was, now) => [
+      ...changedFields(was.spec.template, now.spec.template, 'spec.template', REQUIREMENTS).filter(
+        (f) => f !== 'spec.template.spec',
+      ),
+      ...changedFields(was.spec.template.spec, now.spec.template.spec, 'spec.template.spec', REQUIREMENTS),
+    ],
+  )
+  const classes = overlay<EC2NodeClass>(
+    kube.nodeClasses.ok ? kube.nodeClasses.value : [],
+    w.nodeClasses,
+    NODECLASS_HASH,
+    w.file,
+    (was, now) => changedFields(was.spec, now.spec, 'spec', SELECTORS),
+  )
   return {
     ...kube,
-    nodePools: kube.nodePools.ok ? { ok: true, value: nextPools } : kube.nodePools,
-    nodeClasses: kube.nodeClasses.ok ? { ok: true, value: nextClasses } : kube.nodeClasses,
+    nodePools: kube.nodePools.ok ? { ok: true, value: pools } : kube.nodePools,
+    nodeClasses: kube.nodeClasses.ok ? { ok: true, value: classes } : kube.nodeClasses,
   }
 }

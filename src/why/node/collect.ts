@@ -9,7 +9,7 @@ import { collectKube } from '../../facts/collect-kube.js'
 import { failureOf, read } from '../../facts/read.js'
 import { redactText } from '../../facts/redact.js'
 import type { Read } from '../../facts/types.js'
-import { trimPod } from '../collect.js'
+import { runMeta, trimPod } from '../collect.js'
 import type { KubeEvent, WorkloadPod } from '../types.js'
 import { pickBootErrors } from './join.js'
 import { stageOf } from './lifecycle.js'
@@ -187,13 +187,7 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
   }
   return {
     schema: 'karpctl.why-node-facts/v1',
-    meta: {
-      clusterName: ctx.options.clusterName,
-      region: ctx.options.region,
-      collectedAt: ctx.clock().toISOString(),
-      karpctlVersion: ctx.options.karpctlVersion,
-      selector,
-    },
+    meta: runMeta(ctx, selector),
     kube,
     nodes,
     nodeClaims,

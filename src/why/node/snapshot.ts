@@ -3,8 +3,8 @@
 // judgement relies on, or one line naming the JSON path that is wrong. Embedded doctor facts are held
 // to doctor's own schema.
 import { InputError, quote } from '../../errors.js'
-import { jsonPath, MAX_SNAPSHOT_DEPTH, parseSnapshot, saveSnapshot, tooDeep } from '../../facts/snapshot.js'
-import { badRead } from '../snapshot.js'
+import { jsonPath, parseSnapshot, saveSnapshot } from '../../facts/snapshot.js'
+import { badRead, checkEnvelope } from '../snapshot.js'
 import type { NodeFacts } from './types.js'
 
 export const NODE_FACTS_SCHEMA = 'karpctl.why-node-facts/v1'
@@ -27,19 +27,9 @@ const event = (item: unknown): (string | number)[] | null =>
 
 export const isNodeFacts = (data: unknown): boolean => isObj(data) && data.schema === NODE_FACTS_SCHEMA
 
-export async function checkNodeFacts(data: unknown, path: string): Promise<NodeFacts> {
+export async function checkNodeFacts(raw: unknown, path: string): Promise<NodeFacts> {
   const name = quote(path)
-  if (!isObj(data) || data.schema !== NODE_FACTS_SCHEMA)
-    throw new InputError(
-      `${name} is not a node snapshot (expected "schema": "${NODE_FACTS_SCHEMA}")`,
-      'SNAPSHOT_SCHEMA',
-    )
-  const deep = tooDeep(data, MAX_SNAPSHOT_DEPTH)
-  if (deep)
-    throw new InputError(
-      `snapshot ${name} nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)}`,
-      'SNAPSHOT_TOO_DEEP',
-    )
+  const data = checkEnvelope(raw, path, NODE_FACTS_SCHEMA, 'node')
   const meta = data.meta
   let bad: (string | number)[] | null = null
   if (
