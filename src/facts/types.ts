@@ -345,8 +345,6 @@ export interface EC2NodeClass {
     conditions?: Condition[]
     subnets?: { id: string; zone: string }[]
     securityGroups?: { id: string; name?: string }[]
-    /** The AMIs the selector resolves to now: a node on another image drifts (AMIDrift). */
-    amis?: { id: string; name?: string }[]
     instanceProfile?: string
   }
 }

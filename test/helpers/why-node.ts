@@ -49,7 +49,7 @@ export function nodeClass() {
       'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v4',
     },
   }
-  nc.status = { ...nc.status, amis: [{ id: 'ami-new' }] }
+  nc.status = { ...nc.status, amis: [{ id: 'ami-new' }] } as typeof nc.status
   return nc
 }
 

@@ -60,7 +60,8 @@ export function requirementsMoved(np: NodePool, nc: FullNodeClaim): string[] {
 /** What moved on the EC2NodeClass side that can be read from its status (the AMI). */
 function amiMoved(nc: FullNodeClaim, cls: EC2NodeClass | undefined): string | undefined {
   const image = nc.status?.imageID
-  const amis = cls?.status?.amis
+  // status.amis: the AMIs the selector resolves to now (doctor's facts keep the whole status, untyped here).
+  const amis = (cls?.status as { amis?: { id: string }[] } | undefined)?.amis
   if (!image || !amis?.length) return undefined
   return amis.some((a) => a.id === image)
     ? undefined
