@@ -51,7 +51,7 @@ function affinity(a: PodSpec['affinity']): PodSpec['affinity'] | undefined {
 }
 
 /** Only what a judgement reads: no env, no command lines, no annotations (they may hold secrets). */
-function trimSpec(spec: PodSpec | undefined): PodSpec {
+export function trimSpec(spec: PodSpec | undefined): PodSpec {
   const s = spec ?? ({ containers: [] } as PodSpec)
   const container = (c: ContainerSpec): ContainerSpec => ({
     name: c.name,
@@ -93,7 +93,7 @@ function trimSpec(spec: PodSpec | undefined): PodSpec {
   }
 }
 
-function trimPod(p: WorkloadPod): WorkloadPod {
+export function trimPod(p: WorkloadPod): WorkloadPod {
   const m = p.metadata
   return {
     metadata: {
@@ -246,6 +246,15 @@ const placedOf = (r: Read<WorkloadPod[]>): Read<PlacedPod[]> =>
       }
     : r
 
+/** Which cluster, when, by which karpctl, about what: the `meta` of every why snapshot. */
+export const runMeta = <S>(ctx: RunContext, selector: S) => ({
+  clusterName: ctx.options.clusterName,
+  region: ctx.options.region,
+  collectedAt: ctx.clock().toISOString(),
+  karpctlVersion: ctx.options.karpctlVersion,
+  selector,
+})
+
 export async function collectWhy(ctx: RunContext, selector: WhySelector): Promise<WhyFacts> {
   const kubeP = collectKube(ctx.kube)
   // EC2's catalogue: one read of the types, and one of the offerings in the zones of every
@@ -323,13 +332,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     ])
   return {
     schema: 'karpctl.why-facts/v1',
-    meta: {
-      clusterName: ctx.options.clusterName,
-      region: ctx.options.region,
-      collectedAt: ctx.clock().toISOString(),
-      karpctlVersion: ctx.options.karpctlVersion,
-      selector,
-    },
+    meta: runMeta(ctx, selector),
     kube,
     pods,
     nodeClaims,

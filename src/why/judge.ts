@@ -129,6 +129,8 @@ export interface WhyReport {
   region: string
   generatedAt: string
   source: 'live' | 'snapshot'
+  /** `--with FILE`: judged as if its NodePools and EC2NodeClasses were applied. */
+  with?: string
   /** The order Karpenter tries NodePools in: highest weight first, then by name. */
   order: { nodePool: string; weight: number }[]
   groups: PodVerdict[]

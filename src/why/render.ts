@@ -66,7 +66,11 @@ function block(s: Style, g: PodVerdict, raw: PodVerdict): string[] {
 export function renderWhy(raw: WhyReport, color: boolean): string {
   const r = forTerminal(raw)
   const s = makeStyle(color)
-  const out = [s.bold(`karpctl why — cluster ${r.cluster} (${r.region})`)]
+  const out = [
+    s.bold(
+      `karpctl why — cluster ${r.cluster} (${r.region})${r.with ? ` — as if ${r.with} were applied` : ''}`,
+    ),
+  ]
   if (r.order.length)
     out.push(
       `NodePools in the order Karpenter tries them: ${r.order.map((o) => `${o.nodePool}${o.weight ? ` (weight ${o.weight})` : ''}`).join(', ')}`,

@@ -58,7 +58,7 @@ const placedPod = (item: unknown): Path | null =>
   (isObj((item as Record<string, unknown>).labels) ? null : ['labels'])
 
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
-function badRead(
+export function badRead(
   v: unknown,
   path: Path,
   list = true,
@@ -78,18 +78,37 @@ function badRead(
   return null
 }
 
-export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
+/** A snapshot file's JSON, any schema: bounded regular file, valid JSON, or one line saying why not. */
+export async function readWhyJson(path: string): Promise<unknown> {
   const text = await readSnapshotFile(path)
-  const name = quote(path)
-  let data: unknown
   try {
-    data = JSON.parse(text)
+    return JSON.parse(text) as unknown
   } catch (err) {
-    throw new InputError(`snapshot ${name} is not valid JSON (${(err as Error).message})`, 'SNAPSHOT_CORRUPT')
-  }
-  if (!isObj(data) || data.schema !== WHY_FACTS_SCHEMA)
     throw new InputError(
-      `${name} is not a why snapshot (expected "schema": "${WHY_FACTS_SCHEMA}"): save one with \`karpctl why … --save-snapshot\``,
+      `snapshot ${quote(path)} is not valid JSON (${(err as Error).message})`,
+      'SNAPSHOT_CORRUPT',
+    )
+  }
+}
+
+export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
+  return checkWhyFacts(await readWhyJson(path), path)
+}
+
+/**
+ * A why snapshot's envelope: an object of this schema, nested no deeper than a snapshot may be. `what`
+ * names the kind in the one-line error (`why`, `node`).
+ */
+export function checkEnvelope(
+  data: unknown,
+  path: string,
+  schema: string,
+  what: string,
+): Record<string, unknown> {
+  const name = quote(path)
+  if (!isObj(data) || data.schema !== schema)
+    throw new InputError(
+      `${name} is not a ${what} snapshot (expected "schema": "${schema}"): save one with \`karpctl why … --save-snapshot\``,
       'SNAPSHOT_SCHEMA',
     )
   const deep = tooDeep(data, MAX_SNAPSHOT_DEPTH)
@@ -98,6 +117,13 @@ export async function loadWhySnapshot(path: string): Promise<WhyFacts> {
       `snapshot ${name} nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)}`,
       'SNAPSHOT_TOO_DEEP',
     )
+  return data
+}
+
+/** The pod-side facts' shape, or one line naming the JSON path that is wrong. */
+export function checkWhyFacts(raw: unknown, path: string): WhyFacts {
+  const name = quote(path)
+  const data = checkEnvelope(raw, path, WHY_FACTS_SCHEMA, 'why')
   const meta = data.meta
   let bad: (string | number)[] | null = null
   if (!isObj(meta) || typeof meta.clusterName !== 'string' || typeof meta.region !== 'string') bad = ['meta']

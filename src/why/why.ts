@@ -3,13 +3,18 @@ import { createRunContext, type RunContext, type RunOptions } from '../context/r
 import { KarpctlError } from '../errors.js'
 import { collectWhy } from './collect.js'
 import { judge, type WhyReport } from './judge.js'
-import { loadWhySnapshot, saveWhySnapshot } from './snapshot.js'
+import { checkWhyFacts, loadWhySnapshot, saveWhySnapshot } from './snapshot.js'
+import { applyWith, type WithManifests } from './with-file.js'
 import type { WhyFacts, WhySelector } from './types.js'
 
 export interface WhyRequest {
   selector?: WhySelector
   snapshot?: string
+  /** The snapshot's JSON, when the command already read it (to tell a pod snapshot from a node one). */
+  snapshotData?: unknown
   saveSnapshot?: string
+  /** `--with FILE` (read by the command first): judge as if its NodePools and EC2NodeClasses were applied. */
+  with?: WithManifests
   live?: RunOptions
   /** A prepared run context (tests); else one is made from `live`. */
   context?: RunContext
@@ -23,9 +28,14 @@ export interface WhyOutcome {
 }
 
 export async function why(req: WhyRequest): Promise<WhyOutcome> {
+  const manifests = req.with
   let facts: WhyFacts
   let calls: string[] | undefined
-  if (req.snapshot) facts = await loadWhySnapshot(req.snapshot)
+  if (req.snapshot)
+    facts =
+      req.snapshotData !== undefined
+        ? checkWhyFacts(req.snapshotData, req.snapshot)
+        : await loadWhySnapshot(req.snapshot)
   else if ((req.context || req.live) && req.selector) {
     const ctx = req.context ?? (await createRunContext(req.live as RunOptions))
     try {
@@ -43,7 +53,12 @@ export async function why(req: WhyRequest): Promise<WhyOutcome> {
     })
   return {
     facts,
-    report: judge(facts, req.snapshot ? 'snapshot' : 'live'),
+    report: manifests
+      ? {
+          ...judge({ ...facts, kube: applyWith(facts.kube, manifests) }, req.snapshot ? 'snapshot' : 'live'),
+          with: manifests.file,
+        }
+      : judge(facts, req.snapshot ? 'snapshot' : 'live'),
     ...(calls ? { calls } : {}),
     ...(saveError ? { saveError } : {}),
   }

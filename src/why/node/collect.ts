@@ -1,0 +1,201 @@
+// The reads of `why node/…` and `why --nodes`, concurrent and through the run's memoized clients:
+// doctor's Kubernetes collectors (NodePools, EC2NodeClasses), then one read of each kind — Nodes,
+// NodeClaims, pods, PodDisruptionBudgets, the events of cluster-scoped objects — however many nodes
+// are judged. Only when a NodeClaim launched and never joined (or failed to launch) does it read
+// doctor's full facts and the instance's console output.
+import type * as ec2 from '@aws-sdk/client-ec2'
+import type { RunContext } from '../../context/run-context.js'
+import { collectKube } from '../../facts/collect-kube.js'
+import { failureOf, read } from '../../facts/read.js'
+import { redactText } from '../../facts/redact.js'
+import type { Read } from '../../facts/types.js'
+import { runMeta, trimPod } from '../collect.js'
+import type { KubeEvent, WorkloadPod } from '../types.js'
+import { pickBootErrors } from './join.js'
+import { stageOf } from './lifecycle.js'
+import type {
+  BootLog,
+  FullNodeClaim,
+  KarpenterNode,
+  NodeFacts,
+  NodeSelector,
+  PodDisruptionBudget,
+} from './types.js'
+import { matchesLabels } from './label-selector.js'
+import { DO_NOT_DISRUPT } from './view.js'
+
+interface List<T> {
+  items?: T[]
+}
+
+/** Karpenter's own annotations (hashes, do-not-disrupt): others may hold anything and are not kept. */
+const karpenterAnnotations = (a: Record<string, string> | undefined) => {
+  const kept = Object.entries(a ?? {}).filter(([k]) => /^karpenter\.(sh|k8s\.aws)\//.test(k))
+  return kept.length ? { annotations: Object.fromEntries(kept) } : {}
+}
+
+const meta = (m: KarpenterNode['metadata']) => ({
+  name: m.name,
+  ...(m.labels ? { labels: m.labels } : {}),
+  ...karpenterAnnotations(m.annotations),
+  ...(m.creationTimestamp ? { creationTimestamp: m.creationTimestamp } : {}),
+  ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+})
+
+const trimNode = (n: KarpenterNode): KarpenterNode => ({
+  metadata: meta(n.metadata),
+  spec: {
+    ...(n.spec?.providerID ? { providerID: n.spec.providerID } : {}),
+    ...(n.spec?.taints ? { taints: n.spec.taints } : {}),
+    ...(n.spec?.unschedulable ? { unschedulable: true } : {}),
+  },
+  status: {
+    ...(n.status?.allocatable ? { allocatable: n.status.allocatable } : {}),
+    conditions: (n.status?.conditions ?? [])
+      .filter((c) => c.type === 'Ready')
+      .map(({ type, status, reason, lastTransitionTime }) => ({ type, status, reason, lastTransitionTime })),
+  },
+})
+
+const trimClaim = (nc: FullNodeClaim): FullNodeClaim => ({
+  metadata: meta(nc.metadata),
+  spec: {
+    ...(nc.spec?.nodeClassRef ? { nodeClassRef: nc.spec.nodeClassRef } : {}),
+    ...(nc.spec?.expireAfter ? { expireAfter: nc.spec.expireAfter } : {}),
+    ...(nc.spec?.terminationGracePeriod ? { terminationGracePeriod: nc.spec.terminationGracePeriod } : {}),
+  },
+  ...(nc.status
+    ? {
+        status: {
+          nodeName: nc.status.nodeName,
+          providerID: nc.status.providerID,
+          imageID: nc.status.imageID,
+          lastPodEventTime: nc.status.lastPodEventTime,
+          conditions: nc.status.conditions,
+        },
+      }
+    : {}),
+})
+
+/** A pod as the disruption judgements read it: why's trim plus do-not-disrupt, the one annotation that matters. */
+const trimBoundPod = (p: WorkloadPod): WorkloadPod => {
+  const t = trimPod(p)
+  const dnd = p.metadata.annotations?.[DO_NOT_DISRUPT]
+  return dnd === undefined ? t : { ...t, metadata: { ...t.metadata, annotations: { [DO_NOT_DISRUPT]: dnd } } }
+}
+
+const trimPdb = (b: PodDisruptionBudget): PodDisruptionBudget => ({
+  metadata: { name: b.metadata.name, namespace: b.metadata.namespace },
+  spec: b.spec ?? {},
+  ...(b.status ? { status: b.status } : {}),
+})
+
+/** Events about cluster-scoped objects live in `default`: Nodes, NodeClaims and NodePools among them. */
+const ABOUT = new Set(['Node', 'NodeClaim', 'NodePool'])
+
+const list = <T>(ctx: RunContext, label: string, path: string, map: (x: T) => T): Promise<Read<T[]>> =>
+  read(`kubernetes: ${label}`, async () => ((await ctx.kube.get<List<T>>(path))?.items ?? []).map(map))
+
+/** `aws:///us-west-2a/i-0abc…` → `i-0abc…` */
+export const instanceIdOf = (providerID: string | undefined) => /\/(i-[0-9a-f]+)$/.exec(providerID ?? '')?.[1]
+
+async function bootLog(ctx: RunContext, instanceId: string): Promise<Read<BootLog>> {
+  const label = `ec2:GetConsoleOutput ${instanceId}`
+  return read(label, async () => {
+    const out = await ctx.aws.call<ec2.GetConsoleOutputCommandOutput>('ec2', 'GetConsoleOutput', {
+      InstanceId: instanceId,
+      Latest: true,
+    })
+    const text = Buffer.from(out.Output ?? '', 'base64').toString('utf8')
+    return { instanceId, lines: pickBootErrors(text).map((l) => redactText(l)) }
+  }).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
+}
+
+export async function collectNodes(ctx: RunContext, selector: NodeSelector): Promise<NodeFacts> {
+  const kubeP = collectKube(ctx.kube)
+  const nodesP = list<KarpenterNode>(ctx, 'Nodes', '/api/v1/nodes', trimNode)
+  const claimsP = list<FullNodeClaim>(ctx, 'NodeClaims', '/apis/karpenter.sh/v1/nodeclaims', trimClaim)
+  const podsP = list<WorkloadPod>(ctx, 'pods', '/api/v1/pods', trimBoundPod)
+  const pdbsP = list<PodDisruptionBudget>(
+    ctx,
+    'PodDisruptionBudgets',
+    '/apis/policy/v1/poddisruptionbudgets',
+    trimPdb,
+  )
+  const eventsP = read('kubernetes: Events', async () =>
+    ((await ctx.kube.get<List<KubeEvent>>('/api/v1/namespaces/default/events'))?.items ?? [])
+      .filter((e) => ABOUT.has(e.involvedObject?.kind ?? ''))
+      .map(({ metadata, involvedObject, reason, message, type, count, lastTimestamp, eventTime }) => ({
+        metadata: {
+          name: metadata.name,
+          namespace: metadata.namespace,
+          creationTimestamp: metadata.creationTimestamp,
+        },
+        involvedObject: { kind: involvedObject.kind, name: involvedObject.name },
+        reason,
+        message,
+        type,
+        count,
+        lastTimestamp,
+        eventTime,
+      })),
+  )
+  const [kube, nodes, nodeClaims, pods, pdbs, events] = await Promise.all([
+    kubeP,
+    nodesP,
+    claimsP,
+    podsP,
+    pdbsP,
+    eventsP,
+  ])
+  // `-l` narrows the nodes judged, never the nodes counted (budgets and room elsewhere count them all).
+  const now = ctx.clock().getTime()
+  const inScope = (nc: FullNodeClaim) =>
+    selector.kind === 'nodes'
+      ? matchesLabels(selector.labelSelector, nc.metadata.labels ?? {})
+      : selector.kind === 'nodeclaim'
+        ? nc.metadata.name === selector.name
+        : nc.status?.nodeName === selector.name || nc.metadata.name === selector.name
+  const stuck = nodeClaims.ok
+    ? nodeClaims.value.filter((nc) => {
+        if (!inScope(nc)) return false
+        const s = stageOf(nc, now).stage
+        return s === 'launch-failed' || (s === 'not-registered' && !nc.status?.nodeName)
+      })
+    : []
+  let doctor: NodeFacts['doctor']
+  let bootLogs: NodeFacts['bootLogs']
+  let doctorUnread: string | undefined
+  if (stuck.length) {
+    const { collect } = await import('../../facts/collect.js')
+    const unregistered = stuck.filter((nc) => stageOf(nc, now).stage === 'not-registered')
+    const [d, logs] = await Promise.all([
+      // doctor's collection ends the run on some inputs (no such cluster): here that is a reason, not an end.
+      collect(ctx).catch((err: unknown) => {
+        doctorUnread = err instanceof Error ? err.message : String(err)
+        return undefined
+      }),
+      Promise.all(
+        unregistered.map(async (nc) => {
+          const id = instanceIdOf(nc.status?.providerID)
+          return [nc.metadata.name, id ? await bootLog(ctx, id) : undefined] as const
+        }),
+      ),
+    ])
+    doctor = d
+    bootLogs = Object.fromEntries(logs.filter((l): l is readonly [string, Read<BootLog>] => Boolean(l[1])))
+  }
+  return {
+    schema: 'karpctl.why-node-facts/v1',
+    meta: runMeta(ctx, selector),
+    kube,
+    nodes,
+    nodeClaims,
+    pods,
+    pdbs,
+    events,
+    ...(doctor ? { doctor } : {}),
+    ...(doctorUnread ? { doctorUnread } : {}),
+    ...(bootLogs ? { bootLogs } : {}),
+  }
+}

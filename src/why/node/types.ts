@@ -1,0 +1,87 @@
+// The Kubernetes shapes `karpctl why node/NAME` reads, trimmed to the fields a disruption judgement
+// uses, and the facts of one run. Plain JSON: a node snapshot is exactly `NodeFacts`.
+import type { Facts, ObjectMeta, Read, Taint } from '../../facts/types.js'
+import type { Condition, KubeEvent, LabelSelector, ResourceList, WorkloadPod } from '../types.js'
+
+/** A status condition as Karpenter writes it: the time it last changed is what timeouts count from. */
+export type TimedCondition = Condition & { lastTransitionTime?: string }
+
+/** Metadata plus the two lifecycle stamps the judgements count from. */
+export type LifecycleMeta = ObjectMeta & { deletionTimestamp?: string }
+
+export interface KarpenterNode {
+  metadata: LifecycleMeta
+  spec: { providerID?: string; taints?: Taint[]; unschedulable?: boolean }
+  status: { allocatable?: ResourceList; conditions?: TimedCondition[] }
+}
+
+export interface FullNodeClaim {
+  metadata: LifecycleMeta
+  spec: {
+    nodeClassRef?: { group?: string; kind?: string; name: string }
+    expireAfter?: string
+    terminationGracePeriod?: string
+    resources?: { requests?: ResourceList }
+  }
+  status?: {
+    nodeName?: string
+    providerID?: string
+    imageID?: string
+    capacity?: ResourceList
+    allocatable?: ResourceList
+    lastPodEventTime?: string
+    conditions?: TimedCondition[]
+  }
+}
+
+export interface PodDisruptionBudget {
+  metadata: ObjectMeta
+  spec: { selector?: LabelSelector; minAvailable?: string | number; maxUnavailable?: string | number }
+  status?: {
+    disruptionsAllowed?: number
+    currentHealthy?: number
+    desiredHealthy?: number
+    expectedPods?: number
+  }
+}
+
+/** Which nodes the user asked about. */
+export type NodeSelector =
+  { kind: 'node' | 'nodeclaim'; name: string } | { kind: 'nodes'; labelSelector?: string }
+
+/** Lines of an instance's boot log that name a kubelet or nodeadm failure (never the whole log). */
+export interface BootLog {
+  instanceId: string
+  lines: string[]
+}
+
+export interface NodeFacts {
+  schema: 'karpctl.why-node-facts/v1'
+  meta: {
+    clusterName: string
+    region: string
+    collectedAt: string
+    karpctlVersion: string
+    selector: NodeSelector
+    /** `--with FILE`: the manifests judged as if applied (the file's name; its objects are in `kube`). */
+    with?: string
+  }
+  /** doctor's Kubernetes facts (NodePools, EC2NodeClasses, aws-auth), read by doctor's collectors. */
+  kube: Facts['kube']
+  nodes: Read<KarpenterNode[]>
+  nodeClaims: Read<FullNodeClaim[]>
+  /** Pods bound to a node (DaemonSet and mirror pods included: Karpenter counts them as blockers too). */
+  pods: Read<WorkloadPod[]>
+  pdbs: Read<PodDisruptionBudget[]>
+  /** Events about Nodes, NodeClaims and NodePools (Karpenter's DisruptionBlocked, Unconsolidatable…). */
+  events: Read<KubeEvent[]>
+  /**
+   * doctor's full facts, collected only when a NodeClaim launched but never joined (or failed to
+   * launch): its checks say which of the node role, access, subnets and security groups is wrong.
+   */
+  doctor?: Facts
+  /** Why doctor's facts could not be collected when they were wanted. */
+  doctorUnread?: string
+  /** Boot-log lines of the instances that launched but never joined, by NodeClaim name. */
+  bootLogs?: Record<string, Read<BootLog>>
+}
