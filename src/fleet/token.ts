@@ -2,7 +2,7 @@
 // signature covers the `x-k8s-aws-id` header (the cluster name), base64url without padding, prefixed
 // `k8s-aws-v1.`. The EKS API server (aws-iam-authenticator) replays the URL to STS to learn who the caller
 // is; nothing is sent to STS here, and no kubeconfig or token file is written.
-import { createHash, createHmac, type BinaryLike } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import type { SignatureV4 as SignatureV4Type } from '@smithy/signature-v4'
 
 export interface AwsCredentialIdentity {
@@ -17,13 +17,22 @@ export const TOKEN_EXPIRES_S = 60
 const CLUSTER_HEADER = 'x-k8s-aws-id'
 
 /** SHA-256 (and HMAC-SHA-256 with a secret) on node:crypto, in the shape the SDK's signer takes. */
+type SourceData = string | ArrayBuffer | ArrayBufferView
+
+const bytes = (d: SourceData): string | Uint8Array =>
+  typeof d === 'string'
+    ? d
+    : ArrayBuffer.isView(d)
+      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
+      : new Uint8Array(d)
+
 class NodeSha256 {
   private readonly hash
-  constructor(secret?: BinaryLike) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret)
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret))
   }
-  update(data: BinaryLike): void {
-    this.hash.update(data)
+  update(data: SourceData): void {
+    this.hash.update(bytes(data))
   }
   digest(): Promise<Uint8Array> {
     return Promise.resolve(new Uint8Array(this.hash.digest()))

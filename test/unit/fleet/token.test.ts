@@ -26,9 +26,12 @@ function expectedSignature(url: URL, cluster: string, secret: string): string {
   ].join('\n')
   const amzDate = url.searchParams.get('X-Amz-Date') as string
   const scope = (url.searchParams.get('X-Amz-Credential') as string).split('/').slice(1).join('/')
-  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join(
-    '\n',
-  )
+  const toSign = [
+    'AWS4-HMAC-SHA256',
+    amzDate,
+    scope,
+    createHash('sha256').update(canonical).digest('hex'),
+  ].join('\n')
   const [day, region, service] = scope.split('/') as [string, string, string]
   let key = hmac(`AWS4${secret}`, day)
   key = hmac(key, region)
