@@ -64,7 +64,8 @@ export function renderFleet(outcome: FleetOutcome, opts: { color: boolean }): st
   const lines = table(rows, (r, text) => (r === rows[0] ? s.bold(text) : colourOf(s, r[0]!)(text)))
   // The other side of cluster × check: each check not clean somewhere, and where.
   const byCheck = new Map<string, { r: CheckResult; where: Map<Status, string[]> }>()
-  for (const o of outcome.clusters)
+  // A cluster without Karpenter is left out: its checks only say Karpenter is absent.
+  for (const o of outcome.clusters.filter((c) => c.state === 'judged'))
     for (const r of notClean(o.results)) {
       const e = byCheck.get(r.meta.id) ?? { r, where: new Map() }
       e.where.set(r.status, [...(e.where.get(r.status) ?? []), o.cluster.name])
