@@ -65,6 +65,18 @@ export async function fleetDoctor(req: FleetRequest): Promise<FleetOutcome> {
   }
 }
 
+/** One cluster's calls, also counted in the run's log (the fleet's total). */
+class ClusterLog extends CallLog {
+  constructor(private readonly run: CallLog) {
+    super()
+  }
+
+  override record(op: string, write = false): void {
+    super.record(op, write)
+    this.run.record(op, write)
+  }
+}
+
 /** Failure beats could-not-tell, as in one cluster's doctor: what was found matters more than what was not seen. */
 export function worstExit(codes: (0 | 1 | 2)[]): 0 | 1 | 2 {
   return codes.includes(1) ? 1 : codes.includes(2) ? 2 : 0
@@ -109,7 +121,7 @@ async function judgeCluster(
   timeoutS: number,
 ): Promise<ClusterOutcome> {
   const started = performance.now()
-  const log = new CallLog()
+  const log = new ClusterLog(fleet.log)
   const aws = fleet.for(cluster.principal, cluster.region).withLog(log)
   let via: ClusterOutcome['access'] = req.useKubeContexts ? 'kube-context' : 'eks-token'
   let privateEndpoint = false

@@ -101,6 +101,10 @@ test('fleet: three clusters, one table worst first; a refusing cluster is unknow
 
   assert.equal(by.locked!.state, 'unknown')
   assert.match(by.locked!.reason ?? '', /rejected the credentials|Unauthorized|401/)
+  // The run's count is discovery's calls plus every cluster's.
+  const perCluster = outcome.clusters.reduce((n, o) => n + o.calls, 0)
+  assert.ok(by.demo!.calls > 20, `demo made its reads (${by.demo!.calls})`)
+  assert.ok(outcome.calls.length > perCluster, `${outcome.calls.length} > ${perCluster}`)
   // Exit = the worst cluster's: one could not be judged, none failed.
   assert.equal(outcome.exitCode, 2)
   assert.deepEqual(
