@@ -83,7 +83,8 @@ function awsOperations() {
  */
 const VENDOR = {
   aws: {
-    packages: AWS_SERVICES.map((c) => `@aws-sdk/client-${c}`),
+    // The SDK's SigV4 signer (a dependency of every client) signs the EKS tokens of doctor --all-clusters.
+    packages: [...AWS_SERVICES.map((c) => `@aws-sdk/client-${c}`), '@smithy/signature-v4'],
     // The SDK's ES modules (dist-es) are what esbuild can tree-shake: their CommonJS build is one file.
     mainFields: ['module', 'main'],
     entry: () => {
@@ -91,9 +92,14 @@ const VENDOR = {
       return AWS_SERVICES.map((svc) => {
         const names = [AWS_CLIENT_CLASS[svc], ...[...(ops.get(svc) ?? [])].map((op) => `${op}Command`)]
         return `import { ${names.map((n) => `${n} as ${svc}_${n}`).join(', ')} } from '@aws-sdk/client-${svc}'\nexport const ${svc} = { ${names.map((n) => `${n}: ${svc}_${n}`).join(', ')} }`
-      }).join('\n')
+      })
+        .concat(
+          "import { SignatureV4 } from '@smithy/signature-v4'\nexport const signatureV4 = { SignatureV4 }",
+        )
+        .join('\n')
     },
-    require: (pkg) => `require('./vendor/aws.js')[${JSON.stringify(pkg.replace('@aws-sdk/client-', ''))}]`,
+    require: (pkg) =>
+      `require('./vendor/aws.js')[${JSON.stringify(pkg === '@smithy/signature-v4' ? 'signatureV4' : pkg.replace('@aws-sdk/client-', ''))}]`,
   },
   kube: {
     packages: ['@kubernetes/client-node'],
@@ -114,7 +120,7 @@ const bundleOf = new Map(Object.entries(VENDOR).flatMap(([b, v]) => v.packages.m
 const vendorImports = {
   name: 'vendor-imports',
   setup(b) {
-    b.onResolve({ filter: /^(@(aws-sdk|kubernetes)\/|yaml$)/ }, (args) =>
+    b.onResolve({ filter: /^(@(aws-sdk|kubernetes)\/|@smithy\/signature-v4$|yaml$)/ }, (args) =>
       bundleOf.has(args.path) ? { path: args.path, namespace: 'vendor' } : undefined,
     )
     b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({

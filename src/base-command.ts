@@ -103,6 +103,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
     const fixing = (this.flags as { fix?: boolean }).fix === true
+    // doctor --all-clusters: --timeout bounds each cluster (src/fleet), not the whole fleet.
+    if ((this.flags as { 'all-clusters'?: boolean })['all-clusters'] === true) return
     const seconds = given ?? (fixing ? undefined : DEFAULT_RUN_TIMEOUT_S)
     if (seconds === undefined) return
     this.runTimeoutS = seconds

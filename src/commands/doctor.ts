@@ -38,6 +38,15 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       command: '<%= config.bin %> <%= command.id %> --values values.yaml --terraform ./infra',
     },
     {
+      description: 'Every cluster of two regions, one table',
+      command: '<%= config.bin %> <%= command.id %> --all-clusters --regions us-east-1,eu-west-1',
+    },
+    {
+      description: 'Every cluster of three accounts, through a role assumed in each',
+      command:
+        '<%= config.bin %> <%= command.id %> --all-clusters --regions all --role-name KarpctlDoctor --accounts 111122223333,444455556666,777788889999',
+    },
+    {
       description: 'Only two checks, as SARIF',
       command:
         '<%= config.bin %> <%= command.id %> --only irsa-trust-policy,passrole-node-role --output sarif',
@@ -75,6 +84,47 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       multiple: true,
       delimiter: ',',
       helpGroup: 'CHECKS',
+    }),
+    'all-clusters': Flags.boolean({
+      summary:
+        'Every EKS cluster the credentials can see (ListClusters per region), one table; --timeout then bounds each cluster.',
+      helpGroup: 'FLEET',
+    }),
+    regions: Flags.string({
+      summary: 'With --all-clusters: the regions to look in, or `all` (default: --region / AWS_REGION).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'FLEET',
+    }),
+    profiles: Flags.string({
+      summary:
+        'With --all-clusters: AWS profiles to look with, each its own identity (default: the default chain).',
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'FLEET',
+    }),
+    'role-name': Flags.string({
+      summary: 'With --accounts: the role to assume in each account (sts:AssumeRole).',
+      dependsOn: ['accounts'],
+      helpGroup: 'FLEET',
+    }),
+    accounts: Flags.string({
+      summary: 'With --role-name: the account ids to look in.',
+      multiple: true,
+      delimiter: ',',
+      dependsOn: ['role-name'],
+      helpGroup: 'FLEET',
+    }),
+    concurrency: Flags.integer({
+      summary: 'With --all-clusters: clusters doctored at once (default 8).',
+      min: 1,
+      max: 64,
+      helpGroup: 'FLEET',
+    }),
+    'kubeconfig-contexts': Flags.boolean({
+      summary:
+        'With --all-clusters: reach a cluster through the kubeconfig context named by its ARN when there is one (a tunnel to a private endpoint), else with an EKS token.',
+      helpGroup: 'FLEET',
     }),
     list: Flags.boolean({ summary: 'List every check id with its title and exit.', helpGroup: 'CHECKS' }),
     output: Flags.string({
@@ -124,6 +174,10 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         throw new InputError(`${err.message}: see \`karpctl doctor --list\``, 'UNKNOWN_CHECK')
       throw err
     }
+    if (flags['all-clusters']) return this.fleet()
+    for (const f of ['regions', 'profiles', 'accounts', 'concurrency', 'kubeconfig-contexts'] as const)
+      if (flags[f] !== undefined && flags[f] !== false)
+        throw new InputError(`--${f} goes with --all-clusters: add it, or drop --${f}`, 'INVALID_INPUT')
     if (flags.fix) return this.fix(flags.only, flags.skip)
     const lintOnly = (flags.values?.length || flags.terraform) && !flags.cluster && !flags.snapshot
     let results
@@ -192,6 +246,91 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         this.log(renderHuman(results, facts, { color: useColor(process.stdout), verbose: flags.verbose }))
     }
     if (ending) throw ending
+    return undefined
+  }
+
+  /** doctor --all-clusters: the fleet use case lives in src/fleet/; this renders it. */
+  private async fleet(): Promise<unknown> {
+    const started = performance.now()
+    const { flags } = this
+    for (const f of ['snapshot', 'save-snapshot', 'fix', 'values', 'terraform', 'kube-context'] as const)
+      if (flags[f] !== undefined && flags[f] !== false)
+        throw new InputError(
+          `--${f} is for one cluster: it cannot be combined with --all-clusters`,
+          'INVALID_INPUT',
+        )
+    if (flags.output === 'junit')
+      throw new InputError(
+        '--output junit is for one cluster: use sarif, markdown or --json with --all-clusters',
+        'INVALID_INPUT',
+      )
+    const given = flags.regions ?? []
+    const fallback = flags.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
+    const all = given.includes('all')
+    if (all && given.length > 1)
+      throw new InputError('--regions all lists every region: give it alone', 'INVALID_REGION')
+    const regions = all
+      ? 'all'
+      : [
+          ...new Set(
+            (given.length ? given : fallback ? [fallback] : []).map((r) => this.validateRegion(r.trim())),
+          ),
+        ]
+    if (regions !== 'all' && regions.length === 0)
+      throw new InputError(
+        'which regions? pass --regions r1,r2 (or all), --region or AWS_REGION',
+        'MISSING_REGION',
+      )
+    for (const a of flags.accounts ?? [])
+      if (!/^\d{12}$/.test(a))
+        throw new InputError(
+          `--accounts: ${JSON.stringify(a)} is not a 12-digit AWS account id`,
+          'INVALID_INPUT',
+        )
+    const home = fallback
+      ? this.validateRegion(fallback)
+      : regions === 'all'
+        ? 'us-east-1'
+        : (regions[0] as string)
+    const { fleetDoctor } = await import('../fleet/fleet.js')
+    const r = await import('../report/fleet.js')
+    const { useColor } = await import('../report/style.js')
+    const progress = !this.jsonEnabled() && process.stderr.isTTY
+    const outcome = await fleetDoctor({
+      scope: {
+        regions,
+        profiles: flags.profiles ?? (flags.profile ? [flags.profile] : []),
+        roleName: flags['role-name'],
+        accounts: flags.accounts ?? [],
+      },
+      home,
+      only: flags.only,
+      skip: flags.skip,
+      karpctlVersion: this.config.version,
+      concurrency: flags.concurrency,
+      clusterTimeoutS: flags.timeout,
+      useKubeContexts: flags['kubeconfig-contexts'],
+      onDiscovered: progress ? (n) => this.progress(`${n} cluster(s) found`) : undefined,
+      onCluster: progress
+        ? (o, done, total) =>
+            this.progress(
+              `[${done}/${total}] ${r.clusterLabel(o)}: ${r.verdict(o)} (${(o.wallTimeMs / 1000).toFixed(1)} s, ${o.calls} calls)`,
+            )
+        : undefined,
+    })
+    if (flags.debug) for (const c of outcome.calls) this.logToStderr(`call ${c}`)
+    process.exitCode = outcome.exitCode
+    if (this.jsonEnabled())
+      return r.fleetJson(outcome, {
+        karpctlVersion: this.config.version,
+        generatedAt: new Date(),
+        wallTimeMs: Math.round(performance.now() - started),
+      })
+    if (flags.output === 'sarif') {
+      const { catalog } = await import('../checks/catalog.js')
+      this.log(r.fleetSarif(outcome, catalog, this.config.version))
+    } else if (flags.output === 'markdown') this.log(r.fleetMarkdown(outcome))
+    else this.log(r.renderFleet(outcome, { color: useColor(process.stdout) }))
     return undefined
   }
 

@@ -24,6 +24,11 @@ export interface AwsOptions {
   requestTimeoutMs?: number
   /** How long one attempt may wait for the connection (default 5 s, at most requestTimeoutMs). */
   connectionTimeoutMs?: number
+  /**
+   * Credentials to use instead of the default chain (an assumed role of another account, in a fleet
+   * run); the profile is then not read.
+   */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
 }
 
 export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 10_000
@@ -199,7 +204,8 @@ export class Aws {
             httpAgent: new http.Agent({ keepAlive: true, maxSockets: 50 }),
             httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 50 }),
           }
-          if (this.credentials) config.credentials = this.credentials
+          if (this.options.credentials) config.credentials = this.options.credentials
+          else if (this.credentials) config.credentials = this.credentials
           config.requestHandler = {
             ...this.agents,
             requestTimeout,
@@ -221,6 +227,34 @@ export class Aws {
       this.clients.set(service, entry)
     }
     return entry
+  }
+
+  /**
+   * The same clients, bound and memo, recording the calls it makes in another log: one cluster of a fleet
+   * run, whose reads of the account (OIDC providers, a shared role) other clusters there reuse.
+   */
+  withLog(log: CallLog): Aws {
+    const view = Object.create(this) as Aws
+    Object.defineProperty(view, 'log', { value: log })
+    return view
+  }
+
+  /**
+   * The credentials this run's requests are signed with, as the SDK resolved them (the default chain,
+   * the profile or the ones given): what an EKS token is signed with.
+   */
+  async credentialIdentity(): Promise<{
+    accessKeyId: string
+    secretAccessKey: string
+    sessionToken?: string
+  }> {
+    if (this.options.credentials) return this.options.credentials
+    const { client } = await this.load('sts')
+    const provider = (client as { config?: { credentials?: () => Promise<unknown> } }).config?.credentials
+    // Nothing is sent on this client now: the next client must not wait for its first request.
+    this.sent.get('sts')?.()
+    if (typeof provider !== 'function') throw new Error('the STS client has no credential provider')
+    return (await provider()) as { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   }
 
   /** One API call, made at most once per run for the same operation and input. */

@@ -757,6 +757,11 @@ export interface MockOptions {
    * install's tests on this cluster plan the release as a new one.
    */
   releasesByNamespace?: boolean
+  /**
+   * Whether the Kubernetes API accepts a request's Authorization header (default: `Bearer <state.kube.token>`):
+   * a fleet run authenticates with EKS tokens it makes at run time.
+   */
+  kubeAuthorized?: (authorization: string | undefined) => boolean
 }
 
 export interface RecordedCall {
@@ -1352,13 +1357,13 @@ export class MockCluster {
   private replyFn(service: Service, answer: (call: Call) => Answer, via: RecordedCall['via']) {
     // nock passes the request as `this` of a plain function; the mock is reached through these closures.
     const callOf = this.callOf.bind(this)
-    const token = () => this.state.kube.token
+    const authorized =
+      this.options.kubeAuthorized ?? ((a: string | undefined) => a === `Bearer ${this.state.kube.token}`)
     const record = (call: Call, status: number) =>
       this.recorded.push({ op: call.op, key: call.key, status, via, at: performance.now() })
     return function (this: nock.ReplyFnContext, uri: string, body: nock.Body): nock.ReplyFnResult {
       const call = callOf(service, this.req.method, uri, body, this.req.headers)
-      const unauthorized =
-        service === 'kube' && header(this.req.headers, 'authorization') !== `Bearer ${token()}`
+      const unauthorized = service === 'kube' && !authorized(header(this.req.headers, 'authorization'))
       const a = unauthorized ? errorAnswer('kube', 401, 'Unauthorized', 'Unauthorized') : answer(call)
       record(call, a.status)
       return [a.status, a.body, a.headers]
