@@ -4,7 +4,7 @@
 #   1. test/e2e/bed/build.sh  — builds/caches the servers (cold: 15–25 min on 2 cores)
 #   2. npm run build (dist/, which bin/run.js loads)
 #   3. node --test over test/e2e/**/*.e2e.test.ts, one file at a time
-# Extra arguments are passed to `node --test` (e.g. --test-name-pattern=smoke).
+# Files named as arguments run alone; other arguments go to `node --test` (e.g. --test-name-pattern=smoke).
 # Env: KARPCTL_E2E_CACHE (cache dir), KARPCTL_E2E_KEEP=1 (keep temp dirs/logs),
 #      KARPCTL_E2E_VERBOSE=1, KARPCTL_E2E_SKIP_NPM_BUILD=1 (do not rebuild dist/).
 set -euo pipefail
@@ -31,11 +31,17 @@ if [[ "${KARPCTL_E2E_SKIP_NPM_BUILD:-}" != 1 ]]; then
 fi
 
 shopt -s globstar nullglob
-files=(test/e2e/**/*.e2e.test.ts)
+# Files named on the command line run alone (`npm run test:e2e -- test/e2e/lock.e2e.test.ts`); every
+# other argument goes to `node --test` (e.g. --test-name-pattern=smoke).
+files=() opts=()
+for a in "$@"; do
+  if [[ "$a" == *.e2e.test.ts ]]; then files+=("$a"); else opts+=("$a"); fi
+done
+((${#files[@]})) || files=(test/e2e/**/*.e2e.test.ts)
 if ((${#files[@]} == 0)); then
   echo "e2e: no test/e2e/**/*.e2e.test.ts files" >&2
   exit 1
 fi
 # Node 20's --test does not expand globs itself; one file at a time (2 cores, one bed at a time).
 echo "[$(ts)] e2e: running ${#files[@]} file(s)" >&2
-node --import tsx --test --test-concurrency=1 --test-reporter=spec "$@" "${files[@]}"
+node --import tsx --test --test-concurrency=1 --test-reporter=spec "${opts[@]}" "${files[@]}"
