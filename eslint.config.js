@@ -59,7 +59,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/context/**/*.ts', 'src/facts/**/*.ts', 'src/checks/**/*.ts', 'src/spec/**/*.ts'],
+    files: ['src/context/**/*.ts', 'src/facts/**/*.ts', 'src/checks/**/*.ts', 'src/desired/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 const root = dirname(fileURLToPath(import.meta.url))
 // Unset, the scope is the judging code (as before issue 18); the engine's directories run one at a time.
 const judging = ['checks', 'iam', 'lint']
-const scopes = [...judging, 'plan', 'spec', 'install', 'teardown', 'tenant', 'fix']
+const scopes = [...judging, 'plan', 'desired', 'install', 'teardown', 'tenant', 'fix']
 const scope = process.env.STRYKER_SCOPE ?? 'all'
 if (scope !== 'all' && !scopes.includes(scope)) {
   throw new Error(
@@ -23,7 +23,7 @@ const dirs = scope === 'all' ? judging : [scope]
 // The unit tests of the engine and the commands built on it.
 const engine = {
   plan: 'test/unit/plan/**/*.test.ts',
-  spec: 'test/unit/spec/**/*.test.ts',
+  desired: 'test/unit/desired/**/*.test.ts',
   install: 'test/unit/install/**/*.test.ts',
   teardown: 'test/unit/teardown/**/*.test.ts',
   tenant: 'test/unit/tenant/**/*.test.ts',
@@ -32,7 +32,7 @@ const engine = {
 
 // The unit tests that run each directory's code: its own, and those of the code built on it (the
 // checks run the IAM evaluator; fix and report run the checks; install, teardown, tenant and fix
-// run the plan's resources, which are built from the specs; teardown runs tenant's removal).
+// run the plan's resources, which are built from the desired state; teardown runs tenant's removal).
 const testsOf = {
   checks: ['test/unit/checks/**/*.test.ts', 'test/unit/fix/**/*.test.ts'],
   iam: [
@@ -44,11 +44,11 @@ const testsOf = {
   ],
   lint: ['test/unit/lint/**/*.test.ts'],
   plan: Object.values(engine),
-  spec: Object.values(engine),
-  install: [engine.install, engine.plan, engine.spec, engine.tenant, engine.fix],
+  desired: Object.values(engine),
+  install: [engine.install, engine.plan, engine.desired, engine.tenant, engine.fix],
   teardown: [engine.teardown],
   // tenantContext builds its own clients (createRunContext): its tests drive it over nock.
-  tenant: [engine.tenant, engine.teardown, engine.spec, 'test/integration/tenant-context.test.ts'],
+  tenant: [engine.tenant, engine.teardown, engine.desired, 'test/integration/tenant-context.test.ts'],
   // runFix builds its own clients (createRunContext): its tests drive it over nock.
   fix: [engine.fix, 'test/integration/fix-run.test.ts', 'test/integration/owners.test.ts'],
 }
@@ -62,7 +62,7 @@ export default {
   packageManager: 'npm',
   // The reference templates are data generated from test/fixtures' CloudFormation templates; the lint's
   // `scripts/reference-policies.ts --check` fails on any byte that differs from a fresh generation.
-  mutate: [...dirs.map((d) => `src/${d}/**/*.ts`), '!src/spec/reference-policies.generated.ts'],
+  mutate: [...dirs.map((d) => `src/${d}/**/*.ts`), '!src/desired/reference-policies.generated.ts'],
   testRunner: 'tap',
   tap: {
     // STRYKER_TESTS=<glob>,<glob> narrows a run to those tests while a file's tests are written: its

@@ -8,7 +8,7 @@
 // Deployment, Helm records the revision as failed), and a tenant subnet selector that finds nothing.
 import { writeFileSync } from 'node:fs'
 import type { Facts, NodePool, EC2NodeClass } from '../src/facts/types.js'
-import { referencePolicies } from '../src/spec/reference-policy.js'
+import { referencePolicies } from '../src/desired/reference-policy.js'
 import {
   ACCOUNT,
   healthyFacts,

@@ -1,8 +1,8 @@
-// Generates src/spec/reference-policies.generated.ts from the getting-started CloudFormation template of
+// Generates src/desired/reference-policies.generated.ts from the getting-started CloudFormation template of
 // each Karpenter minor (test/fixtures/karpenter/policies/cloudformation-v1.M.P.yaml, unmodified
 // upstream files): the controller's managed policies and the node role's managed policies, as data.
 // Statements are stored once (most are identical from one minor to the next) as CloudFormation `!Sub`
-// JSON text; src/spec/reference-policy.ts fills in the placeholders.
+// JSON text; src/desired/reference-policy.ts fills in the placeholders.
 //
 //   node --import tsx scripts/reference-policies.ts           write the file
 //   node --import tsx scripts/reference-policies.ts --check   exit 1 when the file is not what it would write
@@ -14,7 +14,7 @@ import { FixturesMissing, karpenterFixtures } from '../test/helpers/fixtures.js'
 
 const root = new URL('..', import.meta.url).pathname
 const fixtures = () => join(karpenterFixtures(), 'policies')
-const target = join(root, 'src', 'spec', 'reference-policies.generated.ts')
+const target = join(root, 'src', 'desired', 'reference-policies.generated.ts')
 
 interface Resource {
   Type: string

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
 import { answerOf, ExitCode, InputError, KarpctlError, quote } from './errors.js'
 import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
-import { TIMEOUT_BOUNDS } from './spec/flags.js'
+import { TIMEOUT_BOUNDS } from './desired/flags.js'
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/
 

@@ -1,5 +1,5 @@
 import type { ClusterAutoscalerDeployment, Facts, Nodegroup } from '../facts/types.js'
-import { SCALED_FROM } from '../spec/ownership.js'
+import { SCALED_FROM } from '../desired/ownership.js'
 import { describeFailure, need } from './lib/facts.js'
 import type { Check, Finding } from './types.js'
 

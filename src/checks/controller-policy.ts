@@ -7,8 +7,8 @@ import type {
   RoleFacts,
 } from '../facts/types.js'
 import { evaluate } from '../iam/evaluate.js'
-import { NEWEST_REFERENCE, referenceFor, referencePolicies } from '../spec/reference-policy.js'
-import { retiredIn } from '../spec/retired-actions.js'
+import { NEWEST_REFERENCE, referenceFor, referencePolicies } from '../desired/reference-policy.js'
+import { retiredIn } from '../desired/retired-actions.js'
 import {
   describeFailure,
   isLegacy,

@@ -11,7 +11,7 @@ import {
 } from './lib/interruption.js'
 import { actionMatch, allowsService, coversResource, roleStatements } from './lib/policy.js'
 import { eventsKeyFindings } from './lib/queue-key.js'
-import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../spec/interruption.js'
+import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../desired/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
 
 function helmSetFix(release: HelmRelease, name: string): string {

@@ -1,13 +1,13 @@
 import { patternMatchesEvent } from '../facts/collect-interruption.js'
 import type { EventRule, Facts, ReadFailure } from '../facts/types.js'
-import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
-import { interruptionRules as installRules, RULE_TARGET_ID } from '../spec/interruption.js'
+import { INTERRUPTION_RULES } from '../desired/controller-policy.js'
+import { interruptionRules as installRules, RULE_TARGET_ID } from '../desired/interruption.js'
 import {
   NEWEST_REFERENCE,
   REFERENCE_VERSION_LIST,
   referenceFor,
   referenceRules,
-} from '../spec/reference-policy.js'
+} from '../desired/reference-policy.js'
 import {
   describeFailure,
   need,

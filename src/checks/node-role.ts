@@ -13,7 +13,7 @@ import {
   NODE_ADVISED_POLICIES,
   NODE_ECR_POLICIES,
   NODE_MANAGED_POLICIES,
-} from '../spec/controller-policy.js'
+} from '../desired/controller-policy.js'
 import {
   describeFailure,
   need,

@@ -1,7 +1,7 @@
 import type { EC2NodeClass, Facts, PermissionEvaluation, PolicyDocument } from '../facts/types.js'
 import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
-import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
+import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../desired/controller-policy.js'
 import { boundaryRepair } from './controller-policy.js'
 import type { Check, Finding, Fix } from './types.js'
 

@@ -1,5 +1,5 @@
 import type { EC2NodeClass, Facts, NodePool, Taint } from '../facts/types.js'
-import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../spec/controller-policy.js'
+import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../desired/controller-policy.js'
 import { need, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
 import {
   accessEntryCommand,
@@ -9,7 +9,7 @@ import {
 } from './lib/node-access.js'
 import { nodeRoleArnsInUse } from './passrole-node-role.js'
 import type { Check, Finding, Fix } from './types.js'
-import { TENANT_KEY } from '../spec/ownership.js'
+import { TENANT_KEY } from '../desired/ownership.js'
 
 export const tenantIsolation: Check = {
   meta: {

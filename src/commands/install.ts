@@ -1,6 +1,6 @@
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand, waitForLockFlag } from '../base-command.js'
-import { TIMEOUT_BOUNDS, validateCpuLimit } from '../spec/flags.js'
+import { TIMEOUT_BOUNDS, validateCpuLimit } from '../desired/flags.js'
 import { ExitCode } from '../errors.js'
 
 export default class Install extends BaseCommand<typeof Install> {
@@ -151,7 +151,8 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
     const { createRunContext } = await import('../context/run-context.js')
     const { discover } = await import('../install/discover.js')
     const { installChoices } = await import('../install/wizard.js')
-    const { loadExtraValues, planInstall, specOf } = await import('../install/install.js')
+    const { planInstall, specOf } = await import('../install/install.js')
+    const { loadExtraValues } = await import('../install/values-file.js')
     const { applyEnv, requireTools } = await import('../plan/env.js')
     const { renderPlan, planJson } = await import('../plan/render.js')
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand, waitForLockFlag } from '../base-command.js'
-import { TIMEOUT_BOUNDS } from '../spec/flags.js'
+import { TIMEOUT_BOUNDS } from '../desired/flags.js'
 import { InputError } from '../errors.js'
 
 export default class Teardown extends BaseCommand<typeof Teardown> {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand, waitForLockFlag } from '../base-command.js'
-import { TIMEOUT_BOUNDS } from '../spec/flags.js'
+import { TIMEOUT_BOUNDS } from '../desired/flags.js'
 import { ExitCode, InputError } from '../errors.js'
 
 export default class Upgrade extends BaseCommand<typeof Upgrade> {
@@ -59,7 +59,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
 
   async run(): Promise<unknown> {
     const { flags } = this
-    const { karpenterVersionProblem } = await import('../spec/flags.js')
+    const { karpenterVersionProblem } = await import('../desired/flags.js')
     const { DEFAULT_KARPENTER_VERSION } = await import('../checks/lib/compat.js')
     const { checkChartDir, chartDirVersion } = await import('../plan/resources/helm-release.js')
     // The flags a plan is made of, before anything is read.

@@ -5,7 +5,7 @@ import type * as sqs from '@aws-sdk/client-sqs'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
 import { parsePolicyDocument } from '../iam/policy-document.js'
-import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
+import { INTERRUPTION_RULES } from '../desired/controller-policy.js'
 import { read } from './read.js'
 import type { Deployment, EventRule, HelmRelease, QueueFacts, Read, ReadFailure } from './types.js'
 

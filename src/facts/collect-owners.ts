@@ -6,7 +6,7 @@
 import type * as cfn from '@aws-sdk/client-cloudformation'
 import type { Aws } from '../context/aws.js'
 import { patternMatchesEvent } from './collect-interruption.js'
-import { INTERRUPTION_RULES } from '../spec/controller-policy.js'
+import { INTERRUPTION_RULES } from '../desired/controller-policy.js'
 import { read } from './read.js'
 import type { EventRule, Facts, QueueFacts, Read, StackOwner, StackResourceSummary } from './types.js'
 

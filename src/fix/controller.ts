@@ -2,7 +2,7 @@
 import { serviceAccountAnnotation } from '../plan/resources/sa-annotation.js'
 import { podIdentityAssociation } from '../plan/resources/eks-access.js'
 import { controllerServiceAccount } from '../checks/lib/trust.js'
-import { ownershipTags } from '../spec/install.js'
+import { ownershipTags } from '../desired/install.js'
 import { valueTypeEdits } from './helm-values.js'
 import type { Finding } from '../checks/types.js'
 import { Builder, arn, group, release, controllerDeployment } from './builder.js'

@@ -4,7 +4,7 @@
 // install another tool made as for karpctl's own.
 import type { KubeClient } from '../context/kube.js'
 import type { HelmRelease } from '../facts/types.js'
-import type { NodePoolChoice } from '../spec/install.js'
+import type { NodePoolChoice } from '../desired/install.js'
 
 export interface CurrentSettings {
   karpenterVersion: string

@@ -9,7 +9,7 @@ import { addons, describeCluster, listClusters, nodegroups } from '../facts/coll
 import { failureOf } from '../facts/read.js'
 import type { EksCluster } from '../facts/types.js'
 import { findRelease } from '../facts/collect-kube.js'
-import { roleName } from '../spec/names.js'
+import { roleName } from '../desired/names.js'
 import { currentSettings, type CurrentSettings } from './current.js'
 import { findExisting, type ExistingInstall } from './existing.js'
 import { findClusterAutoscalers, type AutoscalerDeployment } from '../facts/cluster-autoscalers.js'

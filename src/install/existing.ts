@@ -10,8 +10,8 @@ import type { RunContext } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
 import { findRelease, releaseNamed } from '../facts/collect-kube.js'
 import type { Facts, HelmRelease } from '../facts/types.js'
-import { interruptionRules } from '../spec/interruption.js'
-import { OWNERSHIP } from '../spec/ownership.js'
+import { interruptionRules } from '../desired/interruption.js'
+import { OWNERSHIP } from '../desired/ownership.js'
 import { sameDocument } from '../plan/compare.js'
 
 export interface ExistingInstall {

@@ -8,17 +8,17 @@ import {
   ownershipTags,
   OWNERSHIP,
   type InstallSpec,
-} from '../spec/install.js'
-import { adoptionTags } from '../spec/ownership.js'
-import { QUEUE_ATTRIBUTES, queuePolicy, RULE_TARGET_ID } from '../spec/interruption.js'
+} from '../desired/install.js'
+import { adoptionTags } from '../desired/ownership.js'
+import { QUEUE_ATTRIBUTES, queuePolicy, RULE_TARGET_ID } from '../desired/interruption.js'
 import {
   defaultNodeClass,
   defaultNodePool,
   helmValues,
   MANAGED_LABEL,
   requiredValues,
-} from '../spec/karpenter.js'
-import { irsaTrust, nodeTrust, podIdentityTrust } from '../spec/trust.js'
+} from '../desired/karpenter.js'
+import { irsaTrust, nodeTrust, podIdentityTrust } from '../desired/trust.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { clusterAutoscalerScaleDown } from '../plan/resources/cluster-autoscaler.js'
 import { chartCrdNames, chartDirCrdNames, crdHandover } from '../plan/resources/crd-handover.js'

@@ -3,7 +3,7 @@
 // node, and delete the workload. Bounded; the workload is deleted whatever happens.
 import { randomBytes } from 'node:crypto'
 import { KubeApiError, type KubeClient } from '../context/kube.js'
-import { MANAGED_LABEL } from '../spec/karpenter.js'
+import { MANAGED_LABEL } from '../desired/karpenter.js'
 
 export const SMOKE_LABEL = 'karpctl.io/smoke-test'
 

@@ -1,7 +1,7 @@
 // install's questions: each answers one choice of the spec, has a flag, and a default drawn from the
 // cluster (Pod Identity when its agent runs, access entries when the authentication mode allows).
 import { InputError } from '../errors.js'
-import { karpenterVersionProblem, validateCpuLimit } from '../spec/flags.js'
+import { karpenterVersionProblem, validateCpuLimit } from '../desired/flags.js'
 import {
   COMPATIBILITY_URL,
   DEFAULT_KARPENTER_VERSION,
@@ -11,10 +11,10 @@ import {
   parseKubernetesMinor,
   supportRange,
 } from '../checks/lib/compat.js'
-import { parseVersion } from '../spec/version.js'
-import { DEFAULT_NODEPOOL, type InstallSpec, type NodePoolChoice } from '../spec/install.js'
+import { parseVersion } from '../desired/version.js'
+import { DEFAULT_NODEPOOL, type InstallSpec, type NodePoolChoice } from '../desired/install.js'
 import type { Discovery } from './discover.js'
-import { valuesFileProblem } from './install.js'
+import { valuesFileProblem } from './values-file.js'
 import type { Prompter } from '../context/prompter.js'
 
 export interface InstallFlags {

@@ -5,7 +5,7 @@ import { findHelm, type Helm } from '../context/helm.js'
 import { interrupt } from '../context/interrupt.js'
 import { kubeTarget } from '../context/kube-target.js'
 import { redactClip } from '../facts/redact.js'
-import { ownershipTags } from '../spec/install.js'
+import { ownershipTags } from '../desired/install.js'
 import { lockNamespace, takeLock, thisRun } from './lock.js'
 import { changing, type ApplyEnv, type Plan } from './types.js'
 

@@ -27,10 +27,10 @@ import {
   ruleAbsent,
 } from '../plan/resources/teardown.js'
 import type { Resource } from '../plan/types.js'
-import { installNames, OWNERSHIP, ownershipTags } from '../spec/install.js'
-import { interruptionRules } from '../spec/interruption.js'
-import { MANAGED_LABEL } from '../spec/karpenter.js'
-import { TENANT_KEY } from '../spec/tenant.js'
+import { installNames, OWNERSHIP, ownershipTags } from '../desired/install.js'
+import { interruptionRules } from '../desired/interruption.js'
+import { MANAGED_LABEL } from '../desired/karpenter.js'
+import { TENANT_KEY } from '../desired/tenant.js'
 import { tenantRemoveResources } from '../tenant/tenant.js'
 
 export interface TeardownOptions {

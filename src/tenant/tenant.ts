@@ -20,7 +20,7 @@ import {
   kubeObjectAbsent,
 } from '../plan/resources/removal.js'
 import type { Resource } from '../plan/types.js'
-import { MANAGED_LABEL } from '../spec/karpenter.js'
+import { MANAGED_LABEL } from '../desired/karpenter.js'
 import {
   TENANT_KEY,
   tenantNames,
@@ -29,8 +29,8 @@ import {
   tenantPassRolePolicy,
   tenantTags,
   type TenantSpec,
-} from '../spec/tenant.js'
-import { nodeTrust } from '../spec/trust.js'
+} from '../desired/tenant.js'
+import { nodeTrust } from '../desired/trust.js'
 
 export interface InstallFacts {
   clusterName: string

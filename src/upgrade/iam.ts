@@ -20,13 +20,13 @@ import type { Facts, PolicyDocument } from '../facts/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
 import { inlinePolicy, inlinePolicyAbsent } from '../plan/resources/inline-policy.js'
 import type { Resource } from '../plan/types.js'
-import { ownershipOf, ownershipTags, REPAIRED_INLINE } from '../spec/ownership.js'
+import { ownershipOf, ownershipTags, REPAIRED_INLINE } from '../desired/ownership.js'
 import {
   NEWEST_REFERENCE,
   referenceFor,
   referencePolicies,
   type ReferenceParams,
-} from '../spec/reference-policy.js'
+} from '../desired/reference-policy.js'
 import {
   carryDocument,
   carryPolicyName,

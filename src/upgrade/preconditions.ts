@@ -4,8 +4,8 @@
 import { kubernetesSupport, parseKubernetesMinor, formatMinor, supportRange } from '../checks/lib/compat.js'
 import { V1_CRDS } from '../checks/lib/install.js'
 import type { Resource, Verdict } from '../plan/types.js'
-import { compareVersions } from '../spec/reference-policy.js'
-import { parseVersion, type KarpenterVersion } from '../spec/version.js'
+import { compareVersions } from '../desired/reference-policy.js'
+import { parseVersion, type KarpenterVersion } from '../desired/version.js'
 
 export type Judgement = { ok: true; note: string } | { ok: false; blocked: string }
 

@@ -14,8 +14,8 @@ import { isOwned } from '../plan/compare.js'
 import { recordedIngressRestore } from '../plan/resources/teardown.js'
 import { ADDED_INGRESS, REPAIRED_INGRESS } from '../plan/resources/webhook-ingress.js'
 import type { Resource } from '../plan/types.js'
-import { hasWebhooks, OWNERSHIP } from '../spec/install.js'
-import { adoptionTags } from '../spec/ownership.js'
+import { hasWebhooks, OWNERSHIP } from '../desired/install.js'
+import { adoptionTags } from '../desired/ownership.js'
 import { controllerIamStep, IAM_ADDRESS } from './iam.js'
 import {
   kubernetesGate,

@@ -7,7 +7,7 @@
 // two, only the `webhook` block of the controller chart and of the CRD chart went (in 1.1, with the
 // conversion webhooks); no key was renamed. A key's removal applies when an upgrade crosses `since`.
 import { helmPath, lintHelmValues, type KeyPath } from '../lint/values.js'
-import { compareVersions } from '../spec/reference-policy.js'
+import { compareVersions } from '../desired/reference-policy.js'
 
 export type Chart = 'karpenter' | 'karpenter-crd'
 

@@ -13,7 +13,7 @@ import {
   typesLeft,
   type Catalog,
 } from './instance-types.js'
-import type { PoolVerdict } from './judge.js'
+import type { PoolVerdict } from './verdict.js'
 import type { Amounts } from './quantity.js'
 import { copyRequirements, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo } from './types.js'

@@ -46,29 +46,9 @@ import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
 import { ZONE_LABEL } from './pod.js'
 import { redactClip } from '../facts/redact.js'
+import type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
 
-export type PoolStatus = 'fits' | 'ruled-out' | 'not-judged' | 'unknown'
-export type Rule =
-  | 'nodeclass'
-  | 'taints'
-  | 'host-ports'
-  | 'requirements'
-  | 'zones'
-  | 'topology-spread'
-  | 'limits'
-  | 'devices'
-  | 'ephemeral-storage'
-  | 'instance-types'
-
-export interface PoolVerdict {
-  nodePool: string
-  weight: number
-  status: PoolStatus
-  /** The rule that ruled the NodePool out (or could not be judged). */
-  rule?: Rule
-  message: string
-  fix?: Fix
-}
+export type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
 
 export type PodOutcome = 'fits' | 'none' | 'could-not-tell' | 'ignored'
 

@@ -23,7 +23,7 @@ import { DescribeSecurityGroupsCommand } from '@aws-sdk/client-ec2'
 import type { PolicyDocument } from '../../src/facts/types.js'
 import type { EvaluationRequest } from '../../src/iam/evaluate.js'
 import { describeRequest, needsOf, unmet } from '../../src/iam/needs.js'
-import { referencePolicies } from '../../src/spec/reference-policy.js'
+import { referencePolicies } from '../../src/desired/reference-policy.js'
 import {
   ACCOUNT_ID,
   awsClients,

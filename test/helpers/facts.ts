@@ -10,7 +10,7 @@ import type {
   Read,
   RoleFacts,
 } from '../../src/facts/types.js'
-import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
+import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/desired/controller-policy.js'
 
 export const ACCOUNT = '123456789012'
 export const REGION = 'us-west-2'

@@ -1,5 +1,5 @@
 // The install spec the unit tests start from (demo, IRSA, aws-auth, interruption on), changed by `over`.
-import { DEFAULT_NODEPOOL, type InstallSpec } from '../../src/spec/install.js'
+import { DEFAULT_NODEPOOL, type InstallSpec } from '../../src/desired/install.js'
 
 export const ISSUER = 'https://oidc.eks.us-west-2.amazonaws.com/id/ABC'
 

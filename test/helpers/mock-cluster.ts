@@ -26,7 +26,7 @@ import { RELEASE_SELECTOR } from '../../src/facts/collect-kube.js'
 import { decodeReleaseData, encodeReleaseData } from '../../src/facts/helm-release.js'
 import type { PolicyDocument } from '../../src/facts/types.js'
 import { evaluateWithBoundary } from '../../src/iam/evaluate.js'
-import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/spec/controller-policy.js'
+import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/desired/controller-policy.js'
 import {
   ACCOUNT,
   CLUSTER,

@@ -1,6 +1,6 @@
 // The tenant spec the unit tests start from (tenant acme joining the healthy install of cluster demo),
 // its fields changed by `over` and its NodePool's by `pool`.
-import type { TenantSpec } from '../../src/spec/tenant.js'
+import type { TenantSpec } from '../../src/desired/tenant.js'
 import type { InstallFacts } from '../../src/tenant/tenant.js'
 
 /** The selectors of the install the tenants share: the default EC2NodeClass of cluster demo. */

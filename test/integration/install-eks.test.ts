@@ -14,7 +14,7 @@ import { accessEntry, podIdentityAssociation } from '../../src/plan/resources/ek
 import { accessEntryAbsent } from '../../src/plan/resources/removal.js'
 import { podIdentityAbsent } from '../../src/plan/resources/teardown.js'
 import type { ApplyEnv } from '../../src/plan/types.js'
-import { ownershipTags } from '../../src/spec/install.js'
+import { ownershipTags } from '../../src/desired/install.js'
 import { EKS, fakeEks } from '../helpers/fake-eks.js'
 
 const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'

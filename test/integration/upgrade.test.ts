@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { Config } from '@oclif/core'
 import Upgrade from '../../src/commands/upgrade.js'
-import { referencePolicies } from '../../src/spec/reference-policy.js'
+import { referencePolicies } from '../../src/desired/reference-policy.js'
 import { repoRoot } from '../helpers/fixtures.js'
 import {
   defaultReleaseValues,

@@ -8,7 +8,7 @@
 // neither is claimed here until the upstream matrix shows it. The minimum is the one the controller
 // itself enforces at start-up (MinK8sVersion in pkg/providers/version), not the narrower documented range.
 // Update KNOWN_THROUGH when a new Karpenter minor is reviewed.
-import { cmpVersion, parseVersion, type KarpenterVersion } from '../../spec/version.js'
+import { cmpVersion, parseVersion, type KarpenterVersion } from '../../desired/version.js'
 
 export const KARPENTER_CHART = 'oci://public.ecr.aws/karpenter/karpenter'
 export const KARPENTER_CRD_CHART = 'oci://public.ecr.aws/karpenter/karpenter-crd'

@@ -2,7 +2,7 @@
 // `NotCollected`, which the runner turns into an `unknown` finding carrying the reason;
 // `skip()` throws a `Skipped` that becomes a `skipped` finding. So no check can pass on missing data.
 import type { EC2NodeClass, Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
-import { type KarpenterVersion, parseVersion } from '../../spec/version.js'
+import { type KarpenterVersion, parseVersion } from '../../desired/version.js'
 
 export class NotCollected extends Error {
   constructor(readonly failure: ReadFailure) {

@@ -6,7 +6,7 @@ import type { Facts, HelmRelease } from '../../facts/types.js'
 import { partitionOf } from './facts.js'
 import { optional } from './parts.js'
 
-export { QUEUE_SENDERS, referenceQueueStatements } from '../../spec/interruption.js'
+export { QUEUE_SENDERS, referenceQueueStatements } from '../../desired/interruption.js'
 export type { InterruptionQueueRef } from '../../facts/collect-interruption.js'
 
 /** The queue the install names (settings.interruptionQueue, the v0.x key, or INTERRUPTION_QUEUE); null when none. */

@@ -6,7 +6,7 @@ import {
   NODE_ADVISED_POLICIES,
   NODE_ECR_POLICIES,
   NODE_MANAGED_POLICIES,
-} from '../../spec/controller-policy.js'
+} from '../../desired/controller-policy.js'
 import { partitionOf, shellQuote } from './facts.js'
 import type { Fix } from '../types.js'
 

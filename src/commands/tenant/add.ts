@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand, waitForLockFlag } from '../../base-command.js'
-import * as v from '../../spec/flags.js'
+import * as v from '../../desired/flags.js'
 import { ExitCode, InputError } from '../../errors.js'
 
 const CAPACITY = ['on-demand', 'spot', 'reserved']
@@ -101,7 +101,7 @@ Each run states the tenant's whole desired state: running it again with the same
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(TenantAdd)
-    const { validateTenantName, workloadSnippet } = await import('../../spec/tenant.js')
+    const { validateTenantName, workloadSnippet } = await import('../../desired/tenant.js')
     const tenant = validateTenantName(args.name)
     for (const arn of flags['policy-arn'] ?? []) v.validatePolicyArn(arn)
     for (const c of flags['capacity-types'] ?? [])

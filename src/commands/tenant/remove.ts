@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand, waitForLockFlag } from '../../base-command.js'
-import { TIMEOUT_BOUNDS } from '../../spec/flags.js'
+import { TIMEOUT_BOUNDS } from '../../desired/flags.js'
 import { InputError } from '../../errors.js'
 
 export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
@@ -35,7 +35,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(TenantRemove)
-    const { validateTenantName } = await import('../../spec/tenant.js')
+    const { validateTenantName } = await import('../../desired/tenant.js')
     const tenant = validateTenantName(args.name)
     if (flags.confirm !== undefined && flags.confirm !== tenant)
       throw new InputError(

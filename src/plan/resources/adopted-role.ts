@@ -15,12 +15,12 @@ import {
   recordTags,
   REPAIRED_INLINE,
   REPAIRED_POLICIES,
-} from '../../spec/ownership.js'
+} from '../../desired/ownership.js'
 import { canonical, sameDocument } from '../compare.js'
 import type { FieldChange } from '../types.js'
 import { leafChanges, tagChanges } from '../diff.js'
 import { ATTACHED_POLICIES } from './attached-policies.js'
-import type { ManagedPolicyWant } from './iam-role.js'
+import type { ManagedPolicyWant } from './managed-policy.js'
 import { missingPolicies } from './attached-policies.js'
 
 export const ADDED_INLINE = 'karpctl.io/added-inline-policies'

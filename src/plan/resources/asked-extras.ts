@@ -6,8 +6,8 @@
 import { tagChanges } from '../diff.js'
 import type { FieldChange } from '../types.js'
 import { missingTags } from '../compare.js'
-import { readRecord, recordKeys, recordTags } from '../../spec/ownership.js'
-import type { ManagedPolicyWant } from './iam-role.js'
+import { readRecord, recordKeys, recordTags } from '../../desired/ownership.js'
+import type { ManagedPolicyWant } from './managed-policy.js'
 
 /** The policies attached because the user asked (ARNs without `arn:<partition>:iam::`). */
 export const ASKED_POLICIES = 'karpctl.io/asked-policies'

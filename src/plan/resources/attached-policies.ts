@@ -4,8 +4,8 @@
 import { isNotFound, type Aws } from '../../context/aws.js'
 import { roleFacts } from '../../facts/collect-iam.js'
 import type { Resource } from '../types.js'
-import type { ManagedPolicyWant } from './iam-role.js'
-import { readRecord, recordTags, REPAIRED_POLICIES } from '../../spec/ownership.js'
+import type { ManagedPolicyWant } from './managed-policy.js'
+import { readRecord, recordTags, REPAIRED_POLICIES } from '../../desired/ownership.js'
 
 export const ATTACHED_POLICIES = 'karpctl.io/attached-policies'
 

@@ -1,7 +1,7 @@
 // Scaling a cluster-autoscaler Deployment to 0 (two autoscalers fight over nodes). Its replica count is
 // recorded on the Deployment itself, in the same patch, so teardown can give it back.
 import { findClusterAutoscalers, type AutoscalerDeployment } from '../../facts/cluster-autoscalers.js'
-import { SCALED_FROM } from '../../spec/ownership.js'
+import { SCALED_FROM } from '../../desired/ownership.js'
 import type { Resource } from '../types.js'
 
 export function clusterAutoscalerScaleDown(w: {

@@ -6,7 +6,7 @@
 // Helm's marks are the record: teardown removes them with the release (or keeps them, --keep-crds).
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseVersion } from '../../spec/version.js'
+import { parseVersion } from '../../desired/version.js'
 import { InputError, quote } from '../../errors.js'
 import { FileRefused, readRegularFileSync } from '../../fs/read-regular.js'
 import type { FieldChange, Resource } from '../types.js'

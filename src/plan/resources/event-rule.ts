@@ -1,7 +1,7 @@
 // One EventBridge rule that sends an interruption event type to the queue.
 import type * as eb from '@aws-sdk/client-eventbridge'
 import { isNotFound, type Aws } from '../../context/aws.js'
-import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../spec/ownership.js'
+import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../desired/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'

@@ -7,9 +7,10 @@ import type { IamRole, PolicyDocument } from '../../facts/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 import { leafChanges, tagChanges } from '../diff.js'
-import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../spec/ownership.js'
+import { OWNERSHIP, ADOPTED_BY, ownershipOf } from '../../desired/ownership.js'
 import { notCreatedVerdict } from './not-created.js'
 import { ATTACHED_POLICIES, attachMissing, missingPolicies } from './attached-policies.js'
+import type { ManagedPolicyWant } from './managed-policy.js'
 import { askedGap, askedRecord, type Asked, type AskedGap } from './asked-extras.js'
 import {
   ADDED_INLINE,
@@ -23,11 +24,7 @@ import {
   type AdoptedRoleWant,
 } from './adopted-role.js'
 
-export interface ManagedPolicyWant {
-  arn: string
-  /** Attached instead when `arn` does not exist in this partition (e.g. ECR PullOnly → ReadOnly). */
-  orElse?: string
-}
+export type { ManagedPolicyWant } from './managed-policy.js'
 
 export interface RoleWant {
   address: string

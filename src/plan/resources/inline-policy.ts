@@ -9,7 +9,7 @@ import type { PolicyDocument } from '../../facts/types.js'
 import { sameDocument } from '../compare.js'
 import { leafChanges } from '../diff.js'
 import type { Resource } from '../types.js'
-import { readRecord, recordTags } from '../../spec/ownership.js'
+import { readRecord, recordTags } from '../../desired/ownership.js'
 
 interface PolicyState {
   roleExists: boolean

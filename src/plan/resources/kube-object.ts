@@ -3,14 +3,10 @@
 import { contains } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 import { createdSettings } from './kube-settings.js'
+import type { KubeObject } from './kube-shape.js'
 import { droppedFields } from './managed-fields.js'
 
-export interface KubeObject {
-  apiVersion: string
-  kind: string
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> }
-  spec?: Record<string, unknown>
-}
+export type { KubeObject } from './kube-shape.js'
 
 export function objectPath(o: KubeObject): string {
   const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion]

@@ -2,7 +2,7 @@
 // limits, disruption, role, selector terms…), so a reviewer reads the chosen NodePool and
 // EC2NodeClass before they exist, not just their names.
 import type { FieldChange } from '../types.js'
-import type { KubeObject } from './kube-object.js'
+import type { KubeObject } from './kube-shape.js'
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -1,7 +1,7 @@
 // The AWS managed policies of a node role karpctl makes: the install's node role and each tenant's
 // share them, and doctor --fix re-attaches them, so all three read one list.
-import { NODE_ADVISED_POLICIES, NODE_MANAGED_POLICIES } from '../../spec/controller-policy.js'
-import type { ManagedPolicyWant } from './iam-role.js'
+import { NODE_ADVISED_POLICIES, NODE_MANAGED_POLICIES } from '../../desired/controller-policy.js'
+import type { ManagedPolicyWant } from './managed-policy.js'
 
 export const managedArn = (partition: string, name: string) => `arn:${partition}:iam::aws:policy/${name}`
 

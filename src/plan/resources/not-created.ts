@@ -1,7 +1,7 @@
-// The one verdict for a resource karpctl did not create (src/spec/ownership.ts): another tool's that
+// The one verdict for a resource karpctl did not create (src/desired/ownership.ts): another tool's that
 // already is what karpctl needs is used as it is; one that needs a change blocks without --adopt; an
 // adopted one gets only the changes karpctl can record and give back.
-import { USED_AS_IT_IS, type OwnershipState } from '../../spec/ownership.js'
+import { USED_AS_IT_IS, type OwnershipState } from '../../desired/ownership.js'
 import type { FieldChange, Verdict } from '../types.js'
 
 export function notCreatedVerdict(o: {

@@ -12,11 +12,11 @@ import { releaseNamed } from '../../facts/collect-kube.js'
 import { stackKeptNote } from '../../facts/collect-owners.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { parsePolicyDocument } from '../../iam/policy-document.js'
-import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../spec/ownership.js'
+import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../desired/ownership.js'
 import { isOwned } from '../compare.js'
 import { leafChanges } from '../diff.js'
 import type { Resource, Verdict } from '../types.js'
-import { SCALED_FROM } from '../../spec/ownership.js'
+import { SCALED_FROM } from '../../desired/ownership.js'
 import {
   CRD_ADOPTED_BY,
   HELM_RELEASE_NAME,

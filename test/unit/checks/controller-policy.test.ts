@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { AttachedPolicy, Facts, PolicyDocument } from '../../../src/facts/types.js'
-import { referencePolicies } from '../../../src/spec/reference-policy.js'
+import { referencePolicies } from '../../../src/desired/reference-policy.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
 import {
   asList as list,

@@ -22,7 +22,7 @@ import {
   REPAIRED_INLINE,
   REPAIRED_POLICIES,
   REPAIRED_STATEMENTS,
-} from '../../../src/spec/ownership.js'
+} from '../../../src/desired/ownership.js'
 import { fakeAccount, type FakeAccount, type FakeRole } from '../../helpers/fake-aws-state.js'
 
 const OWN = ownershipTags('demo')

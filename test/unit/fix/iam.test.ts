@@ -7,7 +7,7 @@ import type { Finding } from '../../../src/checks/types.js'
 import { INLINE_LIMIT } from '../../../src/checks/controller-policy.js'
 import type { Facts, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
 import { controllerPolicy, irsaTrust, narrowTrust, nodeRole, passRole, spot } from '../../../src/fix/iam.js'
-import { REPAIRED_INLINE } from '../../../src/spec/ownership.js'
+import { REPAIRED_INLINE } from '../../../src/desired/ownership.js'
 import {
   ACCOUNT,
   CLUSTER,

@@ -11,7 +11,7 @@ import {
   missingPolicies,
 } from '../../../src/plan/resources/attached-policies.js'
 import type { ManagedPolicyWant } from '../../../src/plan/resources/iam-role.js'
-import { REPAIRED_POLICIES } from '../../../src/spec/ownership.js'
+import { REPAIRED_POLICIES } from '../../../src/desired/ownership.js'
 import { recordingEnv, type AwsAnswer } from '../../helpers/recording-env.js'
 
 const ROLE = 'demo-node'

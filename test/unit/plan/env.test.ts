@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { RunContext } from '../../../src/context/run-context.js'
-import { ownershipTags } from '../../../src/spec/ownership.js'
+import { ownershipTags } from '../../../src/desired/ownership.js'
 import { applyEnv, requireTools } from '../../../src/plan/env.js'
 import type { ApplyEnv, Plan, Step } from '../../../src/plan/types.js'
 import { fakeResource } from '../../helpers/fake-resource.js'

@@ -11,7 +11,7 @@ import {
   observeRule,
   type RuleState,
 } from '../../../src/plan/resources/event-rule.js'
-import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/spec/ownership.js'
+import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/desired/ownership.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 

@@ -15,7 +15,7 @@ import {
   UPGRADED_TO,
   type ReleaseState,
 } from '../../../src/plan/resources/helm-release.js'
-import { ADOPTED_BY } from '../../../src/spec/ownership.js'
+import { ADOPTED_BY } from '../../../src/desired/ownership.js'
 import type { ApplyEnv, Plan } from '../../../src/plan/types.js'
 import { helmReleaseSecret, type KubeObject } from '../../helpers/mock-cluster.js'
 import { recordingEnv } from '../../helpers/recording-env.js'

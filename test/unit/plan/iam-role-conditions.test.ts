@@ -8,7 +8,7 @@ import { ADDED_INLINE } from '../../../src/plan/resources/adopted-role.js'
 import { ATTACHED_POLICIES } from '../../../src/plan/resources/attached-policies.js'
 import { iamRole, type RoleState, type RoleWant } from '../../../src/plan/resources/iam-role.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
-import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/spec/ownership.js'
+import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/desired/ownership.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 
 const OWN = ownershipTags('demo')

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { shapeOf } from '../../helpers/resource-shape.js'
 import type { PolicyDocument } from '../../../src/facts/types.js'
 import { inlinePolicy, inlinePolicyAbsent } from '../../../src/plan/resources/inline-policy.js'
-import { REPAIRED_INLINE } from '../../../src/spec/ownership.js'
+import { REPAIRED_INLINE } from '../../../src/desired/ownership.js'
 import { recordingEnv, type AwsAnswer } from '../../helpers/recording-env.js'
 
 const ROLE = 'demo-karpenter'

@@ -5,7 +5,7 @@ import { planJson, renderPlan } from '../../../src/plan/render.js'
 import { kubeObject } from '../../../src/plan/resources/kube-object.js'
 import { createdSettings } from '../../../src/plan/resources/kube-settings.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
-import { defaultNodeClass, defaultNodePool } from '../../../src/spec/karpenter.js'
+import { defaultNodeClass, defaultNodePool } from '../../../src/desired/karpenter.js'
 import { spec } from '../../helpers/install-spec.js'
 
 const OWNER: [string, string] = ['app.kubernetes.io/managed-by', 'karpctl']

@@ -30,7 +30,7 @@ import {
   withoutAddedStatements,
 } from '../../../src/plan/resources/queue-policy.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
-import { referenceQueueStatements, withReferenceStatements } from '../../../src/spec/interruption.js'
+import { referenceQueueStatements, withReferenceStatements } from '../../../src/desired/interruption.js'
 import {
   ADOPTED_BY,
   adoptionTags,
@@ -42,10 +42,10 @@ import {
   recordKeys,
   recordTags,
   USED_AS_IT_IS,
-} from '../../../src/spec/ownership.js'
+} from '../../../src/desired/ownership.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 
-// --- spec/ownership.ts ---
+// --- desired/ownership.ts ---
 
 test('the marks: created is managed-by karpctl for this cluster; adopted is adopted-by this cluster', () => {
   assert.deepEqual(OWNERSHIP, { managedBy: 'karpctl.io/managed-by', cluster: 'karpctl.io/cluster' })

@@ -13,7 +13,7 @@ import { sqsQueue } from '../../../src/plan/resources/sqs-queue.js'
 import { queueAbsent, ruleAbsent } from '../../../src/plan/resources/teardown.js'
 import type { PolicyDocument } from '../../../src/facts/types.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
-import { queuePolicy, QUEUE_ATTRIBUTES } from '../../../src/spec/interruption.js'
+import { queuePolicy, QUEUE_ATTRIBUTES } from '../../../src/desired/interruption.js'
 import {
   ADOPTED_BY,
   ownershipOf,
@@ -22,7 +22,7 @@ import {
   recordKeys,
   recordTags,
   USED_AS_IT_IS,
-} from '../../../src/spec/ownership.js'
+} from '../../../src/desired/ownership.js'
 import { fakeAccount, type FakeAccount } from '../../helpers/fake-aws-state.js'
 
 const OWN = ownershipTags('demo')

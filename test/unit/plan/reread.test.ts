@@ -12,9 +12,9 @@ import { inlinePolicy } from '../../../src/plan/resources/inline-policy.js'
 import { kubeObject, type KubeObject } from '../../../src/plan/resources/kube-object.js'
 import { sqsQueue } from '../../../src/plan/resources/sqs-queue.js'
 import type { ApplyEnv, Resource, Verdict } from '../../../src/plan/types.js'
-import { queuePolicy, QUEUE_ATTRIBUTES } from '../../../src/spec/interruption.js'
-import { ownershipTags } from '../../../src/spec/ownership.js'
-import { nodeTrust } from '../../../src/spec/trust.js'
+import { queuePolicy, QUEUE_ATTRIBUTES } from '../../../src/desired/interruption.js'
+import { ownershipTags } from '../../../src/desired/ownership.js'
+import { nodeTrust } from '../../../src/desired/trust.js'
 import { fakeAccount, type FakeAccount } from '../../helpers/fake-aws-state.js'
 
 const OWN = ownershipTags('demo')

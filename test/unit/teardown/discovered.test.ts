@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { RunContext } from '../../../src/context/run-context.js'
 import type { Facts } from '../../../src/facts/types.js'
-import { interruptionRules } from '../../../src/spec/interruption.js'
+import { interruptionRules } from '../../../src/desired/interruption.js'
 import { discovered, teardownResources } from '../../../src/teardown/teardown.js'
 import { ACCOUNT, CONTROLLER_ROLE, healthyFacts, REGION } from '../../helpers/facts.js'
 

@@ -8,7 +8,7 @@ import type { RunContext } from '../../../src/context/run-context.js'
 import type { Facts } from '../../../src/facts/types.js'
 import { orderResources } from '../../../src/plan/plan.js'
 import type { Resource } from '../../../src/plan/types.js'
-import { TENANT_KEY } from '../../../src/spec/tenant.js'
+import { TENANT_KEY } from '../../../src/desired/tenant.js'
 import { teardownResources } from '../../../src/teardown/teardown.js'
 import { CLUSTER, healthyFacts, healthyNodePool, REGION } from '../../helpers/facts.js'
 

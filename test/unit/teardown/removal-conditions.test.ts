@@ -13,7 +13,7 @@ import {
   kubeObjectAbsent,
 } from '../../../src/plan/resources/removal.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
-import { ADOPTED_BY, ownershipTags } from '../../../src/spec/ownership.js'
+import { ADOPTED_BY, ownershipTags } from '../../../src/desired/ownership.js'
 import { recordingEnv } from '../../helpers/recording-env.js'
 
 const OWN = ownershipTags('demo')

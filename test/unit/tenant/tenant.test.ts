@@ -14,7 +14,7 @@ import {
   validateTenantName,
   workloadSnippet,
   type TenantSpec,
-} from '../../../src/spec/tenant.js'
+} from '../../../src/desired/tenant.js'
 import { installOf, tenantAddResources, tenantRemoveResources } from '../../../src/tenant/tenant.js'
 import { healthyFacts } from '../../helpers/facts.js'
 import { fixturePath } from '../../helpers/fixtures.js'

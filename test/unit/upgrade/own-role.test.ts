@@ -11,12 +11,12 @@ import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
 import type { EvaluationRequest } from '../../../src/iam/evaluate.js'
 import { describeRequest, needsOf, unmet } from '../../../src/iam/needs.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
-import { ownershipTags } from '../../../src/spec/ownership.js'
+import { ownershipTags } from '../../../src/desired/ownership.js'
 import {
   NEWEST_REFERENCE,
   REFERENCE_VERSION_LIST,
   referencePolicies,
-} from '../../../src/spec/reference-policy.js'
+} from '../../../src/desired/reference-policy.js'
 import { controllerIamStep } from '../../../src/upgrade/iam.js'
 import { controllerRole, setChartVersion } from '../../helpers/check-fixtures.js'
 import { ACCOUNT, healthyFacts, NODE_ROLE_ARN, ok, QUEUE_ARN } from '../../helpers/facts.js'

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { parse } from 'yaml'
 import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
 import { orderResources } from '../../../src/plan/plan.js'
-import { referencePolicies } from '../../../src/spec/reference-policy.js'
+import { referencePolicies } from '../../../src/desired/reference-policy.js'
 import { controllerIamStep, obsoleteActions, upgradePolicyName } from '../../../src/upgrade/iam.js'
 import {
   kubernetesGate,
@@ -31,7 +31,7 @@ import { EKSCTL_STACK, GS_STACK, gettingStarted, ownedBy, policyArn } from '../.
 import type { ApplyEnv, Step } from '../../../src/plan/types.js'
 import { applyPlan } from '../../../src/plan/apply.js'
 import { bareEnv } from '../../helpers/fake-resource.js'
-import { ownershipTags } from '../../../src/spec/ownership.js'
+import { ownershipTags } from '../../../src/desired/ownership.js'
 import { karpenterFixtures } from '../../helpers/fixtures.js'
 
 const FIXTURES = karpenterFixtures()

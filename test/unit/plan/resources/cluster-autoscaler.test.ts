@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { shapeOf } from '../../../helpers/resource-shape.js'
 import type { AutoscalerDeployment } from '../../../../src/facts/cluster-autoscalers.js'
 import { clusterAutoscalerScaleDown } from '../../../../src/plan/resources/cluster-autoscaler.js'
-import { SCALED_FROM } from '../../../../src/spec/ownership.js'
+import { SCALED_FROM } from '../../../../src/desired/ownership.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const want = () =>

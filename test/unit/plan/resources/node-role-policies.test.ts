@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { managedArn, nodeRolePolicies } from '../../../../src/plan/resources/node-role-policies.js'
-import { NODE_ADVISED_POLICIES, NODE_MANAGED_POLICIES } from '../../../../src/spec/controller-policy.js'
+import { NODE_ADVISED_POLICIES, NODE_MANAGED_POLICIES } from '../../../../src/desired/controller-policy.js'
 
 test('a node role: the node policies, ECR PullOnly or else ReadOnly, then the advised ones, in the partition', () => {
   // Kills: the orElse policy name → ''.

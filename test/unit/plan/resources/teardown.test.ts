@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { RELEASE_SELECTOR } from '../../../../src/facts/collect-kube.js'
-import { SCALED_FROM } from '../../../../src/spec/ownership.js'
+import { SCALED_FROM } from '../../../../src/desired/ownership.js'
 import {
   CRD_ADOPTED_BY,
   HELM_KEEP,
@@ -31,8 +31,8 @@ import {
 } from '../../../../src/plan/resources/teardown.js'
 import { ADDED_INGRESS, REPAIRED_INGRESS } from '../../../../src/plan/resources/webhook-ingress.js'
 import type { ApplyEnv, Resource } from '../../../../src/plan/types.js'
-import { referenceQueueStatements } from '../../../../src/spec/interruption.js'
-import { ADOPTED_BY } from '../../../../src/spec/ownership.js'
+import { referenceQueueStatements } from '../../../../src/desired/interruption.js'
+import { ADOPTED_BY } from '../../../../src/desired/ownership.js'
 import { helmReleaseSecret } from '../../../helpers/mock-cluster.js'
 
 const OWN = { 'karpctl.io/managed-by': 'karpctl', 'karpctl.io/cluster': 'demo' }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { parse } from 'yaml'
 import { referenceData } from '../../../scripts/reference-policies.js'
-import { REFERENCE_STATEMENTS, REFERENCE_VERSIONS } from '../../../src/spec/reference-policies.generated.js'
+import { REFERENCE_STATEMENTS, REFERENCE_VERSIONS } from '../../../src/desired/reference-policies.generated.js'
 import {
   compareVersions,
   NEWEST_REFERENCE,
@@ -13,7 +13,7 @@ import {
   referenceNodePolicies,
   referencePolicies,
   referenceRules,
-} from '../../../src/spec/reference-policy.js'
+} from '../../../src/desired/reference-policy.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 
 const params = {

@@ -10,7 +10,7 @@ import {
   tenantTags,
   validateTenantName,
   workloadSnippet,
-} from '../../../src/spec/tenant.js'
+} from '../../../src/desired/tenant.js'
 import { tenantSpec } from '../../helpers/tenant-spec.js'
 
 const refusal = (name: string): InputError => {

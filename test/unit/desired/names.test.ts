@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { roleName, shortenName } from '../../../src/spec/names.js'
+import { roleName, shortenName } from '../../../src/desired/names.js'
 
 const hash8 = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 8)
 

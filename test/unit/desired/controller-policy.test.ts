@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../../src/spec/controller-policy.js'
+import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../../src/desired/controller-policy.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 
 // CloudFormation's short-form tags (!Sub, !GetAtt, !Ref) become plain strings for this comparison.

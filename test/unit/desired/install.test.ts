@@ -10,11 +10,11 @@ import {
   hasWebhooks,
   installNames,
   type InstallSpec,
-} from '../../../src/spec/install.js'
-import { interruptionRules, queuePolicy } from '../../../src/spec/interruption.js'
-import { defaultNodeClass, defaultNodePool, helmValues } from '../../../src/spec/karpenter.js'
-import { shortenName } from '../../../src/spec/names.js'
-import { irsaTrust } from '../../../src/spec/trust.js'
+} from '../../../src/desired/install.js'
+import { interruptionRules, queuePolicy } from '../../../src/desired/interruption.js'
+import { defaultNodeClass, defaultNodePool, helmValues } from '../../../src/desired/karpenter.js'
+import { shortenName } from '../../../src/desired/names.js'
+import { irsaTrust } from '../../../src/desired/trust.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 
 import { ISSUER, spec } from '../../helpers/install-spec.js'

@@ -3,7 +3,7 @@
 // versions, and the Helm values and Kubernetes objects install writes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { controllerPolicies, hasWebhooks, installNames } from '../../../src/spec/install.js'
+import { controllerPolicies, hasWebhooks, installNames } from '../../../src/desired/install.js'
 import {
   interruptionRules,
   queuePolicy,
@@ -12,21 +12,21 @@ import {
   referenceQueueStatements,
   RULE_TARGET_ID,
   withReferenceStatements,
-} from '../../../src/spec/interruption.js'
+} from '../../../src/desired/interruption.js'
 import {
   defaultNodeClass,
   defaultNodePool,
   helmValues,
   MANAGED_LABEL,
   requiredValues,
-} from '../../../src/spec/karpenter.js'
-import { irsaTrust, nodeTrust, podIdentityTrust, urlSuffix } from '../../../src/spec/trust.js'
+} from '../../../src/desired/karpenter.js'
+import { irsaTrust, nodeTrust, podIdentityTrust, urlSuffix } from '../../../src/desired/trust.js'
 import {
   EC2_SERVICES,
   PASS_NODE_ROLES_POLICY,
   passRolePolicy,
   passRoleStatement,
-} from '../../../src/spec/controller-policy.js'
+} from '../../../src/desired/controller-policy.js'
 import { ISSUER, spec } from '../../helpers/install-spec.js'
 
 test('trust: EC2 (China’s suffix in aws-cn), IRSA without the https:// of the issuer, Pod Identity', () => {

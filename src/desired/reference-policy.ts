@@ -1,5 +1,5 @@
 // The Karpenter controller's reference IAM policies of each version, read from the upstream
-// getting-started templates as data (src/spec/reference-policies.generated.ts), never copied by hand:
+// getting-started templates as data (src/desired/reference-policies.generated.ts), never copied by hand:
 // install writes the newest, doctor compares an install with its own version's, upgrade adds the
 // difference between two versions.
 import type { PolicyDocument, PolicyStatement } from '../facts/types.js'

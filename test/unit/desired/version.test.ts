@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cmpVersion, parseVersion, type KarpenterVersion } from '../../../src/spec/version.js'
+import { cmpVersion, parseVersion, type KarpenterVersion } from '../../../src/desired/version.js'
 
 test('a version is three numbers at the start, with an optional v; anything else is none', () => {
   assert.deepEqual(parseVersion('v1.14.1'), { raw: 'v1.14.1', major: 1, minor: 14, patch: 1 })

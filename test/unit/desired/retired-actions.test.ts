@@ -3,9 +3,9 @@
 // it is not called is no later than the first template that drops it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { REFERENCE_VERSION_LIST, referencePolicies } from '../../../src/spec/reference-policy.js'
-import { RETIRED_ACTIONS, retiredIn } from '../../../src/spec/retired-actions.js'
-import { compareVersions } from '../../../src/spec/reference-policy.js'
+import { REFERENCE_VERSION_LIST, referencePolicies } from '../../../src/desired/reference-policy.js'
+import { RETIRED_ACTIONS, retiredIn } from '../../../src/desired/retired-actions.js'
+import { compareVersions } from '../../../src/desired/reference-policy.js'
 
 const params = {
   partition: 'aws',

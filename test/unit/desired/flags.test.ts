@@ -14,7 +14,7 @@ import {
   validatePolicyArn,
   validateQuantity,
   validateZones,
-} from '../../../src/spec/flags.js'
+} from '../../../src/desired/flags.js'
 
 /** The InputError `fn` throws; fails when it throws nothing or something else. */
 function refusal(fn: () => unknown): InputError {
