@@ -40,7 +40,7 @@ const testsOf = {
     'test/unit/checks/**/*.test.ts',
     'test/unit/fix/**/*.test.ts',
     'test/unit/report/**/*.test.ts',
-    'test/unit/facts/redact-corpus.test.ts',
+    'test/unit/redact/redact-corpus.test.ts',
   ],
   lint: ['test/unit/lint/**/*.test.ts'],
   plan: Object.values(engine),

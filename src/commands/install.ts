@@ -241,7 +241,7 @@ Exit codes: 0 installed and doctor is clean (or --dry-run), 1 doctor finds a fai
         say(`Applied ${applied.result.applied.length} change(s).`)
       } else say('Nothing to change: Karpenter is installed as planned.')
 
-      const { installWaits, waitFor } = await import('../install/verify.js')
+      const { installWaits, waitFor } = await import('../plan/waits.js')
       const pending = await waitFor(ctx.kube, installWaits(spec.namespace, 'default'), {
         timeoutMs: flags.timeout * 1000,
         sleep: env.sleep,

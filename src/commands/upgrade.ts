@@ -155,7 +155,7 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
         say(`The 1.0.x webhooks needed a tcp/8443 rule karpctl did not add; ${target} has none: ${c}`)
 
       // Bounded: the controller available, then every EC2NodeClass Ready under the new version.
-      const { controllerAvailable, nodeClassReady, waitFor } = await import('../install/verify.js')
+      const { controllerAvailable, nodeClassReady, waitFor } = await import('../plan/waits.js')
       const { controllerDeploymentName, controllerNamespace } = await import('../checks/lib/install.js')
       const classes = u.facts.kube.nodeClasses.ok ? u.facts.kube.nodeClasses.value : []
       const pending = await waitFor(

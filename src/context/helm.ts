@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { clip, EnvironmentError, KarpctlError, quote } from '../errors.js'
-import { redactClip, redactText } from '../facts/redact.js'
+import { redactClip, redactText } from '../redact/redact.js'
 import { interrupt } from './interrupt.js'
 import type { CallLog } from './limiter.js'
 

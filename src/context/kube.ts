@@ -6,7 +6,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { clip, EnvironmentError, markAnswer, quote } from '../errors.js'
-import { redactText } from '../facts/redact.js'
+import { redactText } from '../redact/redact.js'
 import { tracked } from './aws.js'
 import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
@@ -205,7 +205,12 @@ export class KubeClient {
       Accept: text ? 'text/plain, application/json' : 'application/json',
     }
     const payload = body === undefined ? undefined : JSON.stringify(body)
-    if (payload) headers['Content-Type'] = contentType
+    if (payload) {
+      headers['Content-Type'] = contentType
+      // Node frames no body of a DELETE unless told its length: unframed, the API server reads the
+      // DeleteOptions as the start of the next request on the kept-alive socket, and answers it 400.
+      headers['Content-Length'] = String(Buffer.byteLength(payload))
+    }
     const request = url.protocol === 'http:' ? http.request : https.request
     return tracked(`Kubernetes ${method} ${path} at ${this.server}`, () =>
       this.send(request, url, method, path, headers, tls, payload, text),

@@ -8,7 +8,7 @@ import { EnvironmentError, quote } from '../errors.js'
 import { findClusterAutoscalers } from './cluster-autoscalers.js'
 import { decodeReleaseData, toHelmRelease } from './helm-release.js'
 import { read } from './read.js'
-import { redact, redactClip } from './redact.js'
+import { redact, redactClip } from '../redact/redact.js'
 import type {
   AwsAuthMapping,
   ContainerStatus,

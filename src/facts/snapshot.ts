@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises'
 import type { ErrorObject } from 'ajv'
 import { InputError, quote } from '../errors.js'
 import { writeFileAtomic } from '../fs/atomic-write.js'
-import { redact, redactClip } from './redact.js'
+import { redact, redactClip } from '../redact/redact.js'
 import type { Facts } from './types.js'
 
 const VERSION = 1

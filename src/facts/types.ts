@@ -1,15 +1,9 @@
 // What one cluster looks like, as collected by one run. Plain JSON-serializable data only:
 // a snapshot is exactly this object, and every check is a pure function of it.
 
-/** Why a read could not produce data. Checks that depend on it report `unknown` with this reason. */
-export interface ReadFailure {
-  /** Service error code or a karpctl code (e.g. AccessDenied, Throttling, NotImplemented, ECONNREFUSED). */
-  code: string
-  kind: 'denied' | 'throttled' | 'unsupported' | 'network' | 'error'
-  message: string
-  /** The read that failed, e.g. `iam:GetRole KarpenterNodeRole-demo`. */
-  read: string
-}
+export type { ReadFailure } from '../context/read-failure.js'
+import type { ReadFailure } from '../context/read-failure.js'
+
 
 /** A read either succeeded (value may be `null` for "does not exist") or failed with a reason. */
 export type Read<T> = { ok: true; value: T } | { ok: false; error: ReadFailure }

@@ -13,7 +13,7 @@ import { buildPlan } from '../plan/plan.js'
 import { planJson, renderPlan } from '../plan/render.js'
 import { runPlan, type Outcome } from '../plan/session.js'
 import { changing } from '../plan/types.js'
-import { waitFor } from '../install/verify.js'
+import { waitFor } from '../plan/waits.js'
 import { fixSet, type Manual } from './fixes.js'
 import { fixWaits } from './waits.js'
 

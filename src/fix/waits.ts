@@ -3,7 +3,7 @@
 // when its release changed. Without it, doctor re-reads the stale status and reports the fixed
 // problem as still there.
 import type { Facts } from '../facts/types.js'
-import { controllerAvailable, nodeClassReady, type WaitTarget } from '../install/verify.js'
+import { controllerAvailable, nodeClassReady, type WaitTarget } from '../plan/waits.js'
 
 export function fixWaits(facts: Facts, applied: string[]): WaitTarget[] {
   const out: WaitTarget[] = []

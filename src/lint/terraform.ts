@@ -9,7 +9,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { InputError, quote } from '../errors.js'
-import { redactClip } from '../facts/redact.js'
+import { redactClip } from '../redact/redact.js'
 import {
   helmSetTypedValue,
   isStringTarget,

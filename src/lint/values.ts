@@ -8,7 +8,7 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { Document, LineCounter, Node } from 'yaml'
 import { InputError, quote } from '../errors.js'
-import { redactText } from '../facts/redact.js'
+import { redactText } from '../redact/redact.js'
 
 export type KeyPath = (string | number)[]
 

@@ -2,7 +2,7 @@
 // value through the snapshot redactor first, since a plan is pasted into tickets as snapshots are, and
 // Helm values (the user's --values) may hold a password. The resources keep the real values: only
 // what is shown is redacted, never what helm or AWS receives.
-import { redact } from '../facts/redact.js'
+import { redact } from '../redact/redact.js'
 import type { Action, FieldChange, Step } from './types.js'
 
 /** A change's wording, one for every plan: what was not there before, and what a step takes away. */

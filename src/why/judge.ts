@@ -45,7 +45,7 @@ import { hostPorts, judgeHostPorts, type HostPort } from './host-ports.js'
 import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
 import { ZONE_LABEL } from './pod.js'
-import { redactClip } from '../facts/redact.js'
+import { redactClip } from '../redact/redact.js'
 import type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
 
 export type { PoolStatus, PoolVerdict, Rule } from './verdict.js'

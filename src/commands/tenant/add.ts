@@ -224,7 +224,7 @@ Each run states the tenant's whole desired state: running it again with the same
       )
 
       // Karpenter resolves the new EC2NodeClass (subnets, security groups, AMIs) and marks it Ready.
-      const { nodeClassReady, waitFor } = await import('../../install/verify.js')
+      const { nodeClassReady, waitFor } = await import('../../plan/waits.js')
       const pending = await waitFor(t.ctx.kube, [nodeClassReady(tenant)], {
         timeoutMs: flags.timeout * 1000,
         sleep: env.sleep,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { KarpctlError } from '../../../src/errors.js'
-import { redact } from '../../../src/facts/redact.js'
+import { redact } from '../../../src/redact/redact.js'
 import {
   jsonPath,
   loadSnapshot,

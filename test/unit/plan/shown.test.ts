@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { REDACTED } from '../../../src/facts/redact.js'
+import { REDACTED } from '../../../src/redact/redact.js'
 import { changeText, redactAt, redactedStep, valueText } from '../../../src/plan/shown.js'
 import type { Step } from '../../../src/plan/types.js'
 

@@ -3,7 +3,7 @@
 // karpctl reads, checked in every output. Two halves, reported apart:
 //  - gitleaks (config/gitleaks.toml): the half the redactor's rules were tuned on;
 //  - trufflehog (pkg/detectors): held back, never looked at while writing the rules; it measures how
-//    far the generic rule (src/facts/redact-random.ts) reaches past what it was written from.
+//    far the generic rule (src/redact/redact-random.ts) reaches past what it was written from.
 // Left out of both, by design, and counted: values in the exact shape of a UUID (Kubernetes uids and
 // KMS key ids are UUIDs, and karpctl judges them), values with fewer than 16 letters and digits and no
 // secret-named key before them (as short as the names and hashes karpctl prints), all-digit values, and
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { redactKubeFacts } from '../../../src/facts/collect-kube.js'
-import { REDACTED, redact, redactText } from '../../../src/facts/redact.js'
+import { REDACTED, redact, redactText } from '../../../src/redact/redact.js'
 import { loadSnapshot, saveSnapshot } from '../../../src/facts/snapshot.js'
 import type { Facts } from '../../../src/facts/types.js'
 import { healthyFacts } from '../../helpers/facts.js'

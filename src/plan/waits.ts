@@ -1,5 +1,5 @@
-// After apply: wait (bounded) for what only the cluster can do — the controller becoming available and
-// Karpenter resolving the EC2NodeClass — then judge the result with doctor's whole catalog.
+// Waits beside the executor: bounded, for what only the cluster can do after an apply (the controller
+// becoming available, Karpenter resolving an EC2NodeClass). install, tenant add, upgrade and --fix share them.
 import type { KubeClient } from '../context/kube.js'
 
 interface Status {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { REDACTED, redact } from '../../../src/facts/redact.js'
+import { REDACTED, redact } from '../../../src/redact/redact.js'
 
 test('secret-named keys and credential-shaped values are blanked; the rest is kept', () => {
   const input = {

@@ -2,8 +2,8 @@
 // after -p, -a, --password, PASSWORD=, TOKEN=, SECRET= on command lines go; a cap cuts after redacting.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { entropy, groupedKey, looksRandom } from '../../../src/facts/redact-random.js'
-import { REDACTED, redactClip, redactText } from '../../../src/facts/redact.js'
+import { entropy, groupedKey, looksRandom } from '../../../src/redact/redact-random.js'
+import { REDACTED, redactClip, redactText } from '../../../src/redact/redact.js'
 
 test('entropy: bits per character, as gitleaks and truffleHog compute it', () => {
   assert.equal(entropy('aaaa'), 0)
