@@ -41,8 +41,11 @@ export default tseslint.config(
   { files: ['bin/**', 'scripts/**', 'bench/**', 'test/**'], rules: { 'no-console': 'off' } },
   // bin/ is CommonJS (bin/package.json): the entry skips Node's ES module loader.
   {
-    files: ['bin/**/*.js', 'bench/**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    files: ['bin/**/*.js', 'bench/**/*.cjs', '.dependency-cruiser.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // Layers only look down: the engine (src/plan) never imports a use case, and what reads and judges

@@ -4,7 +4,7 @@ import type * as iam from '@aws-sdk/client-iam'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
 import { evaluateWithBoundary } from '../iam/evaluate.js'
-import { parsePolicyDocument } from '../iam/policy-document.js'
+import { parsePolicyDocument } from './policy-document.js'
 import { failureOf, read } from './read.js'
 import type {
   AttachedPolicy,

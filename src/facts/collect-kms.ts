@@ -4,7 +4,7 @@
 import type * as kms from '@aws-sdk/client-kms'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
-import { parsePolicyDocument } from '../iam/policy-document.js'
+import { parsePolicyDocument } from './policy-document.js'
 import { read } from './read.js'
 import type { EC2NodeClass, KmsKey } from './types.js'
 

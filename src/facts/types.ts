@@ -4,7 +4,6 @@
 export type { ReadFailure } from '../context/read-failure.js'
 import type { ReadFailure } from '../context/read-failure.js'
 
-
 /** A read either succeeded (value may be `null` for "does not exist") or failed with a reason. */
 export type Read<T> = { ok: true; value: T } | { ok: false; error: ReadFailure }
 

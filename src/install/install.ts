@@ -30,7 +30,6 @@ export function specOf(choices: InstallChoices, ctx: RunContext, d: Discovery): 
   }
 }
 
-
 export async function planInstall(
   spec: InstallSpec,
   extraValues: Record<string, unknown>,

@@ -12,7 +12,11 @@ import { needsOf, requestsOf, unmet } from '../iam/needs.js'
 import { sameDocument } from '../plan/compare.js'
 import { iamRole, type RoleState, type RoleWant } from '../plan/resources/iam-role.js'
 import type { Resource } from '../plan/types.js'
-import { REFERENCE_VERSION_LIST, referencePolicies, type ReferenceParams } from '../desired/reference-policy.js'
+import {
+  REFERENCE_VERSION_LIST,
+  referencePolicies,
+  type ReferenceParams,
+} from '../desired/reference-policy.js'
 
 export interface NamedDocument {
   name: string

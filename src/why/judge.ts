@@ -46,7 +46,7 @@ import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
 import { ZONE_LABEL } from './pod.js'
 import { redactClip } from '../redact/redact.js'
-import type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
+import type { PoolVerdict } from './verdict.js'
 
 export type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
 

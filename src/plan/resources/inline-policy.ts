@@ -4,7 +4,7 @@
 // call made before the policy is put, so a teardown from any machine finds it.
 import type * as iam from '@aws-sdk/client-iam'
 import { isNotFound } from '../../context/aws.js'
-import { parsePolicyDocument } from '../../iam/policy-document.js'
+import { parsePolicyDocument } from '../../facts/policy-document.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { sameDocument } from '../compare.js'
 import { leafChanges } from '../diff.js'

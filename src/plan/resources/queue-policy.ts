@@ -6,7 +6,11 @@ import { allowsService } from '../../checks/lib/policy.js'
 import { queue } from '../../facts/collect-interruption.js'
 import type { Aws } from '../../context/aws.js'
 import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
-import { QUEUE_SENDERS, referenceQueueStatements, withReferenceStatements } from '../../desired/interruption.js'
+import {
+  QUEUE_SENDERS,
+  referenceQueueStatements,
+  withReferenceStatements,
+} from '../../desired/interruption.js'
 import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../desired/ownership.js'
 import { canonical } from '../compare.js'
 import { leafChanges, tagChanges } from '../diff.js'

@@ -1,7 +1,7 @@
 // The trust policy of a role karpctl may not own, changed in one place (the IRSA statement): the rest of
 // the document is kept, and the role is tagged with what karpctl changed.
 import type * as iam from '@aws-sdk/client-iam'
-import { parsePolicyDocument } from '../../iam/policy-document.js'
+import { parsePolicyDocument } from '../../facts/policy-document.js'
 import type { PolicyDocument } from '../../facts/types.js'
 import { sameDocument } from '../compare.js'
 import type { Resource } from '../types.js'

@@ -3,7 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { parse } from 'yaml'
 import { referenceData } from '../../../scripts/reference-policies.js'
-import { REFERENCE_STATEMENTS, REFERENCE_VERSIONS } from '../../../src/desired/reference-policies.generated.js'
+import {
+  REFERENCE_STATEMENTS,
+  REFERENCE_VERSIONS,
+} from '../../../src/desired/reference-policies.generated.js'
 import {
   compareVersions,
   NEWEST_REFERENCE,

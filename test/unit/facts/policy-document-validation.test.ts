@@ -7,7 +7,7 @@ import {
   normalisePolicyDocument,
   parsePolicyDocument,
   PolicyDocumentError,
-} from '../../../src/iam/policy-document.js'
+} from '../../../src/facts/policy-document.js'
 
 /** The message of the PolicyDocumentError that `f` throws. */
 function errorOf(f: () => unknown): string {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { evaluate } from '../../../src/iam/evaluate.js'
-import { parsePolicyDocument, PolicyDocumentError } from '../../../src/iam/policy-document.js'
+import { parsePolicyDocument, PolicyDocumentError } from '../../../src/facts/policy-document.js'
 
 const policy = {
   Version: '2012-10-17',
