@@ -340,7 +340,8 @@ describe(`on the real Karpenter controller v${KARPENTER_VERSION}`, { timeout: 1_
     )
     const before = await karpenterMade(bed)
     assert.ok(before.instances.length >= 1, JSON.stringify(before))
-    assert.ok(before.launchTemplates.length >= 1, JSON.stringify(before))
+    // Launch templates are not asserted here: Karpenter keeps them only while a launch needs them, and
+    // deletes them itself; what teardown must leave is none (asserted after).
     assert.ok(before.profiles.length >= 2, `the default and the tenant's: ${JSON.stringify(before)}`)
     // Karpenter terminates its instances and deletes its launch templates itself while it still runs
     // (teardown waits for each EC2NodeClass's finalizer); its instance profiles go to its garbage

@@ -53,7 +53,7 @@ test('healthy, color off: no ANSI, the header, and the exact count line at the e
   assert.equal(lines[1], '')
   assert.equal(lines.at(-1), expectedCountLine(results))
   assert.equal(lines.at(-2), '')
-  assert.match(lines.at(-1)!, /^20 checks: \d+ passed, 0 failed, 0 warnings, 0 unknown, \d+ skipped$/)
+  assert.match(lines.at(-1)!, /^21 checks: \d+ passed, 0 failed, 0 warnings, 0 unknown, \d+ skipped$/)
 })
 
 test('the count line has the exact format for every status', () => {
@@ -147,7 +147,7 @@ test('broken example: each failing check shows ✖ findings with fix: and $ comm
   assert.ok(lines.includes('        $ kubectl rollout restart deployment/karpenter -n karpenter'))
   assert.equal(lines.filter((l) => /^ {4}✖ /.test(l)).length, 7)
   assert.equal(lines.filter((l) => /^ {6}fix: /.test(l)).length, 8)
-  assert.equal(lines.at(-1), '20 checks: 10 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped')
+  assert.equal(lines.at(-1), '21 checks: 11 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped')
   assert.equal(lines.at(-1), expectedCountLine(results))
 })
 
@@ -202,7 +202,7 @@ test('color on: ANSI codes that strip to exactly the plain report', () => {
   assert.ok(colored.includes('\u001b[33m!\u001b[39m'), 'warn symbol in yellow')
   assert.ok(colored.includes('\u001b[32m✔\u001b[39m'), 'pass symbol in green')
   assert.ok(
-    colored.endsWith('\u001b[1m20 checks: 10 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped\u001b[22m'),
+    colored.endsWith('\u001b[1m21 checks: 11 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped\u001b[22m'),
     'bold count line',
   )
 })

@@ -87,7 +87,7 @@ test('jsonReport: cluster, region, summary counts and one entry per check', () =
     )
   }
   assert.deepEqual(jsonReport(brokenResults(), brokenFacts()).summary, {
-    pass: 10,
+    pass: 11,
     fail: 7,
     warn: 1,
     unknown: 0,
@@ -239,7 +239,7 @@ test('JUnit: well formed, one testcase per check, failures = failing error-sever
   }
   assert.match(
     junitReport(brokenResults(), brokenFacts()),
-    /<testsuites name="karpctl doctor demo" tests="20" failures="7">/,
+    /<testsuites name="karpctl doctor demo" tests="21" failures="7">/,
   )
 })
 
@@ -291,7 +291,7 @@ test('Markdown: a title, one table row per check, and the count line', () => {
     )
   }
   assert.ok(rows.includes(`| ❌ | \`sg-webhook-8443\` | fail | ${results[0]!.findings[0]!.message} |`))
-  assert.equal(lines.at(-1), '_20 checks: 10 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped_')
+  assert.equal(lines.at(-1), '_21 checks: 11 passed, 7 failed, 1 warnings, 0 unknown, 2 skipped_')
 })
 
 test('Markdown: a ## Fixes section with a fenced sh block per fix with commands', () => {
