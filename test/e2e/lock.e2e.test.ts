@@ -11,10 +11,8 @@ import { describe, test } from 'node:test'
 import {
   CLUSTER_NAME,
   karpenterFixtures,
-  playController,
+  bareClusterBed,
   REPO_ROOT,
-  seedBareCluster,
-  startBed,
   targetArgs,
   type Bed,
 } from './bed/index.js'
@@ -72,13 +70,7 @@ function start(bed: Bed, args: string[], tmp: string): Running {
 
 describe('the cluster lock on the bed', { timeout: 1_200_000 }, () => {
   test("two installs at once: the second refuses in one line naming the first (exit 2), --wait-for-lock waits and finds nothing left; a SIGKILLed teardown's lock is taken over at once by the re-run, which converges; no karpctl file in $TMPDIR", async (t) => {
-    const bed = await startBed()
-    const seed = await seedBareCluster(bed)
-    const stopController = playController(bed, seed.net)
-    t.after(async () => {
-      await stopController()
-      await bed.stop()
-    })
+    const { bed } = await bareClusterBed(t)
     const tmp = join(bed.tmpDir, 'lock-tmp')
     mkdirSync(tmp, { recursive: true })
 

@@ -15,12 +15,10 @@ import {
   DISCOVERY_TAG,
   karpenterFixtures,
   inventory,
-  playController,
+  bareClusterBed,
   REGION,
   REPO_ROOT,
   runKarpctl,
-  seedBareCluster,
-  startBed,
   type Bed,
 } from './bed/index.js'
 
@@ -48,13 +46,7 @@ async function installWithTenants(bed: Bed, tenants: string[]) {
 
 describe('karpctl teardown on moto, a real apiserver and real helm', { timeout: 20 * 60_000 }, () => {
   test('install → 2 tenants → teardown → the pre-install inventory exactly, look-alikes kept; again → nothing; killed half-way → re-run → the same', async (t) => {
-    const bed = await startBed()
-    const seed = await seedBareCluster(bed)
-    const stopController = playController(bed, seed.net)
-    t.after(async () => {
-      await stopController()
-      await bed.stop()
-    })
+    const { bed, seed } = await bareClusterBed(t)
     const aws = awsClients(bed)
     // Look-alikes: a role named like a tenant's without karpctl's tags, another cluster's karpctl queue,
     // and a discovery tag that was on a subnet before karpctl.

@@ -18,10 +18,8 @@ import {
 import {
   awsClients,
   karpenterFixtures,
-  playController,
+  bareClusterBed,
   runKarpctl,
-  seedBareCluster,
-  startBed,
   targetArgs,
   type Bed,
   type KubeObject,
@@ -176,13 +174,7 @@ describe(
   { timeout: 20 * 60_000 },
   () => {
     test('add two tenants, re-add unchanged, re-add without what was asked before removes it, list, remove one (waiting for its node), the other untouched', async (t) => {
-      const bed = await startBed()
-      const seed = await seedBareCluster(bed)
-      const stopController = playController(bed, seed.net)
-      t.after(async () => {
-        await stopController()
-        await bed.stop()
-      })
+      const { bed } = await bareClusterBed(t)
       const inst = await karpctl(bed, [
         'install',
         '--chart-dir',

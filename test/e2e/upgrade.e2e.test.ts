@@ -33,12 +33,12 @@ import {
   runPrinted,
   helm,
   karpenterChartDir,
+  bareClusterBed,
   playController,
   REGION,
   REPO_ROOT,
   runKarpctl,
   seedAws,
-  seedBareCluster,
   seedKubernetes,
   startBed,
   type Bed,
@@ -164,14 +164,8 @@ const install10 = (bed: Bed, net: Network) =>
  * groups, so install opens (and records) the 8443 rule the 1.0.x webhooks need.
  */
 async function karpctlInstall(t: TestContext) {
-  const bed = await startBed()
   // EKS 1.31: the newest Kubernetes both 1.0.14 and 1.14.1 support.
-  const seed = await seedBareCluster(bed, { kubernetesVersion: '1.31' })
-  const stopController = playController(bed, seed.net)
-  t.after(async () => {
-    await stopController()
-    await bed.stop()
-  })
+  const { bed, seed } = await bareClusterBed(t, { kubernetesVersion: '1.31' })
   const installed = await install10(bed, seed.net)
   assert.ok(installed.code === 0, `install 1.0.14: ${installed.stderr}`)
   assert.deepEqual(releaseLines(bed), ['karpenter-1.0.14 deployed', 'karpenter-crd-1.0.14 deployed'])

@@ -12,7 +12,7 @@ import {
 import { DeleteTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand } from '@aws-sdk/client-ec2'
 import { ListQueuesCommand, GetQueueAttributesCommand, ListQueueTagsCommand } from '@aws-sdk/client-sqs'
 import { ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
-import type { Bed } from './bed.js'
+import { startBed, type Bed } from './bed.js'
 import type { KubeObject } from './kube-client.js'
 import { ACCOUNT_ID, CLUSTER_NAME, DISCOVERY_TAG, REGION } from './constants.js'
 import {
@@ -226,4 +226,22 @@ export async function inventory(bed: Bed, net: Network): Promise<Record<string, 
     ),
     awsAuth: { data: awsAuth?.data, annotations: awsAuth?.metadata?.annotations },
   }
+}
+
+/**
+ * A fresh bed holding a bare cluster, with the controller's part played; both stop when the test ends
+ * (the start of every install, tenant, teardown, lock and upgrade scenario).
+ */
+export async function bareClusterBed(
+  t: { after: (fn: () => Promise<void>) => void },
+  opts?: Parameters<typeof seedBareCluster>[1],
+): Promise<{ bed: Bed; seed: Awaited<ReturnType<typeof seedBareCluster>> }> {
+  const bed = await startBed()
+  const seed = await seedBareCluster(bed, opts)
+  const stopController = playController(bed, seed.net)
+  t.after(async () => {
+    await stopController()
+    await bed.stop()
+  })
+  return { bed, seed }
 }
