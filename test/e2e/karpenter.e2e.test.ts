@@ -52,14 +52,31 @@ async function claimsOf(bed: Bed, nodePool: string): Promise<KubeObject[]> {
 }
 
 /** A pod only `nodePool`'s nodes can take (its selector and, for a tenant, the toleration). */
-function pendingPod(name: string, nodeSelector: Record<string, string>, toleration?: KubeObject): KubeObject {
+interface PodOptions {
+  toleration?: KubeObject
+  /**
+   * Karpenter's default disruption (WhenEmptyOrUnderutilized, consolidateAfter 0s) replaces the node
+   * moto launched — the first override, often a 32xlarge — with a cheaper one ~25 s after the pod
+   * lands, terminating the instance a scenario is still inspecting (CI, stop 40). A scenario that
+   * reads the instance asks Karpenter to leave the node alone; one that wants the node gone must
+   * not (a do-not-disrupt pod blocks the drain of a deleted claim in v1).
+   */
+  keepNode?: boolean
+}
+
+function pendingPod(name: string, nodeSelector: Record<string, string>, opts: PodOptions = {}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'default', labels: { app: name } },
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: name },
+      annotations: opts.keepNode ? { 'karpenter.sh/do-not-disrupt': 'true' } : undefined,
+    },
     spec: {
       nodeSelector,
-      tolerations: toleration ? [toleration] : undefined,
+      tolerations: opts.toleration ? [opts.toleration] : undefined,
       terminationGracePeriodSeconds: 0,
       containers: [
         { name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m' } } },
@@ -122,12 +139,17 @@ async function claimForPod(bed: Bed, name: string): Promise<KubeObject> {
       !!(node = (await bed.kube.get(`/api/v1/namespaces/default/pods/${name}`))?.spec?.nodeName ?? ''),
     { timeoutMs: 120_000, intervalMs: 500, proc: bed.procs.karpenter },
   )
-  const claim = await bed.kube.get(`${CLAIMS}/${node}`)
-  assert.ok(
-    claim && isTrue(claim, 'Initialized'),
-    `NodeClaim ${node}: ${JSON.stringify(claim?.status?.conditions)}`,
-  )
-  return claim
+  // The scheduler binds as soon as the Node has no taint the pod does not tolerate; Karpenter's
+  // initialization controller marks the claim a moment later.
+  let claim: KubeObject | undefined
+  await waitFor(
+    `NodeClaim ${node} Initialized`,
+    async () => !!(claim = await bed.kube.get(`${CLAIMS}/${node}`)) && isTrue(claim, 'Initialized'),
+    { timeoutMs: 60_000, intervalMs: 500, proc: bed.procs.karpenter },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}: ${JSON.stringify(claim?.status?.conditions)}`)
+  })
+  return claim!
 }
 
 async function claimGone(bed: Bed, claim: KubeObject, why: string): Promise<void> {
@@ -240,7 +262,10 @@ describe(`on the real Karpenter controller v${KARPENTER_VERSION}`, { timeout: 1_
       pendingPod(
         'acme-app',
         { 'karpctl.io/tenant': 'acme' },
-        { key: 'karpctl.io/tenant', operator: 'Equal', value: 'acme', effect: 'NoSchedule' },
+        {
+          toleration: { key: 'karpctl.io/tenant', operator: 'Equal', value: 'acme', effect: 'NoSchedule' },
+          keepNode: true,
+        },
       ),
     )
     const claim = await waitForClaim(bed, 'a NodeClaim of NodePool acme, initialised', 'acme', (c) =>
