@@ -21,7 +21,7 @@ import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
 import { describe, within, type Origin, type Requirement, type Requirements } from './requirements.js'
-import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
+import type { InstanceTypeDetails, InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
 const MiB = 2 ** 20
@@ -66,8 +66,55 @@ export function labelsOf(it: InstanceTypeInfo, region?: string): Record<string, 
     [`${AWS}instance-gpu-count`]: gpu ? [String(gpu.count)] : [],
     [WINDOWS_BUILD_LABEL]: [],
     ...(region ? { [REGION_LABEL]: [region] } : {}),
+    ...(it.details ? detailLabels(it, it.details, gpu) : {}),
   }
 }
+
+/** The labels computeRequirements derives from the details (an empty list: the type has none). */
+function detailLabels(
+  it: InstanceTypeInfo,
+  d: InstanceTypeDetails,
+  gpu: NonNullable<InstanceTypeInfo['gpus']>[number] | undefined,
+): Record<string, string[]> {
+  const one = <T>(xs: T[] | undefined) => (xs?.length === 1 ? xs[0] : undefined)
+  // Neuron devices first; other inference accelerators only on a type without Neuron.
+  const neuron = one(it.neuronDevices)
+  const inference = it.neuronDevices?.length ? undefined : one(d.accelerators)
+  const accelerator = neuron
+    ? { name: d.neuronNames[0] ?? '', manufacturer: 'aws', count: neuron.count }
+    : inference
+  return {
+    [`${AWS}instance-cpu-manufacturer`]: d.processor ? [kebab(d.processor.manufacturer)] : [],
+    [`${AWS}instance-cpu-sustained-clock-speed-mhz`]: d.processor
+      ? [String(Math.round(d.processor.sustainedClockGhz * 1000))]
+      : [],
+    [`${AWS}instance-hypervisor`]: [d.hypervisor],
+    [`${AWS}instance-encryption-in-transit-supported`]: [String(d.encryptionInTransit)],
+    [`${AWS}instance-local-nvme`]:
+      d.nvmeSupport !== undefined && d.nvmeSupport !== 'unsupported'
+        ? [String(it.instanceStorageGB ?? 0)]
+        : [],
+    [`${AWS}instance-ebs-bandwidth`]: d.ebsBandwidthMbps !== undefined ? [String(d.ebsBandwidthMbps)] : [],
+    [`${AWS}instance-gpu-memory`]: gpu ? [String(d.gpuMemoryMiB[0] ?? 0)] : [],
+    [`${AWS}instance-accelerator-name`]: accelerator ? [kebab(accelerator.name)] : [],
+    [`${AWS}instance-accelerator-manufacturer`]: accelerator ? [kebab(accelerator.manufacturer)] : [],
+    [`${AWS}instance-accelerator-count`]: accelerator ? [String(accelerator.count)] : [],
+  }
+}
+
+/** The labels labelsOf derives from InstanceTypeDetails: judged when every type of the catalogue has them. */
+export const DETAIL_LABELS = [
+  'instance-cpu-manufacturer',
+  'instance-cpu-sustained-clock-speed-mhz',
+  'instance-hypervisor',
+  'instance-encryption-in-transit-supported',
+  'instance-local-nvme',
+  'instance-ebs-bandwidth',
+  'instance-gpu-memory',
+  'instance-accelerator-name',
+  'instance-accelerator-manufacturer',
+  'instance-accelerator-count',
+].map((l) => `${AWS}${l}`)
 
 export const REGION_LABEL = 'topology.kubernetes.io/region'
 
@@ -75,23 +122,14 @@ export const OS_LABEL = 'kubernetes.io/os'
 export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build'
 
 /**
- * Labels Karpenter gives instance types from DescribeInstanceTypes fields a snapshot does not keep (or
- * from capacity reservations it does not read): a requirement on one is not judged, so a NodePool that
+ * Labels Karpenter gives instance types from what a snapshot does not keep — network bandwidth (a table
+ * built into the provider), zone IDs and capacity reservations — and, in facts without the types'
+ * details (an older karpctl), DETAIL_LABELS: a requirement on one is not judged, so a NodePool that
  * would otherwise fit gets ?, never ✔ (proven against Karpenter's scheduler by `npm run test:oracle`).
  */
 export const UNJUDGED_TYPE_LABELS = new Set([
   ...[
-    'instance-hypervisor',
-    'instance-cpu-manufacturer',
-    'instance-cpu-sustained-clock-speed-mhz',
     'instance-network-bandwidth',
-    'instance-ebs-bandwidth',
-    'instance-gpu-memory',
-    'instance-encryption-in-transit-supported',
-    'instance-local-nvme',
-    'instance-accelerator-name',
-    'instance-accelerator-manufacturer',
-    'instance-accelerator-count',
     'capacity-reservation-id',
     'capacity-reservation-type',
     'capacity-reservation-interruptible',
@@ -99,6 +137,10 @@ export const UNJUDGED_TYPE_LABELS = new Set([
   'topology.k8s.aws/zone-id',
   'karpenter.sh/capacity-reservation-id',
 ])
+
+/** Whether `why` cannot judge a requirement on the label against this catalogue's types. */
+export const unjudgedTypeLabel = (key: string, catalog: Catalog | undefined) =>
+  UNJUDGED_TYPE_LABELS.has(key) || (DETAIL_LABELS.includes(key) && !catalog?.detailed)
 
 /**
  * Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included):
@@ -188,6 +230,8 @@ export interface Catalog {
   types: InstanceTypeInfo[]
   zones: Map<string, Set<string>>
   labels: Map<string, Record<string, string[]>>
+  /** Every type has its details (DETAIL_LABELS are judged). */
+  detailed: boolean
   vmMemoryOverheadPercent: number
   filtered: Map<
     string,
@@ -208,6 +252,7 @@ export function catalogOf(
     types,
     zones: offeringZones(offerings),
     labels: new Map(types.map((it) => [it.name, labelsOf(it, region)])),
+    detailed: types.length > 0 && types.every((it) => !!it.details),
     vmMemoryOverheadPercent,
     filtered: new Map(),
     allocatable: new Map(),
@@ -257,6 +302,7 @@ export const TYPE_KEYS = [
   `${AWS}instance-gpu-count`,
   WINDOWS_BUILD_LABEL,
   REGION_LABEL,
+  ...DETAIL_LABELS,
 ]
 
 /**
@@ -281,6 +327,10 @@ function offered(it: InstanceTypeInfo, catalog: Catalog, subnetZones: string[], 
   const classes = it.usageClasses.filter((c) => CAPACITY_TYPES.includes(c))
   return classes.length > 0 && (!ct || allowsAny(ct, classes))
 }
+
+/** Whether the type's labels meet every type requirement (Karpenter's `it.Requirements.Intersects`). */
+export const typeMeetsAll = (catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements) =>
+  failures(catalog, it, reqs) === 0
 
 /** The requirements a type fails, one bit per TYPE_KEYS entry (0: the type is left). */
 function failures(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements): number {
@@ -594,7 +644,7 @@ function unmetMinValues(
   zones: string[],
 ): UnmetMinValues | undefined {
   for (const [key, r] of merged.byKey) {
-    if (!r.minValues || UNJUDGED_TYPE_LABELS.has(key)) continue
+    if (!r.minValues || unjudgedTypeLabel(key, catalog)) continue
     const values = new Set<string>()
     for (const it of types) {
       const own =

@@ -26,7 +26,8 @@ import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
 import type { SchedulingLine } from './controller-log.js'
-import { judgeCandidate } from './fit.js'
+import { judgeWithDaemons } from './fit.js'
+import type { TypeDaemon } from './type-daemons.js'
 import { judgeZones } from './zones.js'
 import {
   allowsAny,
@@ -34,7 +35,7 @@ import {
   DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
   OS_LABEL,
   TYPE_KEYS,
-  UNJUDGED_TYPE_LABELS,
+  unjudgedTypeLabel,
   WINDOWS_BUILD_LABEL,
   type Catalog,
 } from './instance-types.js'
@@ -82,14 +83,18 @@ export const NOT_JUDGED = {
 } as const
 
 /** Type labels the requirements name whose values karpctl does not read (Windows OS labels among them). */
-function unjudgedLabels(candidates: Requirements[], nodeClass: EC2NodeClass | undefined): string[] {
+function unjudgedLabels(
+  candidates: Requirements[],
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+): string[] {
   const windows = /windows/i.test(
     `${nodeClass?.spec.amiFamily ?? ''} ${(nodeClass?.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`,
   )
   const keys = new Set<string>()
   for (const c of candidates)
     for (const k of c.byKey.keys())
-      if (UNJUDGED_TYPE_LABELS.has(k) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
+      if (unjudgedTypeLabel(k, catalog) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
         keys.add(k)
   return [...keys].sort()
 }
@@ -160,8 +165,12 @@ export function daemonSetsOn(np: NodePool, daemonSets: DaemonSet[]): DaemonSet[]
 
 /** What the DaemonSets a NodePool's nodes would run request (Karpenter's daemonset overhead), pods aside. */
 export function daemonSetOverhead(np: NodePool, daemonSets: DaemonSet[]): Amounts {
+  return requestsOf(daemonSetsOn(np, daemonSets))
+}
+
+function requestsOf(daemonSets: DaemonSet[]): Amounts {
   let total: Amounts = {}
-  for (const ds of daemonSetsOn(np, daemonSets)) {
+  for (const ds of daemonSets) {
     const { pods: _pods, ...requests } = podRequests(ds.spec.template.spec)
     total = add(total, requests)
   }
@@ -206,11 +215,8 @@ interface PoolFacts {
   zones: string[]
   /** What its NodeClaims leave of each of its limits: no instance type bigger than that launches. */
   limitsLeft: LimitLeft[]
-  /**
-   * A DaemonSet of its nodes asks for type labels (arch, family…): Karpenter counts its overhead only on
-   * the types it runs on, karpctl on every type, so a ✖ for room is not certain.
-   */
-  perTypeOverhead?: string
+  /** Its DaemonSets that ask for type labels (arch, family…): they run on some of its types only. */
+  typeDaemons: TypeDaemon[]
 }
 
 interface Inputs {
@@ -234,7 +240,9 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
   let f = inputs.perPool.get(np.metadata.name)
   if (!f) {
     const reqs = nodePoolRequirements(np)
-    const on = daemonSetsOn(np, inputs.daemonSets)
+    const daemonSets = daemonSetsOn(np, inputs.daemonSets)
+    const typeDaemons = typeDependent(daemonSets, reqs)
+    const on = daemonSets.filter((ds) => !typeDaemons.some((d) => d.ds === ds))
     const nodeClass = inputs.nodeClasses.find(
       (nc) => nc.metadata.name === np.spec.template.spec.nodeClassRef.name,
     )
@@ -248,28 +256,36 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
     const zoneReq = reqs.byKey.get(ZONE_LABEL)
     f = {
       reqs,
-      overhead: daemonSetOverhead(np, inputs.daemonSets),
+      overhead: requestsOf(on),
       daemonSetPods: on.length,
       dsPorts: on
         .map((ds) => ({ ds, ports: hostPorts(ds.spec.template.spec) }))
         .filter((d) => d.ports.length),
       zones: all.filter((z) => !zoneReq || allowsAny(zoneReq, [z])).sort(),
       limitsLeft: limitsLeft(np, inputs.nodeClaims),
-      ...typeDependent(on),
+      typeDaemons,
     }
     inputs.perPool.set(np.metadata.name, f)
   }
   return f
 }
 
-/** The first DaemonSet whose node selector or affinity names a label that varies by instance type. */
-function typeDependent(daemonSets: DaemonSet[]): { perTypeOverhead?: string } {
-  const ds = daemonSets.find((d) =>
-    podRequirementTerms({ metadata: d.metadata, spec: d.spec.template.spec }).some((t) =>
-      [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)),
-    ),
-  )
-  return ds ? { perTypeOverhead: `${ds.metadata.namespace ?? ''}/${ds.metadata.name}` } : {}
+/** The DaemonSets whose node selector or affinity names a label that varies by instance type. */
+function typeDependent(daemonSets: DaemonSet[], reqs: Requirements): TypeDaemon[] {
+  return daemonSets.flatMap((ds) => {
+    const spec = ds.spec.template.spec
+    const terms = podRequirementTerms({ metadata: ds.metadata, spec })
+    if (!terms.some((t) => [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)))) return []
+    const { pods: _pods, ...requests } = podRequests(spec)
+    return [
+      {
+        ds,
+        terms: terms.filter((t) => incompatibilities(reqs, t).length === 0),
+        requests,
+        ports: hostPorts(spec),
+      },
+    ]
+  })
 }
 
 /** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
@@ -455,7 +471,8 @@ function judgePool(
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: PoolVerdict | undefined
   for (const merged of candidates) {
-    const v = judgeCandidate(
+    const { limitsLeft: left, typeDaemons } = poolFacts(np, inputs)
+    const v = judgeWithDaemons(
       merged,
       np,
       nodeClass,
@@ -463,26 +480,21 @@ function judgePool(
       withPods,
       podAsks,
       base,
-      poolFacts(np, inputs).limitsLeft,
+      left,
+      typeDaemons,
+      (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d]),
     )
     if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
     if (v.status === 'fits') break
   }
   const v = verdict as PoolVerdict
-  const perType = poolFacts(np, inputs).perTypeOverhead
-  if (v.status === 'ruled-out' && v.rule === 'instance-types' && perType)
-    return {
-      ...v,
-      status: 'unknown',
-      message: `${v.message}; not certain: DaemonSet ${perType} runs only on some instance types, and Karpenter counts its requests only on those`,
-    }
   if (v.status === 'ruled-out' && candidates.length > 1)
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
   // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
   const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
   const affinity = podAffinityNote(pod)
   if (affinity) notes.push(affinity)
-  const unjudged = unjudgedLabels(candidates, nodeClass)
+  const unjudged = unjudgedLabels(candidates, nodeClass, catalog)
   if (unjudged.length)
     notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
   if (v.status === 'fits' && (extended.length || notes.length))

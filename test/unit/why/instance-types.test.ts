@@ -250,3 +250,66 @@ test('limits: the types within what is left of the limits decide; the larger one
     /^2 of 5 instance types have room.*; 2 others exceed what is left of limit memory 16Gi \(its NodeClaims hold 8Gi, leaving 8Gi\)$/,
   )
 })
+
+// The details a snapshot keeps since the oracle showed 645 `?` on them (computeRequirements, v1.14.1).
+const DETAILED = {
+  processor: { manufacturer: 'AWS', sustainedClockGhz: 2.5 },
+  hypervisor: 'nitro',
+  encryptionInTransit: true,
+  nvmeSupport: 'required',
+  ebsBandwidthMbps: 4750,
+  gpuMemoryMiB: [],
+  accelerators: [],
+  neuronNames: [],
+}
+
+test('the details give the labels Karpenter derives from them; without details those labels are absent (not judged)', () => {
+  const it = { ...type('c6g.large'), instanceStorageGB: 118, details: DETAILED }
+  const l = labelsOf(it)
+  assert.deepEqual(l['karpenter.k8s.aws/instance-cpu-manufacturer'], ['aws'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz'], ['2500'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-hypervisor'], ['nitro'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-encryption-in-transit-supported'], ['true'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-local-nvme'], ['118'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-ebs-bandwidth'], ['4750'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-accelerator-name'], [])
+  // An instance store without NVMe (c3, m3) has no local-nvme label
+  assert.deepEqual(
+    labelsOf({ ...it, details: { ...DETAILED, nvmeSupport: 'unsupported' } })[
+      'karpenter.k8s.aws/instance-local-nvme'
+    ],
+    [],
+  )
+  // A single Neuron device: the accelerator labels, manufacturer aws
+  const inf = labelsOf({
+    ...type('c6g.large'),
+    neuronDevices: [{ count: 1, coresPerDevice: 2 }],
+    details: { ...DETAILED, neuronNames: ['Inferentia2'] },
+  })
+  assert.deepEqual(
+    ['name', 'manufacturer', 'count'].map((k) => inf[`karpenter.k8s.aws/instance-accelerator-${k}`]),
+    [['inferentia2'], ['aws'], ['1']],
+  )
+  assert.equal(labelsOf(type('c6g.large'))['karpenter.k8s.aws/instance-hypervisor'], undefined)
+})
+
+test('a requirement on a detail label is judged when every type has details, ? when the facts lack them', () => {
+  const pod = pendingPod({
+    nodeSelector: { 'karpenter.k8s.aws/instance-cpu-manufacturer': 'intel' },
+    containers: [{ name: 'app', resources: { requests: { cpu: '100m' } } }],
+  })
+  const old = whyFacts([pod])
+  assert.equal(verdicts(old).v.status, 'unknown')
+  assert.match(verdicts(old).v.message, /instance-cpu-manufacturer not judged/)
+  const detailed = whyFacts([pod])
+  detailed.instanceTypes = { ok: true, value: INSTANCE_TYPES.map((t) => ({ ...t, details: DETAILED })) }
+  const v = verdicts(detailed).v
+  assert.equal(v.status, 'ruled-out', v.message)
+  assert.match(v.message, /instance-cpu-manufacturer In \[intel\]/)
+  const intel = { ...DETAILED, processor: { manufacturer: 'Intel', sustainedClockGhz: 3.1 } }
+  detailed.instanceTypes = {
+    ok: true,
+    value: INSTANCE_TYPES.map((t) => ({ ...t, details: t.name === 'm5.large' ? intel : DETAILED })),
+  }
+  assert.equal(verdicts(detailed).v.status, 'fits', verdicts(detailed).v.message)
+})

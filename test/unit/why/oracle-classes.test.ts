@@ -122,27 +122,66 @@ test('required pod (anti-)affinity is ?, never ✔ (Karpenter counts the pods it
   assert.match(verdict(f)?.message ?? '', /podAntiAffinity not judged/)
 })
 
-test('seed 291: a ✖ for room is ? when a DaemonSet runs only on some types (Karpenter counts it per type)', () => {
+/** A DaemonSet that runs on the types of one architecture only, with a hostPort. */
+function archDaemonSet(arch: string, cpu: string, hostPort?: number) {
+  return {
+    metadata: { name: 'agent', namespace: 'kube-system' },
+    spec: {
+      template: {
+        spec: {
+          nodeSelector: { 'kubernetes.io/arch': arch },
+          containers: [
+            {
+              name: 'a',
+              resources: { requests: { cpu } },
+              ...(hostPort ? { ports: [{ containerPort: hostPort, hostPort }] } : {}),
+            },
+          ],
+        },
+      },
+    },
+  }
+}
+
+// Karpenter groups types by the DaemonSets that would run on them and adds each group's overhead to
+// that group alone (scheduling buildDaemonOverheadGroups / filterInstanceTypesByRequirements, v1.14.1):
+// seed 291 of the oracle, where why used to say ? for every DaemonSet that selects an architecture.
+test('seed 291: a DaemonSet that runs on arm64 only does not count against the amd64 types (the pod fits)', () => {
   const f = whyFacts([
     pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
   ])
-  f.daemonSets = {
-    ok: true,
-    value: [
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '1')] }
+  const v = verdict(f)
+  assert.equal(v?.status, 'fits', v?.message)
+  assert.match(v?.message ?? '', /m5\.2xlarge/)
+})
+
+test('a DaemonSet that runs on amd64 counts on the amd64 types: no room there, and arm64 is too small', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
+  ])
+  f.daemonSets = { ok: true, value: [archDaemonSet('amd64', '1')] }
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.equal(v?.rule, 'instance-types')
+})
+
+test('a hostPort held by an arm64-only DaemonSet rules out the arm64 types only (oracle seeds 1587, 1903)', () => {
+  const pod = pendingPod({
+    containers: [
       {
-        metadata: { name: 'agent', namespace: 'kube-system' },
-        spec: {
-          template: {
-            spec: {
-              nodeSelector: { 'kubernetes.io/arch': 'arm64' },
-              containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }],
-            },
-          },
-        },
+        name: 'app',
+        ports: [{ containerPort: 9100, hostPort: 9100 }],
+        resources: { requests: { cpu: '500m' } },
       },
     ],
-  }
+  })
+  const f = whyFacts([pod])
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '100m', 9100)] }
+  assert.equal(verdict(f)?.status, 'fits', verdict(f)?.message)
+  f.daemonSets = { ok: true, value: [archDaemonSet('amd64', '100m', 9100)] }
+  // Every type but c6g.large runs it; c6g.large has room for 500m.
   const v = verdict(f)
-  assert.equal(v?.status, 'unknown')
-  assert.match(v?.message ?? '', /DaemonSet kube-system\/agent runs only on some instance types/)
+  assert.equal(v?.status, 'fits', v?.message)
+  assert.match(v?.message ?? '', /c6g\.large/)
 })
