@@ -490,14 +490,38 @@ function judgePool(
   const v = verdict as PoolVerdict
   if (v.status === 'ruled-out' && candidates.length > 1)
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
-  // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
-  const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
+  const asked = Object.keys(podAsks).filter(
+    (k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k) && (podAsks[k] ?? 0) > 0,
+  )
+  // Resources whose amount per type karpctl does not know (a table inside the provider): room for the
+  // rest is not enough.
+  const extended = asked.filter((k) => TABLED_RESOURCES.has(k))
+  const absent = asked.filter((k) => !TABLED_RESOURCES.has(k))
+  if (absent.length && v.status !== 'ruled-out') {
+    const gate = nodeOverlayGate(inputs.facts)
+    if (gate === false)
+      return {
+        ...base,
+        status: 'ruled-out',
+        rule: 'instance-types',
+        message: `no instance type has ${absent.join(', ')}: Karpenter gives its types capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices only (a NodeOverlay could add more, but the NodeOverlay feature gate is off)`,
+        fix: {
+          summary: `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`,
+        },
+      }
+    extended.push(...absent)
+    notes.push(
+      gate
+        ? `a NodeOverlay may give types ${absent.join(', ')} (the NodeOverlay feature gate is on; NodeOverlays are not read)`
+        : `${absent.join(', ')}: whether a NodeOverlay gives types that capacity is unknown (the controller's feature gates were not read)`,
+    )
+  }
   const affinity = podAffinityNote(pod)
   if (affinity) notes.push(affinity)
   const unjudged = unjudgedLabels(candidates, nodeClass, catalog)
   if (unjudged.length)
     notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
-  if (v.status === 'fits' && (extended.length || notes.length))
+  if (v.status !== 'ruled-out' && (extended.length || notes.length))
     return {
       ...v,
       status: 'unknown',
@@ -596,6 +620,20 @@ const readsOf = (facts: WhyFacts) =>
 
 /** What an instance type's allocatable is judged on (devices aside: see devices.ts). */
 const JUDGED_RESOURCES = new Set(['cpu', 'memory', 'pods', EPHEMERAL_STORAGE])
+/** Resources Karpenter's types have an amount of from tables built into the provider (zz_generated.vpclimits). */
+const TABLED_RESOURCES = new Set(['vpc.amazonaws.com/pod-eni'])
+
+/**
+ * Karpenter's NodeOverlay feature gate (FEATURE_GATES, off by default in every minor that has it):
+ * only a NodeOverlay gives instance types capacity for extended resources or hugepages. Undefined when
+ * the controller Deployment was not read.
+ */
+function nodeOverlayGate(facts: WhyFacts): boolean | undefined {
+  const d = facts.kube.deployment
+  if (!d.ok || !d.value) return undefined
+  const gates = d.value.env.FEATURE_GATES ?? ''
+  return /(^|,)\s*NodeOverlay\s*=\s*true\s*(,|$)/i.test(gates)
+}
 
 /** EC2's instance types for the judgement, or why there are none (a read failed, an old snapshot). */
 function catalogFor(facts: WhyFacts): Catalog | { unread: string } {

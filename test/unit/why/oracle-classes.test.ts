@@ -185,3 +185,34 @@ test('a hostPort held by an arm64-only DaemonSet rules out the arm64 types only 
   assert.equal(v?.status, 'fits', v?.message)
   assert.match(v?.message ?? '', /c6g\.large/)
 })
+
+// Karpenter's types have capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices
+// only (computeCapacity, v1.14.1); resources.Fits then fails any other request. Only a NodeOverlay (a
+// feature gate, off by default) adds capacity. Oracle seeds with hugepages-2Mi or example.com/widget.
+test('a request for hugepages or a custom resource: ✖ while NodeOverlay is off, ? when it is on or unread', () => {
+  for (const resource of ['hugepages-2Mi', 'example.com/widget']) {
+    const f = whyFacts([
+      pendingPod({
+        containers: [
+          { name: 'app', resources: { requests: { cpu: '100m', memory: '128Mi', [resource]: '1' } } },
+        ],
+      }),
+    ])
+    const off = verdict(f)
+    assert.equal(off?.status, 'ruled-out', off?.message)
+    assert.match(off?.message ?? '', new RegExp(`no instance type has ${resource}`))
+    assert.match(off?.fix?.summary ?? '', /NodeOverlay/)
+    const dep = f.kube.deployment as { ok: true; value: { env: Record<string, string> } }
+    dep.value.env = { ...dep.value.env, FEATURE_GATES: 'NodeRepair=false,NodeOverlay=true' }
+    assert.equal(verdict(f)?.status, 'unknown')
+    f.kube.deployment = { ok: true, value: null }
+    assert.equal(verdict(f)?.status, 'unknown')
+  }
+  // A zero request asks for nothing
+  const zero = whyFacts([
+    pendingPod({
+      containers: [{ name: 'app', resources: { requests: { cpu: '100m', 'example.com/widget': '0' } } }],
+    }),
+  ])
+  assert.equal(verdict(zero)?.status, 'fits')
+})
