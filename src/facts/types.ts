@@ -331,6 +331,8 @@ export interface EC2NodeClass {
     /** The kubelet settings Karpenter sizes nodes with (what `why` reads to compute allocatable). */
     kubelet?: {
       maxPods?: number
+      /** Caps the pods at podsPerCore × vCPUs (not on Bottlerocket). */
+      podsPerCore?: number
       kubeReserved?: Record<string, string>
       systemReserved?: Record<string, string>
       evictionHard?: Record<string, string>

@@ -6,7 +6,7 @@
 // (v1.0–v1.x, functions memory, kubeReservedResources, evictionThreshold, ENILimitedPods):
 //   memory capacity = MiB − ceil(MiB × vmMemoryOverheadPercent) MiB (setting VM_MEMORY_OVERHEAD_PERCENT, default 0.075)
 //   kube-reserved cpu = 6% of the first core, 1% of the second, 0.5% of cores 3–4, 0.25% of every core beyond
-//   kube-reserved memory = 11 MiB × maxPods + 255 MiB
+//   kube-reserved memory = 11 MiB × ENI-limited pods + 255 MiB (AL2, AL2023; maxPods on Bottlerocket and Windows)
 //   eviction threshold (memory.available) = 100 MiB
 //   maxPods = ENIs × (IPv4 addresses per ENI − 1) + 2, unless the EC2NodeClass's kubelet.maxPods sets it
 // and an EC2NodeClass's kubelet.kubeReserved / systemReserved / evictionHard replace those defaults.
@@ -160,6 +160,35 @@ export interface Allocatable {
 
 type Kubelet = NonNullable<EC2NodeClass['spec']['kubelet']>
 
+/**
+ * What sizes a node besides its type: the EC2NodeClass's kubelet and the AMI family's flags
+ * (amifamily FeatureFlags: Bottlerocket reserves memory for its maxPods and ignores podsPerCore;
+ * Windows has 110 pods unless maxPods says; AL2, AL2023 and Custom reserve memory for the ENI-limited
+ * pod count even when maxPods is set — UsesENILimitedMemoryOverhead).
+ */
+export type NodeSettings = Kubelet & { family?: 'bottlerocket' | 'windows' }
+
+const settingsMemo = new WeakMap<EC2NodeClass, NodeSettings | undefined>()
+
+/** The node settings of an EC2NodeClass, one object per class (memo keys depend on its identity). */
+export function nodeSettings(nc: EC2NodeClass | undefined): NodeSettings | undefined {
+  if (!nc) return undefined
+  if (settingsMemo.has(nc)) return settingsMemo.get(nc)
+  const named = `${nc.spec.amiFamily ?? ''} ${(nc.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`
+  const family = /bottlerocket/i.test(named) ? 'bottlerocket' : /windows/i.test(named) ? 'windows' : undefined
+  const settings =
+    nc.spec.kubelet || family ? { ...nc.spec.kubelet, ...(family ? { family } : {}) } : undefined
+  settingsMemo.set(nc, settings as NodeSettings | undefined)
+  return settings as NodeSettings | undefined
+}
+
+/** The pods a node of the type takes (Karpenter's `pods`): maxPods, else the ENI limit (110 on Windows), capped by podsPerCore. */
+function podsOf(it: InstanceTypeInfo, kubelet: NodeSettings | undefined): number {
+  const count = kubelet?.maxPods ?? (kubelet?.family === 'windows' ? 110 : eniMaxPods(it))
+  const perCore = kubelet?.podsPerCore ?? 0
+  return perCore > 0 && kubelet?.family !== 'bottlerocket' ? Math.min(perCore * it.vcpus, count) : count
+}
+
 /** Karpenter's default kube-reserved cpu for a number of cores, in cores (see the file comment). */
 export function reservedCpu(vcpus: number): number {
   const milli = vcpus * 1000
@@ -179,26 +208,27 @@ export const eniMaxPods = (it: InstanceTypeInfo) => it.maxEnis * (it.ipv4PerEni 
 /** A node's capacity of this type, as Karpenter computes it (what NodePool limits are compared with). */
 export function capacityOf(
   it: InstanceTypeInfo,
-  kubelet: Kubelet | undefined,
+  kubelet: NodeSettings | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
   return {
     cpu: it.vcpus,
     memory: (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB,
-    pods: kubelet?.maxPods ?? eniMaxPods(it),
+    pods: podsOf(it, kubelet),
   }
 }
 
 /** What the scheduler may place on a node of this type, as Karpenter computes it. */
 export function allocatableOf(
   it: InstanceTypeInfo,
-  kubelet: Kubelet | undefined,
+  kubelet: NodeSettings | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
   const { pods, memory } = capacityOf(it, kubelet, vmMemoryOverheadPercent)
   const q = (list: Record<string, string> | undefined, k: string) => parseQuantity(list?.[k])
   const kubeCpu = q(kubelet?.kubeReserved, 'cpu') ?? reservedCpu(it.vcpus)
-  const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * pods + 255) * MiB
+  const reservedFor = kubelet?.family ? pods : eniMaxPods(it)
+  const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * reservedFor + 255) * MiB
   const hard = kubelet?.evictionHard?.['memory.available']
   // A percentage threshold is of the node's capacity.
   const eviction = hard?.endsWith('%')
@@ -260,16 +290,16 @@ export function catalogOf(
   }
 }
 
-const kubeletKeys = new WeakMap<Kubelet, string>()
+const kubeletKeys = new WeakMap<NodeSettings, string>()
 
-function kubeletKey(kubelet: Kubelet | undefined): string {
+function kubeletKey(kubelet: NodeSettings | undefined): string {
   if (!kubelet) return 'null'
   let k = kubeletKeys.get(kubelet)
   if (k === undefined) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
   return k
 }
 
-function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
+function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: NodeSettings | undefined): Allocatable {
   const key = `${it.name}\u0000${kubeletKey(kubelet)}`
   let a = catalog.allocatable.get(key)
   if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
@@ -448,7 +478,7 @@ function zonesOf(nodeClass: EC2NodeClass | undefined, catalog: Catalog): string[
 export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
   const { merged, catalog } = q
   const zonesFor = zonesOf(q.nodeClass, catalog)
-  const kubelet = q.nodeClass?.spec.kubelet
+  const kubelet = nodeSettings(q.nodeClass)
   const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${kubeletKey(kubelet)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {

@@ -158,7 +158,7 @@ export function daemonSetsOn(np: NodePool, daemonSets: DaemonSet[]): DaemonSet[]
   const reqs = nodePoolRequirements(np)
   return daemonSets.filter((ds) => {
     const pod: WorkloadPod = { metadata: ds.metadata, spec: ds.spec.template.spec }
-    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations)) return false
+    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations, { soft: true })) return false
     return podRequirementTerms(pod).some((t) => incompatibilities(reqs, t).length === 0)
   })
 }

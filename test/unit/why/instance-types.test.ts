@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   allocatableOf,
+  nodeSettings,
   catalogOf,
   judgeInstanceTypes,
   labelsOf,
@@ -184,7 +185,31 @@ test('maxPods exhausted by the DaemonSets: kubelet.maxPods named', () => {
   const { v } = verdicts(f)
   assert.equal(
     v.message,
-    'no instance type has room: the largest left of 5, m5.2xlarge, has 7910m cpu / 29.2Gi memory / 3 pods allocatable, a node for the pod needs one pod more than its 3 pods (EC2NodeClass kubelet.maxPods) after 3 DaemonSet pods',
+    // AL2023 reserves kube memory for the ENI-limited 58 pods whatever maxPods says (oracle seed 1228)
+    'no instance type has room: the largest left of 5, m5.2xlarge, has 7910m cpu / 28.6Gi memory / 3 pods allocatable, a node for the pod needs one pod more than its 3 pods (EC2NodeClass kubelet.maxPods) after 3 DaemonSet pods',
+  )
+})
+
+// amifamily FeatureFlags (v1.14.1): UsesENILimitedMemoryOverhead on AL2/AL2023/Custom, not on
+// Bottlerocket or Windows; PodsPerCoreEnabled except on Bottlerocket; Windows defaults to 110 pods.
+test('node settings by AMI family: kube-reserved memory, podsPerCore, Windows pods', () => {
+  const nc = (spec: Record<string, unknown>) =>
+    ({ metadata: { name: 'x' }, spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }], ...spec } }) as never
+  const m5 = type('m5.2xlarge')
+  const al2023 = allocatableOf(m5, nodeSettings(nc({ kubelet: { maxPods: 3 } })))
+  const bottlerocket = allocatableOf(
+    m5,
+    nodeSettings(nc({ amiSelectorTerms: [{ alias: 'bottlerocket@latest' }], kubelet: { maxPods: 3 } })),
+  )
+  assert.equal(bottlerocket.memory - al2023.memory, 11 * (58 - 3) * MiB)
+  assert.equal(allocatableOf(m5, nodeSettings(nc({ kubelet: { podsPerCore: 2 } }))).pods, 16)
+  assert.equal(
+    allocatableOf(m5, nodeSettings(nc({ amiFamily: 'Bottlerocket', kubelet: { podsPerCore: 2 } }))).pods,
+    58,
+  )
+  assert.equal(
+    allocatableOf(m5, nodeSettings(nc({ amiSelectorTerms: [{ alias: 'windows2022@latest' }] }))).pods,
+    110,
   )
 })
 

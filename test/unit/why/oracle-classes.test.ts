@@ -216,3 +216,24 @@ test('a request for hugepages or a custom resource: ✖ while NodeOverlay is off
   ])
   assert.equal(verdict(zero)?.status, 'fits')
 })
+
+// Oracle seed 12: Karpenter tolerates PreferNoSchedule for a DaemonSet's pod too when it counts its
+// overhead (scheduler.go isDaemonPodCompatible → toleratePreferNoScheduleTaints, v1.14.1).
+test('seed 12: a DaemonSet counts on a NodePool whose only taint is PreferNoSchedule', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
+  ])
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  f.daemonSets = {
+    ok: true,
+    value: [
+      {
+        ...archDaemonSet('amd64', '1'),
+        spec: { template: { spec: { containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }] } } },
+      },
+    ],
+  }
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(v?.message ?? '', /needs 8500m cpu/)
+})
