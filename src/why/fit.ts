@@ -21,23 +21,33 @@ import { copyRequirements, type Requirement, type Requirements } from './require
 import type { InstanceTypeInfo } from './types.js'
 import type { LimitLeft } from './limits.js'
 
-/** One requirement per (memoized) list of types: its memo key is then written once. */
-const typeLists = new WeakMap<InstanceTypeInfo[], Requirement>()
+/** One requirement per (memoized) list of types and minValues: its memo key is then written once. */
+const typeLists = new WeakMap<InstanceTypeInfo[], Map<number | undefined, Requirement>>()
 
 /**
  * Narrow the requirements to these instance types (a subset of the types they leave, so no
- * intersection is needed), without making that a requirement a fix may widen.
+ * intersection is needed), without making that a requirement a fix may widen. A minValues on the
+ * instance type stays: Karpenter counts it over the types left (oracle seed 214).
  */
 function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirements {
   const out = copyRequirements(merged)
-  let r = typeLists.get(types)
+  const minValues = merged.byKey.get(INSTANCE_TYPE_LABEL)?.minValues
+  let byMin = typeLists.get(types)
+  if (!byMin) typeLists.set(types, (byMin = new Map()))
+  let r = byMin.get(minValues)
   if (!r)
-    typeLists.set(
-      types,
-      (r = { key: INSTANCE_TYPE_LABEL, complement: false, values: types.map((t) => t.name) }),
+    byMin.set(
+      minValues,
+      (r = {
+        key: INSTANCE_TYPE_LABEL,
+        complement: false,
+        values: types.map((t) => t.name),
+        ...(minValues !== undefined ? { minValues } : {}),
+      }),
     )
   out.byKey.set(INSTANCE_TYPE_LABEL, r)
-  out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
+  // Where minValues stays, its fix names the NodePool's requirement that set it.
+  if (minValues === undefined) out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
   return out
 }
 

@@ -36,6 +36,7 @@ import {
   OS_LABEL,
   TYPE_KEYS,
   unjudgedTypeLabel,
+  judgeInstanceTypes,
   WINDOWS_BUILD_LABEL,
   type Catalog,
 } from './instance-types.js'
@@ -230,6 +231,8 @@ interface Inputs {
   catalog: Catalog | { unread: string }
   /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
   perPool: Map<string, PoolFacts>
+  /** The NodePool sized without a pod (templateVerdict), per NodePool; null when types are left. */
+  templates: Map<string, Omit<PoolVerdict, 'nodePool' | 'weight'> | null>
   /** A node-affinity term against a NodePool, by NodePool and term (see judgePool). */
   terms: Map<string, Candidate>
   /** Placed pods and the cluster's zones for topology spread, built on first need. */
@@ -467,6 +470,8 @@ function judgePool(
       rule: 'instance-types',
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
+  const template = templateVerdict(np, nodeClass, catalog, inputs)
+  if (template) return { ...base, ...template }
   const podAsks = requests
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: PoolVerdict | undefined
@@ -527,6 +532,42 @@ function judgePool(
       status: 'unknown',
       message: `${v.message}; ${[...(extended.length ? [`instance types not judged for ${extended.join(', ')}`] : []), ...new Set(notes)].join('; ')}`,
     }
+  return v
+}
+
+/**
+ * Karpenter first sizes each NodePool without any pod (scheduler.go NewScheduler: its requirements,
+ * offerings and minValues alone); a NodePool whose requirements leave no type there is skipped
+ * whatever a pod's own requirements would allow ("nodepool requirements filtered out all available
+ * instance types", oracle seed 1505: Exists on a label narrowed by a pod's NotIn).
+ */
+function templateVerdict(
+  np: NodePool,
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+  inputs: Inputs,
+) {
+  let v = inputs.templates.get(np.metadata.name)
+  if (v === undefined) {
+    const t = judgeInstanceTypes({
+      pool: np.metadata.name,
+      merged: nodePoolRequirements(np),
+      nodeClass,
+      need: {},
+      podAsks: {},
+      catalog,
+    })
+    v =
+      t.status === 'fits'
+        ? null
+        : {
+            status: 'ruled-out',
+            rule: 'instance-types',
+            message: `the NodePool's own requirements leave no instance type, so Karpenter skips it: ${t.message}`,
+            ...(t.fix ? { fix: t.fix } : {}),
+          }
+    inputs.templates.set(np.metadata.name, v)
+  }
   return v
 }
 
@@ -673,6 +714,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     events: value(facts.events, []),
     catalog: catalogFor(facts),
     perPool: new Map(),
+    templates: new Map(),
     terms: new Map(),
   }
   const logLines = new Map((facts.controllerLog?.ok ? facts.controllerLog.value : []).map((l) => [l.pod, l]))

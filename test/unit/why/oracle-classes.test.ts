@@ -237,3 +237,32 @@ test('seed 12: a DaemonSet counts on a NodePool whose only taint is PreferNoSche
   assert.equal(v?.status, 'ruled-out', v?.message)
   assert.match(v?.message ?? '', /needs 8500m cpu/)
 })
+
+// Oracle seed 1505: Karpenter sizes each NodePool without a pod first (NewScheduler); a NodePool whose
+// own requirements leave no type is skipped, even where a pod's NotIn would have narrowed Exists.
+test('seed 1505: a NodePool whose own requirements leave no type is ruled out whatever the pod asks', () => {
+  const f = whyFacts([
+    pendingPod({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  { key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'NotIn', values: ['t4'] },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    }),
+  ])
+  pools(f)[0]!.spec.template.spec.requirements = [
+    { key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'Exists' },
+    { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'm5.xlarge'] },
+  ]
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(v?.message ?? '', /own requirements leave no instance type/)
+})
