@@ -14,18 +14,16 @@ import {
   karpenterLifts,
   kubeObjectAbsent,
 } from '../plan/resources/removal.js'
-import {
-  autoscalerRestore,
-  handedCrdsRestore,
-  helmReleaseAbsent,
-  oidcProviderAbsent,
-  orphanSweep,
-  podIdentityAbsent,
-  queueAbsent,
-  recordedIngressRestore,
-  recordedTagsRestore,
-  ruleAbsent,
-} from '../plan/resources/teardown.js'
+import { autoscalerRestore } from '../plan/resources/autoscaler-restore.js'
+import { handedCrdsRestore } from '../plan/resources/crd-handback.js'
+import { helmReleaseAbsent } from '../plan/resources/helm-release-absent.js'
+import { oidcProviderAbsent } from '../plan/resources/oidc-provider-absent.js'
+import { orphanSweep } from '../plan/resources/orphan-sweep.js'
+import { podIdentityAbsent } from '../plan/resources/pod-identity-absent.js'
+import { queueAbsent } from '../plan/resources/sqs-queue-absent.js'
+import { recordedIngressRestore } from '../plan/resources/recorded-ingress.js'
+import { recordedTagsRestore } from '../plan/resources/recorded-tags.js'
+import { ruleAbsent } from '../plan/resources/event-rule-absent.js'
 import type { Resource } from '../plan/types.js'
 import { installNames, OWNERSHIP, ownershipTags } from '../desired/install.js'
 import { interruptionRules } from '../desired/interruption.js'

@@ -11,7 +11,7 @@ import { leafChanges } from '../diff.js'
 import type { ApplyEnv, Resource } from '../types.js'
 import { giveBack, nameOf, nothingToGiveBack, type AdoptedRoleState, type GiveBack } from './adopted-role.js'
 import { ADDED_MAP_ROLES } from './aws-auth.js'
-import { ownerHint } from './teardown.js'
+import { ownerHint } from './absent.js'
 import { mapRoles, mapRolesProblem, withoutMapRole } from './map-roles.js'
 
 const ignoreMissing = async (p: Promise<unknown>) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { handedCrdsRestore } from '../../../src/plan/resources/teardown.js'
+import { handedCrdsRestore } from '../../../src/plan/resources/crd-handback.js'
 import { buildPlan } from '../../../src/plan/plan.js'
 import { renderPlan } from '../../../src/plan/render.js'
 import {
