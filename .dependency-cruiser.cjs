@@ -35,11 +35,7 @@ module.exports = {
     {
       name: 'use-cases-do-not-reach-sideways',
       severity: 'error',
-      // Known and named: teardown removes each tenant through tenant's own removal (one copy of it).
-      from: {
-        path: '^src/(install|tenant|teardown|upgrade|fix|why|doctor|fleet)/',
-        pathNot: '^src/teardown/teardown\\.ts$',
-      },
+      from: { path: '^src/(install|tenant|teardown|upgrade|fix|why|doctor|fleet)/' },
       to: { path: useCases, pathNot: '^src/$1/' },
     },
     {

@@ -29,7 +29,7 @@ import { installNames, OWNERSHIP, ownershipTags } from '../desired/install.js'
 import { interruptionRules } from '../desired/interruption.js'
 import { MANAGED_LABEL } from '../desired/karpenter.js'
 import { TENANT_KEY } from '../desired/tenant.js'
-import { tenantRemoveResources } from '../tenant/tenant.js'
+import { tenantRemoveResources } from '../plan/tenant-removal.js'
 
 export interface TeardownOptions {
   keepCrds: boolean
