@@ -2,7 +2,7 @@
 import type * as sqs from '@aws-sdk/client-sqs'
 import { stackKeptNote } from '../../facts/collect-owners.js'
 import { parsePolicyDocument } from '../../facts/policy-document.js'
-import type { PolicyDocument } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import { ADOPTED_BY, REPAIRED_STATEMENTS } from '../../desired/ownership.js'
 import { isOwned } from '../compare.js'
 import { leafChanges } from '../diff.js'

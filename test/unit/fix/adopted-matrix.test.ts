@@ -12,7 +12,7 @@ import { inlinePolicy } from '../../../src/plan/resources/inline-policy.js'
 import { queuePolicyStatements } from '../../../src/plan/resources/queue-policy.js'
 import { iamRoleAbsent } from '../../../src/plan/resources/removal.js'
 import { queueAbsent } from '../../../src/plan/resources/sqs-queue-absent.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import {
   ADOPTED_BY,

@@ -3,7 +3,7 @@
 // assertion fails when the condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import { ADDED_INLINE } from '../../../src/plan/resources/adopted-role.js'
 import { ATTACHED_POLICIES } from '../../../src/plan/resources/attached-policies.js'
 import { iamRole, type RoleState, type RoleWant } from '../../../src/plan/resources/iam-role.js'

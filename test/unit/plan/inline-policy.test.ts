@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { shapeOf } from '../../helpers/resource-shape.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import { inlinePolicy, inlinePolicyAbsent } from '../../../src/plan/resources/inline-policy.js'
 import { REPAIRED_INLINE } from '../../../src/desired/ownership.js'
 import { recordingEnv, type AwsAnswer } from '../../helpers/recording-env.js'

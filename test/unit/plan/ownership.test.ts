@@ -12,7 +12,7 @@ import { iamRoleAbsent } from '../../../src/plan/resources/removal.js'
 import { sqsQueue } from '../../../src/plan/resources/sqs-queue.js'
 import { queueAbsent } from '../../../src/plan/resources/sqs-queue-absent.js'
 import { ruleAbsent } from '../../../src/plan/resources/event-rule-absent.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import { queuePolicy, QUEUE_ATTRIBUTES } from '../../../src/desired/interruption.js'
 import {

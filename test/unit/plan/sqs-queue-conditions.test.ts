@@ -3,7 +3,8 @@
 // assertion fails when the condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, QueueFacts } from '../../../src/facts/types.js'
+import type { QueueFacts } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import { ADDED_POLICY } from '../../../src/plan/resources/queue-policy.js'
 import { sqsQueue, type QueueState } from '../../../src/plan/resources/sqs-queue.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, referenceQueueStatements } from '../../../src/desired/interruption.js'

@@ -1,8 +1,8 @@
 // identity ∩ permissions boundary in the local evaluator (issue 12, item 2).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { evaluateWithBoundary } from '../../../src/iam/evaluate.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import { evaluateWithBoundary } from '../../../src/policy/evaluate.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 
 const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'
 const request = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
-import { arnMatch, evaluate, globMatch, parseOperator } from '../../../src/iam/evaluate.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
+import { arnMatch, evaluate, globMatch, parseOperator } from '../../../src/policy/evaluate.js'
 import { controllerPolicyDocuments } from '../../../src/desired/controller-policy.js'
 
 const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'

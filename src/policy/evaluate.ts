@@ -8,7 +8,7 @@
 //
 // Where it cannot be sure (an operator it does not implement, an unresolved policy variable) it is
 // conservative: the statement does not grant (Allow) and does deny (Deny), and a note says so.
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from './types.js'
 
 export interface EvaluationRequest {
   action: string

@@ -3,14 +3,14 @@
 // cannot judge, and how a permissions boundary combines. A mutant of any one rule fails a test here.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   arnMatch,
   evaluate,
   evaluateWithBoundary,
   globMatch,
   parseOperator,
-} from '../../../src/iam/evaluate.js'
+} from '../../../src/policy/evaluate.js'
 
 const NODE_ROLE = 'arn:aws:iam::123456789012:role/KarpenterNodeRole-demo'
 const doc = (...Statement: PolicyStatement[]): PolicyDocument => ({ Statement })
