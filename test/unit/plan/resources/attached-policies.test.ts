@@ -4,15 +4,15 @@
 // when the condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { shapeOf } from '../../helpers/resource-shape.js'
+import { shapeOf } from '../../../helpers/resource-shape.js'
 import {
   attachedPolicies,
   attachMissing,
   missingPolicies,
-} from '../../../src/plan/resources/attached-policies.js'
-import type { ManagedPolicyWant } from '../../../src/plan/resources/iam-role.js'
-import { REPAIRED_POLICIES } from '../../../src/desired/ownership.js'
-import { recordingEnv, type AwsAnswer } from '../../helpers/recording-env.js'
+} from '../../../../src/plan/resources/attached-policies.js'
+import type { ManagedPolicyWant } from '../../../../src/plan/resources/iam-role.js'
+import { REPAIRED_POLICIES } from '../../../../src/desired/ownership.js'
+import { recordingEnv, type AwsAnswer } from '../../../helpers/recording-env.js'
 
 const ROLE = 'demo-node'
 const ROLE_ARN = `arn:aws:iam::123456789012:role/${ROLE}`

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { planJson, renderPlan } from '../../../src/plan/render.js'
+import { planJson, renderPlan } from '../../../../src/plan/render.js'
 import {
   fieldChanges,
   kubeObject,
   objectPath,
   type KubeObject,
-} from '../../../src/plan/resources/kube-object.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
+} from '../../../../src/plan/resources/kube-object.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
 
 const OWNER: [string, string] = ['app.kubernetes.io/managed-by', 'karpctl']
 

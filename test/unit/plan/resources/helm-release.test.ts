@@ -2,23 +2,23 @@ import assert from 'node:assert/strict'
 import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { test } from 'node:test'
-import { shapeOf } from '../../helpers/resource-shape.js'
+import { shapeOf } from '../../../helpers/resource-shape.js'
 import { parse } from 'yaml'
-import type { HelmUpgrade } from '../../../src/context/helm.js'
-import { findRelease, RELEASE_SELECTOR, releaseNamed } from '../../../src/facts/collect-kube.js'
-import type { HelmRelease } from '../../../src/facts/types.js'
-import { planJson, renderPlan } from '../../../src/plan/render.js'
+import type { HelmUpgrade } from '../../../../src/context/helm.js'
+import { findRelease, RELEASE_SELECTOR, releaseNamed } from '../../../../src/facts/collect-kube.js'
+import type { HelmRelease } from '../../../../src/facts/types.js'
+import { planJson, renderPlan } from '../../../../src/plan/render.js'
 import {
   ADOPTED_FROM_REVISION,
   helmRelease,
   recoveryOf,
   UPGRADED_TO,
   type ReleaseState,
-} from '../../../src/plan/resources/helm-release.js'
-import { ADOPTED_BY } from '../../../src/desired/ownership.js'
-import type { ApplyEnv, Plan } from '../../../src/plan/types.js'
-import { helmReleaseSecret, type KubeObject } from '../../helpers/mock-cluster.js'
-import { recordingEnv } from '../../helpers/recording-env.js'
+} from '../../../../src/plan/resources/helm-release.js'
+import { ADOPTED_BY } from '../../../../src/desired/ownership.js'
+import type { ApplyEnv, Plan } from '../../../../src/plan/types.js'
+import { helmReleaseSecret, type KubeObject } from '../../../helpers/mock-cluster.js'
+import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const LABELS = { 'karpctl.io/managed-by': 'karpctl' }
 const SECRETS = ['hunter2', 'ghp_abcdefghijklmnopqrstuvwx1234', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { judgeNodes } from '../../../../src/why/node/judge.js'
-import { applyWith, changedFields, loadWith } from '../../../../src/why/with-file.js'
-import { machine, nodeFacts, NOW, pod, pool } from '../../../helpers/why-node.js'
+import { judgeNodes } from '../../../src/why/node/judge.js'
+import { applyWith, changedFields, loadWith } from '../../../src/why/with-file.js'
+import { machine, nodeFacts, NOW, pod, pool } from '../../helpers/why-node.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'karpctl-with-'))
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { RuleState } from '../../../src/plan/resources/event-rule.js'
-import { RETARGETED, ruleRepair } from '../../../src/plan/resources/rule-repair.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
-import { recordingEnv } from '../../helpers/recording-env.js'
+import type { RuleState } from '../../../../src/plan/resources/event-rule.js'
+import { RETARGETED, ruleRepair } from '../../../../src/plan/resources/rule-repair.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
+import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const QUEUE = 'arn:aws:sqs:us-west-2:123456789012:demo'
 const OLD = 'arn:aws:sqs:us-west-2:123456789012:old'

@@ -3,13 +3,13 @@
 // assertion fails when the condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
-import { ADDED_INLINE } from '../../../src/plan/resources/adopted-role.js'
-import { ATTACHED_POLICIES } from '../../../src/plan/resources/attached-policies.js'
-import { iamRole, type RoleState, type RoleWant } from '../../../src/plan/resources/iam-role.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
-import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/desired/ownership.js'
-import { recordingEnv } from '../../helpers/recording-env.js'
+import type { PolicyDocument, PolicyStatement } from '../../../../src/policy/types.js'
+import { ADDED_INLINE } from '../../../../src/plan/resources/adopted-role.js'
+import { ATTACHED_POLICIES } from '../../../../src/plan/resources/attached-policies.js'
+import { iamRole, type RoleState, type RoleWant } from '../../../../src/plan/resources/iam-role.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
+import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../../src/desired/ownership.js'
+import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const OWN = ownershipTags('demo')
 const TAGS = { ...OWN, team: 'platform' }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildPlan } from '../../../src/plan/plan.js'
-import { planJson, renderPlan } from '../../../src/plan/render.js'
-import { kubeObject } from '../../../src/plan/resources/kube-object.js'
-import { createdSettings } from '../../../src/plan/resources/kube-settings.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
-import { defaultNodeClass, defaultNodePool } from '../../../src/desired/karpenter.js'
-import { spec } from '../../helpers/install-spec.js'
+import { buildPlan } from '../../../../src/plan/plan.js'
+import { planJson, renderPlan } from '../../../../src/plan/render.js'
+import { kubeObject } from '../../../../src/plan/resources/kube-object.js'
+import { createdSettings } from '../../../../src/plan/resources/kube-settings.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
+import { defaultNodeClass, defaultNodePool } from '../../../../src/desired/karpenter.js'
+import { spec } from '../../../helpers/install-spec.js'
 
 const OWNER: [string, string] = ['app.kubernetes.io/managed-by', 'karpctl']
 const absent = { kube: { get: async () => null } } as unknown as ApplyEnv

@@ -6,8 +6,8 @@ import {
   minimumKarpenterFor,
   parseKubernetesMinor,
   supportRange,
-} from '../../../src/checks/lib/compat.js'
-import { parseVersion, type KarpenterVersion } from '../../../src/checks/lib/facts.js'
+} from '../../../../src/checks/lib/compat.js'
+import { parseVersion, type KarpenterVersion } from '../../../../src/checks/lib/facts.js'
 
 const v = (s: string) => parseVersion(s) as KarpenterVersion
 const k = (s: string) => parseKubernetesMinor(s)!

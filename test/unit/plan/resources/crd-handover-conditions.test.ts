@@ -18,8 +18,8 @@ import {
   crdHandover,
   replacedMarks,
   type Crd,
-} from '../../../src/plan/resources/crd-handover.js'
-import { recordingEnv } from '../../helpers/recording-env.js'
+} from '../../../../src/plan/resources/crd-handover.js'
+import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/'
 const BUFFERS = 'capacitybuffers.autoscaling.x-k8s.io'

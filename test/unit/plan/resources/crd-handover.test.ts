@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { handedCrdsRestore } from '../../../src/plan/resources/crd-handback.js'
-import { buildPlan } from '../../../src/plan/plan.js'
-import { renderPlan } from '../../../src/plan/render.js'
+import { handedCrdsRestore } from '../../../../src/plan/resources/crd-handback.js'
+import { buildPlan } from '../../../../src/plan/plan.js'
+import { renderPlan } from '../../../../src/plan/render.js'
 import {
   CRD_ADOPTED_BY,
   HELM_KEEP,
@@ -14,9 +14,9 @@ import {
   HELM_RELEASE_NAME,
   HELM_RELEASE_NAMESPACE,
   type Crd,
-} from '../../../src/plan/resources/crd-handover.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
-import { fixturePath } from '../../helpers/fixtures.js'
+} from '../../../../src/plan/resources/crd-handover.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
+import { fixturePath } from '../../../helpers/fixtures.js'
 
 const NAMES = chartCrdNames('1.14.1')
 const PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/'

@@ -10,10 +10,10 @@ import {
   eventRule,
   observeRule,
   type RuleState,
-} from '../../../src/plan/resources/event-rule.js'
-import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../src/desired/ownership.js'
-import type { ApplyEnv } from '../../../src/plan/types.js'
-import { recordingEnv } from '../../helpers/recording-env.js'
+} from '../../../../src/plan/resources/event-rule.js'
+import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../../src/desired/ownership.js'
+import type { ApplyEnv } from '../../../../src/plan/types.js'
+import { recordingEnv } from '../../../helpers/recording-env.js'
 
 const QUEUE = 'arn:aws:sqs:us-west-2:1:demo'
 const ARN = 'arn:aws:events:us-west-2:1:rule/Karpenter-demo-Spot'

@@ -3,11 +3,11 @@
 // Each assertion fails when the condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { shapeOf } from '../../helpers/resource-shape.js'
-import type { PolicyDocument } from '../../../src/policy/types.js'
-import { inlinePolicy, inlinePolicyAbsent } from '../../../src/plan/resources/inline-policy.js'
-import { REPAIRED_INLINE } from '../../../src/desired/ownership.js'
-import { recordingEnv, type AwsAnswer } from '../../helpers/recording-env.js'
+import { shapeOf } from '../../../helpers/resource-shape.js'
+import type { PolicyDocument } from '../../../../src/policy/types.js'
+import { inlinePolicy, inlinePolicyAbsent } from '../../../../src/plan/resources/inline-policy.js'
+import { REPAIRED_INLINE } from '../../../../src/desired/ownership.js'
+import { recordingEnv, type AwsAnswer } from '../../../helpers/recording-env.js'
 
 const ROLE = 'demo-karpenter'
 const ROLE_ARN = `arn:aws:iam::123456789012:role/${ROLE}`

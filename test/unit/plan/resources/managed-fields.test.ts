@@ -2,7 +2,7 @@
 // alone that the new object no longer sets. Each assertion fails when the rule it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { droppedFields } from '../../../src/plan/resources/managed-fields.js'
+import { droppedFields } from '../../../../src/plan/resources/managed-fields.js'
 
 const live = (managedFields: unknown[]) => ({
   metadata: { name: 'acme', labels: { a: '1', b: '2' }, managedFields },
