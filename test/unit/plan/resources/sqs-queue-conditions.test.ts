@@ -7,7 +7,11 @@ import type { QueueFacts } from '../../../../src/facts/types.js'
 import type { PolicyDocument } from '../../../../src/policy/types.js'
 import { ADDED_POLICY } from '../../../../src/plan/resources/queue-policy.js'
 import { sqsQueue, type QueueState } from '../../../../src/plan/resources/sqs-queue.js'
-import { QUEUE_ATTRIBUTES, queuePolicy, referenceQueueStatements } from '../../../../src/desired/interruption.js'
+import {
+  QUEUE_ATTRIBUTES,
+  queuePolicy,
+  referenceQueueStatements,
+} from '../../../../src/desired/interruption.js'
 import { ADOPTED_BY, ownershipTags, USED_AS_IT_IS } from '../../../../src/desired/ownership.js'
 import type { ApplyEnv } from '../../../../src/plan/types.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
