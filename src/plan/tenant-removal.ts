@@ -3,13 +3,10 @@
 import { MANAGED_LABEL } from '../desired/karpenter.js'
 import { TENANT_KEY, tenantNames, tenantTags, type InstallFacts } from '../desired/tenant.js'
 import { inlinePolicyAbsent } from './resources/inline-policy.js'
-import {
-  accessEntryAbsent,
-  awsAuthEntryAbsent,
-  iamRoleAbsent,
-  karpenterLifts,
-  kubeObjectAbsent,
-} from './resources/removal.js'
+import { accessEntryAbsent } from './resources/eks-access-absent.js'
+import { awsAuthEntryAbsent } from './resources/aws-auth-absent.js'
+import { iamRoleAbsent } from './resources/iam-role-absent.js'
+import { karpenterLifts, kubeObjectAbsent } from './resources/kube-object-absent.js'
 import type { Resource } from './types.js'
 
 /** In safe order: the NodePool (and its nodes) first, the role last; only what carries this tenant's marks. */

@@ -7,13 +7,10 @@ import type * as iam from '@aws-sdk/client-iam'
 import type { RunContext } from '../context/run-context.js'
 import type { Facts } from '../facts/types.js'
 import { prefixed } from '../plan/prefix.js'
-import {
-  accessEntryAbsent,
-  awsAuthEntryAbsent,
-  iamRoleAbsent,
-  karpenterLifts,
-  kubeObjectAbsent,
-} from '../plan/resources/removal.js'
+import { accessEntryAbsent } from '../plan/resources/eks-access-absent.js'
+import { awsAuthEntryAbsent } from '../plan/resources/aws-auth-absent.js'
+import { iamRoleAbsent } from '../plan/resources/iam-role-absent.js'
+import { karpenterLifts, kubeObjectAbsent } from '../plan/resources/kube-object-absent.js'
 import { autoscalerRestore } from '../plan/resources/autoscaler-restore.js'
 import { handedCrdsRestore } from '../plan/resources/crd-handback.js'
 import { helmReleaseAbsent } from '../plan/resources/helm-release-absent.js'

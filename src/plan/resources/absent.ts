@@ -1,6 +1,8 @@
 // What every teardown resource shares: the verdict for what is already gone or is not karpctl's (with the
-// command its own tool removes it with), a read that finds nothing as null, and tags as a map.
+// command its own tool removes it with), a read that finds nothing as null, a removal of what is already
+// gone as done, and tags as a map.
 import { isNotFound } from '../../context/aws.js'
+import { KubeApiError } from '../../context/kube.js'
 import { isOwned } from '../compare.js'
 import type { Verdict } from '../types.js'
 
@@ -39,3 +41,12 @@ export function ownerHint(tags: Record<string, string>): string {
 /** The tags a give-back removes, each with the value it has. */
 export const removedTags = (tags: Record<string, string>, keys: string[]) =>
   keys.map((k) => ({ field: `tags.${k}`, from: tags[k] }))
+
+/** A delete or detach of what is already gone (in AWS or Kubernetes) is done, not failed. */
+export const ignoreMissing = async (p: Promise<unknown>) => {
+  try {
+    await p
+  } catch (err) {
+    if (!isNotFound(err) && !(err instanceof KubeApiError && err.status === 404)) throw err
+  }
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ADDED_MAP_ROLES, awsAuthEntry } from '../../../../src/plan/resources/aws-auth.js'
 import { mapRoles, withMapRole, withoutMapRole } from '../../../../src/plan/resources/map-roles.js'
-import { awsAuthEntryAbsent } from '../../../../src/plan/resources/removal.js'
+import { awsAuthEntryAbsent } from '../../../../src/plan/resources/aws-auth-absent.js'
 import type { ApplyEnv } from '../../../../src/plan/types.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
 
