@@ -4,7 +4,8 @@
 //
 // The arithmetic is Karpenter's for AWS, karpenter-provider-aws pkg/providers/instancetype/types.go
 // (v1.0–v1.x, functions memory, kubeReservedResources, evictionThreshold, ENILimitedPods):
-//   memory capacity = MiB − ceil(MiB × vmMemoryOverheadPercent) MiB (setting VM_MEMORY_OVERHEAD_PERCENT, default 0.075)
+//   memory capacity = MiB − ceil(MiB × vmMemoryOverheadPercent) MiB (setting VM_MEMORY_OVERHEAD_PERCENT, default 0.075),
+//     of MiB less 64 on Graviton (arm64)
 //   kube-reserved cpu = 6% of the first core, 1% of the second, 0.5% of cores 3–4, 0.25% of every core beyond
 //   kube-reserved memory = 11 MiB × ENI-limited pods + 255 MiB (AL2, AL2023; maxPods on Bottlerocket and Windows)
 //   eviction threshold (memory.available) = 100 MiB
@@ -211,9 +212,11 @@ export function capacityOf(
   kubelet: NodeSettings | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
+  // Gravitons keep 64 MiB of CMA memory the kernel cannot hand out (types.go memory, oracle seed 1679)
+  const mib = it.memoryMiB - (it.architectures[0] === 'arm64' ? 64 : 0)
   return {
     cpu: it.vcpus,
-    memory: (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB,
+    memory: (mib - Math.ceil(mib * vmMemoryOverheadPercent)) * MiB,
     pods: podsOf(it, kubelet),
   }
 }

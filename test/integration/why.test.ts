@@ -189,7 +189,7 @@ test('why --all-pending -n shop: verdicts per NodePool in weight order, one read
         'fits',
         [
           'gpu ruled-out: did not tolerate taint nvidia.com/gpu=true:NoSchedule (spec.template.spec.taints)',
-          'default fits: 4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
+          'default fits: 4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 2.9Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
         ],
       ],
       [

@@ -254,7 +254,7 @@ test('limits: the types within what is left of the limits decide; the larger one
   assert.equal(v.status, 'fits')
   assert.equal(
     v.message,
-    '2 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 1900m, memory 1Gi, pods 1); 2 others exceed what is left of limit cpu 4 (its NodeClaims hold 2, leaving 2)',
+    '2 of 5 instance types have room, the smallest c6g.large (1930m cpu / 2.9Gi memory / 29 pods allocatable; a node needs cpu 1900m, memory 1Gi, pods 1); 2 others exceed what is left of limit cpu 4 (its NodeClaims hold 2, leaving 2)',
   )
   // Within the limits, none has room: the largest that fits them, and the limit that keeps out one with room.
   const { v: w } = verdicts(capped(asks('1950m', '1Gi')))

@@ -21,7 +21,7 @@ test('a NodePool every rule allows, with an instance type that has room, fits; e
   assert.equal(g.nodePools[0]?.rule, 'instance-types')
   assert.equal(
     g.nodePools[0]?.message,
-    '4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 3.0Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
+    '4 of 5 instance types have room, the smallest c6g.large (1930m cpu / 2.9Gi memory / 29 pods allocatable; a node needs cpu 500m, memory 1Gi, pods 1)',
   )
   assert.equal(exitCodeOf(judge(f, 'snapshot')), 0)
 })
