@@ -9,6 +9,8 @@ import {
   INSTANCE_TYPE_LABEL,
   judgeInstanceTypes,
   labelsOf,
+  minValuesVerdict,
+  unmetMinValues,
   TYPE_KEYS,
   typesLeft,
   type Catalog,
@@ -92,6 +94,7 @@ export function judgeCandidate(
   podAsks: Amounts,
   base: { nodePool: string; weight: number },
   limits?: LimitLeft[],
+  opts: { skipMinValues?: boolean; fitting?: InstanceTypeInfo[] } = {},
 ): PoolVerdict {
   const pool = np.metadata.name
   const asked = devicesAsked(need)
@@ -137,7 +140,17 @@ export function judgeCandidate(
     }
     if (usable.length < left.length) reqs = onlyTypes(merged, usable)
   }
-  const v = judgeInstanceTypes({ pool, merged: reqs, nodeClass, need, podAsks, catalog, limits })
+  const v = judgeInstanceTypes({
+    pool,
+    merged: reqs,
+    nodeClass,
+    need,
+    podAsks,
+    catalog,
+    limits,
+    skipMinValues: opts.skipMinValues,
+  })
+  opts.fitting?.push(...(v.types ?? []))
   return {
     ...base,
     status: v.status,
@@ -167,16 +180,21 @@ export function judgeWithDaemons(
   daemons: TypeDaemon[],
   portClash: (d: TypeDaemon) => HostPortVerdict | undefined,
 ): PoolVerdict {
-  const judge = (reqs: Requirements, n: Amounts) =>
-    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits)
+  const judge = (reqs: Requirements, n: Amounts, opts?: Parameters<typeof judgeCandidate>[8]) =>
+    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits, opts)
   if (!daemons.length) return judge(merged, need)
-  const { left } = typesLeft({ merged, nodeClass, catalog })
+  const { left, zonesFor } = typesLeft({ merged, nodeClass, catalog })
   if (!left.length) return judge(merged, need)
   let byDaemons = groupMemo.get(left)
   if (!byDaemons) groupMemo.set(left, (byDaemons = new WeakMap()))
   let groups = byDaemons.get(daemons)
   if (!groups) byDaemons.set(daemons, (groups = daemonGroups(catalog, left, daemons)))
+  // minValues counts the types every group leaves together (filterInstanceTypesByRequirements'
+  // `remaining`): each group is judged without it, then it is counted over their union.
+  const minValues = groups.length > 1 && [...merged.byKey.values()].some((r) => r.minValues)
+  const fitting: InstanceTypeInfo[] = []
   const largest = left[left.length - 1]
+  let fit: PoolVerdict | undefined
   let shown: PoolVerdict | undefined
   let clash: HostPortVerdict | undefined
   for (const g of groups) {
@@ -186,22 +204,28 @@ export function judgeWithDaemons(
       continue
     }
     const extra = g.daemons.reduce<Amounts>((sum, d) => add(sum, d.requests), {})
-    const v = judge(g.types.length === left.length ? merged : onlyTypes(merged, g.types), {
-      ...add(need, extra),
-      pods: (need.pods ?? 1) + g.daemons.length,
-    })
-    if (v.status === 'fits') return v
+    const reqs = g.types.length === left.length ? merged : onlyTypes(merged, g.types)
+    const groupNeed = { ...add(need, extra), pods: (need.pods ?? 1) + g.daemons.length }
+    const v = judge(reqs, groupNeed, minValues ? { skipMinValues: true, fitting } : undefined)
+    if (v.status === 'fits') {
+      if (!minValues) return v
+      fit ??= v
+    }
     // The "no room" message names the largest type: show the group that holds it.
-    if (!shown || g.types.includes(largest as InstanceTypeInfo)) shown = v
+    else if (!shown || g.types.includes(largest as InstanceTypeInfo)) shown = v
+  }
+  if (fit) {
+    const unmet = unmetMinValues(merged, fitting, catalog, zonesFor)
+    return unmet
+      ? {
+          ...base,
+          status: 'ruled-out',
+          rule: 'instance-types',
+          ...minValuesVerdict(np.metadata.name, unmet, fitting.length),
+        }
+      : fit
   }
   if (!shown)
     return { ...base, status: 'ruled-out', rule: 'host-ports', message: clash!.message, fix: clash!.fix }
-  // minValues counts the types every group leaves together; one group alone may fall short of it.
-  if (groups.length > 1 && [...merged.byKey.values()].some((r) => r.minValues))
-    return {
-      ...shown,
-      status: 'unknown',
-      message: `${shown.message}; not certain: minValues is counted over types that run different DaemonSets`,
-    }
   return shown
 }

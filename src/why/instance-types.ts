@@ -315,6 +315,8 @@ export interface InstanceTypeVerdict {
   fix?: Fix
   /** How many types have room. */
   fitting: number
+  /** The types with room, when it fits. */
+  types?: InstanceTypeInfo[]
 }
 
 /** The keys a type has a value for, in the order a message names the one that leaves none. */
@@ -419,6 +421,8 @@ export interface InstanceTypeQuestion {
   catalog: Catalog
   /** What is left of the NodePool's limits (limitsLeft): a type whose capacity exceeds one is not launched. */
   limits?: LimitLeft[]
+  /** minValues is counted by the caller over several groups of types (type-daemons.ts). */
+  skipMinValues?: boolean
 }
 
 /** The first limit the type's capacity exceeds what is left of, or undefined. */
@@ -559,20 +563,22 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
       if (smallestAt < 0) smallestAt = i
     }
   }
-  const unmet = fitting
-    ? unmetMinValues(
-        merged,
-        fitIdx.map((i) => left[i] as InstanceTypeInfo),
-        catalog,
-        zonesFor,
-      )
-    : undefined
+  const unmet =
+    fitting && !q.skipMinValues
+      ? unmetMinValues(
+          merged,
+          fitIdx.map((i) => left[i] as InstanceTypeInfo),
+          catalog,
+          zonesFor,
+        )
+      : undefined
   if (unmet) return { status: 'ruled-out', fitting: 0, ...minValuesVerdict(pool, unmet, fitting) }
   if (fitting) {
     const smallest = left[smallestAt] as InstanceTypeInfo
     return {
       status: 'fits',
       fitting,
+      types: fitIdx.map((i) => left[i] as InstanceTypeInfo),
       message:
         `${fitting} of ${left.length} instance types have room, the smallest ${smallest.name} (${roomText(rooms[smallestAt] as Allocatable)}; a node needs ${formatAmounts(need, ['cpu', 'memory', 'pods'])})` +
         (firstOver
@@ -670,7 +676,7 @@ interface UnmetMinValues {
  * its offered subnet zones, its capacity types the ones EC2 sells it as). Karpenter also keeps only the
  * 60 cheapest types of a NodeClaim; without prices that cut is not judged.
  */
-function unmetMinValues(
+export function unmetMinValues(
   merged: Requirements,
   types: InstanceTypeInfo[],
   catalog: Catalog,
@@ -694,7 +700,11 @@ function unmetMinValues(
   return undefined
 }
 
-function minValuesVerdict(pool: string, u: UnmetMinValues, fitting: number): { message: string; fix?: Fix } {
+export function minValuesVerdict(
+  pool: string,
+  u: UnmetMinValues,
+  fitting: number,
+): { message: string; fix?: Fix } {
   const { requirement: r, origin, values } = u
   const message = `minValues requirement is not met for label ${r.key}: it asks for ${r.minValues} values, the ${fitting} types with room have ${values.length}${values.length ? ` (${values.slice(0, 8).join(', ')}${values.length > 8 ? ', …' : ''})` : ''}`
   if (origin?.kind !== 'requirement') return { message }

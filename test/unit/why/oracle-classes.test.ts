@@ -266,3 +266,22 @@ test('seed 1505: a NodePool whose own requirements leave no type is ruled out wh
   assert.equal(v?.status, 'ruled-out', v?.message)
   assert.match(v?.message ?? '', /own requirements leave no instance type/)
 })
+
+// Karpenter counts minValues over the types every DaemonSet group leaves together
+// (filterInstanceTypesByRequirements' `remaining`), not per group: 4 oracle seeds said ? before.
+test('minValues across DaemonSet groups: counted over the union of the groups with room', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '500m' } } }] }),
+  ])
+  pools(f)[0]!.spec.template.spec.requirements = [
+    { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'], minValues: 2 },
+  ]
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '100m')] }
+  // amd64 types (no DaemonSet) and arm64 types (with it) both have room: two arch values together
+  assert.equal(verdict(f)?.status, 'fits', verdict(f)?.message)
+  // The arm64 group loses its room to the DaemonSet: one value left, minValues 2 is not met
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '1900m')] }
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(v?.message ?? '', /minValues requirement is not met for label kubernetes\.io\/arch/)
+})
