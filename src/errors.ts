@@ -37,10 +37,11 @@ export class EnvironmentError extends KarpctlError {
   }
 }
 
-// Control characters (C0, DEL, C1) and the Unicode line separators: what would split a one-line
-// message or reach the terminal as an escape sequence.
+// Control characters (C0, DEL, C1), the Unicode line separators and the bidirectional controls (as
+// report lines show them, src/report/terminal.ts): what would split a one-line message, reach the
+// terminal as an escape sequence, or reorder what the line says (`web\u202eevil` reads "webllive").
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 export const escapeControl = (c: string): string => {
   switch (c) {
