@@ -9,6 +9,7 @@ import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../redact/redact.js'
 import type { ReadFailure } from './read-failure.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
+import { BadAnswer, listOf, shapeOf } from './shape.js'
 
 export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
 
@@ -33,6 +34,8 @@ export interface AwsOptions {
 
 export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 10_000
 export const DEFAULT_AWS_CONNECTION_TIMEOUT_MS = 5_000
+/** The most pages one list is read in: far above any real account's (1,000 roles a page, 100 stacks a page). */
+export const MAX_PAGES = 1000
 
 /**
  * What the run is waiting on right now (AWS and Kubernetes requests in flight), so an overall timeout
@@ -317,7 +320,12 @@ export class Aws {
     })
   }
 
-  /** Every page of a list operation (each page one memoized call); `page` names the items and the next token. */
+  /**
+   * Every page of a list operation (each page one memoized call); `page` names the items and the next
+   * token. A server that hands back a token it gave before, or never stops (a broken proxy, an emulator
+   * bug), would page forever: a repeated token or more than MAX_PAGES pages ends the list as a read
+   * failure naming the API, and so does a page whose items are not a list or whose token is not text.
+   */
   async all<O, T>(
     service: AwsService,
     op: string,
@@ -326,13 +334,26 @@ export class Aws {
     page: (out: O) => { items?: T[]; next?: string },
   ): Promise<T[]> {
     const items: T[] = []
+    const seen = new Set<string>()
     let token: string | undefined
-    do {
+    const where = () => `AWS ${SERVICE_LABEL[service]} at ${endpointOf(service, this.options)} answered ${op}`
+    for (let n = 1; ; n++) {
       const p = page(await this.call<O>(service, op, token ? { ...input, [tokenField]: token } : input))
-      items.push(...(p.items ?? []))
-      token = p.next
-    } while (token)
-    return items
+      // Pushed one by one: a spread of a very long page (150,000 items) overflows the call stack.
+      for (const item of listOf(p.items, () => `${where()} (page ${n}) with its items as`)) items.push(item)
+      const next = p.next as unknown
+      if (next === undefined || next === null || next === '') return items
+      if (typeof next !== 'string')
+        throw new BadAnswer(`${where()} (page ${n}) with ${tokenField} as ${shapeOf(next)}, not text`)
+      if (seen.has(next))
+        throw new BadAnswer(
+          `${where()} (page ${n}) with a ${tokenField} it had given before: the list would never end (a proxy or an endpoint that is not AWS?)`,
+        )
+      if (n >= MAX_PAGES)
+        throw new BadAnswer(`${where()} with more than ${MAX_PAGES} pages: the list was cut off there`)
+      seen.add(next)
+      token = next
+    }
   }
 
   private destroyed = false
