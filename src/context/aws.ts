@@ -10,6 +10,7 @@ import { redactText } from '../redact/redact.js'
 import type { ReadFailure } from './read-failure.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
 import { BadAnswer, listOf, shapeOf } from './shape.js'
+import { HtmlAnswer, refuseHtml } from './aws-html.js'
 
 export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
 
@@ -222,6 +223,7 @@ export class Aws {
           const client = new Client(config)
           this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
           recordEndpoint(client)
+          refuseHtml(client)
           onSend(client, () => this.sent.get(service)?.())
           return { mod, client }
         })
@@ -309,6 +311,10 @@ export class Aws {
         // A write that timed out may still have happened: its caller decides (the executor reads again).
         if (!write && (isTimeout(err) || deadline?.aborted))
           throw timeoutError(service, op, err, this.options)
+        if (err instanceof HtmlAnswer)
+          throw new BadAnswer(
+            `AWS ${SERVICE_LABEL[service]} at ${where} answered HTTP ${err.status} to ${op} with an HTML page, not AWS's answer (a proxy or a captive portal?): check HTTPS_PROXY and AWS_ENDPOINT_URL`,
+          )
         const fatal = fatalOrSelf(err, this.options)
         if (fatal !== err) throw fatal
         const answer = describeAwsAnswer(err, service, op, this.options)
