@@ -1,5 +1,5 @@
 import type { Condition, EC2NodeClass, Facts, NodePool } from '../facts/types.js'
-import { isLegacy, need, releaseVersion, shellQuote, skip } from './lib/facts.js'
+import { isLegacy, need, releaseVersion, shellQuote, skip, yamlString } from './lib/facts.js'
 import { controllerDeploymentName, controllerNamespace } from './lib/install.js'
 import type { Check, Finding, Fix } from './types.js'
 
@@ -309,7 +309,7 @@ spec:
       nodeClassRef:
         group: karpenter.k8s.aws
         kind: EC2NodeClass
-        name: ${nodeClass}
+        name: ${yamlString(nodeClass)}
       requirements:
         - key: kubernetes.io/arch
           operator: In
@@ -330,15 +330,15 @@ kind: EC2NodeClass
 metadata:
   name: default
 spec:
-  role: KarpenterNodeRole-${cluster}
+  role: ${yamlString(`KarpenterNodeRole-${cluster}`)}
   amiSelectorTerms:
     - alias: al2023@latest
   subnetSelectorTerms:
     - tags:
-        karpenter.sh/discovery: ${cluster}
+        karpenter.sh/discovery: ${yamlString(cluster)}
   securityGroupSelectorTerms:
     - tags:
-        karpenter.sh/discovery: ${cluster}
+        karpenter.sh/discovery: ${yamlString(cluster)}
 `
   return {
     status: 'warn',
