@@ -3,6 +3,7 @@
 // it, so a bad value is one line with exit 2 before anything is read or planned — not a plan that the
 // API server, IAM or Karpenter rejects half-way through an apply.
 import { InputError, quote } from '../errors.js'
+import { parseQuantity } from './quantity.js'
 
 /**
  * Node's timers hold a signed 32-bit count of milliseconds: a longer delay overflows, warns and fires
@@ -24,12 +25,10 @@ export function validateCpuLimit(n: number, flag = '--cpu-limit'): number {
   return n
 }
 
-// Kubernetes' resource.Quantity grammar (k8s.io/apimachinery/pkg/api/resource), as the API server
-// validates a NodePool's limits.
-const QUANTITY = /^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$/
-
+/** A quantity for a NodePool's limits: Kubernetes' grammar and bound (src/desired/quantity.ts), not negative. */
 export function validateQuantity(v: string, flag: string): string {
-  if (!QUANTITY.test(v))
+  const n = parseQuantity(v)
+  if (n === undefined || n < 0 || v.startsWith('-'))
     throw bad(`${flag} ${quote(v)} is not a Kubernetes quantity (e.g. 400Gi, 512M, 1.5Ti): fix ${flag}`)
   return v
 }
