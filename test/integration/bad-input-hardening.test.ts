@@ -1,0 +1,122 @@
+// The built CLI (`node bin/run.js`, after `npm run build`) fed the hostile input of issue 36 §4 the
+// way a user would: environments whose cache or home cannot be used, flags whose values AWS or Helm
+// would refuse later, a snapshot that is not UTF-8, names with bidirectional controls. Every case ends
+// — exit 2 and one line on stderr for input karpctl refuses, the output for a cache it cannot use —
+// never a hang, a stack, a raw control character or a directory made outside the test's folder.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { repoRoot } from '../helpers/fixtures.js'
+
+/** Generous: the machine is shared. A case past it was a hang. */
+const HANG_MS = 60_000
+let dir: string
+
+before(() => {
+  assert.ok(existsSync(join(repoRoot, 'dist', 'cli.js')), 'dist/ is missing: run `npm run build` first')
+  dir = mkdtempSync(join(tmpdir(), 'karpctl-hardening-'))
+})
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+interface Result {
+  code: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+}
+
+function karpctl(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
+  const base: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    XDG_CACHE_HOME: join(dir, '.cache'),
+    KUBECONFIG: join(dir, 'no-kubeconfig'),
+    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    NO_COLOR: '1',
+    ...env,
+  }
+  const clean = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'bin', 'run.js'), ...args],
+      { cwd: dir, env: clean, timeout: HANG_MS, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
+          signal: (err as { signal?: string } | null)?.signal ?? null,
+          stdout,
+          stderr,
+        }),
+    )
+  })
+}
+
+/** Exit 2, one `Error:` line matching `message`, nothing raw that would reorder or split it. */
+function refused(r: Result, message: RegExp): void {
+  assert.equal(r.signal, null, 'it ended on its own')
+  assert.equal(r.code, 2, r.stderr)
+  const lines = r.stderr.trimEnd().split('\n')
+  assert.equal(lines.length, 1, r.stderr)
+  assert.match(lines[0]!, /^Error: /)
+  assert.match(lines[0]!, message)
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(r.stderr, /[\u0000-\u0008\u000b-\u001f\u2028\u2029\u202a-\u202e\u2066-\u2069]/)
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack')
+}
+
+test('XDG_CACHE_HOME=/proc/self: the command prints its output and exits (no spin in the cache write)', async () => {
+  const r = await karpctl(['doctor', '--help'], { XDG_CACHE_HOME: '/proc/self' })
+  assert.equal(r.signal, null, 'it ended on its own')
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /doctor/)
+})
+
+test('a missing HOME is never created (HOME=<missing>/home, no XDG_CACHE_HOME)', async () => {
+  const home = join(dir, 'nonexistent', 'home')
+  const r = await karpctl(['doctor', '--help'], { HOME: home, XDG_CACHE_HOME: undefined })
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(existsSync(join(dir, 'nonexistent')), false, 'nothing made where the home should be')
+})
+
+test('upgrade --to: leading zeros and a doubled v are refused in one line (no plan to a tag that does not exist)', async () => {
+  for (const to of ['01.14.1', 'vv1.14.1', '1.14.01'])
+    refused(
+      await karpctl(['upgrade', '--cluster', 'demo', '--to', to]),
+      new RegExp(`--to: "${to}" is not a Karpenter version`),
+    )
+})
+
+test('tenant add: --tag with U+2028, a right-to-left override or ESC, --subnet-tag with ESC, --instance-categories c;rm', async () => {
+  const cases: [string[], RegExp][] = [
+    [['--tag', 'team=a\u2028b'], /--tag value "a\\u2028b" holds U\+2028/],
+    [['--tag', 'team=acme\u202e'], /--tag value "acme\\u202e" holds U\+202E/],
+    [['--tag', 'team=\u001b[2J'], /--tag value "\\u001b\[2J" holds U\+001B/],
+    [['--subnet-tag', 'tier=\u001b]0;x\u0007'], /--subnet-tag value ".*" holds U\+001B/],
+    [['--instance-categories', 'c;rm'], /--instance-categories "c;rm" is not an EC2 instance category/],
+  ]
+  for (const [flags, message] of cases) refused(await karpctl(['tenant', 'add', 'acme', ...flags]), message)
+})
+
+test('bidirectional controls and U+2028 in an echoed name are quoted, as report lines quote them', async () => {
+  refused(await karpctl(['why', 'web\u202eevil']), /"web\\u202eevil" is not a pod or workload name/)
+  refused(await karpctl(['tenant', 'add', 'acme\u202e']), /"acme\\u202e" is not a valid tenant name/)
+  refused(await karpctl(['tenant', 'add', 'acme\u2028x']), /"acme\\u2028x" is not a valid tenant name/)
+})
+
+test('why --snapshot that is not UTF-8 is refused in one line, never read with U+FFFD', async () => {
+  const path = join(dir, 'latin1.json')
+  writeFileSync(
+    path,
+    Buffer.concat([Buffer.from('{"schema":"karpctl.why/v1","x":"caf'), Buffer.from([0xe9, 0x22, 0x7d])]),
+  )
+  refused(await karpctl(['why', '--snapshot', path]), /is not UTF-8 text \(an invalid byte at offset 36\)/)
+})
