@@ -102,3 +102,19 @@ export function clip(text: string, max = 160): string {
   const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
   return oneLine(cut)
 }
+
+/**
+ * The process ran out of file descriptors (EMFILE; ENFILE: the whole system did): every socket and file
+ * after it fails the same way, and Node says only `EMFILE … Local (undefined:undefined)`. One line
+ * that names the limit and how to raise it; undefined for any other error.
+ */
+export function outOfFiles(err: unknown, doing: string): EnvironmentError | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null
+  const code = e?.code ?? e?.cause?.code
+  if (code !== 'EMFILE' && code !== 'ENFILE') return undefined
+  const whose = code === 'EMFILE' ? "karpctl's limit of open files" : "the system's limit of open files"
+  return new EnvironmentError(
+    `${doing} failed: ${whose} is reached (${code}): raise it (\`ulimit -n 1024\`) and run again`,
+    'TOO_MANY_OPEN_FILES',
+  )
+}

@@ -4,7 +4,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { answerOf, clip, EnvironmentError, markAnswer, quote, type Answer } from '../errors.js'
+import { answerOf, clip, EnvironmentError, markAnswer, outOfFiles, quote, type Answer } from '../errors.js'
 import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../redact/redact.js'
 import type { ReadFailure } from './read-failure.js'
@@ -291,7 +291,9 @@ export class Aws {
   private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
     const limiter = service === 'cloudformation' ? this.sideLimiter : this.limiter
     return limiter.run(async () => {
-      const { mod, client } = await this.load(service)
+      const { mod, client } = await this.load(service).catch((err: unknown) => {
+        throw outOfFiles(err, `loading the AWS SDK for ${SERVICE_LABEL[service]}`) ?? err
+      })
       const Command = mod[`${op}Command`] as (new (input: object) => unknown) | undefined
       // The build bundles the commands the source names (scripts/build.mjs) and fails on one it cannot see.
       if (typeof Command !== 'function')
@@ -315,6 +317,8 @@ export class Aws {
           throw new BadAnswer(
             `AWS ${SERVICE_LABEL[service]} at ${where} answered HTTP ${err.status} to ${op} with an HTML page, not AWS's answer (a proxy or a captive portal?): check HTTPS_PROXY and AWS_ENDPOINT_URL`,
           )
+        const files = outOfFiles(err, `a request to AWS ${SERVICE_LABEL[service]} at ${where}`)
+        if (files) throw files
         const fatal = fatalOrSelf(err, this.options)
         if (fatal !== err) throw fatal
         const answer = describeAwsAnswer(err, service, op, this.options)

@@ -5,7 +5,7 @@
 // mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
 import http from 'node:http'
 import https from 'node:https'
-import { clip, EnvironmentError, markAnswer, quote } from '../errors.js'
+import { clip, EnvironmentError, markAnswer, outOfFiles, quote } from '../errors.js'
 import { redactText } from '../redact/redact.js'
 import { tracked } from './aws.js'
 import { refreshHint, type KubeCredentials } from './kubeconfig.js'
@@ -98,6 +98,8 @@ export class KubeClient {
           if (err instanceof KubeApiError && err.status === 404) return null
           const code = (err as NodeJS.ErrnoException).code
           const where = `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)})`
+          const files = outOfFiles(err, `a request to ${where}`)
+          if (files) throw files
           if (code === 'ETIMEDOUT') {
             throw new EnvironmentError(
               `${where} did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,

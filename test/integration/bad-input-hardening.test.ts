@@ -120,3 +120,57 @@ test('why --snapshot that is not UTF-8 is refused in one line, never read with U
   )
   refused(await karpctl(['why', '--snapshot', path]), /is not UTF-8 text \(an invalid byte at offset 36\)/)
 })
+
+test('few open files (ulimit -n 20…40): one line naming the limit or the endpoint, never `Local (undefined:undefined)`', async () => {
+  const kubeconfig = join(dir, 'kubeconfig-closed')
+  // Port 9 (discard) on 127.0.0.1: nothing listens, so what is not EMFILE is a refused connection.
+  writeFileSync(
+    kubeconfig,
+    'apiVersion: v1\nkind: Config\nclusters: [{name: d, cluster: {server: "http://127.0.0.1:9"}}]\ncontexts: [{name: d, context: {cluster: d, user: d}}]\nusers: [{name: d, user: {token: x}}]\ncurrent-context: d\n',
+  )
+  let named = 0
+  for (const n of [20, 24, 30, 40]) {
+    const r = await new Promise<Result>((resolve) =>
+      execFile(
+        'bash',
+        [
+          '-c',
+          `ulimit -n ${n} && exec "$0" "$@"`,
+          process.execPath,
+          join(repoRoot, 'bin', 'run.js'),
+          'doctor',
+          '--cluster',
+          'demo',
+          '--region',
+          'us-west-2',
+        ],
+        {
+          cwd: dir,
+          timeout: HANG_MS,
+          killSignal: 'SIGKILL',
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: dir,
+            KUBECONFIG: kubeconfig,
+            AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+            AWS_SECRET_ACCESS_KEY: 'x'.repeat(40),
+            AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+            AWS_EC2_METADATA_DISABLED: 'true',
+            NO_COLOR: '1',
+          },
+        },
+        (err, stdout, stderr) =>
+          resolve({
+            code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
+            signal: null,
+            stdout,
+            stderr,
+          }),
+      ),
+    )
+    refused(r, /limit of open files is reached \(EMFILE\): raise it|ECONNREFUSED/)
+    assert.doesNotMatch(r.stderr, /undefined/, `ulimit -n ${n}`)
+    if (/EMFILE/.test(r.stderr)) named++
+  }
+  assert.ok(named > 0, 'at least one limit was low enough to be met')
+})
