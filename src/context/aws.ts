@@ -151,6 +151,38 @@ export function checkAwsConfigFiles(env: NodeJS.ProcessEnv = process.env): void 
   }
 }
 
+/**
+ * Every endpoint the SDK would use in place of AWS's (--endpoint, AWS_ENDPOINT_URL[_SERVICE]) is an
+ * http(s) URL without `user:password@`: the SDK fails on another scheme with an error that names
+ * nothing, and AWS takes no credentials in a URL (they would only reach a log). One line naming it.
+ */
+export function checkEndpoints(options: AwsOptions, env: NodeJS.ProcessEnv = process.env): void {
+  const given: [string, string | undefined][] = [
+    ['--endpoint', options.endpoint],
+    ...Object.entries(env).filter(([k]) => k === 'AWS_ENDPOINT_URL' || k.startsWith('AWS_ENDPOINT_URL_')),
+  ]
+  for (const [name, value] of given) {
+    if (!value) continue
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {
+      url = undefined
+    }
+    const shown = quote(clip(withoutUserinfo(value), 120))
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new EnvironmentError(
+        `${name} ${shown} is not an http:// or https:// URL: fix ${name} (e.g. http://127.0.0.1:4566)`,
+        'BAD_AWS_ENDPOINT',
+      )
+    if (url.username || url.password)
+      throw new EnvironmentError(
+        `${name} ${shown} carries a user name or password (user:password@): AWS takes none in the URL; remove it from ${name}`,
+        'BAD_AWS_ENDPOINT',
+      )
+  }
+}
+
 export class Aws {
   private readonly clients = new Map<AwsService, Promise<{ mod: SdkModule; client: SdkClient }>>()
   /**
@@ -181,6 +213,7 @@ export class Aws {
   ) {
     // Before any client: each would read these files on its first request.
     checkAwsConfigFiles()
+    checkEndpoints(options)
   }
 
   private load(service: AwsService) {
@@ -319,6 +352,11 @@ export class Aws {
           )
         const files = outOfFiles(err, `a request to AWS ${SERVICE_LABEL[service]} at ${where}`)
         if (files) throw files
+        if (notHttp(err))
+          throw new EnvironmentError(
+            `AWS ${SERVICE_LABEL[service]} at ${where} answered ${op} with something that is not HTTP: check AWS_ENDPOINT_URL and any proxy`,
+            'AWS_BAD_ANSWER',
+          )
         const fatal = fatalOrSelf(err, this.options)
         if (fatal !== err) throw fatal
         const answer = describeAwsAnswer(err, service, op, this.options)
@@ -422,6 +460,12 @@ function recordEndpoint(client: unknown): void {
     },
     { step: 'deserialize', name: 'karpctlEndpoint', priority: 'low' },
   )
+}
+
+/** Node's HTTP parser refused what came back (an SSH banner, a TLS port spoken to in clear): `HPE_…`. */
+export function notHttp(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null
+  return /^HPE_/.test(String(e?.code ?? e?.cause?.code ?? ''))
 }
 
 /** An answer that never came: the SDK's request, connection or socket timeout (after its retries). */

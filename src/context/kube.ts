@@ -7,7 +7,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { clip, EnvironmentError, markAnswer, outOfFiles, quote } from '../errors.js'
 import { redactText } from '../redact/redact.js'
-import { tracked } from './aws.js'
+import { notHttp, tracked } from './aws.js'
 import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
 import { kubeShapeProblem } from './shape.js'
@@ -100,6 +100,11 @@ export class KubeClient {
           const where = `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)})`
           const files = outOfFiles(err, `a request to ${where}`)
           if (files) throw files
+          if (notHttp(err))
+            throw new EnvironmentError(
+              `${where} answered with something that is not HTTP: check the kube context's server (\`kubectl config view --minify\`) and any proxy`,
+              'KUBE_BAD_ANSWER',
+            )
           if (code === 'ETIMEDOUT') {
             throw new EnvironmentError(
               `${where} did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,

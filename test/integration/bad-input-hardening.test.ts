@@ -5,6 +5,7 @@
 // never a hang, a stack, a raw control character or a directory made outside the test's folder.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import net from 'node:net'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -173,4 +174,43 @@ test('few open files (ulimit -n 20…40): one line naming the limit or the endpo
     if (/EMFILE/.test(r.stderr)) named++
   }
   assert.ok(named > 0, 'at least one limit was low enough to be met')
+})
+
+test('an AWS endpoint that is ftp://, carries user:password@, or answers something that is not HTTP is named in one line', async (t) => {
+  // A server that speaks first and not HTTP (an SSH port), on 127.0.0.1.
+  const garbage = net.createServer((s) => {
+    s.on('error', () => {})
+    s.end('SSH-2.0-OpenSSH_9.6\r\n\r\n')
+  })
+  garbage.listen(0, '127.0.0.1')
+  await new Promise((resolve) => garbage.once('listening', resolve))
+  t.after(() => garbage.close())
+  const port = (garbage.address() as net.AddressInfo).port
+  const aws = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
+  const doctor = ['doctor', '--cluster', 'demo', '--region', 'us-west-2']
+  refused(
+    await karpctl(doctor, { ...aws, AWS_ENDPOINT_URL: 'ftp://127.0.0.1:21' }),
+    /^Error: AWS_ENDPOINT_URL "ftp:\/\/127\.0\.0\.1:21" is not an http:\/\/ or https:\/\/ URL/,
+  )
+  const userinfo = await karpctl(doctor, { ...aws, AWS_ENDPOINT_URL_STS: 'http://me:hunter2@127.0.0.1:9' })
+  refused(userinfo, /AWS_ENDPOINT_URL_STS "http:\/\/127\.0\.0\.1:9" carries a user name or password/)
+  assert.doesNotMatch(userinfo.stderr, /hunter2/)
+  // Both AWS and the Kubernetes API there: whichever is asked first names itself.
+  const kubeconfig = join(dir, 'kubeconfig-ssh')
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: d, cluster: {server: "http://127.0.0.1:${port}"}}]\ncontexts: [{name: d, context: {cluster: d, user: d}}]\nusers: [{name: d, user: {token: x}}]\ncurrent-context: d\n`,
+  )
+  const notHttp = await karpctl(doctor, {
+    ...aws,
+    KUBECONFIG: kubeconfig,
+    AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+  })
+  refused(
+    notHttp,
+    new RegExp(
+      `(AWS [A-Z]+|the Kubernetes API) at http://127\\.0\\.0\\.1:${port}.* answered ([A-Za-z]+ )?with something that is not HTTP`,
+    ),
+  )
+  assert.doesNotMatch(notHttp.stderr, /karpctl could not run/)
 })

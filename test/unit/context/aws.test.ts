@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   Aws,
+  checkEndpoints,
   endpointOf,
   isNotFound,
   MAX_PAGES,
@@ -660,5 +661,26 @@ test('describeAwsAnswer: endpoint, status and what came, sanitised; nothing when
       {},
     ),
     undefined,
+  )
+})
+
+test('checkEndpoints: only http(s) URLs without user:password@, named by where they were given', () => {
+  checkEndpoints(
+    { region: 'us-west-2', endpoint: 'http://127.0.0.1:4566' },
+    { AWS_ENDPOINT_URL_EKS: 'https://eks.local' },
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2' }, { AWS_ENDPOINT_URL: 'ftp://127.0.0.1:21' }),
+    /^Error: AWS_ENDPOINT_URL "ftp:\/\/127\.0\.0\.1:21" is not an http:\/\/ or https:\/\/ URL/,
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2', endpoint: 'http://u:pw@127.0.0.1:1' }, {}),
+    (err: Error) =>
+      /^--endpoint "http:\/\/127\.0\.0\.1:1" carries a user name or password/.test(err.message) &&
+      !/pw/.test(err.message),
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2' }, { AWS_ENDPOINT_URL_STS: 'localhost:4566' }),
+    /AWS_ENDPOINT_URL_STS/,
   )
 })
