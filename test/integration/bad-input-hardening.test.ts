@@ -214,3 +214,43 @@ test('an AWS endpoint that is ftp://, carries user:password@, or answers somethi
   )
   assert.doesNotMatch(notHttp.stderr, /karpctl could not run/)
 })
+
+test('tenant list --json with stdout closed: exit 2 and the error line on stderr, not silence', async () => {
+  const r = await new Promise<Result>((resolve) =>
+    execFile(
+      'bash',
+      [
+        '-c',
+        'exec "$0" "$@" >&-',
+        process.execPath,
+        join(repoRoot, 'bin', 'run.js'),
+        'tenant',
+        'list',
+        '--json',
+        '--cluster',
+        'demo',
+        '--region',
+        'us-west-2',
+      ],
+      {
+        cwd: dir,
+        timeout: HANG_MS,
+        killSignal: 'SIGKILL',
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          KUBECONFIG: join(dir, 'no-kubeconfig'),
+          AWS_EC2_METADATA_DISABLED: 'true',
+        },
+      },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
+          signal: null,
+          stdout,
+          stderr,
+        }),
+    ),
+  )
+  refused(r, /^Error: (no kubeconfig found|no AWS credentials found)/)
+})
