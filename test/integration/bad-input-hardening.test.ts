@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
+import { isolatedEnv } from '../helpers/cli-env.js'
 import { repoRoot } from '../helpers/fixtures.js'
 
 /** Generous: the machine is shared. A case past it was a hang. */
@@ -29,27 +30,24 @@ interface Result {
   stderr: string
 }
 
-function karpctl(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
-  const base: Record<string, string | undefined> = {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
-    XDG_CACHE_HOME: join(dir, '.cache'),
-    KUBECONFIG: join(dir, 'no-kubeconfig'),
-    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    NO_COLOR: '1',
-    ...env,
-  }
-  const clean = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string
-  >
+/**
+ * Runs the CLI in an isolated environment (test/helpers/cli-env.ts); with `shell`, through bash with
+ * that prefix before the exec (`ulimit -n 20 &&`) and a redirection after it (`>&-`).
+ */
+function karpctl(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  shell?: { before?: string; after?: string },
+): Promise<Result> {
+  const cli = [join(repoRoot, 'bin', 'run.js'), ...args]
+  const [file, argv] = shell
+    ? ['bash', ['-c', `${shell.before ?? ''} exec "$0" "$@" ${shell.after ?? ''}`, process.execPath, ...cli]]
+    : [process.execPath, cli]
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [join(repoRoot, 'bin', 'run.js'), ...args],
-      { cwd: dir, env: clean, timeout: HANG_MS, killSignal: 'SIGKILL' },
+      file,
+      argv,
+      { cwd: dir, env: isolatedEnv(dir, env), timeout: HANG_MS, killSignal: 'SIGKILL' },
       (err, stdout, stderr) =>
         resolve({
           code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
@@ -131,43 +129,17 @@ test('few open files (ulimit -n 20…40): one line naming the limit or the endpo
   )
   let named = 0
   for (const n of [20, 24, 30, 40]) {
-    const r = await new Promise<Result>((resolve) =>
-      execFile(
-        'bash',
-        [
-          '-c',
-          `ulimit -n ${n} && exec "$0" "$@"`,
-          process.execPath,
-          join(repoRoot, 'bin', 'run.js'),
-          'doctor',
-          '--cluster',
-          'demo',
-          '--region',
-          'us-west-2',
-        ],
-        {
-          cwd: dir,
-          timeout: HANG_MS,
-          killSignal: 'SIGKILL',
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: dir,
-            KUBECONFIG: kubeconfig,
-            AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-            AWS_SECRET_ACCESS_KEY: 'x'.repeat(40),
-            AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-            AWS_EC2_METADATA_DISABLED: 'true',
-            NO_COLOR: '1',
-          },
-        },
-        (err, stdout, stderr) =>
-          resolve({
-            code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
-            signal: null,
-            stdout,
-            stderr,
-          }),
-      ),
+    const r = await karpctl(
+      ['doctor', '--cluster', 'demo', '--region', 'us-west-2'],
+      {
+        KUBECONFIG: kubeconfig,
+        AWS_CONFIG_FILE: undefined,
+        AWS_SHARED_CREDENTIALS_FILE: undefined,
+        AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'x'.repeat(40),
+        AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      },
+      { before: `ulimit -n ${n} &&` },
     )
     refused(r, /limit of open files is reached \(EMFILE\): raise it|ECONNREFUSED/)
     assert.doesNotMatch(r.stderr, /undefined/, `ulimit -n ${n}`)
@@ -216,41 +188,12 @@ test('an AWS endpoint that is ftp://, carries user:password@, or answers somethi
 })
 
 test('tenant list --json with stdout closed: exit 2 and the error line on stderr, not silence', async () => {
-  const r = await new Promise<Result>((resolve) =>
-    execFile(
-      'bash',
-      [
-        '-c',
-        'exec "$0" "$@" >&-',
-        process.execPath,
-        join(repoRoot, 'bin', 'run.js'),
-        'tenant',
-        'list',
-        '--json',
-        '--cluster',
-        'demo',
-        '--region',
-        'us-west-2',
-      ],
-      {
-        cwd: dir,
-        timeout: HANG_MS,
-        killSignal: 'SIGKILL',
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          KUBECONFIG: join(dir, 'no-kubeconfig'),
-          AWS_EC2_METADATA_DISABLED: 'true',
-        },
-      },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
-          signal: null,
-          stdout,
-          stderr,
-        }),
-    ),
+  const r = await karpctl(
+    ['tenant', 'list', '--json', '--cluster', 'demo', '--region', 'us-west-2'],
+    {},
+    {
+      after: '>&-',
+    },
   )
   refused(r, /^Error: (no kubeconfig found|no AWS credentials found)/)
 })

@@ -3,7 +3,7 @@
 // real collectors and clients, the network mocked at the HTTP layer (nock). Each must end — as `?`
 // (exit 2) naming the API, never as "no instance type is offered … of 0 types".
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -11,11 +11,11 @@ import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
-import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
+import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
+import { notServed, wireEnv } from '../helpers/why-wire.js'
 import { describedType, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
 
 let dir: string
-const saved: Record<string, string | undefined> = {}
 let ec2Calls = 0
 /** EC2's answer to this test's DescribeInstanceTypes (the offerings always answer). */
 let describeTypes: (q: URLSearchParams) => [number, string, Record<string, string>] = () => [500, '', {}]
@@ -53,28 +53,14 @@ function kube(path: string): [number, unknown] {
     case '/version':
       return [200, { gitVersion: 'v1.31.0' }]
   }
-  return url.pathname.split('/').length % 2 === 0 && !/\/namespaces\/[^/]+\/[^/]+\/[^/]+$/.test(url.pathname)
-    ? list([])
-    : [404, { kind: 'Status', reason: 'NotFound', message: 'not found' }]
+  return notServed(url.pathname)
 }
+
+let restore: () => void
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-bad-why-'))
-  writeFileSync(join(dir, 'kubeconfig'), kubeconfigYaml(KUBE_SERVER, KUBE_TOKEN))
-  for (const [k, v] of Object.entries({
-    KUBECONFIG: join(dir, 'kubeconfig'),
-    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    AWS_SESSION_TOKEN: undefined,
-    AWS_PROFILE: undefined,
-    AWS_ENDPOINT_URL: undefined,
-    AWS_ENDPOINT_URL_EC2: undefined,
-    AWS_EC2_METADATA_DISABLED: 'true',
-  })) {
-    saved[k] = process.env[k]
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
-  }
+  restore = wireEnv(dir)
   nock.disableNetConnect()
   nock(`https://${new URL(HOSTS.ec2).host}`)
     .persist()
@@ -89,9 +75,7 @@ before(() => {
 after(() => {
   nock.cleanAll()
   nock.enableNetConnect()
-  for (const [k, v] of Object.entries(saved))
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
+  restore()
   rmSync(dir, { recursive: true, force: true })
 })
 
