@@ -82,36 +82,59 @@ const OPAQUE = new Set([
 ])
 
 /**
- * Checks a Kubernetes answer's well-known fields (KUBE_FIELDS) at every depth; returns where it is
- * wrong and what came (`items: an object, not a list`), or undefined when it holds. Iterative: an
- * answer of 50,000 pods or 64 levels deep costs no stack.
+ * Checks a Kubernetes answer's well-known fields (KUBE_FIELDS) at every depth (to MAX_DEPTH: API objects
+ * are shallow, a hostile answer may not be); returns where it is wrong and what came (`items as an
+ * object, not a list`), or undefined when it holds. The path is built only for the field that is
+ * wrong: a list of 50,000 pods costs a walk, not a string per field.
  */
 export function kubeShapeProblem(answer: unknown): string | undefined {
-  const stack: [unknown, string, number, boolean][] = [[answer, '', 0, false]]
-  while (stack.length) {
-    const [value, at, depth, meta] = stack.pop()!
-    if (depth > MAX_DEPTH || value === null || typeof value !== 'object') continue
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${at}[${i}]`, depth + 1, false])
-      continue
+  const found = walk(answer, 0, false)
+  if (!found) return undefined
+  const path = found.path
+    .reverse()
+    .reduce((at, seg) => (typeof seg === 'number' ? `${at}[${seg}]` : at ? `${at}.${seg}` : seg), '')
+  return `${path} as ${found.problem}`
+}
+
+interface Found {
+  /** From the field up: keys and list indexes. */
+  path: (string | number)[]
+  problem: string
+}
+
+const grown = (found: Found, seg: string | number): Found => {
+  found.path.push(seg)
+  return found
+}
+
+function walk(value: unknown, depth: number, meta: boolean): Found | undefined {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = walk(value[i], depth + 1, false)
+      if (found) return grown(found, i)
     }
-    const obj = value as Record<string, unknown>
-    // ObjectMeta's fields and a typed object's kind/apiVersion are text; elsewhere only `name` is
-    // (a field named `kind` inside a spec is whatever its CRD says).
-    const typed = meta || 'metadata' in obj
-    for (const [key, v] of Object.entries(obj)) {
-      const path = at ? `${at}.${key}` : key
-      const want = KUBE_FIELDS[key]
-      const problem = want === 'string' && !typed && key !== 'name' ? undefined : fieldProblem(want, v, key)
-      if (problem) return `${path} as ${problem}`
-      if (!OPAQUE.has(key)) stack.push([v, path, depth + 1, key === 'metadata'])
+    return undefined
+  }
+  const obj = value as Record<string, unknown>
+  // ObjectMeta's fields and a typed object's kind/apiVersion are text; elsewhere only `name` is (a
+  // field named `kind` inside a spec is whatever its CRD says).
+  const typed = meta || 'metadata' in obj
+  for (const key in obj) {
+    const v = obj[key]
+    const want = KUBE_FIELDS[key]
+    if (want !== undefined && (want !== 'string' || typed || key === 'name')) {
+      const problem = fieldProblem(want, v, key)
+      if (problem) return { path: [key], problem }
     }
+    if (v === null || typeof v !== 'object' || OPAQUE.has(key)) continue
+    const found = walk(v, depth + 1, key === 'metadata')
+    if (found) return grown(found, key)
   }
   return undefined
 }
 
-function fieldProblem(want: Want | undefined, v: unknown, key: string): string | undefined {
-  if (!want) return undefined
+function fieldProblem(want: Want, v: unknown, key: string): string | undefined {
   if (v === null) return key === 'metadata' ? 'null, not an object' : undefined
   switch (want) {
     case 'list':
