@@ -3,7 +3,7 @@
 // `{"error": {"code", "message"}}` on stdout — whatever the error, karpctl's own, oclif's or a bug.
 import { statSync } from 'node:fs'
 import { Command, Flags, ux, type Interfaces } from '@oclif/core'
-import { answerOf, ExitCode, InputError, KarpctlError, quote } from './errors.js'
+import { answerOf, ExitCode, InputError, KarpctlError, outOfFiles, quote } from './errors.js'
 import { debugStack, jsonText, terminalLine, writeError } from './report/terminal.js'
 import { TIMEOUT_BOUNDS } from './desired/flags.js'
 
@@ -220,6 +220,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (err instanceof KarpctlError) {
       this.printError(err, err.stack)
       process.exitCode = err.exitCode
+      return
+    }
+    // Out of file descriptors anywhere (a file, a socket, a child's pipe): the limit, named.
+    const files = outOfFiles(err, 'karpctl')
+    if (files) {
+      this.printError(files, err.stack, err)
       return
     }
     // A server's answer nothing handled (an AWS 5xx, a proxy's page): its line says whose it was.

@@ -37,10 +37,11 @@ export class EnvironmentError extends KarpctlError {
   }
 }
 
-// Control characters (C0, DEL, C1) and the Unicode line separators: what would split a one-line
-// message or reach the terminal as an escape sequence.
+// Control characters (C0, DEL, C1), the Unicode line separators and the bidirectional controls (as
+// report lines show them, src/report/terminal.ts): what would split a one-line message, reach the
+// terminal as an escape sequence, or reorder what the line says (`web\u202eevil` reads "webllive").
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 export const escapeControl = (c: string): string => {
   switch (c) {
@@ -100,4 +101,20 @@ export function clip(text: string, max = 160): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
   return oneLine(cut)
+}
+
+/**
+ * The process ran out of file descriptors (EMFILE; ENFILE: the whole system did): every socket and file
+ * after it fails the same way, and Node says only `EMFILE … Local (undefined:undefined)`. One line
+ * that names the limit and how to raise it; undefined for any other error.
+ */
+export function outOfFiles(err: unknown, doing: string): EnvironmentError | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null
+  const code = e?.code ?? e?.cause?.code
+  if (code !== 'EMFILE' && code !== 'ENFILE') return undefined
+  const whose = code === 'EMFILE' ? "karpctl's limit of open files" : "the system's limit of open files"
+  return new EnvironmentError(
+    `${doing} failed: ${whose} is reached (${code}): raise it (\`ulimit -n 1024\`) and run again`,
+    'TOO_MANY_OPEN_FILES',
+  )
 }

@@ -8,11 +8,12 @@
 // Node's version (V8 rejects another V8's cache anyway). It is written once, at exit, when there was
 // none or V8 rejected it, to a temporary file renamed into place: two karpctl runs at once never see a
 // half-written cache. An unreadable, corrupt or unwritable cache only costs the compile it would save.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
+import { makeCacheDir, readCacheFile } from './cache-dir.js'
 import { pruneCaches } from './prune.js'
 
 export interface CacheOptions {
@@ -64,13 +65,7 @@ export function loadBundle(file: string, variant: string, options: CacheOptions)
     ? join(options.dir, cacheFileName(file.replace(/.*[\\/]/, ''), options.key(file), variant))
     : undefined
   let cachedData: Buffer | undefined
-  if (cacheFile) {
-    try {
-      cachedData = readFileSync(cacheFile)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') options.onError?.(`read ${cacheFile}`, err)
-    }
-  }
+  if (cacheFile) cachedData = readCacheFile(cacheFile, (err) => options.onError?.(`read ${cacheFile}`, err))
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
@@ -123,7 +118,7 @@ function writeCache(cacheFile: string, script: vm.Script, options: CacheOptions,
   const tmp = `${cacheFile}.${process.pid}.tmp`
   try {
     const data = script.createCachedData()
-    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 })
+    makeCacheDir(dirname(cacheFile))
     writeFileSync(tmp, data, { mode: 0o600 })
     renameSync(tmp, cacheFile)
   } catch (err) {

@@ -10,9 +10,10 @@
 // reaches the disk: the environment can hold secrets. A screen is written only when the run exited 0
 // and wrote nothing to stderr (no warning is cached, none is lost), via a temporary file renamed into
 // place, and the directory keeps the newest screens only.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { makeCacheDir, readCacheFile } from './cache-dir.js'
 import { pruneCaches } from './prune.js'
 
 /** Variables that differ between shells and runs without changing any help screen. */
@@ -110,11 +111,7 @@ export const screenFile = (dir: string, key: string) => join(dir, `help-${key}.t
 
 /** The cached screen in `file`, or undefined when there is none (or it cannot be read). */
 export function readScreen(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file)
-  } catch {
-    return undefined
-  }
+  return readCacheFile(file)
 }
 
 /** Tells the help class (in the CLI bundle) where this run's screen is to be recorded. */
@@ -165,7 +162,7 @@ export function saveScreen(file: string, screen: Buffer, keep = KEEP_SCREENS): v
   const dir = join(file, '..')
   const tmp = `${file}.${process.pid}.tmp`
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    makeCacheDir(dir)
     writeFileSync(tmp, screen, { mode: 0o600 })
     renameSync(tmp, file)
     pruneCaches(file, (n) => n.startsWith('help-') && n.endsWith('.txt'), keep - 1)

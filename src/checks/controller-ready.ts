@@ -4,6 +4,7 @@ import { helmUpgradeCommand } from './lib/install.js'
 import { createNodeRoleCommands, WITHOUT_EKSCTL } from './lib/node-access.js'
 import { optional, part } from './lib/parts.js'
 import type { Check, Finding, Fix } from './types.js'
+import { parseQuantity } from '../desired/quantity.js'
 
 /** Restarts beyond this mean the controller keeps dying even if it is up right now. */
 const MAX_RESTARTS = 5
@@ -324,7 +325,8 @@ function createNodegroupCommands(facts: Facts, replicas: number): string[] {
 /** Twice a memory quantity in its own unit (`512Mi` → `1Gi` stays readable as `1024Mi`); 1Gi when unknown. */
 export function doubledMemory(limit: string | undefined): string {
   const m = /^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe]|)$/.exec(limit ?? '')
-  if (!m) return '1Gi'
+  // Twice a quantity past Kubernetes' bound is no quantity either.
+  if (!m || parseQuantity(`${Number(m[1]) * 2}${m[2]}`) === undefined) return '1Gi'
   const n = Number(m[1]) * 2
   return `${Number.isInteger(n) ? n : n.toFixed(1)}${m[2]}`
 }

@@ -17,6 +17,7 @@ import {
 import {
   describeFailure,
   need,
+  yamlString,
   nodeClassRoleName,
   partitionOf,
   roleNameFromArn,
@@ -613,7 +614,7 @@ function awsAuthFix(facts: Facts, role: IamRole): Fix {
       language: 'yaml',
       text: [
         `# kubectl -n kube-system edit configmap aws-auth — add to data.mapRoles:`,
-        `- rolearn: ${arn}`,
+        `- rolearn: ${yamlString(arn)}`,
         `  username: ${NODE_USERNAME}`,
         `  groups:`,
         ...NODE_GROUPS.map((g) => `    - ${g}`),

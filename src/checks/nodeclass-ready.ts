@@ -1,7 +1,8 @@
 import type { Condition, EC2NodeClass, Facts, NodePool } from '../facts/types.js'
-import { isLegacy, need, releaseVersion, shellQuote, skip } from './lib/facts.js'
+import { isLegacy, need, releaseVersion, shellQuote, skip, yamlString } from './lib/facts.js'
 import { controllerDeploymentName, controllerNamespace } from './lib/install.js'
 import type { Check, Finding, Fix } from './types.js'
+import { parseQuantity } from '../desired/quantity.js'
 
 const NODECLASS_GROUP = 'karpenter.k8s.aws'
 const NODECLASS_KIND = 'EC2NodeClass'
@@ -40,7 +41,7 @@ export const nodeclassReady: Check = {
 /** Resources every node has: a limit of 0 on one of them lets the NodePool launch no node at all. */
 const NODE_RESOURCES = ['cpu', 'memory', 'pods', 'nodes', 'ephemeral-storage']
 /** `0`, `0m`, `0Gi`, `0.0`, `0e3`: a quantity that is zero whatever its unit. */
-const isZero = (q: unknown) => /^\+?(0+(\.0*)?|\.0+)([eE][+-]?\d+)?[a-zA-Z]{0,2}$/.test(String(q).trim())
+const isZero = (q: unknown) => parseQuantity(typeof q === 'number' ? q : String(q)) === 0
 
 /**
  * NodePools whose spec.limits allow nothing (`cpu: 0`: a freeze never lifted). A zero limit on a
@@ -309,7 +310,7 @@ spec:
       nodeClassRef:
         group: karpenter.k8s.aws
         kind: EC2NodeClass
-        name: ${nodeClass}
+        name: ${yamlString(nodeClass)}
       requirements:
         - key: kubernetes.io/arch
           operator: In
@@ -330,15 +331,15 @@ kind: EC2NodeClass
 metadata:
   name: default
 spec:
-  role: KarpenterNodeRole-${cluster}
+  role: ${yamlString(`KarpenterNodeRole-${cluster}`)}
   amiSelectorTerms:
     - alias: al2023@latest
   subnetSelectorTerms:
     - tags:
-        karpenter.sh/discovery: ${cluster}
+        karpenter.sh/discovery: ${yamlString(cluster)}
   securityGroupSelectorTerms:
     - tags:
-        karpenter.sh/discovery: ${cluster}
+        karpenter.sh/discovery: ${yamlString(cluster)}
 `
   return {
     status: 'warn',

@@ -1,6 +1,6 @@
 import type { EC2NodeClass, Facts, NodePool, Taint } from '../facts/types.js'
 import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../desired/controller-policy.js'
-import { need, partitionOf, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
+import { need, partitionOf, roleNameFromArn, shellQuote, skip, yamlString } from './lib/facts.js'
 import {
   accessEntryCommand,
   createNodeRoleCommands,
@@ -103,11 +103,11 @@ function markingFix(
     '  template:',
     '    metadata:',
     '      labels:',
-    `        ${TENANT_KEY}: ${tenant}`,
+    `        ${TENANT_KEY}: ${yamlString(tenant)}`,
     '    spec:',
     '      taints:',
     `        - key: ${TENANT_KEY}`,
-    `          value: ${tenant}`,
+    `          value: ${yamlString(tenant)}`,
     '          effect: NoSchedule',
     '',
   ].join('\n')

@@ -63,8 +63,9 @@ Exit codes: 0 upgraded and doctor is clean (or --dry-run), 1 doctor finds a fail
     const { DEFAULT_KARPENTER_VERSION } = await import('../checks/lib/compat.js')
     const { checkChartDir, chartDirVersion } = await import('../plan/resources/helm-release.js')
     // The flags a plan is made of, before anything is read.
+    // Judged as given: stripped first, `vv1.14.1` would pass as v1.14.1.
+    const problem = karpenterVersionProblem(flags.to ?? DEFAULT_KARPENTER_VERSION)
     let target = (flags.to ?? DEFAULT_KARPENTER_VERSION).replace(/^v/, '')
-    const problem = karpenterVersionProblem(target)
     if (problem) throw new InputError(`--to: ${problem}`, 'INVALID_INPUT')
     if (flags['chart-dir'] !== undefined) {
       checkChartDir(flags['chart-dir'], ['karpenter-crd', 'karpenter'])

@@ -4,11 +4,13 @@ import http from 'node:http'
 import https from 'node:https'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { answerOf, clip, EnvironmentError, markAnswer, quote, type Answer } from '../errors.js'
+import { answerOf, clip, EnvironmentError, markAnswer, outOfFiles, quote, type Answer } from '../errors.js'
 import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../redact/redact.js'
 import type { ReadFailure } from './read-failure.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
+import { BadAnswer, listOf, shapeOf } from './shape.js'
+import { HtmlAnswer, refuseHtml } from './aws-html.js'
 
 export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
 
@@ -33,6 +35,8 @@ export interface AwsOptions {
 
 export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 10_000
 export const DEFAULT_AWS_CONNECTION_TIMEOUT_MS = 5_000
+/** The most pages one list is read in: far above any real account's (1,000 roles a page, 100 stacks a page). */
+export const MAX_PAGES = 1000
 
 /**
  * What the run is waiting on right now (AWS and Kubernetes requests in flight), so an overall timeout
@@ -147,6 +151,38 @@ export function checkAwsConfigFiles(env: NodeJS.ProcessEnv = process.env): void 
   }
 }
 
+/**
+ * Every endpoint the SDK would use in place of AWS's (--endpoint, AWS_ENDPOINT_URL[_SERVICE]) is an
+ * http(s) URL without `user:password@`: the SDK fails on another scheme with an error that names
+ * nothing, and AWS takes no credentials in a URL (they would only reach a log). One line naming it.
+ */
+export function checkEndpoints(options: AwsOptions, env: NodeJS.ProcessEnv = process.env): void {
+  const given: [string, string | undefined][] = [
+    ['--endpoint', options.endpoint],
+    ...Object.entries(env).filter(([k]) => k === 'AWS_ENDPOINT_URL' || k.startsWith('AWS_ENDPOINT_URL_')),
+  ]
+  for (const [name, value] of given) {
+    if (!value) continue
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {
+      url = undefined
+    }
+    const shown = quote(clip(withoutUserinfo(value), 120))
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new EnvironmentError(
+        `${name} ${shown} is not an http:// or https:// URL: fix ${name} (e.g. http://127.0.0.1:4566)`,
+        'BAD_AWS_ENDPOINT',
+      )
+    if (url.username || url.password)
+      throw new EnvironmentError(
+        `${name} ${shown} carries a user name or password (user:password@): AWS takes none in the URL; remove it from ${name}`,
+        'BAD_AWS_ENDPOINT',
+      )
+  }
+}
+
 export class Aws {
   private readonly clients = new Map<AwsService, Promise<{ mod: SdkModule; client: SdkClient }>>()
   /**
@@ -177,6 +213,7 @@ export class Aws {
   ) {
     // Before any client: each would read these files on its first request.
     checkAwsConfigFiles()
+    checkEndpoints(options)
   }
 
   private load(service: AwsService) {
@@ -219,6 +256,7 @@ export class Aws {
           const client = new Client(config)
           this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
           recordEndpoint(client)
+          refuseHtml(client)
           onSend(client, () => this.sent.get(service)?.())
           return { mod, client }
         })
@@ -286,7 +324,9 @@ export class Aws {
   private send<O>(service: AwsService, op: string, input: object, write = false): Promise<O> {
     const limiter = service === 'cloudformation' ? this.sideLimiter : this.limiter
     return limiter.run(async () => {
-      const { mod, client } = await this.load(service)
+      const { mod, client } = await this.load(service).catch((err: unknown) => {
+        throw outOfFiles(err, `loading the AWS SDK for ${SERVICE_LABEL[service]}`) ?? err
+      })
       const Command = mod[`${op}Command`] as (new (input: object) => unknown) | undefined
       // The build bundles the commands the source names (scripts/build.mjs) and fails on one it cannot see.
       if (typeof Command !== 'function')
@@ -306,6 +346,17 @@ export class Aws {
         // A write that timed out may still have happened: its caller decides (the executor reads again).
         if (!write && (isTimeout(err) || deadline?.aborted))
           throw timeoutError(service, op, err, this.options)
+        if (err instanceof HtmlAnswer)
+          throw new BadAnswer(
+            `AWS ${SERVICE_LABEL[service]} at ${where} answered HTTP ${err.status} to ${op} with an HTML page, not AWS's answer (a proxy or a captive portal?): check HTTPS_PROXY and AWS_ENDPOINT_URL`,
+          )
+        const files = outOfFiles(err, `a request to AWS ${SERVICE_LABEL[service]} at ${where}`)
+        if (files) throw files
+        if (notHttp(err))
+          throw new EnvironmentError(
+            `AWS ${SERVICE_LABEL[service]} at ${where} answered ${op} with something that is not HTTP: check AWS_ENDPOINT_URL and any proxy`,
+            'AWS_BAD_ANSWER',
+          )
         const fatal = fatalOrSelf(err, this.options)
         if (fatal !== err) throw fatal
         const answer = describeAwsAnswer(err, service, op, this.options)
@@ -317,7 +368,12 @@ export class Aws {
     })
   }
 
-  /** Every page of a list operation (each page one memoized call); `page` names the items and the next token. */
+  /**
+   * Every page of a list operation (each page one memoized call); `page` names the items and the next
+   * token. A server that hands back a token it gave before, or never stops (a broken proxy, an emulator
+   * bug), would page forever: a repeated token or more than MAX_PAGES pages ends the list as a read
+   * failure naming the API, and so does a page whose items are not a list or whose token is not text.
+   */
   async all<O, T>(
     service: AwsService,
     op: string,
@@ -326,13 +382,26 @@ export class Aws {
     page: (out: O) => { items?: T[]; next?: string },
   ): Promise<T[]> {
     const items: T[] = []
+    const seen = new Set<string>()
     let token: string | undefined
-    do {
+    const where = () => `AWS ${SERVICE_LABEL[service]} at ${endpointOf(service, this.options)} answered ${op}`
+    for (let n = 1; ; n++) {
       const p = page(await this.call<O>(service, op, token ? { ...input, [tokenField]: token } : input))
-      items.push(...(p.items ?? []))
-      token = p.next
-    } while (token)
-    return items
+      // Pushed one by one: a spread of a very long page (150,000 items) overflows the call stack.
+      for (const item of listOf(p.items, () => `${where()} (page ${n}) with its items as`)) items.push(item)
+      const next = p.next as unknown
+      if (next === undefined || next === null || next === '') return items
+      if (typeof next !== 'string')
+        throw new BadAnswer(`${where()} (page ${n}) with ${tokenField} as ${shapeOf(next)}, not text`)
+      if (seen.has(next))
+        throw new BadAnswer(
+          `${where()} (page ${n}) with a ${tokenField} it had given before: the list would never end (a proxy or an endpoint that is not AWS?)`,
+        )
+      if (n >= MAX_PAGES)
+        throw new BadAnswer(`${where()} with more than ${MAX_PAGES} pages: the list was cut off there`)
+      seen.add(next)
+      token = next
+    }
   }
 
   private destroyed = false
@@ -391,6 +460,12 @@ function recordEndpoint(client: unknown): void {
     },
     { step: 'deserialize', name: 'karpctlEndpoint', priority: 'low' },
   )
+}
+
+/** Node's HTTP parser refused what came back (an SSH banner, a TLS port spoken to in clear): `HPE_…`. */
+export function notHttp(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null
+  return /^HPE_/.test(String(e?.code ?? e?.cause?.code ?? ''))
 }
 
 /** An answer that never came: the SDK's request, connection or socket timeout (after its retries). */

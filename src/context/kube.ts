@@ -5,11 +5,12 @@
 // mocks (nock) and proxy agents that patch `https.request` after load would never see this client.
 import http from 'node:http'
 import https from 'node:https'
-import { clip, EnvironmentError, markAnswer, quote } from '../errors.js'
+import { clip, EnvironmentError, markAnswer, outOfFiles, quote } from '../errors.js'
 import { redactText } from '../redact/redact.js'
-import { tracked } from './aws.js'
+import { notHttp, tracked } from './aws.js'
 import { refreshHint, type KubeCredentials } from './kubeconfig.js'
 import type { CallLog, Limiter, Memo } from './limiter.js'
+import { kubeShapeProblem } from './shape.js'
 
 export const DEFAULT_KUBE_TIMEOUT_MS = 15_000
 /** The largest answer read (a list of every Secret with Helm's history is a few MiB; V8 strings stop near 512 MiB). */
@@ -97,6 +98,13 @@ export class KubeClient {
           if (err instanceof KubeApiError && err.status === 404) return null
           const code = (err as NodeJS.ErrnoException).code
           const where = `the Kubernetes API at ${this.server} (kube context ${quote(this.creds.contextName)})`
+          const files = outOfFiles(err, `a request to ${where}`)
+          if (files) throw files
+          if (notHttp(err))
+            throw new EnvironmentError(
+              `${where} answered with something that is not HTTP: check the kube context's server (\`kubectl config view --minify\`) and any proxy`,
+              'KUBE_BAD_ANSWER',
+            )
           if (code === 'ETIMEDOUT') {
             throw new EnvironmentError(
               `${where} did not answer within ${seconds(this.timeoutMs)}: check the kube context, the network and any proxy`,
@@ -266,7 +274,25 @@ export class KubeClient {
           const isObject = parsed && json !== null && typeof json === 'object' && !Array.isArray(json)
           if (status >= 200 && status < 300) {
             if (asText) return resolve(text)
-            if (text === '' || isObject) return resolve(json)
+            if (text === '') return resolve(json)
+            // An object whose well-known fields have the wrong type (`items` an object, `storedVersions`
+            // a string, `metadata` null): named here, with where it is and what came.
+            const problem = isObject ? kubeShapeProblem(json) : undefined
+            if (isObject && !problem) return resolve(json)
+            if (problem) {
+              const err = new KubeApiError(
+                status,
+                'BadAnswer',
+                `${who} with ${problem} (a proxy or a server that is not the API?)`,
+                path,
+              )
+              return reject(
+                markAnswer(err, {
+                  line: `${err.message}: check the kube context's server and any proxy`,
+                  code: 'KUBE_BAD_ANSWER',
+                }),
+              )
+            }
             // Redacted: a misdirected request may come back with whatever the other server holds.
             const what = answerShape(text, type, parsed, json) ?? `text "${clip(redactText(text), 80)}"`
             const err = new KubeApiError(

@@ -3,6 +3,7 @@
 // it, so a bad value is one line with exit 2 before anything is read or planned — not a plan that the
 // API server, IAM or Karpenter rejects half-way through an apply.
 import { InputError, quote } from '../errors.js'
+import { parseQuantity } from './quantity.js'
 
 /**
  * Node's timers hold a signed 32-bit count of milliseconds: a longer delay overflows, warns and fires
@@ -24,12 +25,10 @@ export function validateCpuLimit(n: number, flag = '--cpu-limit'): number {
   return n
 }
 
-// Kubernetes' resource.Quantity grammar (k8s.io/apimachinery/pkg/api/resource), as the API server
-// validates a NodePool's limits.
-const QUANTITY = /^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?$/
-
+/** A quantity for a NodePool's limits: Kubernetes' grammar and bound (src/desired/quantity.ts), not negative. */
 export function validateQuantity(v: string, flag: string): string {
-  if (!QUANTITY.test(v))
+  const n = parseQuantity(v)
+  if (n === undefined || n < 0 || v.startsWith('-'))
     throw bad(`${flag} ${quote(v)} is not a Kubernetes quantity (e.g. 400Gi, 512M, 1.5Ti): fix ${flag}`)
   return v
 }
@@ -73,9 +72,43 @@ export function validateInstanceFamilies(families: string[]): string[] {
   return families
 }
 
+// An EC2 instance category, as Karpenter labels it (karpenter.k8s.aws/instance-category): the letters
+// before the generation (c, m, r, t, g, p, inf, trn, hpc, mac…). Anything else (`c;rm`, `*`) matches no
+// type, and would be written into a NodePool as is.
+const CATEGORY = /^[a-z]{1,3}$/
+
+export function validateInstanceCategories(categories: string[]): string[] {
+  for (const c of categories)
+    if (!CATEGORY.test(c))
+      throw bad(
+        `--instance-categories ${quote(c)} is not an EC2 instance category (e.g. c, m, r): fix --instance-categories`,
+      )
+  return categories
+}
+
 /** AWS's tag limits (IAM, EC2): a key of at most 128 characters, a value of at most 256. */
 export const MAX_TAG_KEY = 128
 export const MAX_TAG_VALUE = 256
+
+// What AWS takes in a tag (EC2, IAM, SQS, EventBridge): letters, numbers and spaces in any script, and
+// `+ - = . _ : / @`; EC2 takes any Unicode but refuses controls. karpctl refuses what would not be shown
+// as typed — controls (ESC, a newline), the line separators U+2028/U+2029, the bidirectional controls
+// and the other format characters (zero-width ones) — whichever service the tag lands on.
+const TAG_REFUSED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+
+/** Refuses a tag key or value with a character AWS refuses or a terminal would not show as typed. */
+export function tagCharacters(key: string, value: string, flag: string): void {
+  for (const [what, text] of [
+    ['key', key],
+    ['value', value],
+  ] as const) {
+    const c = TAG_REFUSED.exec(text)?.[0]
+    if (c)
+      throw bad(
+        `${flag} ${what} ${quote(text)} holds U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, a control or invisible character AWS refuses in tags: remove it`,
+      )
+  }
+}
 
 /** `key=value`, the key trimmed (a tag a selector matches, as --subnet-tag: any key AWS has). */
 export function parseKeyValue(v: string, flag: string): [string, string] {
@@ -85,13 +118,20 @@ export function parseKeyValue(v: string, flag: string): [string, string] {
   return [key, m[2] ?? '']
 }
 
+/** A tag a selector matches (--subnet-tag): any key AWS has, but no character AWS refuses in tags. */
+export function parseSelectorTag(v: string, flag: string): [string, string] {
+  const [key, value] = parseKeyValue(v, flag)
+  tagCharacters(key, value, flag)
+  return [key, value]
+}
+
 /**
  * A user's tag k=v, which karpctl writes. `aws:` keys are AWS's own (AWS refuses them); `karpctl.io/` keys are karpctl's
  * marks of ownership, which a user's value would overwrite or which karpctl would drop: both refused.
  * Spaces are refused because karpctl records the user's keys space-separated (tenant/asked-extras.ts).
  */
 export function parseTag(v: string, flag = '--tag'): [string, string] {
-  const [key, value] = parseKeyValue(v, flag)
+  const [key, value] = parseSelectorTag(v, flag)
   if (/\s/.test(key)) throw bad(`${flag} key ${quote(key)} has a space: use a key without spaces`)
   if (/^(karpctl\.io\/|aws:)/i.test(key))
     throw bad(`${flag} key ${quote(key)} is reserved (karpctl.io/ and aws: keys): choose another key`)
@@ -128,7 +168,9 @@ export const KARPENTER_MAX_MINOR = 14
  */
 export function karpenterVersionProblem(v: string): string | undefined {
   const bare = v.replace(/^v/, '')
-  if (!/^\d{1,4}\.\d{1,4}\.\d{1,6}$/.test(bare)) return `${quote(v)} is not a Karpenter version (e.g. 1.14.1)`
+  // SemVer's numbers: no leading zero (`01.14.1`, `1.14.01` name tags that do not exist), one `v` at most.
+  if (!/^(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,5})$/.test(bare))
+    return `${quote(v)} is not a Karpenter version (e.g. 1.14.1)`
   const [major, minor] = bare.split('.').map(Number)
   if (major !== 1) return `karpctl installs Karpenter v1 (1.0 – 1.${KARPENTER_MAX_MINOR}); ${quote(v)} is not`
   if ((minor ?? 0) > KARPENTER_MAX_MINOR)

@@ -3,6 +3,7 @@
 // (longest chain of dependent calls) round trips, not the sum of them.
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
+import { withoutUserinfo } from '../context/aws.js'
 import { answerOf, EnvironmentError, KarpctlError } from '../errors.js'
 import { awsNodeIdentity } from './aws-node.js'
 import * as eksReads from './collect-eks.js'
@@ -35,7 +36,8 @@ async function identity(ctx: RunContext) {
     const answer = answerOf(err)
     if (answer) throw new EnvironmentError(answer.line, answer.code)
     const f = failureOf(err, 'sts:GetCallerIdentity')
-    const where = process.env.AWS_ENDPOINT_URL ?? ctx.options.endpoint ?? `AWS STS in ${ctx.options.region}`
+    const explicit = ctx.options.endpoint ?? process.env.AWS_ENDPOINT_URL
+    const where = explicit ? withoutUserinfo(explicit) : `AWS STS in ${ctx.options.region}`
     throw new EnvironmentError(
       `cannot reach ${where} (${f.code}: ${f.message}): check the network, --region and AWS_ENDPOINT_URL`,
       'AWS_UNREACHABLE',

@@ -84,6 +84,14 @@ export async function readSnapshotFile(path: string): Promise<string> {
         `snapshot ${quote(path)} is over the ${mib(MAX_SNAPSHOT_BYTES)} a snapshot may be`,
         'SNAPSHOT_TOO_LARGE',
       )
+    // karpctl writes UTF-8: bytes that are not (a file cut mid-character, another encoding, binary) would
+    // be read with U+FFFD in their place and judged as if they were what the snapshot said.
+    const bad = invalidUtf8At(bytes)
+    if (bad !== undefined)
+      throw new InputError(
+        `snapshot ${quote(path)} is not UTF-8 text (an invalid byte at offset ${bad}): ${RESAVE}`,
+        'SNAPSHOT_CORRUPT',
+      )
     text = bytes.toString('utf8')
   } catch (err) {
     if (err instanceof InputError) throw err
@@ -95,6 +103,37 @@ export async function readSnapshotFile(path: string): Promise<string> {
     await file.close()
   }
   return text
+}
+
+/** The offset of the first byte that is not valid UTF-8, or undefined when all of it is. */
+export function invalidUtf8At(bytes: Uint8Array): number | undefined {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return undefined
+  } catch {
+    // Rare: find where, by decoding ever longer prefixes (a binary search over the byte length).
+    let lo = 0
+    let hi = bytes.length
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (decodesUpTo(bytes.subarray(0, mid))) lo = mid
+      else hi = mid - 1
+    }
+    if (lo < bytes.length) return lo
+    // All of it decodes but for the end: a character cut short there; where it starts.
+    while (lo > 0 && (bytes[lo - 1]! & 0xc0) === 0x80) lo--
+    return Math.max(0, lo - 1)
+  }
+}
+
+/** Whether `bytes` is valid UTF-8 but for a character its end cuts short. */
+function decodesUpTo(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true })
+    return true
+  } catch {
+    return false
+  }
 }
 
 export async function parseSnapshot(text: string, path: string): Promise<Facts> {

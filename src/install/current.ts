@@ -5,6 +5,7 @@
 import type { KubeClient } from '../context/kube.js'
 import type { HelmRelease } from '../facts/types.js'
 import type { NodePoolChoice } from '../desired/install.js'
+import { parseQuantity } from '../desired/quantity.js'
 
 export interface CurrentSettings {
   karpenterVersion: string
@@ -34,11 +35,10 @@ const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn'
 
 /** A Kubernetes CPU quantity in whole cores ("200", "200000m"), or undefined when it is not one. */
 export function wholeCores(q: string | number | undefined): number | undefined {
-  if (q === undefined) return undefined
-  const m = /^(\d+)(m?)$/.exec(String(q).trim())
-  if (!m) return undefined
-  const n = m[2] ? Number(m[1]) / 1000 : Number(m[1])
-  return Number.isInteger(n) && n > 0 ? n : undefined
+  // What karpctl writes (cores, or millicores): a limit in another unit is not one of its choices.
+  if (q === undefined || !/^\d+m?$/.test(String(q))) return undefined
+  const n = parseQuantity(q)
+  return n !== undefined && Number.isInteger(n) && n > 0 ? n : undefined
 }
 
 /** The default NodePool's choices karpctl asks about; a requirement it does not state is left out. */

@@ -1,7 +1,7 @@
 // install's questions: each answers one choice of the spec, has a flag, and a default drawn from the
 // cluster (Pod Identity when its agent runs, access entries when the authentication mode allows).
 import { InputError } from '../errors.js'
-import { karpenterVersionProblem, validateCpuLimit } from '../desired/flags.js'
+import { karpenterVersionProblem, validateCpuLimit, validateInstanceCategories } from '../desired/flags.js'
 import {
   COMPATIBILITY_URL,
   DEFAULT_KARPENTER_VERSION,
@@ -302,12 +302,7 @@ export async function installChoices(flags: InstallFlags, d: Discovery, a: Asker
     ),
   }
   validateCpuLimit(nodePool.cpuLimit)
-  for (const c of nodePool.instanceCategories)
-    if (!/^[a-z]{1,3}$/.test(c))
-      throw new InputError(
-        `"${c}" is not an EC2 instance category (e.g. c, m, r): fix --instance-categories`,
-        'INVALID_INPUT',
-      )
+  validateInstanceCategories(nodePool.instanceCategories)
   const extraValuesFile = await ask(a, flags.values, '', (p) =>
     p.input({
       message: 'Extra Helm values file (empty for none)',

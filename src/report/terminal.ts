@@ -8,6 +8,7 @@
 //  - everything a command prints goes through `visible` (BaseCommand.log, .progress), which keeps
 //    only karpctl's own colour codes;
 //  - JSON (and SARIF) is `jsonText`: valid JSON, with the controls JSON.stringify leaves raw escaped.
+import { fstatSync, statSync } from 'node:fs'
 import type { CheckResult } from '../checks/types.js'
 import { escapeControl, type KarpctlError, oneLine } from '../errors.js'
 import type { Facts } from '../facts/types.js'
@@ -103,5 +104,17 @@ export function safeInput(results: CheckResult[], facts: Facts | null) {
 export function writeError(err: KarpctlError, json: boolean): void {
   const message = oneLine(err.message)
   if (json) process.stdout.write(`${jsonText({ error: { code: err.code, message } }, 2)}\n`)
-  else process.stderr.write(`Error: ${message}\n`)
+  // A JSON error no one can read (stdout closed, which Node reopens on /dev/null, or sent there) would
+  // leave exit 2 without a word: the line goes to stderr too.
+  if (!json || stdoutDiscarded()) process.stderr.write(`Error: ${message}\n`)
+}
+
+/** Whether stdout is /dev/null: where Node puts a stdout that was closed (`karpctl … >&-`). */
+export function stdoutDiscarded(): boolean {
+  try {
+    const out = fstatSync(1)
+    return out.isCharacterDevice() && out.rdev === statSync('/dev/null').rdev
+  } catch {
+    return false
+  }
 }

@@ -4,6 +4,7 @@
 import type * as ec2 from '@aws-sdk/client-ec2'
 import type { Aws } from '../context/aws.js'
 import type { RunContext } from '../context/run-context.js'
+import { BadAnswer, shapeOf } from '../context/shape.js'
 import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
@@ -187,6 +188,7 @@ export async function instanceTypes(aws: Aws): Promise<InstanceTypeInfo[]> {
   )
   return all
     .filter((t) => t.InstanceType)
+    .map(finiteCounts)
     .map((t) => ({
       name: t.InstanceType as string,
       vcpus: t.VCpuInfo?.DefaultVCpus ?? 0,
@@ -235,6 +237,26 @@ function detailsOf(t: ec2.InstanceTypeInfo): InstanceTypeDetails {
     })),
     neuronNames: (t.NeuronInfo?.NeuronDevices ?? []).map((d) => d.Name ?? ''),
   }
+}
+
+/**
+ * A described type whose counts are numbers: a vCPU count or a memory size that is not a finite number
+ * of at least 0 (a broken emulator, a proxy that rewrote the answer) makes the catalogue unreadable,
+ * never `NaNm cpu` in a verdict.
+ */
+function finiteCounts(t: ec2.InstanceTypeInfo): ec2.InstanceTypeInfo {
+  const counts: [string, unknown][] = [
+    ['VCpuInfo.DefaultVCpus', t.VCpuInfo?.DefaultVCpus],
+    ['MemoryInfo.SizeInMiB', t.MemoryInfo?.SizeInMiB],
+    ['NetworkInfo.MaximumNetworkInterfaces', t.NetworkInfo?.MaximumNetworkInterfaces],
+    ['NetworkInfo.Ipv4AddressesPerInterface', t.NetworkInfo?.Ipv4AddressesPerInterface],
+  ]
+  for (const [field, n] of counts)
+    if (n !== undefined && (typeof n !== 'number' || !Number.isFinite(n) || n < 0))
+      throw new BadAnswer(
+        `EC2 answered DescribeInstanceTypes with ${field} of ${t.InstanceType} as ${shapeOf(n)}, not a count`,
+      )
+  return t
 }
 
 /** Where EC2 offers each type, in the given zones (every zone of the region when none is known). */

@@ -1,6 +1,6 @@
 // The change that makes a pod fit: which object, which field, and the exact `kubectl patch`. The
 // values in a patch come from the cluster, so each command is quoted for a POSIX shell.
-import { shellQuote } from '../checks/lib/facts.js'
+import { shellQuote, yamlString } from '../checks/lib/facts.js'
 import type { Fix } from '../checks/types.js'
 import type { Owner } from './pod.js'
 import type { Requirement } from './requirements.js'
@@ -44,9 +44,9 @@ export function tolerationFix(pod: WorkloadPod, owner: Owner, toleration: Tolera
 }
 
 function tolerationYaml(t: Toleration): string {
-  const lines = [`- key: ${JSON.stringify(t.key)}`, `  operator: ${t.operator}`]
+  const lines = [`- key: ${JSON.stringify(t.key)}`, `  operator: ${yamlString(t.operator ?? 'Equal')}`]
   if (t.value !== undefined) lines.push(`  value: ${JSON.stringify(t.value)}`)
-  if (t.effect) lines.push(`  effect: ${t.effect}`)
+  if (t.effect) lines.push(`  effect: ${yamlString(t.effect)}`)
   return `tolerations:\n${lines.map((l) => `  ${l}`).join('\n')}\n`
 }
 

@@ -1,47 +1,30 @@
-// Kubernetes resource quantities (resource.Quantity) as numbers, to add requests and compare them
-// against limits: cpu in millicores, everything else in base units (bytes, pods, devices).
+// Kubernetes resource quantities (resource.Quantity, parsed by src/desired/quantity.ts) as numbers, to
+// add requests and compare them against limits: cpu in cores, everything else in base units (bytes,
+// pods, devices).
+import { InputError, quote } from '../errors.js'
 import type { ResourceList } from './types.js'
 
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-}
+import { parseQuantity } from '../desired/quantity.js'
 
-const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/
-
-/** The quantity's value in base units, or undefined when it is not a quantity. */
-export function parseQuantity(q: string | number | undefined): number | undefined {
-  if (typeof q === 'number') return q
-  if (typeof q !== 'string') return undefined
-  const m = QUANTITY.exec(q.trim())
-  if (!m) return undefined
-  const base = Number(m[1])
-  if (m[2]) return base * 10 ** Number(m[2].slice(1))
-  return base * (SUFFIX[m[3] ?? ''] ?? 1)
-}
+export { parseQuantity }
 
 /** Resource amounts by name, in base units (cpu in cores, memory in bytes). */
 export type Amounts = Record<string, number>
 
+/**
+ * A resource list's amounts. A value Kubernetes would not take (or past its bound) ends the run in one
+ * line: dropped, the pod would be judged as asking for nothing, and fit.
+ */
 export function amounts(list: ResourceList | undefined): Amounts {
   const out: Amounts = {}
   for (const [k, v] of Object.entries(list ?? {})) {
     const n = parseQuantity(v)
-    if (n !== undefined) out[k] = n
+    if (n === undefined)
+      throw new InputError(
+        `${quote(k)}: ${quote(String(v))} is not a Kubernetes quantity within its bounds (e.g. 500m, 2Gi; at most 2^63-1): karpctl cannot judge it`,
+        'BAD_QUANTITY',
+      )
+    out[k] = n
   }
   return out
 }
@@ -62,6 +45,8 @@ const BINARY = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi']
 
 /** A readable quantity: cpu as cores or millicores, memory-like in binary units (`1536Mi`, `2Gi`). */
 export function formatQuantity(resource: string, n: number): string {
+  // Never a number karpctl did not get (`Infinitym`, `NaNm`): what could not be computed is unknown.
+  if (!Number.isFinite(n)) return '?'
   if (resource === 'cpu') {
     if (Number.isInteger(n)) return String(n)
     return `${Math.round(n * 1000)}m`

@@ -87,6 +87,20 @@ export function nodeClassRoleName(facts: Facts, nc: EC2NodeClass): string | unde
   return profile?.ok && profile.value ? profile.value.roles[0] : undefined
 }
 
+/**
+ * A value from the cluster or AWS as a YAML scalar in a fix snippet: plain when it is a plain word,
+ * else double-quoted with its line breaks and controls escaped. A snippet keeps its own line breaks
+ * (markdown prints it in a code block), so a raw label value with a newline would start a line of
+ * its own there (`✔ FORGED …`).
+ */
+export function yamlString(s: string): string {
+  const plain = /^[A-Za-z][\w@%+:,./-]*$/.test(s) && !s.endsWith(':') && !YAML_WORDS.test(s)
+  return plain ? s : JSON.stringify(s).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+}
+
+/** Words YAML 1.1 reads as a boolean or null, not as text. */
+const YAML_WORDS = /^(y|yes|n|no|true|false|on|off|null)$/i
+
 export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
 }

@@ -117,11 +117,14 @@ Each run states the tenant's whole desired state: running it again with the same
     if (flags['consolidate-after'] !== undefined)
       v.validateDuration(flags['consolidate-after'], '--consolidate-after')
     if (flags['instance-families']) v.validateInstanceFamilies(flags['instance-families'])
+    if (flags['instance-categories']) v.validateInstanceCategories(flags['instance-categories'])
     const tags = (flags.tag ?? []).map((t) => v.parseTag(t))
+    const subnetTag = flags['subnet-tag']
+      ? v.parseSelectorTag(flags['subnet-tag'], '--subnet-tag')
+      : undefined
     // The zones' shape now; whether the region has them, once AWS can be asked (below).
     const options = await this.liveOptions()
     if (flags.zones) v.validateZones(flags.zones, options.region)
-    const subnetTag = flags['subnet-tag'] ? v.parseKeyValue(flags['subnet-tag'], '--subnet-tag') : undefined
 
     const json = this.jsonEnabled()
     const interactive = !flags.yes && !json && Boolean(process.stdin.isTTY && process.stdout.isTTY)

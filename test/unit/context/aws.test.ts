@@ -4,8 +4,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   Aws,
+  checkEndpoints,
   endpointOf,
   isNotFound,
+  MAX_PAGES,
   toReadFailure,
   type AwsOptions,
   type AwsService,
@@ -328,6 +330,69 @@ test('Aws.all with `call` stubbed: one call per page, a page without items adds 
   ])
 })
 
+/** An Aws whose `call` answers page `n` (0-based) with `answer(n)`, counting the calls. */
+function pagedAws(answer: (n: number) => unknown) {
+  const aws = new Aws(
+    { region: 'us-west-2', endpoint: 'http://127.0.0.1:1' },
+    new Limiter(1),
+    new Memo(),
+    new CallLog(),
+  )
+  let calls = 0
+  aws.call = (async () => answer(calls++)) as Aws['call']
+  const list = () =>
+    aws.all<{ list?: unknown; token?: unknown }, number>(
+      'ec2',
+      'DescribeInstanceTypes',
+      {},
+      'NextToken',
+      (o) => ({
+        items: o.list as number[],
+        next: o.token as string,
+      }),
+    )
+  return { list, calls: () => calls }
+}
+
+test('Aws.all stops on a NextToken the server gave before, naming the API (issue 36: why paginated forever)', async () => {
+  // The same token every time, and a cycle of two: both end at the first repeat.
+  const same = pagedAws(() => ({ list: [1], token: 'again' }))
+  await assert.rejects(same.list(), (err: Error) => {
+    assert.equal(err.name, 'BadAnswer')
+    assert.match(
+      err.message,
+      /^AWS EC2 at http:\/\/127\.0\.0\.1:1 answered DescribeInstanceTypes \(page 2\) with a NextToken it had given before/,
+    )
+    return true
+  })
+  assert.equal(same.calls(), 2)
+  const cycle = pagedAws((n) => ({ list: [n], token: n % 2 ? 'b' : 'a' }))
+  await assert.rejects(cycle.list(), /page 3\) with a NextToken it had given before/)
+  // As a read failure: code BadAnswer, the message naming the operation.
+  const failure = await cycle.list().catch((err: unknown) => toReadFailure(err, 'ec2:DescribeInstanceTypes'))
+  assert.equal((failure as { code: string }).code, 'BadAnswer')
+})
+
+test('Aws.all bounds the pages of a list that never ends, and refuses items or a token of the wrong type', async () => {
+  const endless = pagedAws((n) => ({ list: [n], token: `t${n}` }))
+  await assert.rejects(endless.list(), /with more than 1000 pages: the list was cut off there/)
+  assert.equal(endless.calls(), MAX_PAGES)
+  await assert.rejects(
+    pagedAws(() => ({ list: { a: 1 } })).list(),
+    /\(page 1\) with its items as an object, not a list$/,
+  )
+  await assert.rejects(
+    pagedAws(() => ({ list: [1], token: 5 })).list(),
+    /with NextToken as the number 5, not text$/,
+  )
+})
+
+test('Aws.all gathers a page of 150,000 items without a spread (no call-stack overflow)', async () => {
+  const big = Array.from({ length: 150_000 }, (_, i) => i)
+  const items = await pagedAws(() => ({ list: big })).list()
+  assert.equal(items.length, 150_000)
+})
+
 test('Aws.destroy destroys every client it created', async () => {
   const { aws, destroyed } = fakeAws('sts', fakeModule('GetCallerIdentity'), async () => ({}))
   aws.destroy()
@@ -596,5 +661,26 @@ test('describeAwsAnswer: endpoint, status and what came, sanitised; nothing when
       {},
     ),
     undefined,
+  )
+})
+
+test('checkEndpoints: only http(s) URLs without user:password@, named by where they were given', () => {
+  checkEndpoints(
+    { region: 'us-west-2', endpoint: 'http://127.0.0.1:4566' },
+    { AWS_ENDPOINT_URL_EKS: 'https://eks.local' },
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2' }, { AWS_ENDPOINT_URL: 'ftp://127.0.0.1:21' }),
+    /^Error: AWS_ENDPOINT_URL "ftp:\/\/127\.0\.0\.1:21" is not an http:\/\/ or https:\/\/ URL/,
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2', endpoint: 'http://u:pw@127.0.0.1:1' }, {}),
+    (err: Error) =>
+      /^--endpoint "http:\/\/127\.0\.0\.1:1" carries a user name or password/.test(err.message) &&
+      !/pw/.test(err.message),
+  )
+  assert.throws(
+    () => checkEndpoints({ region: 'us-west-2' }, { AWS_ENDPOINT_URL_STS: 'localhost:4566' }),
+    /AWS_ENDPOINT_URL_STS/,
   )
 })

@@ -14,7 +14,7 @@ import nock from 'nock'
 import { stringify } from 'yaml'
 import { KubeApiError, KubeClient } from '../../../src/context/kube.js'
 import { resolveKubeCredentials } from '../../../src/context/kubeconfig.js'
-import { EnvironmentError } from '../../../src/errors.js'
+import { answerOf, EnvironmentError } from '../../../src/errors.js'
 import { CallLog, Limiter, Memo } from '../../../src/context/limiter.js'
 
 const SERVER = 'https://kube.test'
@@ -524,4 +524,28 @@ test('a DELETE with DeleteOptions says its length: the next request on the kept-
   )
   assert.equal(seen[0]!.length, String(Buffer.byteLength(JSON.stringify(options))))
   assert.deepEqual(JSON.parse(seen[0]!.body), options)
+})
+
+test('an answer of the wrong shape is one line naming the server, the path and what came (issue 36 §4)', async () => {
+  const { kube } = await client(SERVER)
+  nock(SERVER)
+    .get('/api/v1/pods')
+    .reply(200, { kind: 'PodList', items: { web: {} } })
+    .get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodepools.karpenter.sh')
+    .reply(200, { metadata: { name: 'nodepools.karpenter.sh' }, status: { storedVersions: 'v1' } })
+  const pods = await rejection(() => kube.get('/api/v1/pods'))
+  assert.ok(pods instanceof KubeApiError)
+  assert.equal(pods.reason, 'BadAnswer')
+  assert.equal(
+    pods.message,
+    'the Kubernetes API at https://kube.test answered HTTP 200 to GET /api/v1/pods with items as an object, not a list (a proxy or a server that is not the API?)',
+  )
+  assert.equal(answerOf(pods)?.code, 'KUBE_BAD_ANSWER')
+  const crd = await rejection(() =>
+    kube.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodepools.karpenter.sh'),
+  )
+  assert.match(
+    crd.message,
+    /nodepools\.karpenter\.sh with status\.storedVersions as the text "v1", not a list/,
+  )
 })

@@ -7,9 +7,11 @@ import {
   karpenterVersionProblem,
   MAX_TIMEOUT_S,
   parseKeyValue,
+  parseSelectorTag,
   parseTag,
   validateCpuLimit,
   validateDuration,
+  validateInstanceCategories,
   validateInstanceFamilies,
   validatePolicyArn,
   validateQuantity,
@@ -214,4 +216,50 @@ test('a Karpenter version: x.y.z or vx.y.z only, major 1, minor up to 14', () =>
     'karpctl installs Karpenter v1 (1.0 – 1.14); "10.0.0" is not',
   )
   assert.equal(karpenterVersionProblem('1.15.0'), 'Karpenter 1.15.0 is newer than karpctl knows (1.14)')
+})
+
+test('a Karpenter version refuses leading zeros and a doubled v: tags that do not exist (issue 36 §4)', () => {
+  for (const v of ['01.14.1', '1.014.1', '1.14.01', 'vv1.14.1', 'V1.14.1', '1.14.1 ', '1.14.1\u2028'])
+    assert.match(karpenterVersionProblem(v) ?? '', /is not a Karpenter version/, v)
+  for (const v of ['1.14.1', 'v1.14.1', '1.0.0', '1.10.0'])
+    assert.equal(karpenterVersionProblem(v), undefined, v)
+})
+
+test('--tag and --subnet-tag refuse controls, line separators, bidi and invisible characters, in key or value', () => {
+  for (const [tag, at] of [
+    ['team=a\u2028b', 'U+2028'],
+    ['team=acme\u202e', 'U+202E'],
+    ['te\u001bam=x', 'U+001B'],
+    ['team=\u001b[2J', 'U+001B'],
+    ['team=a\u200bb', 'U+200B'],
+    ['team=\u2066x\u2069', 'U+2066'],
+  ] as const) {
+    assert.throws(
+      () => parseTag(tag),
+      new RegExp(`^Error: --tag (key|value) ".*" holds ${at.replace('+', '\\+')}, a control`),
+      tag,
+    )
+    assert.throws(() => parseSelectorTag(tag, '--subnet-tag'), /--subnet-tag (key|value) .* holds U\+/, tag)
+  }
+  // The refusal quotes what it refuses: nothing raw reaches the line.
+  assert.throws(
+    () => parseTag('team=x\u202ey'),
+    (err: Error) => !/[\u202e]/.test(err.message),
+  )
+  // Any script, spaces in values and AWS's punctuation stay allowed.
+  assert.deepEqual(parseTag('チーム=支払い チーム'), ['チーム', '支払い チーム'])
+  assert.deepEqual(parseSelectorTag('kubernetes.io/role/internal-elb=1', '--subnet-tag'), [
+    'kubernetes.io/role/internal-elb',
+    '1',
+  ])
+})
+
+test('--instance-categories: letters only, as Karpenter labels them', () => {
+  assert.deepEqual(validateInstanceCategories(['c', 'm', 'r', 'inf', 'trn']), ['c', 'm', 'r', 'inf', 'trn'])
+  for (const c of ['c;rm', '*', 'C', '', 'c5', 'm\u001b'])
+    assert.throws(
+      () => validateInstanceCategories([c]),
+      /--instance-categories ".*" is not an EC2 instance category/,
+      c,
+    )
 })

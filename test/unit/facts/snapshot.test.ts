@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { KarpctlError } from '../../../src/errors.js'
 import { redact } from '../../../src/redact/redact.js'
 import {
+  invalidUtf8At,
   jsonPath,
   loadSnapshot,
   MAX_SNAPSHOT_BYTES,
@@ -222,4 +223,27 @@ test('a snapshot written by this karpctl validates, whatever the facts hold that
   await saveSnapshot(path, facts)
   const back = await loadSnapshot(path)
   assert.equal(back.kube.pods.ok, false)
+})
+
+test('a snapshot that is not UTF-8 is refused in one line naming the offset, never decoded with U+FFFD (issue 36 §4)', async () => {
+  assert.equal(invalidUtf8At(Buffer.from('{"name":"ノード"}')), undefined)
+  assert.equal(invalidUtf8At(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])), 2)
+  assert.equal(invalidUtf8At(Buffer.from([0x41, 0xe2, 0x82])), 1, 'a character cut at the end')
+  const dir = mkdtempSync(join(tmpdir(), 'karpctl-utf8-'))
+  const path = join(dir, 'latin1.json')
+  const fd = openSync(path, 'w')
+  writeSync(
+    fd,
+    Buffer.concat([
+      Buffer.from('{"schema":"karpctl.why/v1","note":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]),
+  )
+  closeSync(fd)
+  await assert.rejects(loadSnapshot(path), (err: KarpctlError) => {
+    assert.equal(err.code, 'SNAPSHOT_CORRUPT')
+    assert.match(err.message, /^snapshot ".*latin1\.json" is not UTF-8 text \(an invalid byte at offset 39\)/)
+    return true
+  })
 })

@@ -65,3 +65,19 @@ test('--debug prints a stack whose message came from a server on one line, its e
   assert.ok(!out.includes('\u001b') && !out.includes('\u0007'), out)
   assert.match(out, /\n {4}at /, 'the frames are still one per line')
 })
+
+test("a label value with a line break inside a fix's YAML snippet cannot start a line of markdown (issue 36 §4)", async () => {
+  const { runCheck } = await import('../../../src/checks/run.js')
+  const { tenantIsolation } = await import('../../../src/checks/tenant-isolation.js')
+  const { withTenants } = await import('../../helpers/check-fixtures.js')
+  // The tenant's NodePool labelled by a value that holds the forged lines, and no taint: the fix's
+  // YAML block names the tenant.
+  const facts = withTenants([[FORGED, { taints: [] }]])
+  const r = runCheck(tenantIsolation, facts)
+  const snippet = r.findings.find((f) => f.fix?.snippet)?.fix?.snippet?.text ?? ''
+  assert.ok(snippet.includes('all checks passed'), snippet)
+  unforged(markdownReport([r], facts))
+  unforged(renderHuman([r], facts, { color: false, verbose: true }))
+  // Still YAML that says the value: double-quoted, its breaks escaped.
+  assert.match(snippet, /karpctl\.io\/tenant: "node not ready\\n✔ all checks passed\\r/)
+})
