@@ -115,6 +115,7 @@ async function runOnce(req: ServeRequest, state: ServeState, instance: string): 
       ])
       state.events.posted += n.posted
       state.events.failed += n.failed
+      req.log(`events: ${n.posted} written, ${n.failed} failed`)
     }
   } catch (err) {
     // A run that could not run (credentials, an unreachable API) is on /metrics and in the log; the
