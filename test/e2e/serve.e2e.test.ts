@@ -215,6 +215,8 @@ describe('doctor --serve and its chart on the bed', { timeout: 10 * 60_000 }, ()
     const scrape = await fetch(`${base}/metrics`)
     assert.equal(scrape.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8')
     const text = await scrape.text()
+    // Kept with KARPCTL_E2E_KEEP=1 (the README's example is one).
+    writeFileSync(join(dir, 'metrics.txt'), `${text}\n${stderr}`)
     const checks = metric(text, 'karpctl_check')
     assert.equal(checks.get('{check="discovery-tags",severity="error",status="fail"}'), 1, text)
     assert.equal(checks.get('{check="interruption-queue",severity="error",status="fail"}'), 1, text)
