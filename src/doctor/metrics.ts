@@ -108,26 +108,25 @@ export function renderMetrics(state: ServeState): string {
       type: 'gauge',
       samples: state.lastRunOk === undefined ? [] : [{ value: state.lastRunOk ? 1 : 0 }],
     },
-    {
-      name: 'karpctl_runs_total',
-      help: 'Doctor runs since the start, by result.',
-      type: 'counter',
-      samples: [
-        { labels: { result: 'ok' }, value: state.runs.ok },
-        { labels: { result: 'error' }, value: state.runs.error },
-      ],
-    },
-    {
-      name: 'karpctl_events_total',
-      help: 'Kubernetes Events written (created or their series count raised), by result.',
-      type: 'counter',
-      samples: [
-        { labels: { result: 'ok' }, value: state.events.posted },
-        { labels: { result: 'error' }, value: state.events.failed },
-      ],
-    },
+    okAndError('karpctl_runs_total', 'Doctor runs since the start, by result.', state.runs),
+    okAndError(
+      'karpctl_events_total',
+      'Kubernetes Events written (created or their series count raised), by result.',
+      { ok: state.events.posted, error: state.events.failed },
+    ),
   ])
 }
+
+/** A counter by `result`: ok and error. */
+const okAndError = (name: string, help: string, n: { ok: number; error: number }): Family => ({
+  name,
+  help,
+  type: 'counter',
+  samples: [
+    { labels: { result: 'ok' }, value: n.ok },
+    { labels: { result: 'error' }, value: n.error },
+  ],
+})
 
 /** Failed reads in a facts tree, by kind: every `{ ok: false, error }` counted once, not descended into. */
 export function readFailuresIn(tree: unknown): Record<string, number> {

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
+import { ENDPOINT_PREFIX } from '../../../src/context/aws.js'
 import {
   DOCTOR_IAM_ACTIONS,
   DOCTOR_KUBE_READS,
@@ -20,23 +21,11 @@ const factsSources = readdirSync(join(ROOT, 'src/facts'))
   .filter((f) => f.endsWith('.ts'))
   .map((f) => ({ file: f, text: readFileSync(join(ROOT, 'src/facts', f), 'utf8') }))
 
-/** The IAM prefix of each AwsService (src/context/aws.ts): EventBridge's actions are `events:`. */
-const PREFIX: Record<string, string> = {
-  iam: 'iam',
-  eks: 'eks',
-  ec2: 'ec2',
-  sqs: 'sqs',
-  eventbridge: 'events',
-  sts: 'sts',
-  kms: 'kms',
-  cloudformation: 'cloudformation',
-}
-
 /** `aws.call<…>('svc', 'Op', …)` and `aws.all<…>('svc', 'Op', …)`, across line breaks. */
 function awsActionsIn(text: string): string[] {
   const found: string[] = []
   for (const m of text.matchAll(/\.(?:call|all)(?:<[^>()]*>)?\(\s*'([a-z0-9]+)',\s*'([A-Za-z]+)'/g)) {
-    const prefix = PREFIX[m[1] as string]
+    const prefix = (ENDPOINT_PREFIX as Record<string, string>)[m[1] as string]
     assert.ok(prefix, `unknown AWS service ${m[1]}`)
     found.push(`${prefix}:${m[2]}`)
   }
