@@ -256,6 +256,21 @@ describe('doctor --serve and its chart on the bed', { timeout: 10 * 60_000 }, ()
       ['Deployment', 'kube-system', 'kube-system'],
     )
     assert.equal(onNodeClass.series, undefined)
+    // `kubectl describe ec2nodeclass default` shows it: describe selects Events by kind, name,
+    // namespace and uid of the object.
+    const nodeClass = await bed.kube.get(
+      objectPath('karpenter.k8s.aws/v1', 'EC2NodeClass', undefined, 'default'),
+    )
+    const described = await bed.kube.request<{ items: { note?: string; message?: string }[] }>(
+      'GET',
+      `/api/v1/events?fieldSelector=${encodeURIComponent(
+        `involvedObject.name=default,involvedObject.namespace=,involvedObject.kind=EC2NodeClass,involvedObject.uid=${nodeClass!.metadata.uid}`,
+      )}`,
+    )
+    assert.ok(
+      described.body.items.some((e) => (e.message ?? '').startsWith('discovery-tags:')),
+      described.text,
+    )
     // What `kubectl get events --field-selector reportingComponent=karpctl.io/doctor` asks (NOTES.txt).
     const core = await bed.kube.request<{ items: unknown[] }>(
       'GET',
