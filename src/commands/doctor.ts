@@ -210,6 +210,8 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     for (const f of ['interval', 'listen'] as const)
       if (flags[f] !== undefined)
         throw new InputError(`--${f} goes with --serve: add it, or drop --${f}`, 'INVALID_INPUT')
+    if (!flags.events)
+      throw new InputError('--no-events goes with --serve: add it, or drop --no-events', 'INVALID_INPUT')
     for (const f of ['regions', 'profiles', 'accounts', 'concurrency', 'kubeconfig-contexts'] as const)
       if (flags[f] !== undefined && flags[f] !== false)
         throw new InputError(`--${f} goes with --all-clusters: add it, or drop --${f}`, 'INVALID_INPUT')
