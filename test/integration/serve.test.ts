@@ -2,11 +2,12 @@
 // the Events API mocked beside it: two runs, the Events each writes on the wire (create, then a
 // read and a merge patch of the series), what /metrics and /healthz answer and refuse, and a stop.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import nock from 'nock'
 import { interrupt } from '../../src/context/interrupt.js'
 import { serve } from '../../src/doctor/serve.js'
-import { KUBE_SERVER, startMockCluster } from '../helpers/mock-cluster.js'
+import { KUBE_SERVER, startMockCluster, type MockCluster } from '../helpers/mock-cluster.js'
 import { irsaTrust, CONTROLLER_ROLE } from '../helpers/facts.js'
 
 interface Written {
@@ -14,6 +15,32 @@ interface Written {
   path: string
   body: Record<string, unknown>
   contentType?: string
+}
+
+/**
+ * doctor --serve on the mock, its log kept: resolves once `times` log lines match `line` (runs go on
+ * until the test stops them). The mock and the process-wide interrupt are reset after the test.
+ */
+async function serving(t: TestContext, m: MockCluster, intervalMs: number, line: RegExp, times: number) {
+  t.after(() => {
+    m.stop()
+    interrupt.reset()
+  })
+  nock.enableNetConnect('127.0.0.1')
+  const log: string[] = []
+  let base = ''
+  const done = serve({
+    live: m.runOptions({ maxAttempts: 1 }),
+    intervalMs,
+    listen: { host: '127.0.0.1', port: 0 },
+    events: true,
+    runTimeoutMs: 60_000,
+    log: (l) => log.push(l),
+    onListening: (a) => (base = `http://${a.host}:${a.port}`),
+  })
+  for (const end = Date.now() + 60_000; log.filter((l) => line.test(l)).length < times; await sleep(20))
+    assert.ok(Date.now() < end, log.join('\n'))
+  return { log, base, done }
 }
 
 test('two runs: Events created, then patched (series 2), never duplicated; /metrics, /healthz; a stop ends it', async (t) => {
@@ -66,25 +93,7 @@ test('two runs: Events created, then patched (series 2), never duplicated; /metr
       role.trust = irsaTrust('karpenter', 'karpenter')
     },
   })
-  t.after(() => {
-    m.stop()
-    interrupt.reset()
-  })
-  nock.enableNetConnect('127.0.0.1')
-  const log: string[] = []
-  let base = ''
-  const done = serve({
-    live: m.runOptions({ maxAttempts: 1 }),
-    intervalMs: 50,
-    listen: { host: '127.0.0.1', port: 0 },
-    events: true,
-    runTimeoutMs: 60_000,
-    log: (l) => log.push(l),
-    onListening: (a) => (base = `http://${a.host}:${a.port}`),
-  })
-  const runs = () => log.filter((l) => /^events: /.test(l)).length
-  for (const end = Date.now() + 60_000; runs() < 2; await new Promise((r) => setTimeout(r, 20)))
-    assert.ok(Date.now() < end, log.join('\n'))
+  const { log, base, done } = await serving(t, m, 50, /^events: /, 2)
   // Scraped while it runs on (a third run may be under way: the assertions hold for any number).
   const metrics = await fetch(`${base}/metrics`)
   assert.equal(metrics.status, 200)
@@ -124,27 +133,9 @@ test('two runs: Events created, then patched (series 2), never duplicated; /metr
   }
 })
 
-test('a run that cannot run (no credentials accepted) is counted, logged, and the loop goes on', async (t) => {
+test('a run that cannot run (the cluster is not found) is counted, logged, and the loop goes on', async (t) => {
   const m = startMockCluster({ expectations: false, mutate: (s) => (s.cluster = null) })
-  t.after(() => {
-    m.stop()
-    interrupt.reset()
-  })
-  nock.enableNetConnect('127.0.0.1')
-  const log: string[] = []
-  let base = ''
-  const done = serve({
-    live: m.runOptions({ maxAttempts: 1 }),
-    intervalMs: 20,
-    listen: { host: '127.0.0.1', port: 0 },
-    events: true,
-    runTimeoutMs: 60_000,
-    log: (l) => log.push(l),
-    onListening: (a) => (base = `http://${a.host}:${a.port}`),
-  })
-  const failures = () => log.filter((l) => l.startsWith('doctor could not run: ')).length
-  for (const end = Date.now() + 60_000; failures() < 2; await new Promise((r) => setTimeout(r, 20)))
-    assert.ok(Date.now() < end, log.join('\n'))
+  const { log, base, done } = await serving(t, m, 20, /^doctor could not run: /, 2)
   const text = await (await fetch(`${base}/metrics`)).text()
   interrupt.stop('SIGTERM')
   await done
