@@ -1,4 +1,4 @@
-// Mutation testing of the pure judging code: doctor's checks, the IAM evaluator and the lint
+// Mutation testing of the pure judging code: doctor's checks, the IAM evaluator (src/policy) and the lint
 // (issue 12, item 8), and of the engine's plan, its specs and the commands built on them: install,
 // teardown, tenant and fix (issue 18). Run with `npm run test:mutation`; it is not part of `npm test`
 // (it takes a long time). Unset, it runs the judging code; `STRYKER_SCOPE=<directory>` runs one
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = dirname(fileURLToPath(import.meta.url))
 // Unset, the scope is the judging code (as before issue 18); the engine's directories run one at a time.
-const judging = ['checks', 'iam', 'lint']
+const judging = ['checks', 'policy', 'iam', 'lint']
 const scopes = [...judging, 'plan', 'desired', 'install', 'teardown', 'tenant', 'fix']
 const scope = process.env.STRYKER_SCOPE ?? 'all'
 if (scope !== 'all' && !scopes.includes(scope)) {
@@ -32,9 +32,19 @@ const engine = {
 
 // The unit tests that run each directory's code: its own, and those of the code built on it (the
 // checks run the IAM evaluator; fix and report run the checks; install, teardown, tenant and fix
-// run the plan's resources, which are built from the desired state; teardown runs tenant's removal).
+// run the plan's resources, which are built from the desired state, tenant removal among them).
 const testsOf = {
   checks: ['test/unit/checks/**/*.test.ts', 'test/unit/fix/**/*.test.ts'],
+  // The IAM policy language (document types and the local evaluator) is judged by its own tests and by
+  // every evaluator built on it.
+  policy: [
+    'test/unit/policy/**/*.test.ts',
+    'test/unit/iam/**/*.test.ts',
+    'test/unit/checks/**/*.test.ts',
+    'test/unit/fix/**/*.test.ts',
+    'test/unit/report/**/*.test.ts',
+    'test/unit/redact/redact-corpus.test.ts',
+  ],
   iam: [
     'test/unit/iam/**/*.test.ts',
     'test/unit/checks/**/*.test.ts',

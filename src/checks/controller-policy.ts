@@ -1,12 +1,6 @@
-import type {
-  AttachedPolicy,
-  Facts,
-  HelmRelease,
-  PolicyDocument,
-  PolicyStatement,
-  RoleFacts,
-} from '../facts/types.js'
-import { evaluate } from '../iam/evaluate.js'
+import type { AttachedPolicy, Facts, HelmRelease, RoleFacts } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
+import { evaluate } from '../policy/evaluate.js'
 import { NEWEST_REFERENCE, referenceFor, referencePolicies } from '../desired/reference-policy.js'
 import { retiredIn } from '../desired/retired-actions.js'
 import {

@@ -1,11 +1,5 @@
-import type {
-  EC2NodeClass,
-  Facts,
-  KmsKey,
-  PolicyDocument,
-  PolicyStatement,
-  RoleFacts,
-} from '../facts/types.js'
+import type { EC2NodeClass, Facts, KmsKey, RoleFacts } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 import { keyUse, type KeyUse } from '../iam/key-policy.js'
 import { need, nodeClassRoleName, shellQuote, skip } from './lib/facts.js'
 import { readOr } from './lib/read.js'

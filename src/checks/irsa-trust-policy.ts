@@ -1,5 +1,5 @@
-import type { PolicyStatement } from '../facts/types.js'
-import { parseOperator } from '../iam/evaluate.js'
+import type { PolicyStatement } from '../policy/types.js'
+import { parseOperator } from '../policy/evaluate.js'
 import { need, needRelease, shellQuote, skip } from './lib/facts.js'
 import { WITHOUT_EKSCTL } from './lib/node-access.js'
 import { inStack, ownership } from './lib/owners.js'

@@ -4,10 +4,10 @@ import type {
   EC2NodeClass,
   Facts,
   IamRole,
-  PolicyDocument,
   Read,
   ReadFailure,
 } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
 import {
   EC2_SERVICES,
   NODE_ADVISED_POLICIES,

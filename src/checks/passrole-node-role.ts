@@ -1,4 +1,5 @@
-import type { EC2NodeClass, Facts, PermissionEvaluation, PolicyDocument } from '../facts/types.js'
+import type { EC2NodeClass, Facts, PermissionEvaluation } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
 import { describeFailure, need, needRelease, partitionOf, roleNameFromArn, skip } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
 import { PASS_NODE_ROLES_POLICY, passRolePolicy } from '../desired/controller-policy.js'

@@ -1,4 +1,5 @@
-import type { Facts, PodIdentityAssociation, PolicyDocument } from '../facts/types.js'
+import type { Facts, PodIdentityAssociation } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
 import { need, needRelease, roleNameFromArn, shellQuote, skip } from './lib/facts.js'
 import { controllerDeploymentName } from './lib/install.js'
 import { missingServiceTrust } from './lib/policy.js'

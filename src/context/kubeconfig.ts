@@ -68,12 +68,12 @@ function configPaths(): string[] {
   return [join(homedir(), '.kube', 'config')]
 }
 
-interface RawDoc {
+export interface RawDoc {
   'current-context'?: unknown
   users?: unknown
 }
 
-interface RawFile {
+export interface RawFile {
   path: string
   doc: RawDoc
 }
@@ -174,61 +174,114 @@ export async function resolveKubeCredentials(
 ): Promise<KubeCredentials> {
   const files = readFiles()
   const { KubeConfig } = await import('@kubernetes/client-node')
-  const clusters: Cluster[] = []
-  const users: User[] = []
-  const contexts: Context[] = []
+  const merged = mergeFiles(files, () => new KubeConfig())
+  const name = contextName ?? currentOf(files)
+  const { ctx, cluster } = pickContext(merged, name)
+  const server = checkServer(cluster.server, ctx.name, cluster.name)
+  // kubectl speaks plain HTTP to an http:// server (a `kubectl proxy` on 127.0.0.1:8001); client-node
+  // refuses one unless TLS verification is off — over plain HTTP there is no TLS to verify, so saying
+  // so changes nothing else.
+  if (server.url.startsWith('http:'))
+    merged.clusters[merged.clusters.indexOf(cluster)] = { ...cluster, skipTLSVerify: true }
+  const user = userOf(merged, ctx)
+  checkNamedFiles(ctx.name, cluster, user)
+
+  const config = new KubeConfig()
+  config.loadFromOptions({ ...merged, currentContext: ctx.name })
+  config.addAuthenticator(tokenFileAuth)
+  const compute = credentialSource(config, {
+    context: ctx.name,
+    user,
+    server,
+    proxied: Boolean(cluster.proxyUrl),
+    execTimeoutMs: options.execTimeoutMs ?? 30_000,
+  })
+  const requestOptions = reusedFor(OPTIONS_REUSE_MS, compute)
+
+  // Obtain the credential now (runs an exec plugin once), so a broken one fails before any request.
+  await requestOptions()
+  return {
+    server: server.url,
+    contextName: ctx.name,
+    eks: eksOf(ctx.name, user, server.url),
+    namespace: ctx.namespace,
+    config,
+    requestOptions,
+  }
+}
+
+/** The clusters, users and contexts of every kubeconfig file, merged as kubectl merges them. */
+export interface MergedConfig {
+  clusters: Cluster[]
+  users: User[]
+  contexts: Context[]
+}
+
+/** Every file's clusters, users and contexts, in order: the first file to name one wins it. */
+export function mergeFiles(files: RawFile[], newConfig: () => KubeConfig): MergedConfig {
+  const merged: MergedConfig = { clusters: [], users: [], contexts: [] }
   const add = <T extends { name: string }>(into: T[], items: T[]) => {
     for (const item of items) if (!into.some((x) => x.name === item.name)) into.push(item)
   }
   for (const { path, doc } of files) {
-    const one = new KubeConfig()
+    const one = newConfig()
     // The document as JSON (a subset of YAML): client-node turns it into clusters, users and contexts,
     // dropping malformed entries (a cluster without a server is then simply absent), and makes
     // certificate paths absolute against this file's directory.
     one.loadFromString(JSON.stringify(doc), { onInvalidEntry: 'filter' })
     one.makePathsAbsolute(dirname(path))
-    add(clusters, one.getClusters())
-    add(contexts, one.getContexts())
+    add(merged.clusters, one.getClusters())
+    add(merged.contexts, one.getContexts())
     add(
-      users,
+      merged.users,
       one.getUsers().map((u) => adjustUser(u, doc, dirname(path))),
     )
   }
+  return merged
+}
 
-  const name = contextName ?? currentOf(files)
-  const available = contexts.map((c) => c.name)
+/** The context asked for (or the current one) and the cluster it names; each missing one is one line. */
+export function pickContext(
+  merged: Pick<MergedConfig, 'clusters' | 'contexts'>,
+  name: string | undefined,
+): { ctx: Context; cluster: Cluster } {
+  const available = merged.contexts.map((c) => c.name)
   if (!name) {
     throw new EnvironmentError(
       `the kubeconfig has no current context: pass --kube-context (one of: ${available.join(', ') || 'none'})`,
       'NO_KUBE_CONTEXT',
     )
   }
-  const ctx = contexts.find((c) => c.name === name)
+  const ctx = merged.contexts.find((c) => c.name === name)
   if (!ctx) {
     throw new EnvironmentError(
       `kube context "${name}" does not exist: pass --kube-context with one of: ${available.join(', ') || 'none'}`,
       'UNKNOWN_KUBE_CONTEXT',
     )
   }
-  const cluster = clusters.find((c) => c.name === ctx.cluster)
+  const cluster = merged.clusters.find((c) => c.name === ctx.cluster)
   if (!cluster) {
     throw new EnvironmentError(
       `kube context "${name}" names cluster "${ctx.cluster}", which the kubeconfig lacks`,
       'BAD_KUBECONFIG',
     )
   }
-  const server = checkServer(cluster.server, name, cluster.name)
-  // kubectl speaks plain HTTP to an http:// server (a `kubectl proxy` on 127.0.0.1:8001); client-node
-  // refuses one unless TLS verification is off — over plain HTTP there is no TLS to verify, so saying
-  // so changes nothing else.
-  if (server.url.startsWith('http:'))
-    clusters[clusters.indexOf(cluster)] = { ...cluster, skipTLSVerify: true }
-  // client-node applies no TLS options (CA, insecure) to a context whose user is absent: give it one.
+  return { ctx, cluster }
+}
+
+/**
+ * The context's user. client-node applies no TLS options (CA, insecure) to a context whose user is
+ * absent: such a context is given an empty one (in `merged`, which the KubeConfig is built from).
+ */
+export function userOf(merged: MergedConfig, ctx: Context): User {
   const userName = ctx.user ?? `${ctx.name} (no user)`
-  if (!users.some((u) => u.name === userName)) users.push({ name: userName })
-  if (ctx.user === undefined) contexts[contexts.indexOf(ctx)] = { ...ctx, user: userName }
-  const user = users.find((u) => u.name === userName)!
-  // client-node reads these with readFileSync: each must be a regular file before it may.
+  if (!merged.users.some((u) => u.name === userName)) merged.users.push({ name: userName })
+  if (ctx.user === undefined) merged.contexts[merged.contexts.indexOf(ctx)] = { ...ctx, user: userName }
+  return merged.users.find((u) => u.name === userName)!
+}
+
+/** client-node reads these with readFileSync: each must be a regular file before it may. */
+function checkNamedFiles(context: string, cluster: Cluster, user: User): void {
   for (const [field, path] of [
     ['certificate-authority', cluster.caFile],
     ['client-certificate', user.certFile],
@@ -240,67 +293,96 @@ export async function resolveKubeCredentials(
     } catch (err) {
       throw refusedFile(
         err,
-        `the ${field} ${quote(path)} of kube context ${quote(name)}`,
+        `the ${field} ${quote(path)} of kube context ${quote(context)}`,
         'fix the kubeconfig',
       )
     }
   }
+}
 
-  const config = new KubeConfig()
-  config.loadFromOptions({ clusters, users, contexts, currentContext: name })
-  config.addAuthenticator(tokenFileAuth)
-  const exec = user.exec as { command?: string } | undefined
-  const execTimeoutMs = options.execTimeoutMs ?? 30_000
-  const limit = limitExec(config, execTimeoutMs)
+/** What credentialSource needs to know of the context beyond the KubeConfig. */
+interface SourceOf {
+  context: string
+  user: User
+  server: { url: string; auth?: string }
+  /** The cluster has a proxy-url: the request needs client-node's agent. */
+  proxied: boolean
+  execTimeoutMs: number
+}
+
+/** One computation of the request options from `config`, its exec plugin bounded; failures are one line. */
+function credentialSource(config: KubeConfig, s: SourceOf): () => Promise<KubeRequestOptions> {
+  const exec = s.user.exec as { command?: string } | undefined
+  const limit = limitExec(config, s.execTimeoutMs)
   const fail = (err: unknown) =>
     credentialError(
       err,
-      name,
+      s.context,
       exec,
       limit.timedOut()
-        ? `it did not finish within ${execTimeoutMs / 1000} s`
+        ? `it did not finish within ${s.execTimeoutMs / 1000} s`
         : limit.tooLarge()
           ? `it printed more than ${MAX_EXEC_OUTPUT_BYTES} bytes`
           : undefined,
-      secretsOf(user),
+      secretsOf(s.user),
       limit.exit(),
     )
-
-  const compute = async (): Promise<KubeRequestOptions> => {
+  return async () => {
     const opts: https.RequestOptions = {}
     try {
       await limit.race(config.applyToHTTPSOptions(opts))
     } catch (err) {
       throw fail(err)
     }
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v)
-    if (exec && !headers.Authorization && !opts.cert) throw fail(new NoToken())
-    const ca = opts.ca as string | Buffer | undefined
-    const cert = opts.cert as string | Buffer | undefined
-    const key = opts.key as string | Buffer | undefined
-    let secureContext: SecureContext | undefined
-    try {
-      if (ca || cert || key) secureContext = createSecureContext({ ca, cert, key })
-    } catch {
-      // A CA or key Node cannot parse: left to each request, which reports it as it always did.
-    }
-    return {
-      headers,
-      ca,
-      cert,
-      key,
-      ...(secureContext ? { secureContext } : {}),
-      rejectUnauthorized: opts.rejectUnauthorized !== false,
-      servername: opts.servername,
-      auth: opts.auth ?? server.auth,
-      agent: cluster.proxyUrl ? (opts.agent as http.Agent) : undefined,
-    }
+    const out = toRequestOptions(opts, s.server.auth, s.proxied)
+    if (exec && !out.headers.Authorization && !out.cert) throw fail(new NoToken())
+    return out
   }
+}
+
+/** client-node's HTTPS options as karpctl's request options: headers as strings, TLS parsed once. */
+export function toRequestOptions(
+  opts: https.RequestOptions,
+  serverAuth: string | undefined,
+  proxied: boolean,
+): KubeRequestOptions {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v)
+  const ca = opts.ca as string | Buffer | undefined
+  const cert = opts.cert as string | Buffer | undefined
+  const key = opts.key as string | Buffer | undefined
+  let secureContext: SecureContext | undefined
+  try {
+    if (ca || cert || key) secureContext = createSecureContext({ ca, cert, key })
+  } catch {
+    // A CA or key Node cannot parse: left to each request, which reports it as it always did.
+  }
+  return {
+    headers,
+    ca,
+    cert,
+    key,
+    ...(secureContext ? { secureContext } : {}),
+    rejectUnauthorized: opts.rejectUnauthorized !== false,
+    servername: opts.servername,
+    auth: opts.auth ?? serverAuth,
+    agent: proxied ? (opts.agent as http.Agent) : undefined,
+  }
+}
+
+/**
+ * `compute`'s answer, reused for `ms`: concurrent callers share one computation, a failed one is not
+ * kept, and each caller gets its own copy of the headers (a request may add to them).
+ */
+export function reusedFor(
+  ms: number,
+  compute: () => Promise<KubeRequestOptions>,
+  now: () => number = Date.now,
+): () => Promise<KubeRequestOptions> {
   let cached: { at: number; options: Promise<KubeRequestOptions> } | undefined
-  const requestOptions = async () => {
-    if (!cached || Date.now() - cached.at > OPTIONS_REUSE_MS) {
-      const entry = { at: Date.now(), options: compute() }
+  return async () => {
+    if (!cached || now() - cached.at > ms) {
+      const entry = { at: now(), options: compute() }
       cached = entry
       entry.options.catch(() => {
         if (cached === entry) cached = undefined
@@ -308,17 +390,6 @@ export async function resolveKubeCredentials(
     }
     const o = await cached.options
     return { ...o, headers: { ...o.headers } }
-  }
-
-  // Obtain the credential now (runs an exec plugin once), so a broken one fails before any request.
-  await requestOptions()
-  return {
-    server: server.url,
-    contextName: name,
-    eks: eksOf(name, user, server.url),
-    namespace: ctx.namespace,
-    config,
-    requestOptions,
   }
 }
 

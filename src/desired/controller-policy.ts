@@ -1,7 +1,7 @@
 // The Karpenter controller's IAM policies and interruption rules as the newest getting-started
 // CloudFormation template writes them (read as data by ./reference-policy.ts): install writes them,
 // doctor's fixes grant PassRole with the template's own statement.
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 import {
   NEWEST_REFERENCE,
   type NamedPolicy,

@@ -1,6 +1,6 @@
 // The interruption queue and its EventBridge rules as the getting-started template builds them:
 // what install creates and what doctor's checks compare against.
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 import { INTERRUPTION_RULES } from './controller-policy.js'
 import { shortenName } from './names.js'
 

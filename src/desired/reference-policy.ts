@@ -2,7 +2,7 @@
 // getting-started templates as data (src/desired/reference-policies.generated.ts), never copied by hand:
 // install writes the newest, doctor compares an install with its own version's, upgrade adds the
 // difference between two versions.
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 import { REFERENCE_STATEMENTS, REFERENCE_VERSIONS } from './reference-policies.generated.js'
 import { cmpVersion, type KarpenterVersion, parseVersion } from './version.js'
 

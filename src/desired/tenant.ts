@@ -43,6 +43,16 @@ export interface TenantSpec {
   }
 }
 
+/** The install a tenant builds on, as doctor's facts show it (tenant add and remove, teardown). */
+export interface InstallFacts {
+  clusterName: string
+  accountId: string
+  partition: string
+  controllerRoleName: string
+  access: 'access-entry' | 'aws-auth'
+  base: TenantSpec['base']
+}
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 
 /** DNS-1123 label of at most 40 characters: every name derived from it then fits AWS and Kubernetes. */

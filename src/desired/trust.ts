@@ -1,5 +1,5 @@
 // Trust policies karpctl writes: each names exactly one principal, with StringEquals on exact subjects.
-import type { PolicyDocument } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
 
 export const urlSuffix = (partition: string) =>
   partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com'

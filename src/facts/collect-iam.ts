@@ -3,7 +3,7 @@
 import type * as iam from '@aws-sdk/client-iam'
 import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
-import { evaluateWithBoundary } from '../iam/evaluate.js'
+import { evaluateWithBoundary } from '../policy/evaluate.js'
 import { parsePolicyDocument } from './policy-document.js'
 import { failureOf, read } from './read.js'
 import type {
@@ -13,10 +13,10 @@ import type {
   InstanceProfile,
   OidcProvider,
   PermissionEvaluation,
-  PolicyDocument,
   Read,
   RoleFacts,
 } from './types.js'
+import type { PolicyDocument } from '../policy/types.js'
 
 const decode = (doc: string | undefined): PolicyDocument => parsePolicyDocument(doc ?? '{"Statement":[]}')
 

@@ -83,6 +83,14 @@ function early<T>(p: Promise<T>): Promise<T> {
 const roleName = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1)
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))]
 
+type Aws = RunContext['aws']
+type KubeFacts = Facts['kube']
+type PodIdentityRead = Facts['eks']['podIdentityAssociations']
+interface Who {
+  accountId: string
+  partition: string
+}
+
 export async function collect(ctx: RunContext): Promise<Facts> {
   const { aws } = ctx
   const clusterName = ctx.options.clusterName
@@ -93,79 +101,25 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   // DescribeCluster first: the network reads wait for it (the AWS clients are built one at a time).
   const clusterP = requireCluster(ctx)
   const whoP = identity(ctx)
-  // Reads that need neither the caller identity nor the cluster description start with them: with Pod
-  // Identity, the association lookup (list → describe) is on the way to the controller role.
-  const oidcP = early(read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws)))
-  const spotP = early(
-    read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws)),
-  )
-  const addonsP = early(read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName)))
-  const podIdP = early(
-    read(`eks:ListPodIdentityAssociations ${clusterName}`, () =>
-      eksReads.podIdentityAssociations(aws, clusterName),
-    ),
-  )
-  const helmRegistryP = early(read('local: Helm registry config', () => helmRegistryConfig()))
+  const first = startFirstReads(aws, clusterName)
   const [who, cluster] = await Promise.all([whoP, clusterP])
 
   const kube = await kubeP
   const release = kube.release.ok ? kube.release.value : null
   const sa = kube.serviceAccount.ok ? kube.serviceAccount.value : null
   const nodeClasses: EC2NodeClass[] = kube.nodeClasses.ok ? kube.nodeClasses.value : []
-  const arnOf = (name: string) => `arn:${who.partition}:iam::${who.accountId}:role/${name}`
 
-  // Node roles: spec.role directly, spec.instanceProfile through the profile's roles.
-  const profileNames = unique(nodeClasses.map((nc) => nc.spec.instanceProfile ?? ''))
-  const profileReads = Object.fromEntries(
-    profileNames.map((n) => [
-      n,
-      early(read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n))),
-    ]),
+  const nodeRoleNames = startNodeRoleNames(aws, nodeClasses)
+  const controller = controllerIdentityOf(
+    release,
+    sa,
+    release && !annotatedRoleArn(release, sa) ? await first.podIdP : undefined,
   )
-  const nodeRoleNamesP = early(
-    Promise.all(Object.values(profileReads)).then((profiles) =>
-      unique([
-        ...nodeClasses.map((nc) => nc.spec.role ?? ''),
-        ...profiles.flatMap((p) => (p.ok && p.value ? p.value.roles : [])),
-      ]),
-    ),
-  )
-
-  // The controller's identity: IRSA annotation first, else a Pod Identity association for its ServiceAccount.
-  const irsaArn = annotatedRoleArn(release, sa)
-  let controllerIdentity: Facts['iam']['controllerIdentity'] = irsaArn ? 'irsa' : 'none'
-  let controllerArn = irsaArn
-  if (!irsaArn && release) {
-    const assoc = await podIdP
-    const saName = sa?.metadata.name ?? release.renderedServiceAccount?.name ?? release.name
-    const match = assoc.ok
-      ? assoc.value.find((a) => a.namespace === release.namespace && a.serviceAccount === saName)
-      : undefined
-    if (match?.roleArn) {
-      controllerIdentity = 'pod-identity'
-      controllerArn = match.roleArn
-    }
-  }
-  const controllerRoleName = controllerArn ? roleName(controllerArn) : null
+  const controllerRoleName = controller.arn ? roleName(controller.arn) : null
   const controllerRoleP = controllerRoleName
     ? early(iamReads.roleFacts(aws, controllerRoleName, true))
     : Promise.resolve(okRead<RoleFacts | null>(null))
-
-  // The VPC CNI's own role (IRSA, else Pod Identity): node-role judges its policies instead of asking
-  // the node roles for the CNI policy. Another account's role cannot be read from here.
-  const awsNodeSa = kube.awsNodeServiceAccount?.ok ? kube.awsNodeServiceAccount.value : null
-  const cniRoleP = early(
-    (async () => {
-      let id = awsNodeIdentity(awsNodeSa, [])
-      if (!id) {
-        const assoc = await podIdP
-        id = awsNodeIdentity(null, assoc.ok ? assoc.value : [])
-      }
-      if (!id?.arn || id.arn.split(':')[4] !== who.accountId) return null
-      const name = roleName(id.arn)
-      return [name, await iamReads.roleFacts(aws, name, false)] as const
-    })(),
-  )
+  const cniRoleP = early(cniRole(aws, kube, first.podIdP, who.accountId))
 
   // EBS volumes encrypted with a KMS key: DescribeKey resolves each identifier, GetKeyPolicy follows.
   const keyIds = kmsKeyIds(nodeClasses)
@@ -179,19 +133,14 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       ? read(`eks:ListNodegroups ${clusterName}`, () => eksReads.nodegroups(aws, clusterName))
       : Promise.resolve(undefined)
 
-  const nodeRoleNames = await nodeRoleNamesP
-  // With a KMS key in play, the node roles' managed policies are read too: a key policy that defers to
-  // IAM lets those policies decide whether the nodes may use the key.
-  const nodeRolesP = Promise.all(
-    nodeRoleNames.map(async (n) => [n, await iamReads.roleFacts(aws, n, keyIds.length > 0)] as const),
-  )
-  // Roles with a path have ARNs the name alone does not give: use the ARN IAM returned.
-  const nodeRoleArnsP = nodeRolesP.then((entries) =>
-    entries.map(([n, r]) => (r.ok && r.value ? r.value.role.arn : arnOf(n))),
-  )
-  const passRoleP = controllerArn
-    ? nodeRoleArnsP.then((arns) =>
-        iamReads.passRoleEvaluations(aws, controllerArn, arns, () => controllerRoleP),
+  const nodeRoles = startNodeRoles(aws, {
+    names: await nodeRoleNames.namesP,
+    withDocuments: keyIds.length > 0,
+    arnOf: (name) => `arn:${who.partition}:iam::${who.accountId}:role/${name}`,
+  })
+  const passRoleP = controller.arn
+    ? nodeRoles.arnsP.then((arns) =>
+        iamReads.passRoleEvaluations(aws, controller.arn!, arns, () => controllerRoleP),
       )
     : Promise.resolve({})
   // EKS rejects every access-entry call on a CONFIG_MAP cluster (InvalidRequestException): none can exist.
@@ -199,9 +148,213 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const accessP = configMapOnly
     ? Promise.resolve(okRead([]))
     : read(`eks:ListAccessEntries ${clusterName}`, () =>
-        eksReads.accessEntries(aws, clusterName, () => nodeRoleArnsP),
+        eksReads.accessEntries(aws, clusterName, () => nodeRoles.arnsP),
       )
 
+  const network = startNetworkReads(aws, nodeClasses, cluster)
+  const interruption = startInterruptionReads(ctx, kube, who)
+
+  // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
+  // each id is asked as soon as it is known, from the same memoized reads (ownedIds says which).
+  const owners = new OwnerLookups(aws)
+  const listed = (name: string, isController: boolean) =>
+    iamReads
+      .roleListing(aws, name)
+      .then(({ role, attachedArns }) =>
+        owners.ask(
+          roleIds(name, role.ok && !!role.value, isController && attachedArns.ok ? attachedArns.value : null),
+        ),
+      )
+  const { queueP, rulesP } = interruption
+  const ownersAsked = early(
+    Promise.all([
+      controllerRoleName ? listed(controllerRoleName, true) : undefined,
+      nodeRoleNames.namesP.then((names) => Promise.all(names.map((n) => listed(n, false)))),
+      cniRoleP.then((cni) => (cni ? listed(cni[0], false) : undefined)),
+      queueP.then((found) => owners.ask(queueIds(found))),
+      Promise.all([queueP, rulesP]).then(([found, r]) => owners.ask(ruleIds(found, r.rules))),
+      first.oidcP.then((p) => owners.ask(oidcIds(controller.identity, cluster, p))),
+    ]),
+  )
+  const [
+    controllerRole,
+    nodeRoleReads,
+    passRole,
+    access,
+    subnets,
+    sgs,
+    clusterSg,
+    vpcId,
+    q,
+    rules,
+    profiles,
+    keys,
+    groups,
+  ] = await Promise.all([
+    controllerRoleP,
+    nodeRoles.rolesP,
+    passRoleP,
+    accessP,
+    network.subnetsP,
+    network.sgsP,
+    network.clusterSgP,
+    network.vpcP,
+    queueP,
+    rulesP,
+    Promise.all(Object.entries(nodeRoleNames.profileReads).map(async ([n, p]) => [n, await p] as const)),
+    Promise.all([kmsP, interruption.queueKeyP]).then(([ebs, sqs]) => ({
+      ...ebs,
+      ...Object.fromEntries(sqs),
+    })),
+    nodegroupsP,
+  ])
+  const roles = rolesOf(
+    nodeRoleReads,
+    controllerRoleName ? [controllerRoleName, controllerRole] : null,
+    await cniRoleP,
+  )
+  await ownersAsked
+  const cloudformation = await owners.facts()
+  const clusterValue = cluster.ok ? cluster.value : null
+  const delivered = await interruption.deliveredP
+
+  return {
+    schema: 'karpctl.facts/v1',
+    meta: {
+      clusterName,
+      region: ctx.options.region,
+      accountId: who.accountId,
+      partition: who.partition,
+      collectedAt: ctx.clock().toISOString(),
+      kubeContext: ctx.kube.creds.contextName,
+      kubeServer: ctx.kube.server,
+      karpctlVersion: ctx.options.karpctlVersion,
+      notes: runNotes(
+        { server: ctx.kube.server, context: ctx.kube.creds.contextName, clusterName },
+        kube.release,
+        clusterValue?.endpoint,
+      ),
+      calls: ctx.log.byService(),
+    },
+    eks: {
+      cluster: cluster.ok && cluster.value ? okRead({ ...cluster.value, vpcId }) : cluster,
+      accessEntries: access,
+      podIdentityAssociations: await first.podIdP,
+      addons: await first.addonsP,
+      ...(groups ? { nodegroups: groups } : {}),
+    },
+    iam: {
+      oidcProviders: await first.oidcP,
+      roles,
+      controllerRoleName,
+      controllerIdentity: controller.identity,
+      instanceProfiles: Object.fromEntries(profiles),
+      spotServiceLinkedRole: await first.spotP,
+      passRole,
+    },
+    ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
+    sqs: { queue: q, ...(delivered ? { deliveredTo: delivered } : {}) },
+    kms: { keys },
+    cloudformation,
+    events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
+    kube,
+    local: { helmRegistry: await first.helmRegistryP },
+  }
+}
+
+/**
+ * Reads that need neither the caller identity nor the cluster description start with them: with Pod
+ * Identity, the association lookup (list → describe) is on the way to the controller role.
+ */
+function startFirstReads(aws: Aws, clusterName: string) {
+  return {
+    oidcP: early(read('iam:ListOpenIDConnectProviders', () => iamReads.oidcProviders(aws))),
+    spotP: early(read('iam:ListRoles (spot service-linked role)', () => iamReads.spotServiceLinkedRole(aws))),
+    addonsP: early(read(`eks:ListAddons ${clusterName}`, () => eksReads.addons(aws, clusterName))),
+    podIdP: early(
+      read(`eks:ListPodIdentityAssociations ${clusterName}`, () =>
+        eksReads.podIdentityAssociations(aws, clusterName),
+      ),
+    ),
+    helmRegistryP: early(read('local: Helm registry config', () => helmRegistryConfig())),
+  }
+}
+
+/** Node roles: spec.role directly, spec.instanceProfile through the profile's roles. */
+function startNodeRoleNames(aws: Aws, nodeClasses: EC2NodeClass[]) {
+  const profileNames = unique(nodeClasses.map((nc) => nc.spec.instanceProfile ?? ''))
+  const profileReads = Object.fromEntries(
+    profileNames.map((n) => [
+      n,
+      early(read(`iam:GetInstanceProfile ${n}`, () => iamReads.instanceProfile(aws, n))),
+    ]),
+  )
+  const namesP = early(
+    Promise.all(Object.values(profileReads)).then((profiles) =>
+      unique([
+        ...nodeClasses.map((nc) => nc.spec.role ?? ''),
+        ...profiles.flatMap((p) => (p.ok && p.value ? p.value.roles : [])),
+      ]),
+    ),
+  )
+  return { profileReads, namesP }
+}
+
+/**
+ * The controller's identity: its IRSA annotation first, else the Pod Identity association of its
+ * ServiceAccount (`associations`, read only when there is a release and no annotation).
+ */
+export function controllerIdentityOf(
+  release: HelmRelease | null,
+  sa: ServiceAccount | null,
+  associations: PodIdentityRead | undefined,
+): { identity: Facts['iam']['controllerIdentity']; arn?: string } {
+  const irsaArn = annotatedRoleArn(release, sa)
+  if (irsaArn) return { identity: 'irsa', arn: irsaArn }
+  if (!release || !associations?.ok) return { identity: 'none' }
+  const saName = sa?.metadata.name ?? release.renderedServiceAccount?.name ?? release.name
+  const match = associations.value.find(
+    (a) => a.namespace === release.namespace && a.serviceAccount === saName,
+  )
+  return match?.roleArn ? { identity: 'pod-identity', arn: match.roleArn } : { identity: 'none' }
+}
+
+/**
+ * The VPC CNI's own role (IRSA, else Pod Identity): node-role judges its policies instead of asking
+ * the node roles for the CNI policy. Another account's role cannot be read from here.
+ */
+async function cniRole(aws: Aws, kube: KubeFacts, podIdP: Promise<PodIdentityRead>, accountId: string) {
+  const awsNodeSa = kube.awsNodeServiceAccount?.ok ? kube.awsNodeServiceAccount.value : null
+  let id = awsNodeIdentity(awsNodeSa, [])
+  if (!id) {
+    const assoc = await podIdP
+    id = awsNodeIdentity(null, assoc.ok ? assoc.value : [])
+  }
+  if (!id?.arn || id.arn.split(':')[4] !== accountId) return null
+  const name = roleName(id.arn)
+  return [name, await iamReads.roleFacts(aws, name, false)] as const
+}
+
+/**
+ * With a KMS key in play, the node roles' managed policies are read too: a key policy that defers to
+ * IAM lets those policies decide whether the nodes may use the key.
+ */
+function startNodeRoles(
+  aws: Aws,
+  w: { names: string[]; withDocuments: boolean; arnOf: (name: string) => string },
+) {
+  const rolesP = Promise.all(
+    w.names.map(async (n) => [n, await iamReads.roleFacts(aws, n, w.withDocuments)] as const),
+  )
+  // Roles with a path have ARNs the name alone does not give: use the ARN IAM returned.
+  const arnsP = rolesP.then((entries) =>
+    entries.map(([n, r]) => (r.ok && r.value ? r.value.role.arn : w.arnOf(n))),
+  )
+  return { rolesP, arnsP }
+}
+
+/** Each EC2NodeClass's subnets and security groups, the cluster's security group and its VPC. */
+function startNetworkReads(aws: Aws, nodeClasses: EC2NodeClass[], cluster: Facts['eks']['cluster']) {
   const perNodeClass = <T>(fn: (nc: EC2NodeClass) => Promise<T>, label: string) =>
     Promise.all(
       nodeClasses.map(
@@ -220,7 +373,6 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     (nc) => securityGroupsFor(aws, nc.spec.securityGroupSelectorTerms ?? []),
     'ec2:DescribeSecurityGroups',
   )
-
   const clusterValue = cluster.ok ? cluster.value : null
   const clusterSgId = clusterValue?.clusterSecurityGroupId ?? clusterValue?.securityGroupIds[0]
   const clusterSgP = clusterSgId
@@ -230,7 +382,13 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     clusterValue && !clusterValue.vpcId && clusterValue.subnetIds[0]
       ? vpcOfSubnet(aws, clusterValue.subnetIds[0]).catch(() => undefined)
       : Promise.resolve(clusterValue?.vpcId)
+  return { subnetsP, sgsP, clusterSgP, vpcP }
+}
 
+/** The interruption queue (and its KMS key), the rules that feed it, and where they deliver instead. */
+function startInterruptionReads(ctx: RunContext, kube: KubeFacts, who: Who) {
+  const { aws } = ctx
+  const release = kube.release.ok ? kube.release.value : null
   // The queue as the checks derive it (a URL or ARN in the setting still names the queue meant).
   const deployment = kube.deployment.ok ? kube.deployment.value : null
   const queueRef = interruptionQueueOf(release, deployment, {
@@ -262,117 +420,41 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     )
     return Object.fromEntries(reads)
   })
+  return { queueP, queueKeyP, rulesP, deliveredP }
+}
 
-  // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
-  // each id is asked as soon as it is known, from the same memoized reads (ownedIds says which).
-  const owners = new OwnerLookups(aws)
-  const listed = (name: string, controller: boolean) =>
-    iamReads
-      .roleListing(aws, name)
-      .then(({ role, attachedArns }) =>
-        owners.ask(
-          roleIds(name, role.ok && !!role.value, controller && attachedArns.ok ? attachedArns.value : null),
-        ),
-      )
-  const ownersAsked = early(
-    Promise.all([
-      controllerRoleName ? listed(controllerRoleName, true) : undefined,
-      nodeRoleNamesP.then((names) => Promise.all(names.map((n) => listed(n, false)))),
-      cniRoleP.then((cni) => (cni ? listed(cni[0], false) : undefined)),
-      queueP.then((found) => owners.ask(queueIds(found))),
-      Promise.all([queueP, rulesP]).then(([found, r]) => owners.ask(ruleIds(found, r.rules))),
-      oidcP.then((p) => owners.ask(oidcIds(controllerIdentity, cluster, p))),
-    ]),
-  )
-  const [
-    controllerRole,
-    nodeRoles,
-    passRole,
-    access,
-    subnets,
-    sgs,
-    clusterSg,
-    vpcId,
-    q,
-    rules,
-    profiles,
-    keys,
-    groups,
-  ] = await Promise.all([
-    controllerRoleP,
-    nodeRolesP,
-    passRoleP,
-    accessP,
-    subnetsP,
-    sgsP,
-    clusterSgP,
-    vpcP,
-    queueP,
-    rulesP,
-    Promise.all(Object.entries(profileReads).map(async ([n, p]) => [n, await p] as const)),
-    Promise.all([kmsP, queueKeyP]).then(([ebs, sqs]) => ({ ...ebs, ...Object.fromEntries(sqs) })),
-    nodegroupsP,
-  ])
+/**
+ * The roles read, by name: the node roles, then the controller role, then the VPC CNI's. A role read
+ * with more (its documents, as the controller role and a node role with a KMS key are) is kept as read.
+ */
+export function rolesOf(
+  nodeRoles: (readonly [string, Read<RoleFacts | null>])[],
+  controller: readonly [string, Read<RoleFacts | null>] | null,
+  cni: readonly [string, Read<RoleFacts | null>] | null,
+): Record<string, Read<RoleFacts | null>> {
   const roles: Record<string, Read<RoleFacts | null>> = Object.fromEntries(nodeRoles)
-  if (controllerRoleName) roles[controllerRoleName] = controllerRole
-  const cniRole = await cniRoleP
-  // A node role or the controller role read with more (documents) is kept as it was read.
-  if (cniRole && !roles[cniRole[0]]) roles[cniRole[0]] = cniRole[1]
-  await ownersAsked
-  const cloudformation = await owners.facts()
+  if (controller) roles[controller[0]] = controller[1]
+  if (cni && !roles[cni[0]]) roles[cni[0]] = cni[1]
+  return roles
+}
 
+/** What the run says of itself: an API server that did not answer, a kube context of another cluster. */
+export function runNotes(
+  kubeAt: { server: string; context: string; clusterName: string },
+  release: KubeFacts['release'],
+  endpoint: string | undefined,
+): string[] {
   const notes: string[] = []
-  if (!kube.release.ok && kube.release.error.kind === 'network') {
+  if (!release.ok && release.error.kind === 'network') {
     notes.push(
-      `the Kubernetes API at ${ctx.kube.server} did not answer (${kube.release.error.code}): every check that needs Kubernetes is unknown; check the kube context and your network`,
+      `the Kubernetes API at ${kubeAt.server} did not answer (${release.error.code}): every check that needs Kubernetes is unknown; check the kube context and your network`,
     )
   }
-  if (
-    clusterValue?.endpoint &&
-    ctx.kube.server.replace(/\/$/, '').toLowerCase() !==
-      clusterValue.endpoint.replace(/\/$/, '').toLowerCase()
-  ) {
+  const bare = (url: string) => url.replace(/\/$/, '').toLowerCase()
+  if (endpoint && bare(kubeAt.server) !== bare(endpoint)) {
     notes.push(
-      `kube context "${ctx.kube.creds.contextName}" points at ${ctx.kube.server}, not at EKS cluster ${clusterName} (${clusterValue.endpoint}): Kubernetes facts may be of another cluster; pass --kube-context`,
+      `kube context "${kubeAt.context}" points at ${kubeAt.server}, not at EKS cluster ${kubeAt.clusterName} (${endpoint}): Kubernetes facts may be of another cluster; pass --kube-context`,
     )
   }
-
-  return {
-    schema: 'karpctl.facts/v1',
-    meta: {
-      clusterName,
-      region: ctx.options.region,
-      accountId: who.accountId,
-      partition: who.partition,
-      collectedAt: ctx.clock().toISOString(),
-      kubeContext: ctx.kube.creds.contextName,
-      kubeServer: ctx.kube.server,
-      karpctlVersion: ctx.options.karpctlVersion,
-      notes,
-      calls: ctx.log.byService(),
-    },
-    eks: {
-      cluster: cluster.ok && cluster.value ? okRead({ ...cluster.value, vpcId }) : cluster,
-      accessEntries: access,
-      podIdentityAssociations: await podIdP,
-      addons: await addonsP,
-      ...(groups ? { nodegroups: groups } : {}),
-    },
-    iam: {
-      oidcProviders: await oidcP,
-      roles,
-      controllerRoleName,
-      controllerIdentity,
-      instanceProfiles: Object.fromEntries(profiles),
-      spotServiceLinkedRole: await spotP,
-      passRole,
-    },
-    ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
-    sqs: { queue: q, ...((await deliveredP) ? { deliveredTo: await deliveredP } : {}) },
-    kms: { keys },
-    cloudformation,
-    events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
-    kube,
-    local: { helmRegistry: await helmRegistryP },
-  }
+  return notes
 }

@@ -1,7 +1,7 @@
 // Parses IAM policy documents as the APIs return them. IAM's Get*Policy / GetRole calls return the
 // document URL-encoded (`%7B%22Version%22...`, RFC 3986, so spaces are %20); moto does the same.
 // Users paste plain JSON. Both end up as one normalised PolicyDocument (Statement always an array).
-import type { PolicyDocument, PolicyStatement } from './types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 
 /** The text is not an IAM policy document; the message says why and shows the start of the text. */
 export class PolicyDocumentError extends Error {

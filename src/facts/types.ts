@@ -3,6 +3,7 @@
 
 export type { ReadFailure } from '../context/read-failure.js'
 import type { ReadFailure } from '../context/read-failure.js'
+import type { PolicyDocument } from '../policy/types.js'
 
 /** A read either succeeded (value may be `null` for "does not exist") or failed with a reason. */
 export type Read<T> = { ok: true; value: T } | { ok: false; error: ReadFailure }
@@ -10,24 +11,6 @@ export type Read<T> = { ok: true; value: T } | { ok: false; error: ReadFailure }
 export type Tags = Record<string, string>
 
 // ---------- IAM ----------
-
-export interface PolicyStatement {
-  Sid?: string
-  Effect: 'Allow' | 'Deny'
-  Action?: string | string[]
-  NotAction?: string | string[]
-  Resource?: string | string[]
-  NotResource?: string | string[]
-  Principal?: '*' | Record<string, string | string[]>
-  NotPrincipal?: '*' | Record<string, string | string[]>
-  Condition?: Record<string, Record<string, string | string[] | boolean>>
-}
-
-export interface PolicyDocument {
-  Version?: string
-  Id?: string
-  Statement: PolicyStatement[]
-}
 
 export interface AttachedPolicy {
   arn: string
@@ -331,6 +314,8 @@ export interface EC2NodeClass {
     /** The kubelet settings Karpenter sizes nodes with (what `why` reads to compute allocatable). */
     kubelet?: {
       maxPods?: number
+      /** Caps the pods at podsPerCore × vCPUs (not on Bottlerocket). */
+      podsPerCore?: number
       kubeReserved?: Record<string, string>
       systemReserved?: Record<string, string>
       evictionHard?: Record<string, string>

@@ -1,7 +1,8 @@
 // Repairs of the controller's and the nodes' IAM: PassRole, the IRSA trust, missing reference
 // statements, node-role policies and cluster access, the spot service-linked role.
 import type { Finding } from '../checks/types.js'
-import type { Facts, PolicyDocument, PolicyStatement } from '../facts/types.js'
+import type { Facts } from '../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { accessEntry } from '../plan/resources/eks-access.js'
 import { inlinePolicy } from '../plan/resources/inline-policy.js'

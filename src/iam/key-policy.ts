@@ -3,8 +3,13 @@
 // only when the key policy lets them, with a statement that allows the account (`arn:…:root` or the
 // account id) the action. An explicit Deny in the key policy or the IAM policies wins. Grants, SCPs,
 // session and resource control policies are not seen: callers say so.
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
-import { evaluate, evaluateWithBoundary, type EvaluationRequest, type PrincipalPolicies } from './evaluate.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
+import {
+  evaluate,
+  evaluateWithBoundary,
+  type EvaluationRequest,
+  type PrincipalPolicies,
+} from '../policy/evaluate.js'
 
 export interface KeyUseRequest {
   action: string

@@ -3,8 +3,8 @@
 // sends). "Does this role still grant what that version's controller needs?" is then the evaluator's
 // answer for each of them, not a comparison of action names (a grant scoped or conditioned otherwise
 // does not stand in for another).
-import type { PolicyDocument, PolicyStatement } from '../facts/types.js'
-import { evaluate, parseOperator, type EvaluationRequest } from './evaluate.js'
+import type { PolicyDocument, PolicyStatement } from '../policy/types.js'
+import { evaluate, parseOperator, type EvaluationRequest } from '../policy/evaluate.js'
 
 const list = (v: unknown): string[] =>
   v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]

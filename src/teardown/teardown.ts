@@ -7,31 +7,26 @@ import type * as iam from '@aws-sdk/client-iam'
 import type { RunContext } from '../context/run-context.js'
 import type { Facts } from '../facts/types.js'
 import { prefixed } from '../plan/prefix.js'
-import {
-  accessEntryAbsent,
-  awsAuthEntryAbsent,
-  iamRoleAbsent,
-  karpenterLifts,
-  kubeObjectAbsent,
-} from '../plan/resources/removal.js'
-import {
-  autoscalerRestore,
-  handedCrdsRestore,
-  helmReleaseAbsent,
-  oidcProviderAbsent,
-  orphanSweep,
-  podIdentityAbsent,
-  queueAbsent,
-  recordedIngressRestore,
-  recordedTagsRestore,
-  ruleAbsent,
-} from '../plan/resources/teardown.js'
+import { accessEntryAbsent } from '../plan/resources/eks-access-absent.js'
+import { awsAuthEntryAbsent } from '../plan/resources/aws-auth-absent.js'
+import { iamRoleAbsent } from '../plan/resources/iam-role-absent.js'
+import { karpenterLifts, kubeObjectAbsent } from '../plan/resources/kube-object-absent.js'
+import { autoscalerRestore } from '../plan/resources/autoscaler-restore.js'
+import { handedCrdsRestore } from '../plan/resources/crd-handback.js'
+import { helmReleaseAbsent } from '../plan/resources/helm-release-absent.js'
+import { oidcProviderAbsent } from '../plan/resources/oidc-provider-absent.js'
+import { orphanSweep } from '../plan/resources/orphan-sweep.js'
+import { podIdentityAbsent } from '../plan/resources/pod-identity-absent.js'
+import { queueAbsent } from '../plan/resources/sqs-queue-absent.js'
+import { recordedIngressRestore } from '../plan/resources/recorded-ingress.js'
+import { recordedTagsRestore } from '../plan/resources/recorded-tags.js'
+import { ruleAbsent } from '../plan/resources/event-rule-absent.js'
 import type { Resource } from '../plan/types.js'
 import { installNames, OWNERSHIP, ownershipTags } from '../desired/install.js'
 import { interruptionRules } from '../desired/interruption.js'
 import { MANAGED_LABEL } from '../desired/karpenter.js'
 import { TENANT_KEY } from '../desired/tenant.js'
-import { tenantRemoveResources } from '../tenant/tenant.js'
+import { tenantRemoveResources } from '../plan/tenant-removal.js'
 
 export interface TeardownOptions {
   keepCrds: boolean

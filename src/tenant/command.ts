@@ -6,7 +6,8 @@ import { createRunContext, type RunContext, type RunOptions } from '../context/r
 import { kubeTarget } from '../context/kube-target.js'
 import { collect } from '../facts/collect.js'
 import type { Facts } from '../facts/types.js'
-import { installOf, type InstallFacts } from './tenant.js'
+import type { InstallFacts } from '../desired/tenant.js'
+import { installOf } from './tenant.js'
 
 export interface TenantContext {
   ctx: RunContext

@@ -1,6 +1,6 @@
 // Tenants on an installed cluster: what the install looks like (discovered by doctor's collectors, so a
-// Terraform- or eksctl-made install works too), the resources of `tenant add` and `tenant remove`, and
-// the rows of `tenant list`.
+// Terraform- or eksctl-made install works too), the resources of `tenant add`, and the rows of
+// `tenant list`. Those of `tenant remove` are in plan/tenant-removal.ts: teardown removes tenants too.
 import { runChecks } from '../checks/run.js'
 import { catalog } from '../checks/catalog.js'
 import type { CheckResult } from '../checks/types.js'
@@ -10,15 +10,8 @@ import { nodeRolePolicies } from '../plan/resources/node-role-policies.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
 import { accessEntry } from '../plan/resources/eks-access.js'
 import { iamRole } from '../plan/resources/iam-role.js'
-import { inlinePolicy, inlinePolicyAbsent } from '../plan/resources/inline-policy.js'
+import { inlinePolicy } from '../plan/resources/inline-policy.js'
 import { kubeObject } from '../plan/resources/kube-object.js'
-import {
-  accessEntryAbsent,
-  awsAuthEntryAbsent,
-  iamRoleAbsent,
-  karpenterLifts,
-  kubeObjectAbsent,
-} from '../plan/resources/removal.js'
 import type { Resource } from '../plan/types.js'
 import { MANAGED_LABEL } from '../desired/karpenter.js'
 import {
@@ -28,18 +21,10 @@ import {
   tenantNodePool,
   tenantPassRolePolicy,
   tenantTags,
+  type InstallFacts,
   type TenantSpec,
 } from '../desired/tenant.js'
 import { nodeTrust } from '../desired/trust.js'
-
-export interface InstallFacts {
-  clusterName: string
-  accountId: string
-  partition: string
-  controllerRoleName: string
-  access: 'access-entry' | 'aws-auth'
-  base: TenantSpec['base']
-}
 
 /** A read's value; a read that failed is not an absence: one line saying what answered instead. */
 function readOrThrow<T>(what: string, r: Read<T>, cluster: string): T {
@@ -152,73 +137,6 @@ export function tenantAddResources(s: TenantSpec): Resource[] {
       ownerLabel: [TENANT_KEY, s.tenant],
       adopt: false,
       dependsOn: ['kube.ec2nodeclass.tenant'],
-    }),
-  ]
-}
-
-/** In safe order: the NodePool (and its nodes) first, the role last; only what carries this tenant's marks. */
-export function tenantRemoveResources(i: InstallFacts, tenant: string, timeoutMs: number): Resource[] {
-  const n = tenantNames({ ...i, tenant })
-  const labels = { [MANAGED_LABEL]: 'karpctl', [TENANT_KEY]: tenant }
-  const sel = encodeURIComponent(`karpenter.sh/nodepool=${n.nodePool}`)
-  const tags = tenantTags(i.clusterName, tenant)
-  return [
-    kubeObjectAbsent({
-      address: 'kube.nodepool.tenant',
-      kind: 'NodePool',
-      name: n.nodePool,
-      path: `/apis/karpenter.sh/v1/nodepools/${n.nodePool}`,
-      labels,
-      dependsOn: [],
-      waitGone: {
-        paths: [
-          `/apis/karpenter.sh/v1/nodeclaims?labelSelector=${sel}`,
-          `/api/v1/nodes?labelSelector=${sel}`,
-        ],
-        timeoutMs,
-        what: 'NodeClaims and nodes',
-      },
-    }),
-    kubeObjectAbsent({
-      address: 'kube.ec2nodeclass.tenant',
-      kind: 'EC2NodeClass',
-      name: n.nodeClass,
-      path: `/apis/karpenter.k8s.aws/v1/ec2nodeclasses/${n.nodeClass}`,
-      labels,
-      dependsOn: ['kube.nodepool.tenant'],
-      // Gone, not only marked: Karpenter deletes its instance profile, and teardown uninstalls the
-      // controller after this.
-      waitSelf: karpenterLifts(timeoutMs),
-    }),
-    // Both ways in: a cluster that allows access entries may still have had the tenant mapped in
-    // aws-auth (install --node-access aws-auth). Each removal touches only what karpctl marked.
-    ...(i.access === 'access-entry'
-      ? [
-          accessEntryAbsent({
-            clusterName: i.clusterName,
-            principalArn: n.roleArn,
-            ownership: tags,
-            dependsOn: ['kube.ec2nodeclass.tenant'],
-          }),
-        ]
-      : []),
-    awsAuthEntryAbsent({ roleArn: n.roleArn, dependsOn: ['kube.ec2nodeclass.tenant'] }),
-    inlinePolicyAbsent({
-      address: 'iam-policy.tenant-passrole',
-      roleName: i.controllerRoleName,
-      policyName: n.passRolePolicy,
-      dependsOn: ['kube.ec2nodeclass.tenant'],
-    }),
-    iamRoleAbsent({
-      address: 'iam-role.tenant',
-      name: n.roleName,
-      ownership: tags,
-      dependsOn: [
-        'kube.ec2nodeclass.tenant',
-        ...(i.access === 'access-entry' ? ['eks-access-entry.remove'] : []),
-        'aws-auth.remove',
-        'iam-policy.tenant-passrole',
-      ],
     }),
   ]
 }

@@ -16,7 +16,8 @@ import {
   stackManagedPolicies,
 } from '../checks/lib/owners.js'
 import { asList } from '../checks/lib/policy.js'
-import type { Facts, PolicyDocument } from '../facts/types.js'
+import type { Facts } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
 import { iamRole } from '../plan/resources/iam-role.js'
 import { inlinePolicy, inlinePolicyAbsent } from '../plan/resources/inline-policy.js'
 import type { Resource } from '../plan/types.js'

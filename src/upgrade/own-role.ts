@@ -6,8 +6,9 @@
 // never touched.
 import { INLINE_LIMIT } from '../checks/controller-policy.js'
 import { asList } from '../checks/lib/policy.js'
-import type { Facts, InlinePolicy, PolicyDocument } from '../facts/types.js'
-import type { EvaluationRequest } from '../iam/evaluate.js'
+import type { Facts, InlinePolicy } from '../facts/types.js'
+import type { PolicyDocument } from '../policy/types.js'
+import type { EvaluationRequest } from '../policy/evaluate.js'
 import { needsOf, requestsOf, unmet } from '../iam/needs.js'
 import { sameDocument } from '../plan/compare.js'
 import { iamRole, type RoleState, type RoleWant } from '../plan/resources/iam-role.js'

@@ -14,6 +14,7 @@ import { zoneSpreads } from './topology-spread.js'
 import type {
   ContainerSpec,
   DaemonSet,
+  InstanceTypeDetails,
   InstanceTypeInfo,
   InstanceTypeOffering,
   KubeEvent,
@@ -205,7 +206,35 @@ export async function instanceTypes(aws: Aws): Promise<InstanceTypeInfo[]> {
       })),
       efaInterfaces: t.NetworkInfo?.EfaInfo?.MaximumEfaInterfaces ?? 0,
       instanceStorageGB: t.InstanceStorageInfo?.TotalSizeInGB ?? 0,
+      details: detailsOf(t),
     }))
+}
+
+function detailsOf(t: ec2.InstanceTypeInfo): InstanceTypeDetails {
+  const ebs = t.EbsInfo
+  return {
+    ...(t.ProcessorInfo
+      ? {
+          processor: {
+            manufacturer: t.ProcessorInfo.Manufacturer ?? '',
+            sustainedClockGhz: t.ProcessorInfo.SustainedClockSpeedInGhz ?? 0,
+          },
+        }
+      : {}),
+    hypervisor: t.Hypervisor ?? '',
+    encryptionInTransit: t.NetworkInfo?.EncryptionInTransitSupported ?? false,
+    ...(t.InstanceStorageInfo ? { nvmeSupport: t.InstanceStorageInfo.NvmeSupport ?? '' } : {}),
+    ...(ebs?.EbsOptimizedSupport === 'default' && ebs.EbsOptimizedInfo
+      ? { ebsBandwidthMbps: ebs.EbsOptimizedInfo.MaximumBandwidthInMbps ?? 0 }
+      : {}),
+    gpuMemoryMiB: (t.GpuInfo?.Gpus ?? []).map((g) => g.MemoryInfo?.SizeInMiB ?? 0),
+    accelerators: (t.InferenceAcceleratorInfo?.Accelerators ?? []).map((a) => ({
+      name: a.Name ?? '',
+      manufacturer: a.Manufacturer ?? '',
+      count: a.Count ?? 0,
+    })),
+    neuronNames: (t.NeuronInfo?.NeuronDevices ?? []).map((d) => d.Name ?? ''),
+  }
 }
 
 /** Where EC2 offers each type, in the given zones (every zone of the region when none is known). */

@@ -14,28 +14,40 @@ import {
   type Catalog,
 } from './instance-types.js'
 import type { PoolVerdict } from './verdict.js'
-import type { Amounts } from './quantity.js'
+import { add, type Amounts } from './quantity.js'
+import type { HostPortVerdict } from './host-ports.js'
+import { daemonGroups, type DaemonGroup, type TypeDaemon } from './type-daemons.js'
 import { copyRequirements, type Requirement, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo } from './types.js'
 import type { LimitLeft } from './limits.js'
 
-/** One requirement per (memoized) list of types: its memo key is then written once. */
-const typeLists = new WeakMap<InstanceTypeInfo[], Requirement>()
+/** One requirement per (memoized) list of types and minValues: its memo key is then written once. */
+const typeLists = new WeakMap<InstanceTypeInfo[], Map<number | undefined, Requirement>>()
 
 /**
  * Narrow the requirements to these instance types (a subset of the types they leave, so no
- * intersection is needed), without making that a requirement a fix may widen.
+ * intersection is needed), without making that a requirement a fix may widen. A minValues on the
+ * instance type stays: Karpenter counts it over the types left (oracle seed 214).
  */
 function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirements {
   const out = copyRequirements(merged)
-  let r = typeLists.get(types)
+  const minValues = merged.byKey.get(INSTANCE_TYPE_LABEL)?.minValues
+  let byMin = typeLists.get(types)
+  if (!byMin) typeLists.set(types, (byMin = new Map()))
+  let r = byMin.get(minValues)
   if (!r)
-    typeLists.set(
-      types,
-      (r = { key: INSTANCE_TYPE_LABEL, complement: false, values: types.map((t) => t.name) }),
+    byMin.set(
+      minValues,
+      (r = {
+        key: INSTANCE_TYPE_LABEL,
+        complement: false,
+        values: types.map((t) => t.name),
+        ...(minValues !== undefined ? { minValues } : {}),
+      }),
     )
   out.byKey.set(INSTANCE_TYPE_LABEL, r)
-  out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
+  // Where minValues stays, its fix names the NodePool's requirement that set it.
+  if (minValues === undefined) out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
   return out
 }
 
@@ -133,4 +145,63 @@ export function judgeCandidate(
     message: v.message + (notes.length && v.status === 'fits' ? ` (${notes.join('; ')})` : ''),
     ...(v.fix ? { fix: v.fix } : {}),
   }
+}
+
+/** Groups per memoized list of types and NodePool DaemonSets: equal pods share their onlyTypes lists. */
+const groupMemo = new WeakMap<InstanceTypeInfo[], WeakMap<TypeDaemon[], DaemonGroup[]>>()
+
+/**
+ * judgeCandidate once per group of types that would run the same type-dependent DaemonSets, each with
+ * that group's overhead (type-daemons.ts): the pod fits when one group has a type with room. A group
+ * whose DaemonSets bind one of the pod's host ports launches nothing for it.
+ */
+export function judgeWithDaemons(
+  merged: Requirements,
+  np: NodePool,
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+  need: Amounts,
+  podAsks: Amounts,
+  base: { nodePool: string; weight: number },
+  limits: LimitLeft[] | undefined,
+  daemons: TypeDaemon[],
+  portClash: (d: TypeDaemon) => HostPortVerdict | undefined,
+): PoolVerdict {
+  const judge = (reqs: Requirements, n: Amounts) =>
+    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits)
+  if (!daemons.length) return judge(merged, need)
+  const { left } = typesLeft({ merged, nodeClass, catalog })
+  if (!left.length) return judge(merged, need)
+  let byDaemons = groupMemo.get(left)
+  if (!byDaemons) groupMemo.set(left, (byDaemons = new WeakMap()))
+  let groups = byDaemons.get(daemons)
+  if (!groups) byDaemons.set(daemons, (groups = daemonGroups(catalog, left, daemons)))
+  const largest = left[left.length - 1]
+  let shown: PoolVerdict | undefined
+  let clash: HostPortVerdict | undefined
+  for (const g of groups) {
+    const blocked = g.daemons.map(portClash).find((v) => v !== undefined)
+    if (blocked) {
+      clash ??= blocked
+      continue
+    }
+    const extra = g.daemons.reduce<Amounts>((sum, d) => add(sum, d.requests), {})
+    const v = judge(g.types.length === left.length ? merged : onlyTypes(merged, g.types), {
+      ...add(need, extra),
+      pods: (need.pods ?? 1) + g.daemons.length,
+    })
+    if (v.status === 'fits') return v
+    // The "no room" message names the largest type: show the group that holds it.
+    if (!shown || g.types.includes(largest as InstanceTypeInfo)) shown = v
+  }
+  if (!shown)
+    return { ...base, status: 'ruled-out', rule: 'host-ports', message: clash!.message, fix: clash!.fix }
+  // minValues counts the types every group leaves together; one group alone may fall short of it.
+  if (groups.length > 1 && [...merged.byKey.values()].some((r) => r.minValues))
+    return {
+      ...shown,
+      status: 'unknown',
+      message: `${shown.message}; not certain: minValues is counted over types that run different DaemonSets`,
+    }
+  return shown
 }

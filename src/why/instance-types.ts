@@ -6,7 +6,7 @@
 // (v1.0–v1.x, functions memory, kubeReservedResources, evictionThreshold, ENILimitedPods):
 //   memory capacity = MiB − ceil(MiB × vmMemoryOverheadPercent) MiB (setting VM_MEMORY_OVERHEAD_PERCENT, default 0.075)
 //   kube-reserved cpu = 6% of the first core, 1% of the second, 0.5% of cores 3–4, 0.25% of every core beyond
-//   kube-reserved memory = 11 MiB × maxPods + 255 MiB
+//   kube-reserved memory = 11 MiB × ENI-limited pods + 255 MiB (AL2, AL2023; maxPods on Bottlerocket and Windows)
 //   eviction threshold (memory.available) = 100 MiB
 //   maxPods = ENIs × (IPv4 addresses per ENI − 1) + 2, unless the EC2NodeClass's kubelet.maxPods sets it
 // and an EC2NodeClass's kubelet.kubeReserved / systemReserved / evictionHard replace those defaults.
@@ -21,7 +21,7 @@ import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
 import { describe, within, type Origin, type Requirement, type Requirements } from './requirements.js'
-import type { InstanceTypeInfo, InstanceTypeOffering } from './types.js'
+import type { InstanceTypeDetails, InstanceTypeInfo, InstanceTypeOffering } from './types.js'
 
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075
 const MiB = 2 ** 20
@@ -66,8 +66,55 @@ export function labelsOf(it: InstanceTypeInfo, region?: string): Record<string, 
     [`${AWS}instance-gpu-count`]: gpu ? [String(gpu.count)] : [],
     [WINDOWS_BUILD_LABEL]: [],
     ...(region ? { [REGION_LABEL]: [region] } : {}),
+    ...(it.details ? detailLabels(it, it.details, gpu) : {}),
   }
 }
+
+/** The labels computeRequirements derives from the details (an empty list: the type has none). */
+function detailLabels(
+  it: InstanceTypeInfo,
+  d: InstanceTypeDetails,
+  gpu: NonNullable<InstanceTypeInfo['gpus']>[number] | undefined,
+): Record<string, string[]> {
+  const one = <T>(xs: T[] | undefined) => (xs?.length === 1 ? xs[0] : undefined)
+  // Neuron devices first; other inference accelerators only on a type without Neuron.
+  const neuron = one(it.neuronDevices)
+  const inference = it.neuronDevices?.length ? undefined : one(d.accelerators)
+  const accelerator = neuron
+    ? { name: d.neuronNames[0] ?? '', manufacturer: 'aws', count: neuron.count }
+    : inference
+  return {
+    [`${AWS}instance-cpu-manufacturer`]: d.processor ? [kebab(d.processor.manufacturer)] : [],
+    [`${AWS}instance-cpu-sustained-clock-speed-mhz`]: d.processor
+      ? [String(Math.round(d.processor.sustainedClockGhz * 1000))]
+      : [],
+    [`${AWS}instance-hypervisor`]: [d.hypervisor],
+    [`${AWS}instance-encryption-in-transit-supported`]: [String(d.encryptionInTransit)],
+    [`${AWS}instance-local-nvme`]:
+      d.nvmeSupport !== undefined && d.nvmeSupport !== 'unsupported'
+        ? [String(it.instanceStorageGB ?? 0)]
+        : [],
+    [`${AWS}instance-ebs-bandwidth`]: d.ebsBandwidthMbps !== undefined ? [String(d.ebsBandwidthMbps)] : [],
+    [`${AWS}instance-gpu-memory`]: gpu ? [String(d.gpuMemoryMiB[0] ?? 0)] : [],
+    [`${AWS}instance-accelerator-name`]: accelerator ? [kebab(accelerator.name)] : [],
+    [`${AWS}instance-accelerator-manufacturer`]: accelerator ? [kebab(accelerator.manufacturer)] : [],
+    [`${AWS}instance-accelerator-count`]: accelerator ? [String(accelerator.count)] : [],
+  }
+}
+
+/** The labels labelsOf derives from InstanceTypeDetails: judged when every type of the catalogue has them. */
+export const DETAIL_LABELS = [
+  'instance-cpu-manufacturer',
+  'instance-cpu-sustained-clock-speed-mhz',
+  'instance-hypervisor',
+  'instance-encryption-in-transit-supported',
+  'instance-local-nvme',
+  'instance-ebs-bandwidth',
+  'instance-gpu-memory',
+  'instance-accelerator-name',
+  'instance-accelerator-manufacturer',
+  'instance-accelerator-count',
+].map((l) => `${AWS}${l}`)
 
 export const REGION_LABEL = 'topology.kubernetes.io/region'
 
@@ -75,23 +122,14 @@ export const OS_LABEL = 'kubernetes.io/os'
 export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build'
 
 /**
- * Labels Karpenter gives instance types from DescribeInstanceTypes fields a snapshot does not keep (or
- * from capacity reservations it does not read): a requirement on one is not judged, so a NodePool that
+ * Labels Karpenter gives instance types from what a snapshot does not keep — network bandwidth (a table
+ * built into the provider), zone IDs and capacity reservations — and, in facts without the types'
+ * details (an older karpctl), DETAIL_LABELS: a requirement on one is not judged, so a NodePool that
  * would otherwise fit gets ?, never ✔ (proven against Karpenter's scheduler by `npm run test:oracle`).
  */
 export const UNJUDGED_TYPE_LABELS = new Set([
   ...[
-    'instance-hypervisor',
-    'instance-cpu-manufacturer',
-    'instance-cpu-sustained-clock-speed-mhz',
     'instance-network-bandwidth',
-    'instance-ebs-bandwidth',
-    'instance-gpu-memory',
-    'instance-encryption-in-transit-supported',
-    'instance-local-nvme',
-    'instance-accelerator-name',
-    'instance-accelerator-manufacturer',
-    'instance-accelerator-count',
     'capacity-reservation-id',
     'capacity-reservation-type',
     'capacity-reservation-interruptible',
@@ -99,6 +137,10 @@ export const UNJUDGED_TYPE_LABELS = new Set([
   'topology.k8s.aws/zone-id',
   'karpenter.sh/capacity-reservation-id',
 ])
+
+/** Whether `why` cannot judge a requirement on the label against this catalogue's types. */
+export const unjudgedTypeLabel = (key: string, catalog: Catalog | undefined) =>
+  UNJUDGED_TYPE_LABELS.has(key) || (DETAIL_LABELS.includes(key) && !catalog?.detailed)
 
 /**
  * Whether the requirement allows one of the values (Karpenter's operators, Gt/Lt bounds included):
@@ -117,6 +159,35 @@ export interface Allocatable {
 }
 
 type Kubelet = NonNullable<EC2NodeClass['spec']['kubelet']>
+
+/**
+ * What sizes a node besides its type: the EC2NodeClass's kubelet and the AMI family's flags
+ * (amifamily FeatureFlags: Bottlerocket reserves memory for its maxPods and ignores podsPerCore;
+ * Windows has 110 pods unless maxPods says; AL2, AL2023 and Custom reserve memory for the ENI-limited
+ * pod count even when maxPods is set — UsesENILimitedMemoryOverhead).
+ */
+export type NodeSettings = Kubelet & { family?: 'bottlerocket' | 'windows' }
+
+const settingsMemo = new WeakMap<EC2NodeClass, NodeSettings | undefined>()
+
+/** The node settings of an EC2NodeClass, one object per class (memo keys depend on its identity). */
+export function nodeSettings(nc: EC2NodeClass | undefined): NodeSettings | undefined {
+  if (!nc) return undefined
+  if (settingsMemo.has(nc)) return settingsMemo.get(nc)
+  const named = `${nc.spec.amiFamily ?? ''} ${(nc.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`
+  const family = /bottlerocket/i.test(named) ? 'bottlerocket' : /windows/i.test(named) ? 'windows' : undefined
+  const settings =
+    nc.spec.kubelet || family ? { ...nc.spec.kubelet, ...(family ? { family } : {}) } : undefined
+  settingsMemo.set(nc, settings as NodeSettings | undefined)
+  return settings as NodeSettings | undefined
+}
+
+/** The pods a node of the type takes (Karpenter's `pods`): maxPods, else the ENI limit (110 on Windows), capped by podsPerCore. */
+function podsOf(it: InstanceTypeInfo, kubelet: NodeSettings | undefined): number {
+  const count = kubelet?.maxPods ?? (kubelet?.family === 'windows' ? 110 : eniMaxPods(it))
+  const perCore = kubelet?.podsPerCore ?? 0
+  return perCore > 0 && kubelet?.family !== 'bottlerocket' ? Math.min(perCore * it.vcpus, count) : count
+}
 
 /** Karpenter's default kube-reserved cpu for a number of cores, in cores (see the file comment). */
 export function reservedCpu(vcpus: number): number {
@@ -137,26 +208,27 @@ export const eniMaxPods = (it: InstanceTypeInfo) => it.maxEnis * (it.ipv4PerEni 
 /** A node's capacity of this type, as Karpenter computes it (what NodePool limits are compared with). */
 export function capacityOf(
   it: InstanceTypeInfo,
-  kubelet: Kubelet | undefined,
+  kubelet: NodeSettings | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
   return {
     cpu: it.vcpus,
     memory: (it.memoryMiB - Math.ceil(it.memoryMiB * vmMemoryOverheadPercent)) * MiB,
-    pods: kubelet?.maxPods ?? eniMaxPods(it),
+    pods: podsOf(it, kubelet),
   }
 }
 
 /** What the scheduler may place on a node of this type, as Karpenter computes it. */
 export function allocatableOf(
   it: InstanceTypeInfo,
-  kubelet: Kubelet | undefined,
+  kubelet: NodeSettings | undefined,
   vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
 ): Allocatable {
   const { pods, memory } = capacityOf(it, kubelet, vmMemoryOverheadPercent)
   const q = (list: Record<string, string> | undefined, k: string) => parseQuantity(list?.[k])
   const kubeCpu = q(kubelet?.kubeReserved, 'cpu') ?? reservedCpu(it.vcpus)
-  const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * pods + 255) * MiB
+  const reservedFor = kubelet?.family ? pods : eniMaxPods(it)
+  const kubeMemory = q(kubelet?.kubeReserved, 'memory') ?? (11 * reservedFor + 255) * MiB
   const hard = kubelet?.evictionHard?.['memory.available']
   // A percentage threshold is of the node's capacity.
   const eviction = hard?.endsWith('%')
@@ -188,6 +260,8 @@ export interface Catalog {
   types: InstanceTypeInfo[]
   zones: Map<string, Set<string>>
   labels: Map<string, Record<string, string[]>>
+  /** Every type has its details (DETAIL_LABELS are judged). */
+  detailed: boolean
   vmMemoryOverheadPercent: number
   filtered: Map<
     string,
@@ -208,6 +282,7 @@ export function catalogOf(
     types,
     zones: offeringZones(offerings),
     labels: new Map(types.map((it) => [it.name, labelsOf(it, region)])),
+    detailed: types.length > 0 && types.every((it) => !!it.details),
     vmMemoryOverheadPercent,
     filtered: new Map(),
     allocatable: new Map(),
@@ -215,16 +290,16 @@ export function catalogOf(
   }
 }
 
-const kubeletKeys = new WeakMap<Kubelet, string>()
+const kubeletKeys = new WeakMap<NodeSettings, string>()
 
-function kubeletKey(kubelet: Kubelet | undefined): string {
+function kubeletKey(kubelet: NodeSettings | undefined): string {
   if (!kubelet) return 'null'
   let k = kubeletKeys.get(kubelet)
   if (k === undefined) kubeletKeys.set(kubelet, (k = JSON.stringify(kubelet)))
   return k
 }
 
-function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: Kubelet | undefined): Allocatable {
+function roomOf(catalog: Catalog, it: InstanceTypeInfo, kubelet: NodeSettings | undefined): Allocatable {
   const key = `${it.name}\u0000${kubeletKey(kubelet)}`
   let a = catalog.allocatable.get(key)
   if (!a) catalog.allocatable.set(key, (a = allocatableOf(it, kubelet, catalog.vmMemoryOverheadPercent)))
@@ -257,6 +332,7 @@ export const TYPE_KEYS = [
   `${AWS}instance-gpu-count`,
   WINDOWS_BUILD_LABEL,
   REGION_LABEL,
+  ...DETAIL_LABELS,
 ]
 
 /**
@@ -281,6 +357,10 @@ function offered(it: InstanceTypeInfo, catalog: Catalog, subnetZones: string[], 
   const classes = it.usageClasses.filter((c) => CAPACITY_TYPES.includes(c))
   return classes.length > 0 && (!ct || allowsAny(ct, classes))
 }
+
+/** Whether the type's labels meet every type requirement (Karpenter's `it.Requirements.Intersects`). */
+export const typeMeetsAll = (catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements) =>
+  failures(catalog, it, reqs) === 0
 
 /** The requirements a type fails, one bit per TYPE_KEYS entry (0: the type is left). */
 function failures(catalog: Catalog, it: InstanceTypeInfo, reqs: Requirements): number {
@@ -398,7 +478,7 @@ function zonesOf(nodeClass: EC2NodeClass | undefined, catalog: Catalog): string[
 export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' | 'catalog'>) {
   const { merged, catalog } = q
   const zonesFor = zonesOf(q.nodeClass, catalog)
-  const kubelet = q.nodeClass?.spec.kubelet
+  const kubelet = nodeSettings(q.nodeClass)
   const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${kubeletKey(kubelet)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
@@ -594,7 +674,7 @@ function unmetMinValues(
   zones: string[],
 ): UnmetMinValues | undefined {
   for (const [key, r] of merged.byKey) {
-    if (!r.minValues || UNJUDGED_TYPE_LABELS.has(key)) continue
+    if (!r.minValues || unjudgedTypeLabel(key, catalog)) continue
     const values = new Set<string>()
     for (const it of types) {
       const own =

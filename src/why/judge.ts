@@ -26,7 +26,8 @@ import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
 import type { SchedulingLine } from './controller-log.js'
-import { judgeCandidate } from './fit.js'
+import { judgeWithDaemons } from './fit.js'
+import type { TypeDaemon } from './type-daemons.js'
 import { judgeZones } from './zones.js'
 import {
   allowsAny,
@@ -34,7 +35,8 @@ import {
   DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
   OS_LABEL,
   TYPE_KEYS,
-  UNJUDGED_TYPE_LABELS,
+  unjudgedTypeLabel,
+  judgeInstanceTypes,
   WINDOWS_BUILD_LABEL,
   type Catalog,
 } from './instance-types.js'
@@ -82,14 +84,18 @@ export const NOT_JUDGED = {
 } as const
 
 /** Type labels the requirements name whose values karpctl does not read (Windows OS labels among them). */
-function unjudgedLabels(candidates: Requirements[], nodeClass: EC2NodeClass | undefined): string[] {
+function unjudgedLabels(
+  candidates: Requirements[],
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+): string[] {
   const windows = /windows/i.test(
     `${nodeClass?.spec.amiFamily ?? ''} ${(nodeClass?.spec.amiSelectorTerms ?? []).map((t) => t.alias ?? '').join(' ')}`,
   )
   const keys = new Set<string>()
   for (const c of candidates)
     for (const k of c.byKey.keys())
-      if (UNJUDGED_TYPE_LABELS.has(k) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
+      if (unjudgedTypeLabel(k, catalog) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
         keys.add(k)
   return [...keys].sort()
 }
@@ -153,15 +159,19 @@ export function daemonSetsOn(np: NodePool, daemonSets: DaemonSet[]): DaemonSet[]
   const reqs = nodePoolRequirements(np)
   return daemonSets.filter((ds) => {
     const pod: WorkloadPod = { metadata: ds.metadata, spec: ds.spec.template.spec }
-    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations)) return false
+    if (untolerated(np.spec.template.spec.taints, pod.spec.tolerations, { soft: true })) return false
     return podRequirementTerms(pod).some((t) => incompatibilities(reqs, t).length === 0)
   })
 }
 
 /** What the DaemonSets a NodePool's nodes would run request (Karpenter's daemonset overhead), pods aside. */
 export function daemonSetOverhead(np: NodePool, daemonSets: DaemonSet[]): Amounts {
+  return requestsOf(daemonSetsOn(np, daemonSets))
+}
+
+function requestsOf(daemonSets: DaemonSet[]): Amounts {
   let total: Amounts = {}
-  for (const ds of daemonSetsOn(np, daemonSets)) {
+  for (const ds of daemonSets) {
     const { pods: _pods, ...requests } = podRequests(ds.spec.template.spec)
     total = add(total, requests)
   }
@@ -206,11 +216,8 @@ interface PoolFacts {
   zones: string[]
   /** What its NodeClaims leave of each of its limits: no instance type bigger than that launches. */
   limitsLeft: LimitLeft[]
-  /**
-   * A DaemonSet of its nodes asks for type labels (arch, family…): Karpenter counts its overhead only on
-   * the types it runs on, karpctl on every type, so a ✖ for room is not certain.
-   */
-  perTypeOverhead?: string
+  /** Its DaemonSets that ask for type labels (arch, family…): they run on some of its types only. */
+  typeDaemons: TypeDaemon[]
 }
 
 interface Inputs {
@@ -224,6 +231,8 @@ interface Inputs {
   catalog: Catalog | { unread: string }
   /** What depends on the NodePool alone, computed once per NodePool, not once per pod. */
   perPool: Map<string, PoolFacts>
+  /** The NodePool sized without a pod (templateVerdict), per NodePool; null when types are left. */
+  templates: Map<string, Omit<PoolVerdict, 'nodePool' | 'weight'> | null>
   /** A node-affinity term against a NodePool, by NodePool and term (see judgePool). */
   terms: Map<string, Candidate>
   /** Placed pods and the cluster's zones for topology spread, built on first need. */
@@ -234,7 +243,9 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
   let f = inputs.perPool.get(np.metadata.name)
   if (!f) {
     const reqs = nodePoolRequirements(np)
-    const on = daemonSetsOn(np, inputs.daemonSets)
+    const daemonSets = daemonSetsOn(np, inputs.daemonSets)
+    const typeDaemons = typeDependent(daemonSets, reqs)
+    const on = daemonSets.filter((ds) => !typeDaemons.some((d) => d.ds === ds))
     const nodeClass = inputs.nodeClasses.find(
       (nc) => nc.metadata.name === np.spec.template.spec.nodeClassRef.name,
     )
@@ -248,28 +259,36 @@ function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
     const zoneReq = reqs.byKey.get(ZONE_LABEL)
     f = {
       reqs,
-      overhead: daemonSetOverhead(np, inputs.daemonSets),
+      overhead: requestsOf(on),
       daemonSetPods: on.length,
       dsPorts: on
         .map((ds) => ({ ds, ports: hostPorts(ds.spec.template.spec) }))
         .filter((d) => d.ports.length),
       zones: all.filter((z) => !zoneReq || allowsAny(zoneReq, [z])).sort(),
       limitsLeft: limitsLeft(np, inputs.nodeClaims),
-      ...typeDependent(on),
+      typeDaemons,
     }
     inputs.perPool.set(np.metadata.name, f)
   }
   return f
 }
 
-/** The first DaemonSet whose node selector or affinity names a label that varies by instance type. */
-function typeDependent(daemonSets: DaemonSet[]): { perTypeOverhead?: string } {
-  const ds = daemonSets.find((d) =>
-    podRequirementTerms({ metadata: d.metadata, spec: d.spec.template.spec }).some((t) =>
-      [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)),
-    ),
-  )
-  return ds ? { perTypeOverhead: `${ds.metadata.namespace ?? ''}/${ds.metadata.name}` } : {}
+/** The DaemonSets whose node selector or affinity names a label that varies by instance type. */
+function typeDependent(daemonSets: DaemonSet[], reqs: Requirements): TypeDaemon[] {
+  return daemonSets.flatMap((ds) => {
+    const spec = ds.spec.template.spec
+    const terms = podRequirementTerms({ metadata: ds.metadata, spec })
+    if (!terms.some((t) => [...t.byKey.keys()].some((k) => TYPE_KEYS.includes(k)))) return []
+    const { pods: _pods, ...requests } = podRequests(spec)
+    return [
+      {
+        ds,
+        terms: terms.filter((t) => incompatibilities(reqs, t).length === 0),
+        requests,
+        ports: hostPorts(spec),
+      },
+    ]
+  })
 }
 
 /** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
@@ -451,11 +470,14 @@ function judgePool(
       rule: 'instance-types',
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
+  const template = templateVerdict(np, nodeClass, catalog, inputs)
+  if (template) return { ...base, ...template }
   const podAsks = requests
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: PoolVerdict | undefined
   for (const merged of candidates) {
-    const v = judgeCandidate(
+    const { limitsLeft: left, typeDaemons } = poolFacts(np, inputs)
+    const v = judgeWithDaemons(
       merged,
       np,
       nodeClass,
@@ -463,34 +485,89 @@ function judgePool(
       withPods,
       podAsks,
       base,
-      poolFacts(np, inputs).limitsLeft,
+      left,
+      typeDaemons,
+      (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d]),
     )
     if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
     if (v.status === 'fits') break
   }
   const v = verdict as PoolVerdict
-  const perType = poolFacts(np, inputs).perTypeOverhead
-  if (v.status === 'ruled-out' && v.rule === 'instance-types' && perType)
-    return {
-      ...v,
-      status: 'unknown',
-      message: `${v.message}; not certain: DaemonSet ${perType} runs only on some instance types, and Karpenter counts its requests only on those`,
-    }
   if (v.status === 'ruled-out' && candidates.length > 1)
     v.message += ` (and none of the pod's other ${candidates.length - 1} node-affinity terms fits)`
-  // Resources karpctl knows no instance type's amount of: room for the rest is not enough.
-  const extended = Object.keys(podAsks).filter((k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k))
+  const asked = Object.keys(podAsks).filter(
+    (k) => !JUDGED_RESOURCES.has(k) && !DEVICE_RESOURCES.has(k) && (podAsks[k] ?? 0) > 0,
+  )
+  // Resources whose amount per type karpctl does not know (a table inside the provider): room for the
+  // rest is not enough.
+  const extended = asked.filter((k) => TABLED_RESOURCES.has(k))
+  const absent = asked.filter((k) => !TABLED_RESOURCES.has(k))
+  if (absent.length && v.status !== 'ruled-out') {
+    const gate = nodeOverlayGate(inputs.facts)
+    if (gate === false)
+      return {
+        ...base,
+        status: 'ruled-out',
+        rule: 'instance-types',
+        message: `no instance type has ${absent.join(', ')}: Karpenter gives its types capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices only (a NodeOverlay could add more, but the NodeOverlay feature gate is off)`,
+        fix: {
+          summary: `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`,
+        },
+      }
+    extended.push(...absent)
+    notes.push(
+      gate
+        ? `a NodeOverlay may give types ${absent.join(', ')} (the NodeOverlay feature gate is on; NodeOverlays are not read)`
+        : `${absent.join(', ')}: whether a NodeOverlay gives types that capacity is unknown (the controller's feature gates were not read)`,
+    )
+  }
   const affinity = podAffinityNote(pod)
   if (affinity) notes.push(affinity)
-  const unjudged = unjudgedLabels(candidates, nodeClass)
+  const unjudged = unjudgedLabels(candidates, nodeClass, catalog)
   if (unjudged.length)
     notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
-  if (v.status === 'fits' && (extended.length || notes.length))
+  if (v.status !== 'ruled-out' && (extended.length || notes.length))
     return {
       ...v,
       status: 'unknown',
       message: `${v.message}; ${[...(extended.length ? [`instance types not judged for ${extended.join(', ')}`] : []), ...new Set(notes)].join('; ')}`,
     }
+  return v
+}
+
+/**
+ * Karpenter first sizes each NodePool without any pod (scheduler.go NewScheduler: its requirements,
+ * offerings and minValues alone); a NodePool whose requirements leave no type there is skipped
+ * whatever a pod's own requirements would allow ("nodepool requirements filtered out all available
+ * instance types", oracle seed 1505: Exists on a label narrowed by a pod's NotIn).
+ */
+function templateVerdict(
+  np: NodePool,
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+  inputs: Inputs,
+) {
+  let v = inputs.templates.get(np.metadata.name)
+  if (v === undefined) {
+    const t = judgeInstanceTypes({
+      pool: np.metadata.name,
+      merged: nodePoolRequirements(np),
+      nodeClass,
+      need: {},
+      podAsks: {},
+      catalog,
+    })
+    v =
+      t.status === 'fits'
+        ? null
+        : {
+            status: 'ruled-out',
+            rule: 'instance-types',
+            message: `the NodePool's own requirements leave no instance type, so Karpenter skips it: ${t.message}`,
+            ...(t.fix ? { fix: t.fix } : {}),
+          }
+    inputs.templates.set(np.metadata.name, v)
+  }
   return v
 }
 
@@ -584,6 +661,20 @@ const readsOf = (facts: WhyFacts) =>
 
 /** What an instance type's allocatable is judged on (devices aside: see devices.ts). */
 const JUDGED_RESOURCES = new Set(['cpu', 'memory', 'pods', EPHEMERAL_STORAGE])
+/** Resources Karpenter's types have an amount of from tables built into the provider (zz_generated.vpclimits). */
+const TABLED_RESOURCES = new Set(['vpc.amazonaws.com/pod-eni'])
+
+/**
+ * Karpenter's NodeOverlay feature gate (FEATURE_GATES, off by default in every minor that has it):
+ * only a NodeOverlay gives instance types capacity for extended resources or hugepages. Undefined when
+ * the controller Deployment was not read.
+ */
+function nodeOverlayGate(facts: WhyFacts): boolean | undefined {
+  const d = facts.kube.deployment
+  if (!d.ok || !d.value) return undefined
+  const gates = d.value.env.FEATURE_GATES ?? ''
+  return /(^|,)\s*NodeOverlay\s*=\s*true\s*(,|$)/i.test(gates)
+}
 
 /** EC2's instance types for the judgement, or why there are none (a read failed, an old snapshot). */
 function catalogFor(facts: WhyFacts): Catalog | { unread: string } {
@@ -623,6 +714,7 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
     events: value(facts.events, []),
     catalog: catalogFor(facts),
     perPool: new Map(),
+    templates: new Map(),
     terms: new Map(),
   }
   const logLines = new Map((facts.controllerLog?.ok ? facts.controllerLog.value : []).map((l) => [l.pod, l]))

@@ -28,7 +28,8 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
  * The first taint no toleration of the pod tolerates, or undefined when the pod tolerates them all.
  * `soft`: a PreferNoSchedule taint never keeps a pending pod off a NodePool — when a NodePool has one,
  * Karpenter's scheduler relaxes the pod with a toleration of every PreferNoSchedule taint
- * (scheduling/preferences.go, toleratePreferNoSchedule). DaemonSets get no such relaxation.
+ * (scheduling/preferences.go, toleratePreferNoSchedule). A DaemonSet's pod gets the same toleration
+ * when Karpenter counts its overhead (scheduler.go isDaemonPodCompatible): `soft` for both.
  */
 export function untolerated(
   taints: Taint[] | undefined,

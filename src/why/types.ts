@@ -174,6 +174,32 @@ export interface InstanceTypeInfo {
   efaInterfaces?: number
   /** InstanceStorageInfo.TotalSizeInGB (0 without instance store): ephemeral storage under `instanceStorePolicy: RAID0`. */
   instanceStorageGB?: number
+  /** The rest of what Karpenter labels types by (absent in facts read by an older karpctl: not judged). */
+  details?: InstanceTypeDetails
+}
+
+/**
+ * DescribeInstanceTypes fields the AWS provider turns into `karpenter.k8s.aws/instance-*` labels
+ * (computeRequirements): CPU manufacturer and clock, hypervisor, encryption in transit, local NVMe,
+ * EBS bandwidth, GPU memory, accelerators. Kept raw; labelsOf derives the labels as Karpenter does.
+ */
+export interface InstanceTypeDetails {
+  /** ProcessorInfo.Manufacturer and SustainedClockSpeedInGhz (absent: EC2 describes no processor). */
+  processor?: { manufacturer: string; sustainedClockGhz: number }
+  /** Hypervisor: `nitro`, `xen`, or '' (bare metal). */
+  hypervisor: string
+  /** NetworkInfo.EncryptionInTransitSupported */
+  encryptionInTransit: boolean
+  /** InstanceStorageInfo.NvmeSupport (`required`, `supported`, `unsupported`; absent without instance store). */
+  nvmeSupport?: string
+  /** EbsInfo.EbsOptimizedInfo.MaximumBandwidthInMbps, where EBS optimisation is on by default. */
+  ebsBandwidthMbps?: number
+  /** GpuInfo.Gpus[].MemoryInfo.SizeInMiB, in the order of `gpus`. */
+  gpuMemoryMiB: number[]
+  /** InferenceAcceleratorInfo.Accelerators */
+  accelerators: { name: string; manufacturer: string; count: number }[]
+  /** NeuronInfo.NeuronDevices[].Name, in the order of `neuronDevices`. */
+  neuronNames: string[]
 }
 
 /** Where EC2 offers each type: DescribeInstanceTypeOfferings by availability zone. */

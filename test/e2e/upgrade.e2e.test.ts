@@ -20,8 +20,8 @@ import {
   ListRolePoliciesCommand,
 } from '@aws-sdk/client-iam'
 import { DescribeSecurityGroupsCommand } from '@aws-sdk/client-ec2'
-import type { PolicyDocument } from '../../src/facts/types.js'
-import type { EvaluationRequest } from '../../src/iam/evaluate.js'
+import type { PolicyDocument } from '../../src/policy/types.js'
+import type { EvaluationRequest } from '../../src/policy/evaluate.js'
 import { describeRequest, needsOf, unmet } from '../../src/iam/needs.js'
 import { referencePolicies } from '../../src/desired/reference-policy.js'
 import {

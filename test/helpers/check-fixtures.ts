@@ -12,11 +12,10 @@ import type {
   KmsKey,
   NodePool,
   PermissionEvaluation,
-  PolicyDocument,
-  PolicyStatement,
   RoleFacts,
   Taint,
 } from '../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -5,11 +5,10 @@ import type {
   Facts,
   NodePool,
   PermissionEvaluation,
-  PolicyDocument,
-  PolicyStatement,
   Read,
   RoleFacts,
 } from '../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../src/policy/types.js'
 import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/desired/controller-policy.js'
 
 export const ACCOUNT = '123456789012'

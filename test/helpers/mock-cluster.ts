@@ -24,8 +24,8 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml'
 import type { RunOptions } from '../../src/context/run-context.js'
 import { RELEASE_SELECTOR } from '../../src/facts/collect-kube.js'
 import { decodeReleaseData, encodeReleaseData } from '../../src/facts/helm-release.js'
-import type { PolicyDocument } from '../../src/facts/types.js'
-import { evaluateWithBoundary } from '../../src/iam/evaluate.js'
+import type { PolicyDocument } from '../../src/policy/types.js'
+import { evaluateWithBoundary } from '../../src/policy/evaluate.js'
 import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/desired/controller-policy.js'
 import {
   ACCOUNT,

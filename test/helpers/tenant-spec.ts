@@ -1,7 +1,7 @@
 // The tenant spec the unit tests start from (tenant acme joining the healthy install of cluster demo),
 // its fields changed by `over` and its NodePool's by `pool`.
 import type { TenantSpec } from '../../src/desired/tenant.js'
-import type { InstallFacts } from '../../src/tenant/tenant.js'
+import type { InstallFacts } from '../../src/desired/tenant.js'
 
 /** The selectors of the install the tenants share: the default EC2NodeClass of cluster demo. */
 export const DEMO_BASE: TenantSpec['base'] = {

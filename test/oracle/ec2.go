@@ -82,7 +82,96 @@ func toEC2(t instanceTypeInfo) ec2types.InstanceTypeInfo {
 			NvmeSupport:   ec2types.EphemeralNvmeSupportRequired,
 		}
 	}
+	applyDetails(&info, t.Details)
 	return info
+}
+
+// applyDetails puts the snapshot's details back where DescribeInstanceTypes has them; without details
+// (facts of an older karpctl) those fields stay unset, as toEC2 says.
+func applyDetails(info *ec2types.InstanceTypeInfo, d *typeDetails) {
+	if d == nil {
+		return
+	}
+	if d.Processor != nil {
+		info.ProcessorInfo.Manufacturer = aws.String(d.Processor.Manufacturer)
+		info.ProcessorInfo.SustainedClockSpeedInGhz = aws.Float64(d.Processor.SustainedClockGhz)
+	}
+	info.Hypervisor = ec2types.InstanceTypeHypervisor(d.Hypervisor)
+	info.NetworkInfo.EncryptionInTransitSupported = aws.Bool(d.EncryptionInTransit)
+	if info.InstanceStorageInfo != nil && d.NvmeSupport != nil {
+		info.InstanceStorageInfo.NvmeSupport = ec2types.EphemeralNvmeSupport(*d.NvmeSupport)
+	}
+	if d.EBSBandwidthMbps != nil {
+		info.EbsInfo = &ec2types.EbsInfo{
+			EbsOptimizedSupport: ec2types.EbsOptimizedSupportDefault,
+			EbsOptimizedInfo:    &ec2types.EbsOptimizedInfo{MaximumBandwidthInMbps: d.EBSBandwidthMbps},
+		}
+	}
+	if info.GpuInfo != nil {
+		for i := range info.GpuInfo.Gpus {
+			if i < len(d.GPUMemoryMiB) {
+				info.GpuInfo.Gpus[i].MemoryInfo.SizeInMiB = aws.Int32(d.GPUMemoryMiB[i])
+			}
+		}
+	}
+	if len(d.Accelerators) > 0 {
+		info.InferenceAcceleratorInfo = &ec2types.InferenceAcceleratorInfo{}
+		for _, a := range d.Accelerators {
+			info.InferenceAcceleratorInfo.Accelerators = append(info.InferenceAcceleratorInfo.Accelerators, ec2types.InferenceDeviceInfo{
+				Name: aws.String(a.Name), Manufacturer: aws.String(a.Manufacturer), Count: aws.Int32(a.Count),
+			})
+		}
+	}
+	if info.NeuronInfo != nil {
+		for i := range info.NeuronInfo.NeuronDevices {
+			if i < len(d.NeuronNames) {
+				info.NeuronInfo.NeuronDevices[i].Name = aws.String(d.NeuronNames[i])
+			}
+		}
+	}
+}
+
+// detailsOf is applyDetails' reverse, for `oracle catalog`.
+func detailsOf(info ec2types.InstanceTypeInfo) *typeDetails {
+	d := &typeDetails{
+		Hypervisor:          string(info.Hypervisor),
+		EncryptionInTransit: info.NetworkInfo != nil && lo.FromPtr(info.NetworkInfo.EncryptionInTransitSupported),
+		GPUMemoryMiB:        []int32{},
+		Accelerators:        []accelerator{},
+		NeuronNames:         []string{},
+	}
+	if p := info.ProcessorInfo; p != nil {
+		d.Processor = &struct {
+			Manufacturer      string  `json:"manufacturer"`
+			SustainedClockGhz float64 `json:"sustainedClockGhz"`
+		}{lo.FromPtr(p.Manufacturer), lo.FromPtr(p.SustainedClockSpeedInGhz)}
+	}
+	if s := info.InstanceStorageInfo; s != nil {
+		d.NvmeSupport = lo.ToPtr(string(s.NvmeSupport))
+	}
+	if e := info.EbsInfo; e != nil && e.EbsOptimizedInfo != nil && e.EbsOptimizedSupport == ec2types.EbsOptimizedSupportDefault {
+		d.EBSBandwidthMbps = lo.ToPtr(lo.FromPtr(e.EbsOptimizedInfo.MaximumBandwidthInMbps))
+	}
+	if info.GpuInfo != nil {
+		for _, g := range info.GpuInfo.Gpus {
+			mem := int32(0)
+			if g.MemoryInfo != nil {
+				mem = lo.FromPtr(g.MemoryInfo.SizeInMiB)
+			}
+			d.GPUMemoryMiB = append(d.GPUMemoryMiB, mem)
+		}
+	}
+	if info.InferenceAcceleratorInfo != nil {
+		for _, a := range info.InferenceAcceleratorInfo.Accelerators {
+			d.Accelerators = append(d.Accelerators, accelerator{lo.FromPtr(a.Name), lo.FromPtr(a.Manufacturer), lo.FromPtr(a.Count)})
+		}
+	}
+	if info.NeuronInfo != nil {
+		for _, n := range info.NeuronInfo.NeuronDevices {
+			d.NeuronNames = append(d.NeuronNames, lo.FromPtr(n.Name))
+		}
+	}
+	return d
 }
 
 func neuronName(instanceType string) string {
@@ -132,6 +221,7 @@ func fromEC2(info ec2types.InstanceTypeInfo) instanceTypeInfo {
 	if info.InstanceStorageInfo != nil {
 		t.InstanceStorageGB = lo.FromPtr(info.InstanceStorageInfo.TotalSizeInGB)
 	}
+	t.Details = detailsOf(info)
 	return t
 }
 

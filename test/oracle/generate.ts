@@ -60,13 +60,14 @@ export function catalogue(real: { instanceTypes: InstanceTypeInfo[] }): {
     ['2xlarge', 8],
     ['4xlarge', 16],
   ]
-  const families: [string, number, string][] = [
-    ['c5', 2048, 'x86_64'],
-    ['c7g', 2048, 'arm64'],
-    ['r6i', 8192, 'x86_64'],
-    ['m6a', 4096, 'x86_64'],
+  // Family, MiB per vCPU, architecture, processor (as DescribeInstanceTypes names them).
+  const families: [string, number, string, string, number][] = [
+    ['c5', 2048, 'x86_64', 'Intel', 3.6],
+    ['c7g', 2048, 'arm64', 'AWS', 2.6],
+    ['r6i', 8192, 'x86_64', 'Intel', 3.5],
+    ['m6a', 4096, 'x86_64', 'AMD', 3.6],
   ]
-  for (const [family, perCpu, arch] of families)
+  for (const [family, perCpu, arch, manufacturer, ghz] of families)
     for (const [size, vcpus] of sizes)
       if (!byName.has(`${family}.${size}`))
         byName.set(`${family}.${size}`, {
@@ -81,6 +82,15 @@ export function catalogue(real: { instanceTypes: InstanceTypeInfo[] }): {
           neuronDevices: [],
           efaInterfaces: 0,
           instanceStorageGB: 0,
+          details: {
+            processor: { manufacturer, sustainedClockGhz: ghz },
+            hypervisor: 'nitro',
+            encryptionInTransit: family !== 'c5',
+            ebsBandwidthMbps: vcpus * 1250,
+            gpuMemoryMiB: [],
+            accelerators: [],
+            neuronNames: [],
+          },
         })
   const instanceTypes = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name))
   // Offerings: most types in most zones; a few in fewer (deterministic, by name).
@@ -114,15 +124,30 @@ function labelDomains(types: InstanceTypeInfo[]): Record<string, string[]> {
     [`${AWS}instance-local-nvme`]: ['100', '225', '900'],
     [`${AWS}instance-hypervisor`]: ['nitro', 'xen'],
     [`${AWS}instance-cpu-manufacturer`]: ['intel', 'amd', 'aws'],
+    [`${AWS}instance-cpu-sustained-clock-speed-mhz`]: ['2500', '3100', '3500'],
+    [`${AWS}instance-encryption-in-transit-supported`]: ['true', 'false'],
+    [`${AWS}instance-ebs-bandwidth`]: ['4750', '10000', '19000'],
+    [`${AWS}instance-gpu-memory`]: ['16384', '24576'],
+    [`${AWS}instance-accelerator-name`]: ['inferentia', 'inferentia2', 'trainium'],
+    [`${AWS}instance-accelerator-manufacturer`]: ['aws', 'nvidia'],
+    [`${AWS}instance-accelerator-count`]: ['1', '6'],
     'example.com/team': ['a', 'b'],
   }
 }
 
 /** Keys whose values are integers: Gt and Lt apply. */
 const NUMERIC = new Set(
-  ['instance-generation', 'instance-cpu', 'instance-memory', 'instance-gpu-count', 'instance-local-nvme'].map(
-    (k) => `${AWS}${k}`,
-  ),
+  [
+    'instance-generation',
+    'instance-cpu',
+    'instance-memory',
+    'instance-gpu-count',
+    'instance-local-nvme',
+    'instance-cpu-sustained-clock-speed-mhz',
+    'instance-ebs-bandwidth',
+    'instance-gpu-memory',
+    'instance-accelerator-count',
+  ].map((k) => `${AWS}${k}`),
 )
 
 function requirement(

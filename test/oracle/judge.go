@@ -48,6 +48,8 @@ type Verdict struct {
 	Flaky bool `json:"flaky,omitempty"`
 	// The instance types of the NodeClaim Karpenter would launch (a count: the options are many).
 	InstanceTypeOptions int `json:"instanceTypeOptions,omitempty"`
+	// Their names when they are few (≤ 5): what a disagreement is read against.
+	FewOptions []string `json:"fewOptions,omitempty"`
 }
 
 type PodAnswer struct {
@@ -343,6 +345,9 @@ func (w *world) judge(ctx context.Context, original *corev1.Pod, np *karpv1.Node
 		if lo.ContainsBy(nc.Pods, func(p *corev1.Pod) bool { return p.UID == pod.UID }) {
 			v.Fits = true
 			v.InstanceTypeOptions = len(nc.InstanceTypeOptions)
+			if len(nc.InstanceTypeOptions) <= 5 {
+				v.FewOptions = lo.Map(nc.InstanceTypeOptions, func(it *cloudprovider.InstanceType, _ int) string { return it.Name })
+			}
 			return v
 		}
 	}

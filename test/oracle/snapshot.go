@@ -36,6 +36,29 @@ type instanceTypeInfo struct {
 	NeuronDevices     []neuronDevice `json:"neuronDevices"`
 	EFAInterfaces     int32          `json:"efaInterfaces"`
 	InstanceStorageGB int64          `json:"instanceStorageGB"`
+	Details           *typeDetails   `json:"details,omitempty"`
+}
+
+// typeDetails is the snapshot's InstanceTypeDetails: the DescribeInstanceTypes fields the provider
+// labels types by (CPU, hypervisor, encryption in transit, NVMe, EBS bandwidth, GPU memory, accelerators).
+type typeDetails struct {
+	Processor *struct {
+		Manufacturer      string  `json:"manufacturer"`
+		SustainedClockGhz float64 `json:"sustainedClockGhz"`
+	} `json:"processor,omitempty"`
+	Hypervisor          string        `json:"hypervisor"`
+	EncryptionInTransit bool          `json:"encryptionInTransit"`
+	NvmeSupport         *string       `json:"nvmeSupport,omitempty"`
+	EBSBandwidthMbps    *int32        `json:"ebsBandwidthMbps,omitempty"`
+	GPUMemoryMiB        []int32       `json:"gpuMemoryMiB"`
+	Accelerators        []accelerator `json:"accelerators"`
+	NeuronNames         []string      `json:"neuronNames"`
+}
+
+type accelerator struct {
+	Name         string `json:"name"`
+	Manufacturer string `json:"manufacturer"`
+	Count        int32  `json:"count"`
 }
 
 type gpu struct {

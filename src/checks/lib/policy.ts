@@ -1,8 +1,9 @@
 // Small IAM policy helpers for coverage checks: "does some Allow statement grant this action on this
 // resource?" and "does this resource/trust policy let that AWS service do X?". Conditions are not
-// evaluated here (that is src/iam/evaluate.ts's job); checks look at them only to judge breadth.
-import type { AttachedPolicy, InlinePolicy, PolicyDocument, PolicyStatement } from '../../facts/types.js'
-import { globMatch } from '../../iam/evaluate.js'
+// evaluated here (that is src/policy/evaluate.ts's job); checks look at them only to judge breadth.
+import type { AttachedPolicy, InlinePolicy } from '../../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../policy/types.js'
+import { globMatch } from '../../policy/evaluate.js'
 
 export const asList = (v: unknown): string[] =>
   v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]

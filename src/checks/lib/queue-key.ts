@@ -3,14 +3,8 @@
 // counts), and the controller receives only with kms:Decrypt on it (the key policy itself, or IAM where
 // the key policy defers to the account). interruption-queue judges the first, controller-policy the
 // second; both print the same key policy command, so applying either or both ends with one policy.
-import type {
-  Facts,
-  KmsKey,
-  PolicyDocument,
-  PolicyStatement,
-  QueueFacts,
-  RoleFacts,
-} from '../../facts/types.js'
+import type { Facts, KmsKey, QueueFacts, RoleFacts } from '../../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../policy/types.js'
 import { keyUse, serviceKeyUse, type KeyUse } from '../../iam/key-policy.js'
 import type { Finding, Fix } from '../types.js'
 import { shellQuote } from './facts.js'

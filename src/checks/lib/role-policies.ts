@@ -1,7 +1,8 @@
-// A role's identity policies as the evaluators take them (src/iam/evaluate.ts): shared by the checks
+// A role's identity policies as the evaluators take them (src/policy/evaluate.ts): shared by the checks
 // that judge what IAM lets a role do beside a resource policy (KMS key policies).
-import type { PolicyDocument, RoleFacts } from '../../facts/types.js'
-import type { PrincipalPolicies } from '../../iam/evaluate.js'
+import type { RoleFacts } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
+import type { PrincipalPolicies } from '../../policy/evaluate.js'
 
 /** The role's identity policies and boundary, or null when any of them could not be read. */
 export function identityOf(r: RoleFacts): PrincipalPolicies | null {

@@ -1,5 +1,6 @@
-import type { Facts, HelmRelease, PolicyDocument, PolicyStatement } from '../../facts/types.js'
-import { evaluate } from '../../iam/evaluate.js'
+import type { Facts, HelmRelease } from '../../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../policy/types.js'
+import { evaluate } from '../../policy/evaluate.js'
 import { valueAt } from './facts.js'
 
 const list = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)])

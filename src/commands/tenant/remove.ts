@@ -50,7 +50,7 @@ export default class TenantRemove extends BaseCommand<typeof TenantRemove> {
         : null
     const { useColor } = await import('../../report/style.js')
     const { tenantContext } = await import('../../tenant/command.js')
-    const { tenantRemoveResources } = await import('../../tenant/tenant.js')
+    const { tenantRemoveResources } = await import('../../plan/tenant-removal.js')
     const { buildPlan } = await import('../../plan/plan.js')
     const { renderPlan, planJson } = await import('../../plan/render.js')
     const { runPlan } = await import('../../plan/session.js')

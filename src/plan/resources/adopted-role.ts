@@ -7,7 +7,7 @@
 //   inline    — karpctl's inline policies added, listed in karpctl.io/added-inline-policies.
 // The role's own statements, policies and tags are never rewritten: an inline policy of the role's own
 // that bears one of karpctl's names blocks the plan rather than being overwritten.
-import type { PolicyDocument, PolicyStatement } from '../../facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../policy/types.js'
 import {
   ADOPTED_BY,
   readRecord,

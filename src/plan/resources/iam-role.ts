@@ -3,7 +3,8 @@
 // with --adopt it is adopted (adopted-role.ts), never marked as karpctl's.
 import type { Aws } from '../../context/aws.js'
 import { roleFacts } from '../../facts/collect-iam.js'
-import type { IamRole, PolicyDocument } from '../../facts/types.js'
+import type { IamRole } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import type { FieldChange, Resource } from '../types.js'
 import { leafChanges, tagChanges } from '../diff.js'

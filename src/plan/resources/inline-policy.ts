@@ -5,7 +5,7 @@
 import type * as iam from '@aws-sdk/client-iam'
 import { isNotFound } from '../../context/aws.js'
 import { parsePolicyDocument } from '../../facts/policy-document.js'
-import type { PolicyDocument } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import { sameDocument } from '../compare.js'
 import { leafChanges } from '../diff.js'
 import type { Resource } from '../types.js'

@@ -5,7 +5,8 @@ import type * as sqs from '@aws-sdk/client-sqs'
 import { allowsService } from '../../checks/lib/policy.js'
 import { queue } from '../../facts/collect-interruption.js'
 import type { Aws } from '../../context/aws.js'
-import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
+import type { QueueFacts } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import {
   QUEUE_SENDERS,
   referenceQueueStatements,

@@ -2,7 +2,7 @@
 // the document is kept, and the role is tagged with what karpctl changed.
 import type * as iam from '@aws-sdk/client-iam'
 import { parsePolicyDocument } from '../../facts/policy-document.js'
-import type { PolicyDocument } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import { sameDocument } from '../compare.js'
 import type { Resource } from '../types.js'
 

@@ -2,7 +2,8 @@
 // made is used as it is on --adopt (queue-policy.ts adds only what it lacks, recorded), never marked karpctl's.
 import type * as sqs from '@aws-sdk/client-sqs'
 import { queue } from '../../facts/collect-interruption.js'
-import type { PolicyDocument, QueueFacts } from '../../facts/types.js'
+import type { QueueFacts } from '../../facts/types.js'
+import type { PolicyDocument } from '../../policy/types.js'
 import { isOwned, missingTags, sameDocument } from '../compare.js'
 import { leafChanges, tagChanges } from '../diff.js'
 import { ADOPTED_BY, OWNERSHIP, ownershipOf } from '../../desired/ownership.js'

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { boundaryRepair, controllerPolicy, INLINE_LIMIT } from '../../../src/checks/controller-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { AttachedPolicy, Facts, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { AttachedPolicy, Facts } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

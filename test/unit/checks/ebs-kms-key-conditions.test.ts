@@ -5,7 +5,8 @@ import { test } from 'node:test'
 import { ebsKmsKey, KMS_ACTIONS } from '../../../src/checks/ebs-kms-key.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Finding } from '../../../src/checks/types.js'
-import type { Facts, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { Facts } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ebsKmsKey } from '../../../src/checks/ebs-kms-key.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Facts, PolicyDocument, PolicyStatement, RoleFacts } from '../../../src/facts/types.js'
+import type { Facts, RoleFacts } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -9,7 +9,8 @@ import { catalog } from '../../../src/checks/catalog.js'
 import { runCheck, runChecks } from '../../../src/checks/run.js'
 import { fixSet } from '../../../src/fix/fixes.js'
 import type { Finding } from '../../../src/checks/types.js'
-import type { Facts, KmsKey, PolicyDocument, PolicyStatement } from '../../../src/facts/types.js'
+import type { Facts, KmsKey } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { irsaTrustPolicy } from '../../../src/checks/irsa-trust-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Facts, PolicyStatement } from '../../../src/facts/types.js'
+import type { Facts } from '../../../src/facts/types.js'
+import type { PolicyStatement } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { irsaTrustPolicy } from '../../../src/checks/irsa-trust-policy.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
+import type { Facts } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import { CONTROLLER_ROLE, failed, healthyFacts, irsaTrust, ISSUER, ok } from '../../helpers/facts.js'
 
 function withTrust(trust: PolicyDocument) {

@@ -5,8 +5,9 @@ import { test } from 'node:test'
 import { controllerPolicy } from '../../../src/checks/controller-policy.js'
 import { passroleNodeRole } from '../../../src/checks/passrole-node-role.js'
 import { runCheck } from '../../../src/checks/run.js'
-import { evaluateWithBoundary } from '../../../src/iam/evaluate.js'
-import type { Facts, PermissionEvaluation, PolicyDocument } from '../../../src/facts/types.js'
+import { evaluateWithBoundary } from '../../../src/policy/evaluate.js'
+import type { Facts, PermissionEvaluation } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import {
   ACCOUNT,
   CONTROLLER_ROLE,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { podIdentity } from '../../../src/checks/pod-identity.js'
 import { runCheck } from '../../../src/checks/run.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import { podIdentityFacts, podTrust } from '../../helpers/check-fixtures.js'
 import { CONTROLLER_ROLE, CONTROLLER_ROLE_ARN, failed, healthyFacts, ok } from '../../helpers/facts.js'
 

@@ -4,8 +4,8 @@
 // and on what IAM's logic (the local evaluator) makes of it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument } from '../../../src/facts/types.js'
-import { evaluate } from '../../../src/iam/evaluate.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
+import { evaluate } from '../../../src/policy/evaluate.js'
 import { EC2_SERVICES } from '../../../src/desired/controller-policy.js'
 import { tenantNames, tenantPassRolePolicy, type TenantSpec } from '../../../src/desired/tenant.js'
 import { tenantAddResources } from '../../../src/tenant/tenant.js'

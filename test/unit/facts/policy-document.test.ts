@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { evaluate } from '../../../src/iam/evaluate.js'
+import { evaluate } from '../../../src/policy/evaluate.js'
 import { parsePolicyDocument, PolicyDocumentError } from '../../../src/facts/policy-document.js'
 
 const policy = {

@@ -10,9 +10,9 @@ import { buildPlan } from '../../../src/plan/plan.js'
 import { attachedPolicies } from '../../../src/plan/resources/attached-policies.js'
 import { inlinePolicy } from '../../../src/plan/resources/inline-policy.js'
 import { queuePolicyStatements } from '../../../src/plan/resources/queue-policy.js'
-import { iamRoleAbsent } from '../../../src/plan/resources/removal.js'
-import { queueAbsent } from '../../../src/plan/resources/teardown.js'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import { iamRoleAbsent } from '../../../src/plan/resources/iam-role-absent.js'
+import { queueAbsent } from '../../../src/plan/resources/sqs-queue-absent.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import {
   ADOPTED_BY,

@@ -3,7 +3,7 @@
 // write-by-write test of the controller role).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyStatement } from '../../../src/facts/types.js'
+import type { PolicyStatement } from '../../../src/policy/types.js'
 import { needsOf, requestsOf, unmet } from '../../../src/iam/needs.js'
 
 const launch: PolicyStatement = {

@@ -4,7 +4,8 @@
 // condition it names is changed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument, PolicyStatement, QueueFacts } from '../../../src/facts/types.js'
+import type { QueueFacts } from '../../../src/facts/types.js'
+import type { PolicyDocument, PolicyStatement } from '../../../src/policy/types.js'
 import {
   ADDED_INLINE,
   ADOPTED_SID,

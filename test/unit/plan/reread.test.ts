@@ -4,7 +4,7 @@
 // shown for what it is.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
 import { buildPlan } from '../../../src/plan/plan.js'
 import { eventRule } from '../../../src/plan/resources/event-rule.js'
 import { iamRole } from '../../../src/plan/resources/iam-role.js'

@@ -5,13 +5,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { KubeApiError } from '../../../src/context/kube.js'
 import { ADDED_MAP_ROLES } from '../../../src/plan/resources/aws-auth.js'
-import {
-  accessEntryAbsent,
-  awsAuthEntryAbsent,
-  iamRoleAbsent,
-  karpenterLifts,
-  kubeObjectAbsent,
-} from '../../../src/plan/resources/removal.js'
+import { accessEntryAbsent } from '../../../src/plan/resources/eks-access-absent.js'
+import { awsAuthEntryAbsent } from '../../../src/plan/resources/aws-auth-absent.js'
+import { iamRoleAbsent } from '../../../src/plan/resources/iam-role-absent.js'
+import { karpenterLifts, kubeObjectAbsent } from '../../../src/plan/resources/kube-object-absent.js'
 import type { ApplyEnv } from '../../../src/plan/types.js'
 import { ADOPTED_BY, ownershipTags } from '../../../src/desired/ownership.js'
 import { recordingEnv } from '../../helpers/recording-env.js'

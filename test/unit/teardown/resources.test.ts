@@ -4,14 +4,12 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { applyPlan } from '../../../src/plan/apply.js'
 import { buildPlan } from '../../../src/plan/plan.js'
-import {
-  helmReleaseAbsent,
-  oidcProviderAbsent,
-  orphanSweep,
-  ownerHint,
-  queueAbsent,
-  recordedTagsRestore,
-} from '../../../src/plan/resources/teardown.js'
+import { helmReleaseAbsent } from '../../../src/plan/resources/helm-release-absent.js'
+import { oidcProviderAbsent } from '../../../src/plan/resources/oidc-provider-absent.js'
+import { orphanSweep } from '../../../src/plan/resources/orphan-sweep.js'
+import { ownerHint } from '../../../src/plan/resources/absent.js'
+import { queueAbsent } from '../../../src/plan/resources/sqs-queue-absent.js'
+import { recordedTagsRestore } from '../../../src/plan/resources/recorded-tags.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import { helmReleaseSecret } from '../../helpers/mock-cluster.js'
 import { onePage } from '../../helpers/pager.js'

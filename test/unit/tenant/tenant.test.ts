@@ -15,7 +15,8 @@ import {
   workloadSnippet,
   type TenantSpec,
 } from '../../../src/desired/tenant.js'
-import { installOf, tenantAddResources, tenantRemoveResources } from '../../../src/tenant/tenant.js'
+import { tenantRemoveResources } from '../../../src/plan/tenant-removal.js'
+import { installOf, tenantAddResources } from '../../../src/tenant/tenant.js'
 import { healthyFacts } from '../../helpers/facts.js'
 import { fixturePath } from '../../helpers/fixtures.js'
 import { tenantSpec } from '../../helpers/tenant-spec.js'

@@ -7,8 +7,9 @@
 // before every put, and the re-run converges to the same role, with no gap either.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Facts, PolicyDocument } from '../../../src/facts/types.js'
-import type { EvaluationRequest } from '../../../src/iam/evaluate.js'
+import type { Facts } from '../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../src/policy/types.js'
+import type { EvaluationRequest } from '../../../src/policy/evaluate.js'
 import { describeRequest, needsOf, unmet } from '../../../src/iam/needs.js'
 import type { ApplyEnv, Resource } from '../../../src/plan/types.js'
 import { ownershipTags } from '../../../src/desired/ownership.js'

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   allocatableOf,
+  nodeSettings,
   catalogOf,
   judgeInstanceTypes,
   labelsOf,
@@ -184,7 +185,31 @@ test('maxPods exhausted by the DaemonSets: kubelet.maxPods named', () => {
   const { v } = verdicts(f)
   assert.equal(
     v.message,
-    'no instance type has room: the largest left of 5, m5.2xlarge, has 7910m cpu / 29.2Gi memory / 3 pods allocatable, a node for the pod needs one pod more than its 3 pods (EC2NodeClass kubelet.maxPods) after 3 DaemonSet pods',
+    // AL2023 reserves kube memory for the ENI-limited 58 pods whatever maxPods says (oracle seed 1228)
+    'no instance type has room: the largest left of 5, m5.2xlarge, has 7910m cpu / 28.6Gi memory / 3 pods allocatable, a node for the pod needs one pod more than its 3 pods (EC2NodeClass kubelet.maxPods) after 3 DaemonSet pods',
+  )
+})
+
+// amifamily FeatureFlags (v1.14.1): UsesENILimitedMemoryOverhead on AL2/AL2023/Custom, not on
+// Bottlerocket or Windows; PodsPerCoreEnabled except on Bottlerocket; Windows defaults to 110 pods.
+test('node settings by AMI family: kube-reserved memory, podsPerCore, Windows pods', () => {
+  const nc = (spec: Record<string, unknown>) =>
+    ({ metadata: { name: 'x' }, spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }], ...spec } }) as never
+  const m5 = type('m5.2xlarge')
+  const al2023 = allocatableOf(m5, nodeSettings(nc({ kubelet: { maxPods: 3 } })))
+  const bottlerocket = allocatableOf(
+    m5,
+    nodeSettings(nc({ amiSelectorTerms: [{ alias: 'bottlerocket@latest' }], kubelet: { maxPods: 3 } })),
+  )
+  assert.equal(bottlerocket.memory - al2023.memory, 11 * (58 - 3) * MiB)
+  assert.equal(allocatableOf(m5, nodeSettings(nc({ kubelet: { podsPerCore: 2 } }))).pods, 16)
+  assert.equal(
+    allocatableOf(m5, nodeSettings(nc({ amiFamily: 'Bottlerocket', kubelet: { podsPerCore: 2 } }))).pods,
+    58,
+  )
+  assert.equal(
+    allocatableOf(m5, nodeSettings(nc({ amiSelectorTerms: [{ alias: 'windows2022@latest' }] }))).pods,
+    110,
   )
 })
 
@@ -249,4 +274,67 @@ test('limits: the types within what is left of the limits decide; the larger one
     verdicts(m).v.message,
     /^2 of 5 instance types have room.*; 2 others exceed what is left of limit memory 16Gi \(its NodeClaims hold 8Gi, leaving 8Gi\)$/,
   )
+})
+
+// The details a snapshot keeps since the oracle showed 645 `?` on them (computeRequirements, v1.14.1).
+const DETAILED = {
+  processor: { manufacturer: 'AWS', sustainedClockGhz: 2.5 },
+  hypervisor: 'nitro',
+  encryptionInTransit: true,
+  nvmeSupport: 'required',
+  ebsBandwidthMbps: 4750,
+  gpuMemoryMiB: [],
+  accelerators: [],
+  neuronNames: [],
+}
+
+test('the details give the labels Karpenter derives from them; without details those labels are absent (not judged)', () => {
+  const it = { ...type('c6g.large'), instanceStorageGB: 118, details: DETAILED }
+  const l = labelsOf(it)
+  assert.deepEqual(l['karpenter.k8s.aws/instance-cpu-manufacturer'], ['aws'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz'], ['2500'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-hypervisor'], ['nitro'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-encryption-in-transit-supported'], ['true'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-local-nvme'], ['118'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-ebs-bandwidth'], ['4750'])
+  assert.deepEqual(l['karpenter.k8s.aws/instance-accelerator-name'], [])
+  // An instance store without NVMe (c3, m3) has no local-nvme label
+  assert.deepEqual(
+    labelsOf({ ...it, details: { ...DETAILED, nvmeSupport: 'unsupported' } })[
+      'karpenter.k8s.aws/instance-local-nvme'
+    ],
+    [],
+  )
+  // A single Neuron device: the accelerator labels, manufacturer aws
+  const inf = labelsOf({
+    ...type('c6g.large'),
+    neuronDevices: [{ count: 1, coresPerDevice: 2 }],
+    details: { ...DETAILED, neuronNames: ['Inferentia2'] },
+  })
+  assert.deepEqual(
+    ['name', 'manufacturer', 'count'].map((k) => inf[`karpenter.k8s.aws/instance-accelerator-${k}`]),
+    [['inferentia2'], ['aws'], ['1']],
+  )
+  assert.equal(labelsOf(type('c6g.large'))['karpenter.k8s.aws/instance-hypervisor'], undefined)
+})
+
+test('a requirement on a detail label is judged when every type has details, ? when the facts lack them', () => {
+  const pod = pendingPod({
+    nodeSelector: { 'karpenter.k8s.aws/instance-cpu-manufacturer': 'intel' },
+    containers: [{ name: 'app', resources: { requests: { cpu: '100m' } } }],
+  })
+  const old = whyFacts([pod])
+  assert.equal(verdicts(old).v.status, 'unknown')
+  assert.match(verdicts(old).v.message, /instance-cpu-manufacturer not judged/)
+  const detailed = whyFacts([pod])
+  detailed.instanceTypes = { ok: true, value: INSTANCE_TYPES.map((t) => ({ ...t, details: DETAILED })) }
+  const v = verdicts(detailed).v
+  assert.equal(v.status, 'ruled-out', v.message)
+  assert.match(v.message, /instance-cpu-manufacturer In \[intel\]/)
+  const intel = { ...DETAILED, processor: { manufacturer: 'Intel', sustainedClockGhz: 3.1 } }
+  detailed.instanceTypes = {
+    ok: true,
+    value: INSTANCE_TYPES.map((t) => ({ ...t, details: t.name === 'm5.large' ? intel : DETAILED })),
+  }
+  assert.equal(verdicts(detailed).v.status, 'fits', verdicts(detailed).v.message)
 })

@@ -122,27 +122,147 @@ test('required pod (anti-)affinity is ?, never ✔ (Karpenter counts the pods it
   assert.match(verdict(f)?.message ?? '', /podAntiAffinity not judged/)
 })
 
-test('seed 291: a ✖ for room is ? when a DaemonSet runs only on some types (Karpenter counts it per type)', () => {
+/** A DaemonSet that runs on the types of one architecture only, with a hostPort. */
+function archDaemonSet(arch: string, cpu: string, hostPort?: number) {
+  return {
+    metadata: { name: 'agent', namespace: 'kube-system' },
+    spec: {
+      template: {
+        spec: {
+          nodeSelector: { 'kubernetes.io/arch': arch },
+          containers: [
+            {
+              name: 'a',
+              resources: { requests: { cpu } },
+              ...(hostPort ? { ports: [{ containerPort: hostPort, hostPort }] } : {}),
+            },
+          ],
+        },
+      },
+    },
+  }
+}
+
+// Karpenter groups types by the DaemonSets that would run on them and adds each group's overhead to
+// that group alone (scheduling buildDaemonOverheadGroups / filterInstanceTypesByRequirements, v1.14.1):
+// seed 291 of the oracle, where why used to say ? for every DaemonSet that selects an architecture.
+test('seed 291: a DaemonSet that runs on arm64 only does not count against the amd64 types (the pod fits)', () => {
   const f = whyFacts([
     pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
   ])
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '1')] }
+  const v = verdict(f)
+  assert.equal(v?.status, 'fits', v?.message)
+  assert.match(v?.message ?? '', /m5\.2xlarge/)
+})
+
+test('a DaemonSet that runs on amd64 counts on the amd64 types: no room there, and arm64 is too small', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
+  ])
+  f.daemonSets = { ok: true, value: [archDaemonSet('amd64', '1')] }
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.equal(v?.rule, 'instance-types')
+})
+
+test('a hostPort held by an arm64-only DaemonSet rules out the arm64 types only (oracle seeds 1587, 1903)', () => {
+  const pod = pendingPod({
+    containers: [
+      {
+        name: 'app',
+        ports: [{ containerPort: 9100, hostPort: 9100 }],
+        resources: { requests: { cpu: '500m' } },
+      },
+    ],
+  })
+  const f = whyFacts([pod])
+  f.daemonSets = { ok: true, value: [archDaemonSet('arm64', '100m', 9100)] }
+  assert.equal(verdict(f)?.status, 'fits', verdict(f)?.message)
+  f.daemonSets = { ok: true, value: [archDaemonSet('amd64', '100m', 9100)] }
+  // Every type but c6g.large runs it; c6g.large has room for 500m.
+  const v = verdict(f)
+  assert.equal(v?.status, 'fits', v?.message)
+  assert.match(v?.message ?? '', /c6g\.large/)
+})
+
+// Karpenter's types have capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices
+// only (computeCapacity, v1.14.1); resources.Fits then fails any other request. Only a NodeOverlay (a
+// feature gate, off by default) adds capacity. Oracle seeds with hugepages-2Mi or example.com/widget.
+test('a request for hugepages or a custom resource: ✖ while NodeOverlay is off, ? when it is on or unread', () => {
+  for (const resource of ['hugepages-2Mi', 'example.com/widget']) {
+    const f = whyFacts([
+      pendingPod({
+        containers: [
+          { name: 'app', resources: { requests: { cpu: '100m', memory: '128Mi', [resource]: '1' } } },
+        ],
+      }),
+    ])
+    const off = verdict(f)
+    assert.equal(off?.status, 'ruled-out', off?.message)
+    assert.match(off?.message ?? '', new RegExp(`no instance type has ${resource}`))
+    assert.match(off?.fix?.summary ?? '', /NodeOverlay/)
+    const dep = f.kube.deployment as { ok: true; value: { env: Record<string, string> } }
+    dep.value.env = { ...dep.value.env, FEATURE_GATES: 'NodeRepair=false,NodeOverlay=true' }
+    assert.equal(verdict(f)?.status, 'unknown')
+    f.kube.deployment = { ok: true, value: null }
+    assert.equal(verdict(f)?.status, 'unknown')
+  }
+  // A zero request asks for nothing
+  const zero = whyFacts([
+    pendingPod({
+      containers: [{ name: 'app', resources: { requests: { cpu: '100m', 'example.com/widget': '0' } } }],
+    }),
+  ])
+  assert.equal(verdict(zero)?.status, 'fits')
+})
+
+// Oracle seed 12: Karpenter tolerates PreferNoSchedule for a DaemonSet's pod too when it counts its
+// overhead (scheduler.go isDaemonPodCompatible → toleratePreferNoScheduleTaints, v1.14.1).
+test('seed 12: a DaemonSet counts on a NodePool whose only taint is PreferNoSchedule', () => {
+  const f = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: { cpu: '7500m' } } }] }),
+  ])
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
   f.daemonSets = {
     ok: true,
     value: [
       {
-        metadata: { name: 'agent', namespace: 'kube-system' },
-        spec: {
-          template: {
-            spec: {
-              nodeSelector: { 'kubernetes.io/arch': 'arm64' },
-              containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }],
-            },
-          },
-        },
+        ...archDaemonSet('amd64', '1'),
+        spec: { template: { spec: { containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }] } } },
       },
     ],
   }
   const v = verdict(f)
-  assert.equal(v?.status, 'unknown')
-  assert.match(v?.message ?? '', /DaemonSet kube-system\/agent runs only on some instance types/)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(v?.message ?? '', /needs 8500m cpu/)
+})
+
+// Oracle seed 1505: Karpenter sizes each NodePool without a pod first (NewScheduler); a NodePool whose
+// own requirements leave no type is skipped, even where a pod's NotIn would have narrowed Exists.
+test('seed 1505: a NodePool whose own requirements leave no type is ruled out whatever the pod asks', () => {
+  const f = whyFacts([
+    pendingPod({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  { key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'NotIn', values: ['t4'] },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    }),
+  ])
+  pools(f)[0]!.spec.template.spec.requirements = [
+    { key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'Exists' },
+    { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'm5.xlarge'] },
+  ]
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(v?.message ?? '', /own requirements leave no instance type/)
 })

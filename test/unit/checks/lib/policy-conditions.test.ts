@@ -17,7 +17,7 @@ import {
   unscopedResource,
   wildcardMatch,
 } from '../../../../src/checks/lib/policy.js'
-import type { PolicyStatement } from '../../../../src/facts/types.js'
+import type { PolicyStatement } from '../../../../src/policy/types.js'
 import { policyDoc } from '../../../helpers/check-fixtures.js'
 
 const allow = (over: Partial<PolicyStatement>): PolicyStatement => ({ Effect: 'Allow', ...over })

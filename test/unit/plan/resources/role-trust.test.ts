@@ -2,7 +2,7 @@
 // is, how it reads the trust, when it changes it, and exactly the two writes its apply makes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PolicyDocument } from '../../../../src/facts/types.js'
+import type { PolicyDocument } from '../../../../src/policy/types.js'
 import { CHANGED_TRUST, roleTrust } from '../../../../src/plan/resources/role-trust.js'
 import { recordingEnv } from '../../../helpers/recording-env.js'
 
