@@ -105,6 +105,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const fixing = (this.flags as { fix?: boolean }).fix === true
     // doctor --all-clusters: --timeout bounds each cluster (src/fleet), not the whole fleet.
     if ((this.flags as { 'all-clusters'?: boolean })['all-clusters'] === true) return
+    // doctor --serve runs until stopped: --timeout bounds each of its runs (src/doctor/serve.ts).
+    if ((this.flags as { serve?: boolean }).serve === true) return
     const seconds = given ?? (fixing ? undefined : DEFAULT_RUN_TIMEOUT_S)
     if (seconds === undefined) return
     this.runTimeoutS = seconds

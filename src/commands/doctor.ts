@@ -126,6 +126,31 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         'With --all-clusters: reach a cluster through the kubeconfig context named by its ARN when there is one (a tunnel to a private endpoint), else with an EKS token.',
       helpGroup: 'FLEET',
     }),
+    serve: Flags.boolean({
+      summary:
+        'Run doctor every --interval in this process: Prometheus metrics on /metrics, /healthz, and each finding as a Kubernetes Event on its object (the karpctl-doctor chart runs this).',
+      helpGroup: 'SERVE',
+    }),
+    interval: Flags.string({
+      summary: 'With --serve: the time between the end of one run and the start of the next (default 5m).',
+      helpGroup: 'SERVE',
+    }),
+    listen: Flags.string({
+      summary:
+        'With --serve: the address of /metrics and /healthz (default 127.0.0.1:9464; :9464 for every interface).',
+      helpGroup: 'SERVE',
+    }),
+    events: Flags.boolean({
+      summary: 'With --serve: post each finding as a Kubernetes Event (--no-events: metrics only).',
+      allowNo: true,
+      default: true,
+      helpGroup: 'SERVE',
+    }),
+    'print-iam-policy': Flags.boolean({
+      summary:
+        "Print the read-only IAM policy doctor's reads need (for IRSA, Pod Identity or a fleet role) and exit.",
+      helpGroup: 'SERVE',
+    }),
     list: Flags.boolean({ summary: 'List every check id with its title and exit.', helpGroup: 'CHECKS' }),
     output: Flags.string({
       char: 'o',
@@ -154,6 +179,12 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
     const started = performance.now()
     const { flags } = this
     const { catalog } = await import('../checks/catalog.js')
+    if (flags['print-iam-policy']) {
+      const { doctorIamPolicy } = await import('../desired/doctor-reads.js')
+      if (this.jsonEnabled()) return doctorIamPolicy()
+      this.log(JSON.stringify(doctorIamPolicy(), null, 2))
+      return
+    }
     if (flags.list) {
       if (this.jsonEnabled()) return catalog.map((c) => c.meta)
       const width = Math.max(...catalog.map((c) => c.meta.id.length))
@@ -175,6 +206,12 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       throw err
     }
     if (flags['all-clusters']) return this.fleet()
+    if (flags.serve) return this.serve()
+    for (const f of ['interval', 'listen'] as const)
+      if (flags[f] !== undefined)
+        throw new InputError(`--${f} goes with --serve: add it, or drop --${f}`, 'INVALID_INPUT')
+    if (!flags.events)
+      throw new InputError('--no-events goes with --serve: add it, or drop --no-events', 'INVALID_INPUT')
     for (const f of ['regions', 'profiles', 'accounts', 'concurrency', 'kubeconfig-contexts'] as const)
       if (flags[f] !== undefined && flags[f] !== false)
         throw new InputError(`--${f} goes with --all-clusters: add it, or drop --${f}`, 'INVALID_INPUT')
@@ -331,6 +368,34 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       this.log(r.fleetSarif(outcome, catalog, this.config.version))
     } else if (flags.output === 'markdown') this.log(r.fleetMarkdown(outcome))
     else this.log(r.renderFleet(outcome, { color: useColor(process.stdout) }))
+    return undefined
+  }
+
+  /** doctor --serve: the loop, the server and the Events live in src/doctor/serve.ts. */
+  private async serve(): Promise<unknown> {
+    const { flags } = this
+    for (const f of ['snapshot', 'save-snapshot', 'fix', 'values', 'terraform', 'json'] as const)
+      if (flags[f] !== undefined && flags[f] !== false)
+        throw new InputError(`--${f} cannot be combined with --serve`, 'INVALID_INPUT')
+    if (flags.output !== 'human')
+      throw new InputError('--output cannot be combined with --serve: it serves /metrics', 'INVALID_INPUT')
+    const { parseInterval, parseListen } = await import('../desired/flags.js')
+    const intervalMs = parseInterval(flags.interval ?? '5m')
+    const listen = parseListen(flags.listen ?? '127.0.0.1:9464')
+    const { serve } = await import('../doctor/serve.js')
+    const { DEFAULT_RUN_TIMEOUT_S } = await import('../base-command.js')
+    await serve({
+      live: await this.liveOptions(),
+      only: flags.only,
+      skip: flags.skip,
+      intervalMs,
+      listen,
+      events: flags.events,
+      runTimeoutMs: (flags.timeout ?? DEFAULT_RUN_TIMEOUT_S) * 1000,
+      log: (line) => this.progress(`${new Date().toISOString()} ${line}`),
+    })
+    // Stopped by a signal: keep-alive sockets to AWS and the API server must not hold the exit.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref()
     return undefined
   }
 

@@ -66,7 +66,8 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   cloudformation: 'CloudFormation',
 }
 
-const ENDPOINT_PREFIX: Record<AwsService, string> = {
+/** The service's endpoint prefix, which is also the prefix of its IAM actions (`events:ListRules`). */
+export const ENDPOINT_PREFIX: Record<AwsService, string> = {
   iam: 'iam',
   eks: 'eks',
   ec2: 'ec2',

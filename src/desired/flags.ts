@@ -177,3 +177,30 @@ export function karpenterVersionProblem(v: string): string | undefined {
     return `Karpenter ${bare} is newer than karpctl knows (1.${KARPENTER_MAX_MINOR})`
   return undefined
 }
+
+/**
+ * doctor --serve's --interval: a Go-style duration of seconds, minutes or hours (`30s`, `5m`, `1h`, or a
+ * sum such as `1m30s`), from 10 s (a shorter one only multiplies reads of AWS) to what a timer holds.
+ */
+export function parseInterval(text: string): number {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text.trim())
+  const ms =
+    m && text.trim() ? (Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0)) * 1000 : NaN
+  if (!Number.isFinite(ms) || ms < 10_000 || ms > MAX_TIMEOUT_S * 1000)
+    throw bad(
+      `--interval ${quote(text)} is not a duration from 10s to ${Math.floor(MAX_TIMEOUT_S / 3600)}h (e.g. 30s, 5m, 1h): fix --interval`,
+    )
+  return ms
+}
+
+/** doctor --serve's --listen: `host:port` or `:port` (then every interface), IPv6 in brackets. */
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/.exec(text.trim())
+  const port = m ? Number(m[2]) : NaN
+  if (!m || port > 65535)
+    throw bad(
+      `--listen ${quote(text)} is not host:port (e.g. 127.0.0.1:9464, or :9464 for every interface): fix --listen`,
+    )
+  const host = (m[1] as string).replace(/^\[(.*)\]$/, '$1')
+  return { host: host || '0.0.0.0', port }
+}

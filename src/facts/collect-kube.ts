@@ -193,6 +193,8 @@ function pickMeta(meta: ObjectMeta): ObjectMeta {
     namespace: meta.namespace,
     labels: meta.labels,
     annotations: meta.annotations,
+    // doctor --serve's Events name their object by uid too: `kubectl describe` selects Events by it.
+    ...(meta.uid ? { uid: meta.uid } : {}),
   }
 }
 

@@ -394,6 +394,33 @@ const cases: Case[] = [
     message: /Nonexistent flags: --nope, --worse/,
   },
   { name: 'unknown short flag', args: () => ['doctor', '-Z'], message: /Nonexistent flag: -Z/ },
+  // ---- doctor --serve ----
+  {
+    name: '--interval without --serve',
+    args: () => ['doctor', '--cluster', 'demo', '--region', 'us-west-2', '--interval', '5m'],
+    message: /^--interval goes with --serve: add it, or drop --interval$/,
+  },
+  {
+    name: '--no-events without --serve',
+    args: () => ['doctor', '--cluster', 'demo', '--region', 'us-west-2', '--no-events'],
+    message: /^--no-events goes with --serve/,
+  },
+  {
+    name: '--serve --interval shorter than 10s',
+    args: () => ['doctor', '--serve', '--cluster', 'demo', '--region', 'us-west-2', '--interval', '1s'],
+    message: /^--interval "1s" is not a duration from 10s to \d+h \(e\.g\. 30s, 5m, 1h\): fix --interval$/,
+  },
+  {
+    name: '--serve --listen without a port',
+    args: () => ['doctor', '--serve', '--cluster', 'demo', '--region', 'us-west-2', '--listen', '127.0.0.1'],
+    message: /^--listen "127\.0\.0\.1" is not host:port/,
+  },
+  {
+    name: '--serve with --json',
+    args: () => ['doctor', '--serve', '--cluster', 'demo', '--region', 'us-west-2', '--json'],
+    message: /--json cannot be combined with --serve/,
+    code: 'INVALID_INPUT',
+  },
   {
     name: '--output not one of the formats',
     args: () => ['doctor', '--output', 'yaml'],

@@ -6,7 +6,9 @@ import { InputError } from '../../../src/errors.js'
 import {
   karpenterVersionProblem,
   MAX_TIMEOUT_S,
+  parseInterval,
   parseKeyValue,
+  parseListen,
   parseSelectorTag,
   parseTag,
   validateCpuLimit,
@@ -262,4 +264,26 @@ test('--instance-categories: letters only, as Karpenter labels them', () => {
       /--instance-categories ".*" is not an EC2 instance category/,
       c,
     )
+})
+
+test('--interval takes 10s to the timer limit, in h, m and s', () => {
+  assert.equal(parseInterval('5m'), 300_000)
+  assert.equal(parseInterval('10s'), 10_000)
+  assert.equal(parseInterval('1h30m'), 5_400_000)
+  assert.equal(parseInterval(' 2m5s '), 125_000)
+  for (const bad of ['', '9s', '5', 'm', '5x', '-5m', '1d', '600h', '5m1h'])
+    assert.throws(
+      () => parseInterval(bad),
+      /--interval .* is not a duration from 10s to \d+h .*fix --interval/,
+      bad,
+    )
+})
+
+test('--listen is host:port or :port, IPv6 in brackets', () => {
+  assert.deepEqual(parseListen('127.0.0.1:9464'), { host: '127.0.0.1', port: 9464 })
+  assert.deepEqual(parseListen(':9464'), { host: '0.0.0.0', port: 9464 })
+  assert.deepEqual(parseListen('[::1]:0'), { host: '::1', port: 0 })
+  assert.deepEqual(parseListen('localhost:80'), { host: 'localhost', port: 80 })
+  for (const bad of ['9464', '127.0.0.1', '127.0.0.1:65536', 'a b:1', '::1:9464', 'h:port'])
+    assert.throws(() => parseListen(bad), /--listen .* is not host:port .*fix --listen/, bad)
 })
