@@ -84,7 +84,7 @@ describe(
   () => {
     let bed: Bed
     before(async () => {
-      bed = await startBed()
+      bed = await startBed({ patchedMoto: true })
     })
     after(async () => {
       await bed?.stop()

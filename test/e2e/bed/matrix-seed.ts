@@ -110,7 +110,12 @@ export const TERRAFORM_MODULE_DEFAULTS: Record<20 | 21, TerraformModuleShape> = 
     },
     irsa: true,
     nodeRolePrefixed: true,
-    nodePolicies: ['AmazonEKSWorkerNodePolicy', 'AmazonEC2ContainerRegistryReadOnly', 'AmazonEKS_CNI_Policy'],
+    nodePolicies: [
+      'AmazonEKSWorkerNodePolicy',
+      'AmazonEC2ContainerRegistryReadOnly',
+      'AmazonEKS_CNI_Policy',
+      'AmazonSSMManagedInstanceCore',
+    ],
     policy: 20,
   },
   // v21.19.0: Pod Identity only (and its association), five rules (CRInterruption), ECR pull-only.
@@ -124,7 +129,12 @@ export const TERRAFORM_MODULE_DEFAULTS: Record<20 | 21, TerraformModuleShape> = 
     },
     irsa: false,
     nodeRolePrefixed: true,
-    nodePolicies: ['AmazonEKSWorkerNodePolicy', 'AmazonEC2ContainerRegistryPullOnly', 'AmazonEKS_CNI_Policy'],
+    nodePolicies: [
+      'AmazonEKSWorkerNodePolicy',
+      'AmazonEC2ContainerRegistryPullOnly',
+      'AmazonEKS_CNI_Policy',
+      'AmazonSSMManagedInstanceCore',
+    ],
     policy: 21,
   },
 }
