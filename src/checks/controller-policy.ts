@@ -239,6 +239,8 @@ export const controllerPolicy: Check = {
     }
     const roleName = facts.iam.controllerRoleName
     if (!roleName) {
+      // Without IRSA the role is the Pod Identity association's: unread, the role is unknown, not absent.
+      need(facts.eks.podIdentityAssociations)
       skip(
         'the controller role was not discovered (no IRSA annotation or Pod Identity association): see irsa-trust-policy and pod-identity',
       )

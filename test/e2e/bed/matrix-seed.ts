@@ -87,9 +87,23 @@ export function restampedChart(tmpDir: string, version: string): string {
   return dir
 }
 
+/**
+ * The newest Kubernetes each Karpenter minor supports (karpenter.sh compatibility matrix, as
+ * src/checks/lib/compat.ts has it): what EKS says the row's cluster runs, as the guide of that version
+ * would have made it (the API server itself is the bed's 1.34).
+ */
+export function kubernetesFor(karpenter: string): string {
+  const minor = Number(karpenter.split('.')[1])
+  if (minor <= 1) return '1.31'
+  if (minor <= 4) return '1.32'
+  if (minor <= 6) return '1.33'
+  return '1.34'
+}
+
 /** The getting-started install of `version`: its template, the guide's helm values, that version's chart. */
 export async function seedGettingStartedOf(bed: Bed, version: string): Promise<MatrixInstall> {
   const s = await seedAdoptedInstall(bed, {
+    kubernetesVersion: kubernetesFor(version),
     templatePath: join(karpenterFixtures(), 'policies', `cloudformation-v${version}.yaml`),
     chartDir: restampedChart(bed.tmpDir, version),
     crds: version.startsWith('1.0.') ? '1.0.14' : '1.14.1',
@@ -145,7 +159,10 @@ export const TERRAFORM_MODULE_DEFAULTS: Record<20 | 21, TerraformModuleShape> = 
  * IRSA annotation; v21 the Pod Identity association, which moto cannot make).
  */
 export async function seedTerraformModule(bed: Bed, major: 20 | 21): Promise<MatrixInstall> {
-  const cluster = await seedGuideCluster(bed)
+  // examples/karpenter pins chart 1.1.1 (v20; its cluster_version 1.33 is beyond what 1.1 supports, so
+  // the cluster here is 1.31) and 1.6.0 on kubernetes_version 1.33 (v21): the last patch of each minor.
+  const karpenter = major === 20 ? '1.1.10' : '1.6.8'
+  const cluster = await seedGuideCluster(bed, { kubernetesVersion: kubernetesFor(karpenter) })
   const made = await seedTerraformAws(bed, cluster, TERRAFORM_MODULE_DEFAULTS[major])
   const cn = cluster.ctx.clusterName
   const set = (kv: string) => ['--set', kv]
@@ -156,7 +173,7 @@ export async function seedTerraformModule(bed: Bed, major: 20 | 21): Promise<Mat
       'upgrade',
       '--install',
       'karpenter',
-      karpenterChartDir('1.14.1'),
+      restampedChart(bed.tmpDir, karpenter),
       '--namespace',
       'kube-system',
       ...set(`settings.clusterName=${cn}`),
@@ -253,7 +270,9 @@ function eksctlKarpenterTemplate(cn: string): Template {
 
 /** eksctl's `karpenter:` block with its defaults, on the guide's cluster. */
 export async function seedEksctlKarpenter(bed: Bed): Promise<MatrixInstall> {
-  const cluster = await seedGuideCluster(bed)
+  // eksctl's docs (userdocs/src/usage/eksctl-karpenter.md): karpenter.version '1.2.1' on Kubernetes 1.32.
+  const karpenter = '1.2.8'
+  const cluster = await seedGuideCluster(bed, { kubernetesVersion: kubernetesFor(karpenter) })
   const { ctx, eksctlTags } = cluster
   const cn = ctx.clusterName
   const aws = awsClients({ awsEndpoint: bed.awsEndpoint, region: ctx.region })
@@ -309,7 +328,7 @@ export async function seedEksctlKarpenter(bed: Bed): Promise<MatrixInstall> {
       'upgrade',
       '--install',
       'karpenter',
-      karpenterChartDir('1.14.1'),
+      restampedChart(bed.tmpDir, karpenter),
       '--namespace',
       namespace,
       ...set(`clusterName=${cn}`),
@@ -328,9 +347,12 @@ export async function seedEksctlKarpenter(bed: Bed): Promise<MatrixInstall> {
   return { net: cluster.net, namespace }
 }
 
-/** A bare eksctl cluster, for karpctl's own install to make everything. */
+/**
+ * A bare eksctl cluster, for karpctl's own install to make everything. In CONFIG_MAP mode: on an
+ * access-entry cluster install makes an access entry, which moto cannot (that path is proven with nock).
+ */
 export async function seedBareForKarpctl(bed: Bed): Promise<MatrixInstall> {
-  const c = await seedBareCluster(bed)
+  const c = await seedBareCluster(bed, { authenticationMode: 'CONFIG_MAP' })
   return { net: c.net, namespace: 'kube-system' }
 }
 

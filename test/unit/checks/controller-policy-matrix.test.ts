@@ -1,3 +1,4 @@
+// Shapes of other tools' installs the install matrix (test/e2e/install-matrix.e2e.test.ts) found judged wrong.
 // Issue 35 (install matrix): eksctl's `karpenter:` policy (eksctl-io/eksctl pkg/cfn/builder/karpenter.go)
 // and terraform-aws-eks v20's lack ec2:DescribePlacementGroups, which the 1.14 template grants. Karpenter
 // v1.14.1 resolves a placement group only for an EC2NodeClass with `placementGroupSelector`
@@ -46,4 +47,23 @@ test('EC2NodeClasses unreadable: not proven unused, the action is asked for', ()
   )
   assert.notEqual(r.status, 'pass')
   assert.match(JSON.stringify(r.findings), /ec2:DescribePlacementGroups/)
+})
+
+// Issue 35 (install matrix): terraform-aws-eks v21's controller role is found only through its Pod
+// Identity association; an endpoint that cannot list associations leaves the role unknown, not absent.
+test('no IRSA, Pod Identity associations unreadable: unknown with the read, not skipped', () => {
+  const r = runCheck(
+    controllerPolicy,
+    healthyFacts((f) => {
+      f.iam.controllerRoleName = null
+      f.iam.controllerIdentity = 'none'
+      f.eks.podIdentityAssociations = failed(
+        'eks:ListPodIdentityAssociations demo',
+        'NotFound',
+        'unsupported',
+      )
+    }),
+  )
+  assert.equal(r.status, 'unknown')
+  assert.match(r.findings[0]!.message, /eks:ListPodIdentityAssociations/)
 })
