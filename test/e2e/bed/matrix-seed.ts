@@ -357,7 +357,7 @@ export async function seedBareForKarpctl(bed: Bed): Promise<MatrixInstall> {
 }
 
 /** Back to an empty account and cluster: releases, Karpenter's objects and CRDs, aws-auth, nodes, moto. */
-export async function resetBed(bed: Bed): Promise<void> {
+export async function resetBed(bed: Bed, opts: { keepCrds?: boolean } = {}): Promise<void> {
   for (const ns of ['kube-system', 'karpenter']) {
     await helm(bed, ['uninstall', 'karpenter', '--namespace', ns, '--ignore-not-found', '--wait'])
   }
@@ -369,15 +369,18 @@ export async function resetBed(bed: Bed): Promise<void> {
       await bed.kube.delete(p)
     }
   }
-  const crds = await bed.kube.list('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
+  // Kept when every scenario installs the same chart (its CRDs are the chart's own).
+  const crds = opts.keepCrds
+    ? []
+    : await bed.kube.list('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
   const ours = crds
     .map((c) => c.metadata.name as string)
     .filter((n) => /\.(karpenter\.sh|karpenter\.k8s\.aws|autoscaling\.x-k8s\.io)$/.test(n))
   for (const n of ours) await bed.kube.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${n}`)
   for (const n of ours) {
-    const deadline = Date.now() + 60_000
+    const deadline = Date.now() + 120_000
     while (await bed.kube.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${n}`)) {
-      if (Date.now() > deadline) throw new Error(`CRD ${n} still there after 60 s`)
+      if (Date.now() > deadline) throw new Error(`CRD ${n} still there after 120 s`)
       await new Promise((r) => setTimeout(r, 200))
     }
   }
