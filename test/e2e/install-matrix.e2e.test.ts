@@ -36,8 +36,8 @@ interface Row {
   then?: (bed: Bed) => Promise<void>
   /** check id → the reason it cannot be judged here (moto lacks the API) */
   unknown?: Record<string, RegExp>
-  /** the chart's CRDs (1.0.x has its own; every other row installs 1.14.1's) */
-  crds?: '1.0'
+  /** the CRDs the row brings: 1.0.x's own; karpctl's (its karpenter-crd release); else the 1.14.1 chart's */
+  crds?: '1.0' | 'karpenter-crd'
   /** check id → a warning that is true of that tool's default (none is a false alarm: see each row) */
   warn?: Record<string, RegExp>
 }
@@ -90,6 +90,7 @@ const ROWS: Row[] = [
     tool: 'karpctl install',
     source: 'karpctl install --yes on a bare eksctl cluster',
     seed: seedBareForKarpctl,
+    crds: 'karpenter-crd',
     then: async (bed) => {
       const r = await installOn(bed, ['--yes'])
       assert.equal(r.code, 0, shown(r))
