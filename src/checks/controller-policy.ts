@@ -69,6 +69,11 @@ function requiredStatements(
     ? interruptionQueueArn(facts, ref)?.replace(':<account-id>:', `:${accountId}:`)
     : undefined
   const zonalShift = String(setting(release, 'enableZonalShift')) === 'true'
+  // Karpenter resolves a placement group only for an EC2NodeClass that selects one (v1.14.1
+  // pkg/providers/placementgroup/provider.go: Get returns nothing without a selector). Unread: asked.
+  const classes = facts.kube.nodeClasses
+  const placementGroups =
+    !classes.ok || classes.value.some((nc) => nc.spec.placementGroupSelector !== undefined)
   const version = releaseVersion(release)?.raw
   const docs = referencePolicies(referenceVersion, {
     partition: partitionOf(facts),
@@ -86,6 +91,7 @@ function requiredStatements(
         if (key === 'iam:passrole') return false // passrole-node-role proves it per node role
         if (key.startsWith('sqs:') && !queueArn) return false // no queue: interruption is off
         if (retiredIn(key, version)) return false // the template lags: this version never calls it
+        if (key === 'ec2:describeplacementgroups' && !placementGroups) return false
         return !(key.startsWith('arc-zonal-shift:') && !zonalShift) // opt-in
       })
       const resources = asList(s.Resource)
@@ -227,6 +233,8 @@ export const controllerPolicy: Check = {
     }
     const roleName = facts.iam.controllerRoleName
     if (!roleName) {
+      // Without IRSA the role is the Pod Identity association's: unread, the role is unknown, not absent.
+      need(facts.eks.podIdentityAssociations)
       skip(
         'the controller role was not discovered (no IRSA annotation or Pod Identity association): see irsa-trust-policy and pod-identity',
       )

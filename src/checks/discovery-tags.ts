@@ -203,7 +203,11 @@ export const discoveryTags: Check = {
           code: 'security-groups-unmatched',
           evidence: { selector: nc.spec.securityGroupSelectorTerms },
           fix: tagFix(
-            cluster?.clusterSecurityGroupId ? [cluster.clusterSecurityGroupId] : [],
+            // The cluster security group; where EKS names none (an older cluster), the groups the
+            // cluster was created with: a command with ids, not a placeholder, whenever any is known.
+            cluster?.clusterSecurityGroupId
+              ? [cluster.clusterSecurityGroupId]
+              : (cluster?.securityGroupIds ?? []),
             clusterName,
             region,
             'security-groups',

@@ -1,5 +1,6 @@
 import type { Facts, HelmRelease, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
+import { allowsCapacityType } from './lib/capacity.js'
 import { need, needRelease, shellQuote } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
 import { controllerDeploymentName } from './lib/install.js'
@@ -41,6 +42,22 @@ function createQueueCommands(facts: Facts, name: string): string[] {
   ]
 }
 
+/**
+ * No queue where no NodePool may launch spot: nothing is lost that a default install promises. eksctl's
+ * `karpenter:` block makes no queue unless `withSpotInterruptionQueue` (default false), and the Helm
+ * chart's default is none; the two-minute spot notice is what the queue is for (Karpenter's
+ * interruption docs). Unreadable NodePools: not proven, the warning stands.
+ */
+function offWithoutSpot(facts: Facts): Finding | undefined {
+  const pools = facts.kube.nodePools
+  if (!pools.ok || pools.value.some((p) => allowsCapacityType(p, 'spot'))) return undefined
+  return {
+    status: 'pass',
+    subject: 'settings.interruptionQueue',
+    message: `settings.interruptionQueue is not set: interruption handling is off; no NodePool allows spot, so no spot interruption goes unhandled (scheduled maintenance and rebalance events are not acted on)`,
+  }
+}
+
 export const interruptionQueue: Check = {
   meta: {
     id: 'interruption-queue',
@@ -54,6 +71,8 @@ export const interruptionQueue: Check = {
     const ref = queueSetting(facts, release)
     const cluster = facts.meta.clusterName
     if (!ref) {
+      const off = offWithoutSpot(facts)
+      if (off) return [off]
       return [
         {
           status: 'warn',

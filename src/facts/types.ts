@@ -307,6 +307,8 @@ export interface EC2NodeClass {
     amiSelectorTerms?: SelectorTerm[]
     /** On-demand capacity reservations the NodeClass may launch into (Karpenter 1.3+). */
     capacityReservationSelectorTerms?: SelectorTerm[]
+    /** The placement group nodes launch into (Karpenter 1.12+), by name or id. */
+    placementGroupSelector?: { name?: string; id?: string }
     amiFamily?: string
     /** `RAID0`: the instance store is the node's ephemeral storage (what `why` sizes it by). */
     instanceStorePolicy?: string

@@ -72,6 +72,9 @@ const ALLOWED = new RegExp(
     String.raw`\b(?:sha1|sha224|sha256|sha384|sha512|md5)[:=][0-9a-fA-F]{32}[0-9a-fA-F]*\b`,
     String.raw`\b[0-9A-Z]{32}\.[a-z0-9]{2,4}\.[a-z0-9-]+\.eks\.amazonaws\.com(?:\.cn)?\b`,
     String.raw`\boidc\.eks\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?/id/[0-9A-Z]{32}\b`,
+    // A URL's host (its userinfo is stripped first): a DNS name, public by nature, never a credential.
+    // An API server's endpoint that is not EKS's shape (a proxy, a test endpoint) is compared, not hidden.
+    String.raw`(?<=\b[a-z][a-z0-9+.-]*://)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=[:/?#\s"'<>]|$)`,
     String.raw`/(?:blob|tree|commit|raw)/[0-9a-f]{40}/`,
     String.raw`\bv?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?\b`,
   ].join('|'),

@@ -33,6 +33,7 @@ import {
   helm,
   KARPENTER_CRDS,
   markDeploymentAvailable,
+  type ChartVersion,
   markNodeClassReady,
   markNodePoolReady,
   waitForCrdsEstablished,
@@ -127,7 +128,8 @@ export function eksctlIrsaTemplate(opts: {
 /** The guide's `helm upgrade --install` arguments (IRSA: the role annotation on the ServiceAccount). */
 export function guideHelmArgs(opts: {
   clusterName: string
-  controllerRoleArn: string
+  /** the IRSA role annotated on the ServiceAccount; none with Pod Identity */
+  controllerRoleArn?: string
   namespace?: string
   chartDir?: string
   /** settings.interruptionQueue; the guide's is the cluster name (the stack's queue) */
@@ -153,14 +155,15 @@ export function guideHelmArgs(opts: {
     'controller.resources.limits.cpu=1',
     '--set',
     'controller.resources.limits.memory=1Gi',
-    '--set',
-    `serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=${opts.controllerRoleArn}`,
+    ...(opts.controllerRoleArn
+      ? ['--set', `serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=${opts.controllerRoleArn}`]
+      : []),
   ]
 }
 
 /** The guide's EC2NodeClass: role KarpenterNodeRole-<cluster>, the pinned AL2023 alias, discovery tags. */
-export function guideEC2NodeClass(clusterName: string): KubeObject {
-  const nc = defaultEC2NodeClass({ clusterName })
+export function guideEC2NodeClass(clusterName: string, role?: string): KubeObject {
+  const nc = defaultEC2NodeClass({ clusterName, role })
   return { ...nc, spec: { ...nc.spec, amiSelectorTerms: [{ alias: GUIDE_AMI_ALIAS }] } }
 }
 
@@ -169,6 +172,8 @@ export interface GuideCluster {
   ctx: SeedContext
   net: Network
   clusterArn: string
+  /** what EKS says the API server's endpoint is */
+  endpoint: string
   oidcIssuer: string
   oidcProviderArn: string
   nodegroupRoleArn: string
@@ -229,12 +234,31 @@ export async function seedGuideCluster(
     ctx,
     net,
     clusterArn: cluster.clusterArn,
+    endpoint: cluster.endpoint,
     oidcIssuer: cluster.oidcIssuer,
     oidcProviderArn: oidc.OpenIDConnectProviderArn!,
     nodegroupRoleArn: ng.Role!.Arn!,
     eksctlTags,
     skipped,
   }
+}
+
+export interface GuideKubernetesOptions {
+  /** the IRSA role annotated on the ServiceAccount; undefined with Pod Identity */
+  controllerRoleArn?: string
+  nodeRoleArn: string
+  interruptionQueue?: string
+  /** false: the node role joins through an EKS access entry, not aws-auth */
+  nodeRoleInAwsAuth?: boolean
+  /** the release's namespace (kube-system) */
+  namespace?: string
+  /** the chart (the fixture's 1.14.1) and the CRDs to wait for */
+  chartDir?: string
+  crds?: ChartVersion
+  /** the whole `helm` command line, when the tool's is not the guide's */
+  helmArgs?: string[]
+  /** the EC2NodeClass (the guide's) */
+  nodeClass?: KubeObject
 }
 
 /**
@@ -245,25 +269,29 @@ export async function seedGuideCluster(
 export async function seedGuideKubernetes(
   bed: Bed,
   cluster: GuideCluster,
-  opts: { controllerRoleArn: string; nodeRoleArn: string; interruptionQueue: string },
+  opts: GuideKubernetesOptions,
 ): Promise<{ namespace: string; name: string }> {
   const { ctx, net } = cluster
   const cn = ctx.clusterName
-  await bed.kube.apply(awsAuthConfigMap([cluster.nodegroupRoleArn, opts.nodeRoleArn]))
+  // A node role with an EKS access entry is not mapped in aws-auth (nodeRoleInAwsAuth: false).
+  const mapped = opts.nodeRoleInAwsAuth === false ? [] : [opts.nodeRoleArn]
+  await bed.kube.apply(awsAuthConfigMap([cluster.nodegroupRoleArn, ...mapped]))
   await createNodegroupNodes(bed.kube, { count: 2, region: ctx.region })
-  const helmRelease = { namespace: 'kube-system', name: 'karpenter' }
+  const helmRelease = { namespace: opts.namespace ?? 'kube-system', name: 'karpenter' }
   await helm(
     bed,
-    guideHelmArgs({
-      clusterName: cn,
-      controllerRoleArn: opts.controllerRoleArn,
-      namespace: helmRelease.namespace,
-      interruptionQueue: opts.interruptionQueue,
-    }),
+    opts.helmArgs ??
+      guideHelmArgs({
+        clusterName: cn,
+        controllerRoleArn: opts.controllerRoleArn,
+        namespace: helmRelease.namespace,
+        interruptionQueue: opts.interruptionQueue,
+        chartDir: opts.chartDir,
+      }),
   )
-  await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS['1.14.1'])
+  await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS[opts.crds ?? '1.14.1'])
   await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
-  await applyWithRetry(bed.kube, guideEC2NodeClass(cn))
+  await applyWithRetry(bed.kube, opts.nodeClass ?? guideEC2NodeClass(cn))
   await applyWithRetry(bed.kube, defaultNodePool())
   await markNodeClassReady(bed.kube, 'default', {
     subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
@@ -280,7 +308,15 @@ export async function seedGuideKubernetes(
 /** Seeds the whole install on a fresh bed. ~5 s on a warm bed. */
 export async function seedAdoptedInstall(
   bed: Bed,
-  opts: { clusterName?: string; kubernetesVersion?: string } = {},
+  opts: {
+    clusterName?: string
+    kubernetesVersion?: string
+    /** the getting-started template (the fixture's 1.14.1) */
+    templatePath?: string
+    /** the chart it is installed with, and its CRDs */
+    chartDir?: string
+    crds?: ChartVersion
+  } = {},
 ): Promise<AdoptedInstall> {
   const cluster = await seedGuideCluster(bed, opts)
   const { ctx, eksctlTags, oidcProviderArn, skipped } = cluster
@@ -291,7 +327,7 @@ export async function seedAdoptedInstall(
   //   --capabilities CAPABILITY_NAMED_IAM --parameters ParameterKey=ClusterName,ParameterValue=<cluster>
   const karpenterStack = await deployStack(bed, aws, {
     stackName: `Karpenter-${cn}`,
-    template: loadTemplate(cloudFormationTemplatePath()),
+    template: loadTemplate(opts.templatePath ?? cloudFormationTemplatePath()),
     parameters: { ClusterName: cn },
   })
   const byType = (type: string) => karpenterStack.resources.filter((r) => r.type === type)
@@ -328,6 +364,8 @@ export async function seedAdoptedInstall(
     controllerRoleArn,
     nodeRoleArn,
     interruptionQueue: queueName,
+    chartDir: opts.chartDir,
+    crds: opts.crds,
   })
 
   return {

@@ -38,6 +38,11 @@ export interface BedOptions {
    * filled (bed/moto_launcher.py); the bed plays the kubelet. Default false. See README.md.
    */
   karpenter?: boolean
+  /**
+   * moto with its gaps filled (bed/moto_launcher.py) without the controller: EKS reports the cluster's
+   * `accessConfig.authenticationMode`, as AWS does. Implied by `karpenter`. Default false.
+   */
+  patchedMoto?: boolean
 }
 
 /** The real Karpenter in the bed: the controller following the chart's Deployment, the played kubelet. */
@@ -169,9 +174,10 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
 
     // ---- moto
     const awsEndpoint = `http://127.0.0.1:${motoPort}`
-    const motoCmd = opts.karpenter
-      ? [join(venvDir, 'bin', 'python'), join(BED_DIR, 'moto_launcher.py')]
-      : [join(venvDir, 'bin', 'moto_server')]
+    const motoCmd =
+      opts.karpenter || opts.patchedMoto
+        ? [join(venvDir, 'bin', 'python'), join(BED_DIR, 'moto_launcher.py')]
+        : [join(venvDir, 'bin', 'moto_server')]
     procs.moto = startProc(
       'moto',
       motoCmd[0]!,

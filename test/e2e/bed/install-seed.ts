@@ -33,7 +33,7 @@ export interface BareCluster {
 /** `kubernetesVersion`: what EKS says the cluster runs (the apiserver itself is the bed's). */
 export async function seedBareCluster(
   bed: Bed,
-  opts: { kubernetesVersion?: string } = {},
+  opts: { kubernetesVersion?: string; authenticationMode?: 'API_AND_CONFIG_MAP' | 'CONFIG_MAP' } = {},
 ): Promise<BareCluster> {
   const aws = awsClients(bed)
   const ctx = { clusterName: CLUSTER_NAME, region: REGION, accountId: ACCOUNT_ID, partition: 'aws' as const }
@@ -46,7 +46,7 @@ export async function seedBareCluster(
     }),
   )
   await revokeWebhookIngress(aws, net)
-  const cluster = await createEksCluster(aws, ctx, net, opts.kubernetesVersion)
+  const cluster = await createEksCluster(aws, ctx, net, opts.kubernetesVersion, [], opts.authenticationMode)
   const ng = await aws.iam.send(
     new CreateRoleCommand({
       RoleName: `eksctl-${CLUSTER_NAME}-nodegroup-ng-NodeInstanceRole`,

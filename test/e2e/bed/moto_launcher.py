@@ -20,12 +20,17 @@ backends in this process, then serves exactly as `moto_server` does. Measured ag
 3. IAM has no ListInstanceProfileTags (NotImplementedError → HTTP 500), though it keeps the tags
    CreateInstanceProfile / TagInstanceProfile set: with real Karpenter's profiles present, karpctl
    teardown's sweep of Karpenter's leftovers reads them. Here it answers the stored tags.
+4. EKS drops CreateCluster's `accessConfig`: DescribeCluster never reports `authenticationMode`, which
+   AWS reports for every cluster (CONFIG_MAP for those older than access entries), so a cluster whose
+   nodes join by access entry read as a ConfigMap-only one. Here the mode given at creation is kept
+   and reported.
 """
 
 import re
 import sys
 
 from moto.core.responses import ActionResult
+from moto.eks import responses as eks_responses
 from moto.ec2.models import fleets as moto_fleets
 from moto.iam import responses as iam_responses
 from moto.ssm import models as ssm_models
@@ -126,6 +131,19 @@ def _list_instance_profile_tags(self):
 
 
 iam_responses.IamResponse.list_instance_profile_tags = _list_instance_profile_tags
+
+_create_cluster = eks_responses.EKSResponse.create_cluster
+
+
+def _create_cluster_keeping_access_config(self):
+    result = _create_cluster(self)
+    access = self._get_param("accessConfig") or {}
+    cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
+    cluster.access_config = {"authenticationMode": access.get("authenticationMode", "CONFIG_MAP")}
+    return result
+
+
+eks_responses.EKSResponse.create_cluster = _create_cluster_keeping_access_config
 
 if __name__ == "__main__":
     from moto.server import main

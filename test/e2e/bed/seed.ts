@@ -432,6 +432,7 @@ export async function createEksCluster(
   net: Network,
   kubernetesVersion = '1.34',
   skipped: string[] = [],
+  authenticationMode: 'API_AND_CONFIG_MAP' | 'CONFIG_MAP' = 'API_AND_CONFIG_MAP',
 ): Promise<{ clusterRoleArn: string; clusterArn: string; endpoint: string; oidcIssuer: string }> {
   const roleName = `eksctl-${ctx.clusterName}-cluster-ServiceRole`
   const role = await aws.iam.send(
@@ -462,7 +463,7 @@ export async function createEksCluster(
         endpointPrivateAccess: true,
       },
       accessConfig: {
-        authenticationMode: 'API_AND_CONFIG_MAP',
+        authenticationMode,
         bootstrapClusterCreatorAdminPermissions: true,
       },
       tags: { 'alpha.eksctl.io/cluster-name': ctx.clusterName },

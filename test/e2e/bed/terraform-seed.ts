@@ -47,6 +47,7 @@ import {
   type Network,
   type SeedContext,
 } from './seed.js'
+import { terraformModulePolicy } from './terraform-module-policy.js'
 
 /** The module's `tags` (var.tags), as a configuration sets them. */
 export const TERRAFORM_TAGS: Record<string, string> = {
@@ -130,22 +131,28 @@ export interface TerraformInstall extends SeedContext {
 const iamTags = (t: Record<string, string>): Tag[] =>
   Object.entries(t).map(([Key, Value]) => ({ Key, Value }))
 
-/** The module's controller trust (aws_iam_policy_document's JSON: one-element lists as strings). */
+/**
+ * The module's controller trust (aws_iam_policy_document's JSON: one-element lists as strings). v21
+ * dropped the IRSA statement (`irsa: false`): Pod Identity only.
+ */
 export function terraformControllerTrust(opts: {
   oidcProviderArn: string
   namespace: string
   serviceAccount: string
+  irsa?: boolean
 }): string {
   const host = opts.oidcProviderArn.replace(/^.*provider\//, '')
+  const podIdentity = {
+    Sid: 'PodIdentity',
+    Effect: 'Allow',
+    Action: ['sts:TagSession', 'sts:AssumeRole'],
+    Principal: { Service: 'pods.eks.amazonaws.com' },
+  }
+  if (opts.irsa === false) return JSON.stringify({ Version: '2012-10-17', Statement: [podIdentity] })
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
-      {
-        Sid: 'PodIdentity',
-        Effect: 'Allow',
-        Action: ['sts:TagSession', 'sts:AssumeRole'],
-        Principal: { Service: 'pods.eks.amazonaws.com' },
-      },
+      podIdentity,
       {
         Sid: '',
         Effect: 'Allow',
@@ -197,10 +204,28 @@ export function concatenatedControllerPolicy(ctx: SeedContext, queueName: string
   return JSON.stringify({ Version: '2012-10-17', Statement: statements })
 }
 
+/**
+ * How a configuration of the module differs from the one seeded by default (a v20 module with the
+ * guide's node role name, five rules, the template's statements): the module's own defaults of a major.
+ */
+export interface TerraformModuleShape {
+  /** the rules made, by TERRAFORM_RULES name → the module's name for it (v21: CRInterruption) */
+  rules: Partial<Record<(typeof TERRAFORM_RULES)[number]['name'], string>>
+  /** the IRSA statement in the trust (v20 enable_irsa), else Pod Identity only */
+  irsa: boolean
+  /** `node_iam_role_use_name_prefix` (default true): `Karpenter-<cluster>-<suffix>` */
+  nodeRolePrefixed: boolean
+  /** the node role's AWS managed policies */
+  nodePolicies: string[]
+  /** the module's own policy.tf of that major */
+  policy: 20 | 21
+}
+
 /** The module's resources through the AWS API, on the guide's cluster. */
 export async function seedTerraformAws(
   bed: Bed,
   cluster: GuideCluster,
+  shape?: TerraformModuleShape,
 ): Promise<Omit<TerraformInstall, 'helmRelease'>> {
   const { ctx } = cluster
   const cn = ctx.clusterName
@@ -232,7 +257,9 @@ export async function seedTerraformAws(
   // aws_cloudwatch_event_rule.this[*] + aws_cloudwatch_event_target.this[*]
   const rules: TerraformInstall['rules'] = []
   for (const spec of TERRAFORM_RULES) {
-    const ruleName = prefixed(`Karpenter${spec.name}`)
+    const moduleName = shape ? shape.rules[spec.name] : spec.name
+    if (!moduleName) continue
+    const ruleName = prefixed(`Karpenter${moduleName}`)
     await aws.events.send(
       new PutRuleCommand({
         Name: ruleName,
@@ -260,11 +287,20 @@ export async function seedTerraformAws(
         oidcProviderArn: cluster.oidcProviderArn,
         namespace: 'kube-system',
         serviceAccount: 'karpenter',
+        irsa: shape?.irsa,
       }),
       Tags: iamTags(tags),
     }),
   )
-  const controllerPolicyDocument = concatenatedControllerPolicy(ctx, queueName)
+  // The node role's name is known before it is made (name_prefix is resolved at plan time).
+  const nodeRoleName = shape?.nodeRolePrefixed ? prefixed(`Karpenter-${cn}`) : `KarpenterNodeRole-${cn}`
+  const controllerPolicyDocument = shape
+    ? terraformModulePolicy(ctx, {
+        major: shape.policy,
+        queueArn,
+        nodeRoleArn: `arn:${ctx.partition}:iam::${ctx.accountId}:role/${nodeRoleName}`,
+      })
+    : concatenatedControllerPolicy(ctx, queueName)
   const policy = await aws.iam.send(
     new CreatePolicyCommand({
       PolicyName: prefixed('KarpenterController'),
@@ -280,7 +316,6 @@ export async function seedTerraformAws(
   )
 
   // aws_iam_role.node[0] + aws_iam_role_policy_attachment.node[*] / node_additional[*]
-  const nodeRoleName = `KarpenterNodeRole-${cn}`
   const node = await aws.iam.send(
     new CreateRoleCommand({
       RoleName: nodeRoleName,
@@ -299,7 +334,7 @@ export async function seedTerraformAws(
       Tags: iamTags(tags),
     }),
   )
-  for (const name of [
+  for (const name of shape?.nodePolicies ?? [
     'AmazonEKSWorkerNodePolicy',
     'AmazonEC2ContainerRegistryReadOnly',
     'AmazonEKS_CNI_Policy',

@@ -96,7 +96,7 @@ test('an older controller is judged against its own version’s template: the 1.
   assert.deepEqual((r.findings[0]!.evidence?.missing as { action: string }[]).map((m) => m.action).sort(), [
     'ec2:DescribeCapacityReservations',
     'ec2:DescribeInstanceStatus',
-    'ec2:DescribePlacementGroups',
+    // ec2:DescribePlacementGroups: only for an EC2NodeClass with placementGroupSelector (none here)
     'iam:ListInstanceProfiles',
   ])
 })

@@ -290,7 +290,18 @@ test('no security group matched: fail, describing the selector; the fix tags the
   const noClusterSg = (f: Facts) => {
     if (f.eks.cluster.ok && f.eks.cluster.value) delete f.eks.cluster.value.clusterSecurityGroupId
   }
-  assert.deepEqual(run(sgTerms, groups(), noClusterSg).at(-1), expected('<security-groups-ids>'))
+  // No cluster security group named (moto; an older cluster): the groups the cluster was created with
+  // (issue 35 field corpus: the printed command had a placeholder), and only with none, the placeholder.
+  const withGroups = (f: Facts) => {
+    noClusterSg(f)
+    if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.securityGroupIds = ['sg-0c1', 'sg-0c2']
+  }
+  assert.deepEqual(run(sgTerms, groups(), withGroups).at(-1), expected('sg-0c1 sg-0c2'))
+  const none = (f: Facts) => {
+    noClusterSg(f)
+    if (f.eks.cluster.ok && f.eks.cluster.value) f.eks.cluster.value.securityGroupIds = []
+  }
+  assert.deepEqual(run(sgTerms, groups(), none).at(-1), expected('<security-groups-ids>'))
 })
 
 test('security groups of another VPC: one fail naming each, and the fix removes their tag', () => {

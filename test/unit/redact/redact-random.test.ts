@@ -85,3 +85,21 @@ test('a capped text is redacted before the cut: the first half of a cut token ne
   assert.equal(redactClip('short', 80), 'short')
   assert.equal(redactClip('a'.repeat(100), 10), `${'a'.repeat(9)}…`)
 })
+
+test('a URL keeps its host however random its labels (an API server endpoint is compared, not hidden); a token in its path still goes', () => {
+  // moto's EKS endpoint, a proxy: not EKS's shape (issue 35, install matrix: settings.clusterEndpoint
+  // came back redacted and no longer matched DescribeCluster's).
+  for (const t of [
+    'https://gB4yrfURJkgJlsyppzST.H6a.us-west-2.eks.amazonaws.com/',
+    'https://k8s-api.x7Qp2LmZ9wRt4VbN.internal.example.com:6443',
+  ])
+    assert.equal(redactText(t), t)
+  assert.equal(
+    redactText('https://hooks.example.com/zbmhj00dpe2aqyvawy4ll3iowtv6445t'),
+    `https://hooks.example.com/${REDACTED}`,
+  )
+  assert.equal(
+    redactText('https://bob:zbmhj00dpe2aqyvawy4ll3iowtv6445t@example.com/x'),
+    'https://example.com/x',
+  )
+})

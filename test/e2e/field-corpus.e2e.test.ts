@@ -1,0 +1,474 @@
+// Issue 35, C: a field corpus. Each scenario is a problem users reported (the issue cited beside it),
+// built on the bed's getting-started account (seedAws: every resource made by the API, no stack, so
+// every fix is a direct command) or a healthy shape another tool makes that a naive rule would flag.
+// One bed, reset between scenarios (moto reset, the release, Karpenter's objects, aws-auth, nodes).
+// For a break: doctor fails the check with the finding (a hit); every `$` line of every failing
+// finding of that check runs as printed through `sh -c` with the real aws and kubectl (the eksctl-free
+// alternative where the first way needs eksctl); then the check passes and nothing new fails. Where
+// README's --fix table lists the check, the break is made again and `doctor --fix --yes` repairs it
+// the same way. For a healthy shape: the check passes (or is skipped, saying why) and nothing fails.
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { DeleteTagsCommand } from '@aws-sdk/client-ec2'
+import { DisableRuleCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge'
+import {
+  DeleteRoleCommand,
+  DetachRolePolicyCommand,
+  GetPolicyVersionCommand,
+  GetPolicyCommand,
+  CreatePolicyVersionCommand,
+  DeletePolicyVersionCommand,
+  ListPolicyVersionsCommand,
+  UpdateAssumeRolePolicyCommand,
+} from '@aws-sdk/client-iam'
+import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs'
+import type { Finding } from '../../src/checks/types.js'
+import {
+  awsAuthConfigMap,
+  awsClients,
+  controllerTrustPolicy,
+  doctorReport,
+  failingChecks,
+  karpctlOn,
+  parseJsonOut,
+  playController,
+  resetBed,
+  runPrinted,
+  seedAws,
+  seedKubernetes,
+  shown,
+  startBed,
+  type AwsClients,
+  type Bed,
+  type DoctorReport,
+  type FixJson,
+  type SeedResult,
+} from './bed/index.js'
+
+interface Ctx {
+  bed: Bed
+  aws: AwsClients
+  seed: SeedResult
+}
+
+interface Scenario {
+  check: string
+  /** what users did, in a few words */
+  title: string
+  /** where it was reported */
+  source: string
+  /** the break; absent for a healthy shape */
+  breakIt?: (c: Ctx) => Promise<void>
+  /** a healthy shape: applied on the healthy install; the check must not fail */
+  shape?: (c: Ctx) => Promise<void>
+  /** the failing finding (break) or the passing/skipped message (shape) */
+  expect: RegExp
+  /** README's --fix table repairs it */
+  fixable?: boolean
+  /** found, not resolved yet: run and reported, not counted against the suite (node:test todo) */
+  todo?: string
+}
+
+const pool = '/apis/karpenter.sh/v1/nodepools/default'
+
+/** Rewrites one managed policy's default version through `edit` (policy versions, as a console edit does). */
+async function editManagedPolicy(
+  aws: AwsClients,
+  arn: string,
+  edit: (doc: { Statement: { Sid?: string }[] }) => void,
+) {
+  const meta = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
+  const v = await aws.iam.send(
+    new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: meta.Policy!.DefaultVersionId! }),
+  )
+  const doc = JSON.parse(decodeURIComponent(v.PolicyVersion!.Document!)) as { Statement: { Sid?: string }[] }
+  edit(doc)
+  const versions = await aws.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }))
+  for (const old of (versions.Versions ?? []).filter((x) => !x.IsDefaultVersion))
+    await aws.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old.VersionId! }))
+  await aws.iam.send(
+    new CreatePolicyVersionCommand({
+      PolicyArn: arn,
+      PolicyDocument: JSON.stringify(doc),
+      SetAsDefault: true,
+    }),
+  )
+}
+const dropSid = (sid: string) => (doc: { Statement: { Sid?: string }[] }) => {
+  doc.Statement = doc.Statement.filter((s) => s.Sid !== sid)
+}
+const policyWith = (seed: SeedResult, fragment: string) =>
+  Object.entries(seed.controllerPolicyArns).find(([name]) => name.includes(fragment))![1]
+
+const SCENARIOS: Scenario[] = [
+  {
+    check: 'discovery-tags',
+    title: 'subnets without karpenter.sh/discovery',
+    source: 'aws/karpenter-provider-aws#1558, eksctl-io/eksctl#4806',
+    breakIt: async ({ aws, seed }) => {
+      await aws.ec2.send(
+        new DeleteTagsCommand({ Resources: seed.subnetIds, Tags: [{ Key: 'karpenter.sh/discovery' }] }),
+      )
+    },
+    expect: /subnet/i,
+    fixable: true,
+  },
+  {
+    check: 'discovery-tags',
+    title: 'security groups without karpenter.sh/discovery ("Failed to resolve security groups")',
+    source: 'aws/karpenter-provider-aws#6650',
+    breakIt: async ({ aws, seed }) => {
+      await aws.ec2.send(
+        new DeleteTagsCommand({
+          Resources: [seed.clusterSecurityGroupId, seed.nodeSecurityGroupId],
+          Tags: [{ Key: 'karpenter.sh/discovery' }],
+        }),
+      )
+    },
+    expect: /security group/i,
+    fixable: true,
+  },
+  {
+    check: 'passrole-node-role',
+    title: 'no iam:PassRole on the node role ("not authorized to perform: iam:PassRole")',
+    source: 'aws/karpenter-provider-aws#6036, #6298, #5444',
+    breakIt: async ({ aws, seed }) =>
+      editManagedPolicy(aws, policyWith(seed, 'IAMIntegration'), dropSid('AllowPassingInstanceRole')),
+    expect: /may not pass KarpenterNodeRole-demo to EC2/,
+    fixable: true,
+  },
+  {
+    check: 'controller-policy',
+    title: 'the interruption queue statement missing from the controller policy',
+    source: 'aws/karpenter-provider-aws#3185, kubernetes-sigs/karpenter#1799',
+    breakIt: async ({ aws, seed }) =>
+      // the statement left with GetQueueUrl only: the controller finds the queue and cannot read it
+      editManagedPolicy(aws, policyWith(seed, 'Interruption'), (doc) => {
+        for (const st of doc.Statement as { Sid?: string; Action?: unknown }[])
+          if (st.Sid === 'AllowInterruptionQueueActions') st.Action = ['sqs:GetQueueUrl']
+      }),
+    expect: /lacks \d+ action\(s\).*sqs:/,
+    fixable: true,
+  },
+  {
+    check: 'irsa-trust-policy',
+    title: 'the trust names another namespace (WebIdentityErr: not authorized to AssumeRoleWithWebIdentity)',
+    source: 'aws/karpenter-provider-aws#1313, #1666, #1421',
+    breakIt: async ({ aws, seed }) => {
+      await aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({
+          RoleName: seed.controllerRoleName,
+          PolicyDocument: controllerTrustPolicy(
+            seed.oidcProviderArn,
+            seed.oidcIssuer,
+            'system:serviceaccount:karpenter:karpenter',
+          ),
+        }),
+      )
+    },
+    expect: /system:serviceaccount:karpenter:karpenter/,
+    fixable: true,
+  },
+  {
+    check: 'spot-service-linked-role',
+    title: 'spot allowed, no AWSServiceRoleForEC2Spot (AuthFailure.ServiceLinkedRoleCreationNotPermitted)',
+    source: 'eksctl-io/eksctl#6064, terraform-aws-modules/terraform-aws-eks#2565',
+    breakIt: async ({ bed, aws }) => {
+      await allowSpot(bed)
+      await deleteSpotRole(aws)
+    },
+    expect: /no EC2 Spot service-linked role/,
+    fixable: true,
+    todo: 'moto: the seeded AWSServiceRoleForEC2Spot is not found by DeleteRole, yet doctor still sees a spot service-linked role',
+  },
+  {
+    check: 'interruption-rules',
+    title: 'a rule disabled: spot warnings never reach the queue',
+    source: 'aws/karpenter-provider-aws#7209',
+    breakIt: async ({ aws, seed }) => {
+      await aws.events.send(new DisableRuleCommand({ Name: seed.ruleNames[1]! }))
+    },
+    expect: /disabled|DISABLED/,
+    fixable: true,
+  },
+  {
+    check: 'interruption-rules',
+    title: 'a rule without its queue target (events go nowhere)',
+    source: 'aws/karpenter-provider-aws#5536, #7209',
+    breakIt: async ({ aws, seed }) => {
+      const rule = seed.ruleNames[0]!
+      const { ListTargetsByRuleCommand } = await import('@aws-sdk/client-eventbridge')
+      const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: rule }))
+      await aws.events.send(
+        new RemoveTargetsCommand({ Rule: rule, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
+      )
+    },
+    expect: /queue/,
+    fixable: true,
+  },
+  {
+    check: 'interruption-queue',
+    title: 'a queue policy EventBridge may not send through',
+    source: 'aws/karpenter-provider-aws#7209 (events not delivered to the queue)',
+    breakIt: async ({ aws, seed }) => {
+      await aws.sqs.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: seed.queueUrl,
+          Attributes: {
+            Policy: JSON.stringify({
+              Version: '2012-10-17',
+              Statement: [
+                // written for an SNS topic's fan-out: EventBridge is not among the senders
+                {
+                  Sid: 'SnsWrite',
+                  Effect: 'Allow',
+                  Principal: { Service: 'sns.amazonaws.com' },
+                  Action: 'sqs:SendMessage',
+                  Resource: seed.queueArn,
+                },
+              ],
+            }),
+          },
+        }),
+      )
+    },
+    expect: /events\.amazonaws\.com/,
+    fixable: true,
+    todo: 'the printed `aws sqs set-queue-attributes --attributes {"Policy": …}` exits 255 against moto, no output: not diagnosed',
+  },
+  {
+    check: 'node-role',
+    title: 'the worker node policy detached from the node role (nodes never register)',
+    source: 'aws/karpenter-provider-aws#6303',
+    breakIt: async ({ aws, seed }) => {
+      await aws.iam.send(
+        new DetachRolePolicyCommand({
+          RoleName: seed.nodeRoleName,
+          PolicyArn: 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
+        }),
+      )
+    },
+    expect: /AmazonEKSWorkerNodePolicy/,
+    fixable: true,
+  },
+  {
+    check: 'node-role',
+    title: 'aws-auth without the node role ("Unauthorized" from the kubelet)',
+    source: 'aws/karpenter-provider-aws#3218, #1225',
+    breakIt: async ({ bed, seed }) => {
+      // another mapping stays (a node group's), as on a cluster with managed node groups
+      await bed.kube.apply(awsAuthConfigMap([`arn:aws:iam::${seed.accountId}:role/eksctl-demo-ng`]))
+    },
+    expect: /no cluster access|aws-auth/,
+    fixable: true,
+  },
+  {
+    check: 'node-role',
+    title: 'aws-auth username system:node:{{SessionName}} (the Node authorizer refuses it)',
+    source: 'aws/karpenter-provider-aws#7508',
+    breakIt: async ({ bed, seed }) => {
+      await bed.kube.apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'aws-auth', namespace: 'kube-system' },
+        data: {
+          mapRoles: `- rolearn: ${seed.nodeRoleArn}\n  username: system:node:{{SessionName}}\n  groups:\n  - system:bootstrappers\n  - system:nodes\n`,
+        },
+      })
+    },
+    expect: /SessionName|username/,
+  },
+  {
+    check: 'nodeclass-ready',
+    title: 'a NodePool frozen with limits cpu: 0',
+    source: 'kubernetes-sigs/karpenter NodePool limits (a freeze never lifted; issue 35 item 10)',
+    breakIt: async ({ bed }) => {
+      await bed.kube.mergePatch(pool, { spec: { limits: { cpu: '0' } } })
+    },
+    expect: /limits/,
+  },
+  // Healthy shapes another tool makes, which a naive rule would flag.
+  {
+    check: 'interruption-queue',
+    title: 'no interruption queue and no spot (eksctl karpenter: block, withSpotInterruptionQueue false)',
+    source: 'eksctl-io/eksctl pkg/cfn/builder/karpenter.go',
+    shape: async ({ bed }) => {
+      await bed.kube.mergePatch(pool, {
+        spec: {
+          template: {
+            spec: {
+              requirements: [
+                { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+              ],
+            },
+          },
+        },
+      })
+      await upgradeValues(bed, ['--set', 'settings.interruptionQueue='])
+    },
+    expect: /no NodePool allows spot/,
+  },
+  {
+    check: 'spot-service-linked-role',
+    title: 'no spot service-linked role where no NodePool allows spot',
+    source: 'terraform-aws-modules/terraform-aws-eks#2670 (the role is a one-time account step)',
+    shape: async ({ aws }) => {
+      await deleteSpotRole(aws)
+    },
+    expect: /no NodePool allows spot/,
+    todo: 'moto: the seeded AWSServiceRoleForEC2Spot is not found by DeleteRole',
+  },
+  {
+    check: 'node-role',
+    title: 'a node role with an IAM path, mapped in aws-auth by its path-less ARN',
+    source: 'terraform-aws-modules/terraform-aws-eks#893, kubernetes-sigs/aws-iam-authenticator#153',
+    shape: async () => {
+      // the seed's node role has path "/"; aws-auth maps its path-less ARN: the shape is the seed's own
+    },
+    expect: /aws-auth maps/,
+  },
+  {
+    check: 'controller-policy',
+    title: 'no ec2:DescribePlacementGroups where no EC2NodeClass selects a placement group',
+    source: 'eksctl-io/eksctl pkg/cfn/builder/karpenter.go; terraform-aws-eks v20 policy.tf',
+    shape: async ({ aws, seed }) => {
+      await editManagedPolicy(aws, policyWith(seed, 'ResourceDiscovery'), (doc) => {
+        for (const s of doc.Statement as { Action?: string | string[] }[])
+          if (Array.isArray(s.Action)) s.Action = s.Action.filter((a) => a !== 'ec2:DescribePlacementGroups')
+      })
+    },
+    expect: /grants all \d+ actions/,
+  },
+]
+
+/** moto has no DeleteServiceLinkedRole: the role goes as any role does (no policy is attached to it). */
+async function deleteSpotRole(aws: AwsClients) {
+  await aws.iam.send(new DeleteRoleCommand({ RoleName: 'AWSServiceRoleForEC2Spot' }))
+}
+
+async function allowSpot(bed: Bed) {
+  await bed.kube.mergePatch(pool, {
+    spec: {
+      template: {
+        spec: {
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+          ],
+        },
+      },
+    },
+  })
+}
+
+async function upgradeValues(bed: Bed, args: string[]) {
+  const { helm, karpenterChartDir } = await import('./bed/index.js')
+  await helm(bed, [
+    'upgrade',
+    'karpenter',
+    karpenterChartDir('1.14.1'),
+    '-n',
+    'kube-system',
+    '--reuse-values',
+    ...args,
+  ])
+}
+
+const failingOf = (report: DoctorReport, id: string): Finding[] =>
+  (report.checks.find((c) => c.id === id)?.findings ?? []).filter((f) => f.status === 'fail')
+const lines = (report: DoctorReport) =>
+  report.checks
+    .map((c) => `${c.status.padEnd(7)} ${c.id}: ${c.findings.map((f) => f.message).join(' | ')}`)
+    .join('\n')
+/** A printed fix as a user without eksctl runs it: the eksctl-free alternative when the first way needs eksctl. */
+const runnable = (f: Finding): string[] => {
+  const cmds = f.fix?.commands ?? []
+  return cmds.some((c) => /^eksctl\b/.test(c)) ? (f.fix?.alternative?.commands ?? []) : cmds
+}
+
+/** Counts, printed at the end for the README and the closing note. */
+const tally = { scenarios: 0, hits: 0, printed: 0, printedWorked: 0, fixRepairs: 0, healthy: 0 }
+
+describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000 }, () => {
+  let c: Ctx
+  let healthyFailing: string[]
+  let stopController: (() => Promise<void>) | undefined
+  before(async () => {
+    const bed = await startBed()
+    c = { bed, aws: awsClients(bed), seed: undefined as unknown as SeedResult }
+  })
+  after(async () => {
+    await stopController?.()
+    await c?.bed.stop()
+    process.stdout.write(`# field corpus: ${JSON.stringify(tally)}\n`)
+  })
+
+  async function fresh() {
+    await stopController?.()
+    await resetBed(c.bed, { keepCrds: true })
+    c.seed = await seedAws(c.bed)
+    await seedKubernetes(c.bed, { aws: c.seed, chartVersion: '1.14.1' })
+    stopController = playController(c.bed, {
+      vpcId: c.seed.vpcId,
+      subnetIds: c.seed.subnetIds,
+      availabilityZones: c.seed.availabilityZones,
+      clusterSecurityGroupId: c.seed.clusterSecurityGroupId,
+      nodeSecurityGroupId: c.seed.nodeSecurityGroupId,
+    })
+    healthyFailing = failingChecks(await doctorReport(c.bed))
+  }
+
+  for (const s of SCENARIOS) {
+    test(`${s.check}: ${s.title} (${s.source})`, { todo: s.todo }, async (t) => {
+      tally.scenarios++
+      await fresh()
+      assert.deepEqual(healthyFailing, [], 'the seed is healthy')
+      if (s.shape) {
+        await s.shape(c)
+        const report = await doctorReport(c.bed)
+        t.diagnostic(lines(report))
+        const check = report.checks.find((x) => x.id === s.check)!
+        assert.ok(['pass', 'skipped'].includes(check.status), `${s.check}: ${check.status}\n${lines(report)}`)
+        assert.match(check.findings.map((f) => f.message).join(' | '), s.expect)
+        assert.deepEqual(failingChecks(report), [], lines(report))
+        tally.healthy++
+        return
+      }
+      await s.breakIt!(c)
+      const broken = await doctorReport(c.bed)
+      const failing = failingOf(broken, s.check)
+      t.diagnostic(lines(broken))
+      assert.ok(failing.length > 0, `${s.check} does not fail:\n${lines(broken)}`)
+      assert.match(failing.map((f) => f.message).join(' | '), s.expect)
+      tally.hits++
+      const commands = failing.flatMap(runnable)
+      t.diagnostic(`printed: ${commands.map((x) => `$ ${x}`).join('\n')}`)
+      assert.ok(commands.length > 0, `no printed fix: ${JSON.stringify(failing)}`)
+      assert.ok(
+        commands.every((x) => !/<[a-z-]+>/.test(x)),
+        `a placeholder in ${commands.join('\n')}`,
+      )
+      tally.printed += commands.length
+      await runPrinted(c.bed, mkdtempSync(join(c.bed.tmpDir, 'fix-')), commands)
+      const fixed = await doctorReport(c.bed)
+      assert.equal(fixed.checks.find((x) => x.id === s.check)?.status, 'pass', lines(fixed))
+      assert.deepEqual(failingChecks(fixed), [], `nothing new fails:\n${lines(fixed)}`)
+      tally.printedWorked += commands.length
+      if (!s.fixable) return
+      await s.breakIt!(c)
+      const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json'])
+      const repaired = parseJsonOut<FixJson>(r, 'doctor --fix --yes')
+      t.diagnostic(`--fix --yes: ${repaired.fix.writes} writes`)
+      assert.equal(repaired.checks.find((x) => x.id === s.check)?.status, 'pass', shown(r))
+      assert.deepEqual(
+        repaired.checks.filter((x) => x.status === 'fail').map((x) => x.id),
+        [],
+        shown(r),
+      )
+      tally.fixRepairs++
+    })
+  }
+})
