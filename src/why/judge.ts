@@ -74,7 +74,7 @@ export interface PodVerdict {
 
 export const NOT_JUDGED = {
   'extended-resources':
-    'extended resources other than GPUs (nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi), Neuron devices and cores and EFA interfaces — vpc.amazonaws.com/pod-eni (security groups for pods) among them: a pod asking for one gets ? where the rest fits',
+    "vpc.amazonaws.com/pod-eni (security groups for pods; its amount per type is a table inside Karpenter's AWS provider): a pod asking for it gets ? where the rest fits",
   'topology-spread':
     'topology spread on keys other than the zone and the hostname (a new node is an empty hostname domain: Karpenter always allows it), its matchLabelKeys and nodeTaintsPolicy: Honor, and the pods pending alongside (only placed pods are counted)',
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",

@@ -19,7 +19,7 @@ test('one block per pod, a line per NodePool with the fix under it, and the not-
     /^ {2}✖ default: did not tolerate taint dedicated=gpu:NoSchedule \(spec\.template\.spec\.taints\)$/m,
   )
   assert.match(text, /^ {6}fix: let deployment\/web tolerate the taint of NodePool default/m)
-  assert.match(text, /^Not judged yet: extended resources other than GPUs/m)
+  assert.match(text, /^Not judged yet: vpc\.amazonaws\.com\/pod-eni/m)
   assert.doesNotMatch(text, /instance types not judged|Not judged yet: instance types/)
   assert.match(
     text,
