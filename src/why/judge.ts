@@ -29,6 +29,7 @@ import type { SchedulingLine } from './controller-log.js'
 import { judgeWithDaemons } from './fit.js'
 import type { TypeDaemon } from './type-daemons.js'
 import { judgeZones } from './zones.js'
+import { judgePodAffinity } from './pod-affinity.js'
 import {
   allowsAny,
   catalogOf,
@@ -80,7 +81,7 @@ export const NOT_JUDGED = {
   'host-ports': "host ports held by pods already on in-flight nodes (DaemonSets' host ports are judged)",
   'ephemeral-storage': "the kubelet's evictionSoft nodefs threshold (evictionHard's is applied)",
   'pod-affinity':
-    'required pod affinity and anti-affinity (a pod with either gets ? where the rest fits: Karpenter counts the pods they select)',
+    'required pod (anti-)affinity over other namespaces or keys than the zone and the hostname, or selecting pods pending alongside (Karpenter places them in batch order), and the anti-affinity of pods already placed',
 } as const
 
 /** Type labels the requirements name whose values karpctl does not read (Windows OS labels among them). */
@@ -98,15 +99,6 @@ function unjudgedLabels(
       if (unjudgedTypeLabel(k, catalog) || (windows && (k === OS_LABEL || k === WINDOWS_BUILD_LABEL)))
         keys.add(k)
   return [...keys].sort()
-}
-
-/** The pod's required pod (anti-)affinity, which `why` does not judge (see NOT_JUDGED). */
-function podAffinityNote(pod: WorkloadPod): string | undefined {
-  const a = pod.spec.affinity
-  const kinds = (['podAffinity', 'podAntiAffinity'] as const).filter(
-    (k) => a?.[k]?.requiredDuringSchedulingIgnoredDuringExecution?.length,
-  )
-  return kinds.length ? `required ${kinds.join(' and ')} not judged` : undefined
 }
 
 export interface WhyReport {
@@ -332,7 +324,7 @@ function judgeTerm(
   nodeClass: EC2NodeClass | undefined,
   base: { nodePool: string; weight: number },
 ): Candidate {
-  const { reqs: npReqs, zones: poolZones } = poolFacts(np, inputs)
+  const { reqs: npReqs } = poolFacts(np, inputs)
   const inc = incompatibilities(npReqs, term)[0]
   if (inc) {
     const fix = requirementsFix(inc, np, npReqs, pod, owner)
@@ -354,6 +346,68 @@ function judgeTerm(
   const zone = judgeZones(merged, nodeClass)
   if (zone)
     return { verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix } }
+  const spreadJudged = judgeSpread(term, np, pod, inputs, base, merged)
+  if (!spreadJudged.merged) return spreadJudged
+  const affinity = judgeAffinity(term, np, pod, inputs, base, spreadJudged.merged)
+  if (!affinity.merged) return affinity
+  const notes = [spreadJudged.note, affinity.note].filter(Boolean).join('; ')
+  return notes ? { merged: affinity.merged, note: notes } : { merged: affinity.merged }
+}
+
+/** The pod's required pod (anti-)affinity: a verdict, or the zones it leaves the node (pod-affinity.ts). */
+function judgeAffinity(
+  term: Requirements,
+  np: NodePool,
+  pod: WorkloadPod,
+  inputs: Inputs,
+  base: { nodePool: string; weight: number },
+  merged: Requirements,
+): Candidate {
+  const a = pod.spec.affinity
+  if (
+    !a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length &&
+    !a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length
+  )
+    return { merged }
+  const spread = spreadInputs(inputs)
+  if ('unread' in spread) return { merged, note: `pod affinity not judged: ${spread.unread}` }
+  const { zones: poolZones } = poolFacts(np, inputs)
+  const mergedZone = merged.byKey.get(ZONE_LABEL)
+  const podZone = term.byKey.get(ZONE_LABEL)
+  const selector = inputs.facts.meta.selector
+  const ns = pod.metadata.namespace
+  const allPending =
+    selector.kind === 'all-pending' && (selector.namespace === undefined || selector.namespace === ns)
+  const v = judgePodAffinity({
+    pod,
+    index: spread.index,
+    pending: allPending && inputs.facts.pods.ok ? inputs.facts.pods.value : undefined,
+    zones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
+    podZones: podZone ? spread.clusterZones.filter((z) => allowsAny(podZone, [z])) : undefined,
+  })
+  if ('message' in v)
+    return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix: v.fix } }
+  if (v.zones) {
+    const had = merged.origin.get(ZONE_LABEL)
+    addRequirement(
+      merged,
+      { key: ZONE_LABEL, complement: false, values: v.zones },
+      had ?? { kind: 'nodeSelector' },
+    )
+  }
+  return v.unknown ? { merged, note: v.unknown } : { merged }
+}
+
+/** The pod's required zone spread: a verdict, or the zones it leaves the node. */
+function judgeSpread(
+  term: Requirements,
+  np: NodePool,
+  pod: WorkloadPod,
+  inputs: Inputs,
+  base: { nodePool: string; weight: number },
+  merged: Requirements,
+): Candidate {
+  const { reqs: npReqs, zones: poolZones } = poolFacts(np, inputs)
   const constraints = zoneSpreads(pod)
   if (constraints.length === 0) return { merged }
   const spread = spreadInputs(inputs)
@@ -521,8 +575,6 @@ function judgePool(
         : `${absent.join(', ')}: whether a NodeOverlay gives types that capacity is unknown (the controller's feature gates were not read)`,
     )
   }
-  const affinity = podAffinityNote(pod)
-  if (affinity) notes.push(affinity)
   const unjudged = unjudgedLabels(candidates, nodeClass, catalog)
   if (unjudged.length)
     notes.push(`requirements on ${unjudged.join(', ')} not judged (a snapshot does not hold them)`)
@@ -758,11 +810,18 @@ export function judge(facts: WhyFacts, source: 'live' | 'snapshot', now = new Da
       volumeRequirements(pod, value(facts.pvcs, []), value(facts.pvs, [])),
     )
     const spreads = zoneSpreads(pod)
+    const affinityTerms = (['podAffinity', 'podAntiAffinity'] as const).flatMap(
+      (k) => pod.spec.affinity?.[k]?.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+    )
     const context = JSON.stringify([
       pod.metadata.namespace,
       owner,
       spreads,
       spreads.map((c) => selects(c.labelSelector, pod.metadata.labels ?? {})),
+      // Pod affinity depends on the terms and on whether each selects the pod itself.
+      pod.spec.affinity?.podAffinity,
+      pod.spec.affinity?.podAntiAffinity,
+      affinityTerms.map((t) => selects(t.labelSelector, pod.metadata.labels ?? {})),
     ])
     const podFacts: PodFacts = {
       requests: podRequests(pod.spec),

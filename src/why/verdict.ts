@@ -10,6 +10,7 @@ export type Rule =
   | 'requirements'
   | 'zones'
   | 'topology-spread'
+  | 'pod-affinity'
   | 'limits'
   | 'devices'
   | 'ephemeral-storage'

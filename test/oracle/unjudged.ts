@@ -30,8 +30,19 @@ export function unjudgedFields(pod: WorkloadPod, facts: WhyFacts, pool: string):
   const spec = pod.spec
   const affinity = spec.affinity as
     Record<string, { requiredDuringSchedulingIgnoredDuringExecution?: unknown[] }> | undefined
+  // Judged (pod-affinity.ts): terms in the pod's namespace on the zone or the hostname.
   for (const kind of ['podAffinity', 'podAntiAffinity'])
-    if (affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution?.length) out.push(`required ${kind}`)
+    for (const t of (affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []) as {
+      topologyKey?: string
+      namespaces?: string[]
+      namespaceSelector?: unknown
+    }[])
+      if (
+        t.namespaceSelector ||
+        (t.namespaces ?? []).some((n) => n !== pod.metadata.namespace) ||
+        !['topology.kubernetes.io/zone', 'kubernetes.io/hostname'].includes(t.topologyKey ?? '')
+      )
+        out.push(`required ${kind} on ${t.topologyKey}`)
   const resources = [...spec.containers, ...(spec.initContainers ?? [])].flatMap((c) =>
     Object.keys({ ...c.resources?.requests, ...c.resources?.limits }),
   )

@@ -106,22 +106,6 @@ test('seed 35: a NodePool minValues its types with room do not span rules it out
   assert.equal(verdict(f)?.status, 'fits')
 })
 
-test('required pod (anti-)affinity is ?, never ✔ (Karpenter counts the pods it selects)', () => {
-  const f = whyFacts([
-    pendingPod({
-      affinity: {
-        podAntiAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: [
-            { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'topology.kubernetes.io/zone' },
-          ],
-        },
-      },
-    }),
-  ])
-  assert.equal(verdict(f)?.status, 'unknown')
-  assert.match(verdict(f)?.message ?? '', /podAntiAffinity not judged/)
-})
-
 /** A DaemonSet that runs on the types of one architecture only, with a hostPort. */
 function archDaemonSet(arch: string, cpu: string, hostPort?: number) {
   return {

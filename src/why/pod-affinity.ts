@@ -1,0 +1,136 @@
+// Required pod affinity and anti-affinity against a node Karpenter would launch, as its topology does
+// (sigs.k8s.io/karpenter scheduling/topologygroup.go nextDomainAffinity / nextDomainAntiAffinity,
+// v1.14.1). The pods a term selects are counted per domain — a node (hostname) or a zone — from the
+// pods already placed:
+//   anti-affinity, hostname: a new node is an empty domain: always allowed;
+//   anti-affinity, zone: only zones where no selected pod runs;
+//   affinity, hostname: a new node holds no selected pod, so none can be launched while one runs
+//     elsewhere (the pod is placed beside it, or nowhere); with none anywhere, a pod its own term
+//     selects starts the domain;
+//   affinity, zone: only zones where a selected pod runs; with none, a pod that selects itself starts one.
+// What decides in Karpenter's batch order — other pending pods the term selects — and terms over other
+// namespaces or keys are `?`. The anti-affinity of pods already placed (which also keeps a pod out of
+// their domains) is not read.
+import type { Fix } from '../checks/types.js'
+import { ZONE_LABEL } from './pod.js'
+import { selects } from './selector.js'
+import type { SpreadIndex } from './topology-spread.js'
+import type { PodAffinityTerm, WorkloadPod } from './types.js'
+
+const HOSTNAME = 'kubernetes.io/hostname'
+
+export interface AffinityQuestion {
+  pod: WorkloadPod
+  index: SpreadIndex
+  /** The other pods pending with it, when they were all read (an --all-pending run), else undefined. */
+  pending: WorkloadPod[] | undefined
+  /** The zones the node could be in: the NodePool's, narrowed by the pod's requirements. */
+  zones: string[]
+  /** The zones the pod's own requirements allow (undefined: any). */
+  podZones: string[] | undefined
+}
+
+export type AffinityVerdict = { message: string; fix: Fix } | { zones?: string[]; unknown?: string }
+
+type Kind = 'podAffinity' | 'podAntiAffinity'
+
+const termText = (kind: Kind, t: PodAffinityTerm) =>
+  `required ${kind} on ${t.topologyKey} (${JSON.stringify(t.labelSelector ?? {})})`
+
+export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
+  const { pod } = q
+  const ns = pod.metadata.namespace ?? 'default'
+  let zones: string[] | undefined
+  for (const kind of ['podAntiAffinity', 'podAffinity'] as const) {
+    for (const t of pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
+      const other = (t.namespaces ?? []).some((n) => n !== ns) || t.namespaceSelector
+      if (other || Object.keys(t).some((k) => k === 'matchLabelKeys' || k === 'mismatchLabelKeys'))
+        return { unknown: `${termText(kind, t)} not judged: it reaches other namespaces or label keys` }
+      if (t.topologyKey !== HOSTNAME && t.topologyKey !== ZONE_LABEL)
+        return { unknown: `${termText(kind, t)} not judged: only hostname and zone domains are` }
+      // A new node is an empty hostname domain: anti-affinity there never keeps a node from launching.
+      if (kind === 'podAntiAffinity' && t.topologyKey === HOSTNAME) continue
+      const pendingMatch = q.pending
+        ? q.pending.some(
+            (p) =>
+              p !== pod &&
+              (p.metadata.namespace ?? 'default') === ns &&
+              selects(t.labelSelector, p.metadata.labels ?? {}),
+          )
+        : true
+      if (pendingMatch)
+        return {
+          unknown: `${termText(kind, t)} not judged: ${q.pending ? 'pods pending alongside are selected by it (Karpenter places them in batch order)' : 'the other pending pods were not read (ask with --all-pending)'}`,
+        }
+      const placed = (q.index.byNamespace.get(ns) ?? []).filter((p) => selects(t.labelSelector, p.labels))
+      const self = selects(t.labelSelector, pod.metadata.labels ?? {})
+      const v =
+        t.topologyKey === HOSTNAME
+          ? hostnameAffinity(kind, t, placed, self)
+          : zoneTerm(kind, t, placed, self, q, zones ?? q.zones)
+      if ('message' in v) return v
+      if (v.zones) zones = v.zones
+    }
+  }
+  return zones ? { zones } : {}
+}
+
+function hostnameAffinity(
+  kind: Kind,
+  t: PodAffinityTerm,
+  placed: { namespace: string; nodeName: string }[],
+  self: boolean,
+): AffinityVerdict {
+  const first = placed[0]
+  if (first)
+    return {
+      message: `${termText(kind, t)}: it must run on the node of a pod it selects (${first.namespace}/… on node ${first.nodeName}${placed.length > 1 ? `, and ${placed.length - 1} more` : ''}), and a node Karpenter launches holds none: Karpenter launches nothing for it`,
+      fix: {
+        summary: `give the pod room on a node that runs a pod its podAffinity selects, or make the term preferred (preferredDuringSchedulingIgnoredDuringExecution) so a new node can take it`,
+      },
+    }
+  if (self) return {}
+  return {
+    message: `${termText(kind, t)}: no pod it selects runs anywhere, and it does not select itself: no node can ever take it`,
+    fix: { summary: `start a pod the podAffinity selects first, or make the term preferred` },
+  }
+}
+
+function zoneTerm(
+  kind: Kind,
+  t: PodAffinityTerm,
+  placed: { nodeName: string }[],
+  self: boolean,
+  q: AffinityQuestion,
+  zones: string[],
+): AffinityVerdict {
+  const taken = new Set(placed.map((p) => q.index.zoneOfNode.get(p.nodeName)).filter((z): z is string => !!z))
+  if (kind === 'podAntiAffinity') {
+    const left = zones.filter((z) => !taken.has(z))
+    return left.length
+      ? { zones: left }
+      : {
+          message: `${termText(kind, t)}: every zone the node could be in (${zones.join(', ')}) already runs a pod it selects`,
+          fix: {
+            summary: `allow the NodePool a zone without such pods, or make the podAntiAffinity preferred`,
+          },
+        }
+  }
+  // Affinity: the zones with a selected pod the pod's own requirements allow; none: a pod that
+  // selects itself starts the domain (Karpenter's bootstrap), in any zone the node could be in.
+  const compatible = [...taken].filter((z) => !q.podZones || q.podZones.includes(z))
+  if (compatible.length === 0) {
+    if (self) return {}
+    return {
+      message: `${termText(kind, t)}: no pod it selects runs in a zone it may use, and it does not select itself`,
+      fix: { summary: `start a pod the podAffinity selects first, or make the term preferred` },
+    }
+  }
+  const left = zones.filter((z) => taken.has(z))
+  return left.length
+    ? { zones: left }
+    : {
+        message: `${termText(kind, t)}: the pods it selects run in ${[...taken].sort().join(', ')}, where the node cannot be (${zones.join(', ')})`,
+        fix: { summary: `allow the NodePool the zones of the pods the podAffinity selects` },
+      }
+}

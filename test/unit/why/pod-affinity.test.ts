@@ -1,0 +1,96 @@
+// Required pod (anti-)affinity as Karpenter v1.14.1's topology counts it (topologygroup.go
+// nextDomainAffinity / nextDomainAntiAffinity); the 17 oracle cases that were ? until this judgement.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { KubeNode } from '../../../src/facts/types.js'
+import { judge, type PodVerdict } from '../../../src/why/judge.js'
+import type { PlacedPod, PodAffinityTerm, WhyFacts } from '../../../src/why/types.js'
+import { pendingPod, whyFacts } from '../../helpers/why.js'
+
+const ZONE = 'topology.kubernetes.io/zone'
+const HOST = 'kubernetes.io/hostname'
+const node = (name: string, zone: string): KubeNode => ({
+  name,
+  labels: { [ZONE]: zone, [HOST]: name },
+  taints: [],
+  ready: true,
+  karpenter: true,
+})
+const placed = (nodeName: string, labels: Record<string, string>): PlacedPod => ({
+  namespace: 'shop',
+  nodeName,
+  labels,
+})
+const term = (topologyKey: string, app = 'db'): PodAffinityTerm => ({
+  labelSelector: { matchLabels: { app } },
+  topologyKey,
+})
+
+function facts(kind: 'podAffinity' | 'podAntiAffinity', t: PodAffinityTerm, pods: PlacedPod[]) {
+  return whyFacts(
+    [pendingPod({ affinity: { [kind]: { requiredDuringSchedulingIgnoredDuringExecution: [t] } } })],
+    (f) => {
+      f.kube.nodes = { ok: true, value: [node('node-a', 'us-west-2a'), node('node-b', 'us-west-2b')] }
+      f.placedPods = { ok: true, value: pods }
+    },
+  )
+}
+const verdict = (f: WhyFacts) => (judge(f, 'snapshot', new Date(0)).groups[0] as PodVerdict).nodePools[0]!
+
+test('anti-affinity on the hostname never keeps a new node from launching', () => {
+  const v = verdict(facts('podAntiAffinity', term(HOST, 'web'), [placed('node-a', { app: 'web' })]))
+  assert.equal(v.status, 'fits', v.message)
+})
+
+test('anti-affinity on the zone leaves the zones without a selected pod, and ✖ when there is none', () => {
+  const one = verdict(facts('podAntiAffinity', term(ZONE), [placed('node-a', { app: 'db' })]))
+  assert.equal(one.status, 'fits', one.message)
+  const both = verdict(
+    facts('podAntiAffinity', term(ZONE), [placed('node-a', { app: 'db' }), placed('node-b', { app: 'db' })]),
+  )
+  assert.equal(both.status, 'ruled-out', both.message)
+  assert.equal(both.rule, 'pod-affinity')
+  assert.match(
+    both.message,
+    /every zone the node could be in \(us-west-2a, us-west-2b\) already runs a pod it selects/,
+  )
+})
+
+test('affinity on the hostname: a selected pod elsewhere means no new node; none and self-selecting starts one', () => {
+  const elsewhere = verdict(facts('podAffinity', term(HOST), [placed('node-a', { app: 'db' })]))
+  assert.equal(elsewhere.status, 'ruled-out', elsewhere.message)
+  assert.match(elsewhere.message, /a node Karpenter launches holds none/)
+  assert.equal(verdict(facts('podAffinity', term(HOST, 'web'), [])).status, 'fits')
+  const nobody = verdict(facts('podAffinity', term(HOST), []))
+  assert.equal(nobody.status, 'ruled-out')
+  assert.match(nobody.message, /does not select itself/)
+})
+
+test('affinity on the zone: only the zones of selected pods', () => {
+  const v = verdict(facts('podAffinity', term(ZONE), [placed('node-b', { app: 'db' })]))
+  assert.equal(v.status, 'fits', v.message)
+  const f = facts('podAffinity', term(ZONE), [placed('node-b', { app: 'db' })])
+  // The NodePool may launch in us-west-2a only: the db pods' zone is out of reach
+  f.kube.nodePools.ok &&
+    f.kube.nodePools.value[0]!.spec.template.spec.requirements!.push({
+      key: ZONE,
+      operator: 'In',
+      values: ['us-west-2a'],
+    })
+  const out = verdict(f)
+  assert.equal(out.status, 'ruled-out', out.message)
+  assert.match(out.message, /run in us-west-2b, where the node cannot be \(us-west-2a\)/)
+})
+
+test('? where Karpenter’s batch order or what is not read decides', () => {
+  // Not an --all-pending run: the other pending pods were not read
+  const f = facts('podAntiAffinity', term(ZONE), [])
+  f.meta.selector = { kind: 'pod', namespace: 'shop', name: 'web-6d4cf56db6-abcde' }
+  assert.equal(verdict(f).status, 'unknown')
+  assert.match(verdict(f).message, /other pending pods were not read/)
+  // Another namespace
+  const other = facts('podAffinity', { ...term(ZONE), namespaces: ['data'] }, [])
+  assert.equal(verdict(other).status, 'unknown')
+  // A key other than the zone and the hostname
+  assert.equal(verdict(facts('podAffinity', term('example.com/rack'), [])).status, 'unknown')
+})
