@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import type { KubeNode } from '../../../src/facts/types.js'
 import { judge, type PodVerdict } from '../../../src/why/judge.js'
 import type { PlacedPod, PodAffinityTerm, WhyFacts } from '../../../src/why/types.js'
-import { pendingPod, whyFacts } from '../../helpers/why.js'
+import { pendingPod, pools, whyFacts } from '../../helpers/why.js'
 
 const ZONE = 'topology.kubernetes.io/zone'
 const HOST = 'kubernetes.io/hostname'
@@ -71,12 +71,11 @@ test('affinity on the zone: only the zones of selected pods', () => {
   assert.equal(v.status, 'fits', v.message)
   const f = facts('podAffinity', term(ZONE), [placed('node-b', { app: 'db' })])
   // The NodePool may launch in us-west-2a only: the db pods' zone is out of reach
-  f.kube.nodePools.ok &&
-    f.kube.nodePools.value[0]!.spec.template.spec.requirements!.push({
-      key: ZONE,
-      operator: 'In',
-      values: ['us-west-2a'],
-    })
+  pools(f)[0]!.spec.template.spec.requirements!.push({
+    key: ZONE,
+    operator: 'In',
+    values: ['us-west-2a'],
+  })
   const out = verdict(f)
   assert.equal(out.status, 'ruled-out', out.message)
   assert.match(out.message, /run in us-west-2b, where the node cannot be \(us-west-2a\)/)
