@@ -4,6 +4,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { BadAnswer, kubeShapeProblem, listOf, shapeOf } from '../../../src/context/shape.js'
 import { answerOf } from '../../../src/errors.js'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { fixturePath } from '../../helpers/fixtures.js'
 
 test('kubeShapeProblem: a list whose items as an object, a CRD whose storedVersions is text', () => {
   assert.equal(kubeShapeProblem({ kind: 'PodList', items: { a: 1 } }), 'items as an object, not a list')
@@ -85,4 +89,21 @@ test('shapeOf redacts and clips text it quotes', () => {
   assert.match(shapeOf('ghp_' + 'a'.repeat(36)), /^the text "(?!ghp_a)/)
   assert.equal(shapeOf(Number.NaN), 'the number NaN')
   assert.ok(shapeOf('x'.repeat(500)).length < 60)
+})
+
+// CI of stop 41: Karpenter's real CRDs were refused — their schema's `properties` name apiVersion,
+// metadata and items as schemas. Every CRD of the reference data passes, list and single.
+test('kubeShapeProblem: the real Karpenter CRDs (their openAPIV3Schema is not walked)', () => {
+  const dir = fixturePath('v1.14.1/charts/karpenter/crds')
+  const crds = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>)
+  assert.ok(crds.length >= 3)
+  for (const crd of crds) assert.equal(kubeShapeProblem(crd), undefined)
+  assert.equal(
+    kubeShapeProblem({ kind: 'CustomResourceDefinitionList', metadata: {}, items: crds }),
+    undefined,
+  )
+  // The rest of a CRD is still checked
+  assert.match(kubeShapeProblem({ ...crds[0], spec: { versions: 'v1' } }) ?? '', /versions as the text/)
 })
