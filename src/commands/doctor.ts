@@ -47,6 +47,11 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         '<%= config.bin %> <%= command.id %> --all-clusters --regions all --role-name KarpctlDoctor --accounts 111122223333,444455556666,777788889999',
     },
     {
+      description: 'Every cluster of every active account of the organization (from its management account)',
+      command:
+        '<%= config.bin %> <%= command.id %> --all-clusters --regions all --role-name KarpctlDoctor --organization',
+    },
+    {
       description: 'Only two checks, as SARIF',
       command:
         '<%= config.bin %> <%= command.id %> --only irsa-trust-policy,passrole-node-role --output sarif',
@@ -104,8 +109,14 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
       helpGroup: 'FLEET',
     }),
     'role-name': Flags.string({
-      summary: 'With --accounts: the role to assume in each account (sts:AssumeRole).',
-      dependsOn: ['accounts'],
+      summary: 'With --accounts or --organization: the role to assume in each account (sts:AssumeRole).',
+      helpGroup: 'FLEET',
+    }),
+    organization: Flags.boolean({
+      summary:
+        "With --role-name: every active account of the caller's organization (organizations:ListAccounts, from the management account or a delegated administrator).",
+      dependsOn: ['role-name'],
+      exclusive: ['accounts'],
       helpGroup: 'FLEET',
     }),
     accounts: Flags.string({
@@ -318,6 +329,11 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         'which regions? pass --regions r1,r2 (or all), --region or AWS_REGION',
         'MISSING_REGION',
       )
+    if (flags['role-name'] && !flags.accounts?.length && !flags.organization)
+      throw new InputError(
+        '--role-name needs the accounts to assume it in: add --accounts ID,… or --organization',
+        'INVALID_INPUT',
+      )
     for (const a of flags.accounts ?? [])
       if (!/^\d{12}$/.test(a))
         throw new InputError(
@@ -339,6 +355,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         profiles: flags.profiles ?? (flags.profile ? [flags.profile] : []),
         roleName: flags['role-name'],
         accounts: flags.accounts ?? [],
+        organization: flags.organization,
       },
       home,
       only: flags.only,

@@ -12,7 +12,16 @@ import { Limiter, type CallLog, type Memo } from './limiter.js'
 import { BadAnswer, listOf, shapeOf } from './shape.js'
 import { HtmlAnswer, refuseHtml } from './aws-html.js'
 
-export type AwsService = 'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation'
+export type AwsService =
+  | 'iam'
+  | 'eks'
+  | 'ec2'
+  | 'sqs'
+  | 'eventbridge'
+  | 'sts'
+  | 'kms'
+  | 'cloudformation'
+  | 'organizations'
 
 export interface AwsOptions {
   region: string
@@ -64,6 +73,7 @@ export const SERVICE_LABEL: Record<AwsService, string> = {
   sts: 'STS',
   kms: 'KMS',
   cloudformation: 'CloudFormation',
+  organizations: 'Organizations',
 }
 
 /** The service's endpoint prefix, which is also the prefix of its IAM actions (`events:ListRules`). */
@@ -76,6 +86,7 @@ export const ENDPOINT_PREFIX: Record<AwsService, string> = {
   sts: 'sts',
   kms: 'kms',
   cloudformation: 'cloudformation',
+  organizations: 'organizations',
 }
 
 /** The endpoint a service is reached at, as the SDK resolves it (explicit, AWS_ENDPOINT_URL[_SERVICE], or AWS's). */
@@ -84,6 +95,8 @@ export function endpointOf(service: AwsService, options: AwsOptions, env = proce
   const explicit = options.endpoint ?? own ?? env.AWS_ENDPOINT_URL
   if (explicit) return withoutUserinfo(explicit)
   if (service === 'iam') return 'https://iam.amazonaws.com'
+  // Organizations is a global service, served from us-east-1 in the aws partition.
+  if (service === 'organizations') return 'https://organizations.us-east-1.amazonaws.com'
   return `https://${ENDPOINT_PREFIX[service]}.${options.region}.amazonaws.com`
 }
 
@@ -107,6 +120,7 @@ const loaders: Record<AwsService, () => Promise<SdkModule>> = {
   sts: () => import('@aws-sdk/client-sts'),
   kms: () => import('@aws-sdk/client-kms'),
   cloudformation: () => import('@aws-sdk/client-cloudformation'),
+  organizations: () => import('@aws-sdk/client-organizations'),
 }
 
 const clientClass: Record<AwsService, string> = {
@@ -118,6 +132,7 @@ const clientClass: Record<AwsService, string> = {
   sts: 'STSClient',
   kms: 'KMSClient',
   cloudformation: 'CloudFormationClient',
+  organizations: 'OrganizationsClient',
 }
 
 /**

@@ -4,6 +4,7 @@
 import type * as ec2 from '@aws-sdk/client-ec2'
 import type * as eks from '@aws-sdk/client-eks'
 import type * as sts from '@aws-sdk/client-sts'
+import type * as organizations from '@aws-sdk/client-organizations'
 import { Aws } from '../context/aws.js'
 import { CallLog, Limiter, Memo } from '../context/limiter.js'
 import { KarpctlError } from '../errors.js'
@@ -84,13 +85,15 @@ export async function discover(scope: FleetScope, home: string, fleet: FleetAws)
       })
     if (!who) continue
     const self: Principal = { label, ...base, accountId: who.Account ?? '', arn: who.Arn ?? '' }
-    if (!scope.roleName || scope.accounts.length === 0) {
+    const accounts = scope.organization ? await organizationAccounts(fleet, self, home, gaps) : scope.accounts
+    if (!scope.roleName || accounts.length === 0) {
+      // An organization that could not be listed leaves the caller's own account, still worth doctoring.
       principals.push(self)
       continue
     }
     const partition = self.arn.split(':')[1] || 'aws'
     const assumed = await Promise.all(
-      scope.accounts.map((account) =>
+      accounts.map((account) =>
         account === self.accountId
           ? self
           : assume(
@@ -116,6 +119,37 @@ export async function discover(scope: FleetScope, home: string, fleet: FleetAws)
   const seen = new Set<string>()
   const clusters = perPrincipal.flat().filter((c) => !seen.has(c.arn) && seen.add(c.arn))
   return { principals, clusters, gaps }
+}
+
+/**
+ * Every active account of the caller's organization (organizations:ListAccounts, every page): asked of
+ * the management account or a delegated administrator. A failure is a gap, never the end of the run.
+ */
+async function organizationAccounts(
+  fleet: FleetAws,
+  self: Principal,
+  home: string,
+  gaps: DiscoveryGap[],
+): Promise<string[]> {
+  try {
+    const accounts = await fleet
+      .for(self, home)
+      .all<organizations.ListAccountsResponse, organizations.Account>(
+        'organizations',
+        'ListAccounts',
+        {},
+        'NextToken',
+        (o) => ({ items: o.Accounts, next: o.NextToken }),
+      )
+    // `State` replaced `Status` (deprecated in 2025); either says ACTIVE for an account in use.
+    return accounts.filter((a) => a.Id && (a.State ?? a.Status) === 'ACTIVE').map((a) => a.Id as string)
+  } catch (err) {
+    gaps.push({
+      where: `organization of ${self.label}`,
+      reason: `cannot list the organization's accounts (${reasonOf(err, 'organizations:ListAccounts')}): run from the management account or a delegated administrator, or name the accounts with --accounts`,
+    })
+    return []
+  }
 }
 
 async function assume(

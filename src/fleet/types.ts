@@ -11,6 +11,8 @@ export interface FleetScope {
   /** With `accounts`: the role assumed in each of them (`arn:<partition>:iam::<account>:role/<roleName>`). */
   roleName?: string
   accounts: string[]
+  /** With `roleName`: every active account of the caller's organization instead of `accounts`. */
+  organization?: boolean
   /** One endpoint for every AWS service (an emulator); the SDK also honours AWS_ENDPOINT_URL. */
   endpoint?: string
   requestTimeoutMs?: number
