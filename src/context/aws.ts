@@ -13,15 +13,7 @@ import { BadAnswer, listOf, shapeOf } from './shape.js'
 import { HtmlAnswer, refuseHtml } from './aws-html.js'
 
 export type AwsService =
-  | 'iam'
-  | 'eks'
-  | 'ec2'
-  | 'sqs'
-  | 'eventbridge'
-  | 'sts'
-  | 'kms'
-  | 'cloudformation'
-  | 'organizations'
+  'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation' | 'organizations'
 
 export interface AwsOptions {
   region: string
