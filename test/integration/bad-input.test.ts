@@ -24,6 +24,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { stringify } from 'yaml'
 import { repoRoot } from '../helpers/fixtures.js'
+import { isolatedEnv } from '../helpers/cli-env.js'
 
 interface Result {
   code: number | null
@@ -312,19 +313,7 @@ function karpctl(args: string[], env: Record<string, string> = {}): Promise<Resu
         cwd: dir,
         timeout: HANG_MS,
         killSignal: 'SIGKILL',
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_CONFIG_HOME: join(dir, '.config'),
-          XDG_CACHE_HOME: join(dir, '.cache'),
-          XDG_DATA_HOME: join(dir, '.local', 'share'),
-          KUBECONFIG: join(dir, 'no-kubeconfig'),
-          AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-          AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-          AWS_EC2_METADATA_DISABLED: 'true',
-          NO_COLOR: '1',
-          ...env,
-        },
+        env: isolatedEnv(dir, env),
       },
       (err, stdout, stderr) => {
         const code = err && typeof err.code === 'number' ? err.code : err ? null : 0

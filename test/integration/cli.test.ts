@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { CONTROLLER_ROLE, healthyFacts, irsaTrust } from '../helpers/facts.js'
 import { repoRoot } from '../helpers/fixtures.js'
+import { isolatedEnv } from '../helpers/cli-env.js'
 import { kubeconfigYaml } from '../helpers/mock-cluster.js'
 
 interface Result {
@@ -30,18 +31,7 @@ function karpctl(args: string[], env: Record<string, string> = {}): Promise<Resu
       {
         cwd: repoRoot,
         timeout: 60_000,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_CONFIG_HOME: join(dir, '.config'),
-          XDG_CACHE_HOME: join(dir, '.cache'),
-          XDG_DATA_HOME: join(dir, '.local', 'share'),
-          KUBECONFIG: join(dir, 'no-kubeconfig'),
-          AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-          AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-          AWS_EC2_METADATA_DISABLED: 'true',
-          ...env,
-        },
+        env: isolatedEnv(dir, { NO_COLOR: undefined, ...env }),
       },
       (err, stdout, stderr) => {
         const code = err && typeof err.code === 'number' ? err.code : err ? null : 0

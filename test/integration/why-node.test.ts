@@ -4,20 +4,21 @@
 // naming a nodeadm failure. Proves the verdicts, that each kind is read once however many nodes are
 // judged (the Nodes read shared with doctor's collectors through the memo), and that nothing is written.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { nodeExitCode, whyNodes } from '../../src/why/node/why-node.js'
-import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from '../helpers/mock-cluster.js'
+import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
+import { notServed, wireEnv } from '../helpers/why-wire.js'
 import { ago, event, machine, nodeClass, pdb, pod, pool } from '../helpers/why-node.js'
 
 let dir: string
 const seen: string[] = []
 const ec2Actions: string[] = []
-const saved: Record<string, string | undefined> = {}
+let restoreEnv: () => void = () => undefined
 
 const held = machine('ip-a')
 const drifted = machine('ip-b', { claimAnnotations: { 'karpenter.sh/nodepool-hash': '000' } })
@@ -61,27 +62,12 @@ function answer(path: string): [number, unknown] {
     case '/version':
       return [200, { gitVersion: 'v1.31.0' }]
   }
-  return url.pathname.split('/').length % 2 === 0 && !/\/namespaces\/[^/]+\/[^/]+\/[^/]+$/.test(url.pathname)
-    ? list([])
-    : [404, { kind: 'Status', reason: 'NotFound', message: 'not found' }]
+  return notServed(url.pathname)
 }
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-node-'))
-  writeFileSync(join(dir, 'kubeconfig'), kubeconfigYaml(KUBE_SERVER, KUBE_TOKEN))
-  for (const [k, v] of Object.entries({
-    KUBECONFIG: join(dir, 'kubeconfig'),
-    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    AWS_SESSION_TOKEN: undefined,
-    AWS_PROFILE: undefined,
-    AWS_ENDPOINT_URL: undefined,
-    AWS_EC2_METADATA_DISABLED: 'true',
-  })) {
-    saved[k] = process.env[k]
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
-  }
+  restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
   nock(`https://${new URL(HOSTS.ec2).host}`)
     .persist()
@@ -108,9 +94,7 @@ before(() => {
 after(() => {
   nock.cleanAll()
   nock.enableNetConnect()
-  for (const [k, v] of Object.entries(saved))
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
+  restoreEnv()
   rmSync(dir, { recursive: true, force: true })
 })
 
