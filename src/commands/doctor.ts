@@ -329,6 +329,7 @@ A snapshot is input: it must be a regular file of at most 64 MiB, nest at most 6
         'which regions? pass --regions r1,r2 (or all), --region or AWS_REGION',
         'MISSING_REGION',
       )
+    if (flags['role-name']) (await import('../desired/flags.js')).validateRoleName(flags['role-name'])
     if (flags['role-name'] && !flags.accounts?.length && !flags.organization)
       throw new InputError(
         '--role-name needs the accounts to assume it in: add --accounts ID,… or --organization',

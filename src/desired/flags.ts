@@ -158,6 +158,15 @@ export function validatePolicyArn(arn: string): string {
   return arn
 }
 
+/** An IAM role name as IAM takes it ([\w+=,.@-], 1–64): the name alone, not an ARN or a path. */
+export function validateRoleName(name: string, flag = '--role-name'): string {
+  if (!/^[\w+=,.@-]{1,64}$/.test(name))
+    throw bad(
+      `${flag} ${quote(name)} is not an IAM role name (1–64 of letters, digits and + = , . @ _ -, no path or ARN): fix ${flag}`,
+    )
+  return name
+}
+
 /** The Karpenter minors karpctl installs and knows: 1.0 – 1.14. */
 export const KARPENTER_MAX_MINOR = 14
 

@@ -11,6 +11,7 @@ import {
   parseListen,
   parseSelectorTag,
   parseTag,
+  validateRoleName,
   validateCpuLimit,
   validateDuration,
   validateInstanceCategories,
@@ -286,4 +287,11 @@ test('--listen is host:port or :port, IPv6 in brackets', () => {
   assert.deepEqual(parseListen('localhost:80'), { host: 'localhost', port: 80 })
   for (const bad of ['9464', '127.0.0.1', '127.0.0.1:65536', 'a b:1', '::1:9464', 'h:port'])
     assert.throws(() => parseListen(bad), /--listen .* is not host:port .*fix --listen/, bad)
+})
+
+test('validateRoleName: IAM role names only, never an ARN, a path or a space', () => {
+  assert.equal(validateRoleName('KarpctlDoctor'), 'KarpctlDoctor')
+  assert.equal(validateRoleName('a+b=c,d.e@f_g-h'), 'a+b=c,d.e@f_g-h')
+  for (const bad of ['', 'a b', 'arn:aws:iam::111122223333:role/X', 'path/X', 'x'.repeat(65), 'x\u202e'])
+    assert.match(refusal(() => validateRoleName(bad)).message, /is not an IAM role name/)
 })
