@@ -14,6 +14,7 @@ import {
   TYPE_KEYS,
   typesLeft,
   type Catalog,
+  type PodFix,
 } from './instance-types.js'
 import type { PoolVerdict } from './verdict.js'
 import { add, type Amounts } from './quantity.js'
@@ -94,7 +95,7 @@ export function judgeCandidate(
   podAsks: Amounts,
   base: { nodePool: string; weight: number },
   limits?: LimitLeft[],
-  opts: { skipMinValues?: boolean; fitting?: InstanceTypeInfo[] } = {},
+  opts: { skipMinValues?: boolean; fitting?: InstanceTypeInfo[]; podFix?: PodFix } = {},
 ): PoolVerdict {
   const pool = np.metadata.name
   const asked = devicesAsked(need)
@@ -149,6 +150,7 @@ export function judgeCandidate(
     catalog,
     limits,
     skipMinValues: opts.skipMinValues,
+    podFix: opts.podFix,
   })
   opts.fitting?.push(...(v.types ?? []))
   return {
@@ -179,9 +181,10 @@ export function judgeWithDaemons(
   limits: LimitLeft[] | undefined,
   daemons: TypeDaemon[],
   portClash: (d: TypeDaemon) => HostPortVerdict | undefined,
+  podFix?: PodFix,
 ): PoolVerdict {
   const judge = (reqs: Requirements, n: Amounts, opts?: Parameters<typeof judgeCandidate>[8]) =>
-    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits, opts)
+    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits, { ...opts, podFix })
   if (!daemons.length) return judge(merged, need)
   const { left, zonesFor } = typesLeft({ merged, nodeClass, catalog })
   if (!left.length) return judge(merged, need)

@@ -3,7 +3,7 @@
 import { shellQuote, yamlString } from '../checks/lib/facts.js'
 import type { Fix } from '../checks/types.js'
 import type { Owner } from './pod.js'
-import type { Requirement } from './requirements.js'
+import type { Origin, Requirement } from './requirements.js'
 import type { Toleration, WorkloadPod } from './types.js'
 
 const WORKLOADS: Record<string, string> = {
@@ -115,5 +115,54 @@ export function limitFix(pool: string, resource: string, value: string): Fix {
     commands: [
       `kubectl patch nodepool ${shellQuote(pool)} --type merge -p ${json({ spec: { limits: { [resource]: value } } })}`,
     ],
+  }
+}
+
+const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/**
+ * Drop the pod's own requirement on `key` — its nodeSelector entry, or the expressions on the key in
+ * the node-affinity term it came from. A term left empty is removed (the API server's empty term
+ * matches no node, Karpenter's matches every one), and with it the last term's whole required block.
+ * Undefined when the requirement is not the pod's own, or its template cannot be patched in place.
+ */
+export function podRequirementFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  key: string,
+  origin: Origin,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const spec = specPath(owner)
+  const workload = `${owner.kind.toLowerCase()}/${owner.name}`
+  const command = (ops: unknown[]) => `${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`
+  if (origin.kind === 'nodeSelector') {
+    if (pod.spec.nodeSelector?.[key] === undefined) return undefined
+    return {
+      summary: `drop ${workload}'s nodeSelector ${key} (field ${spec.slice(1).replace(/\//g, '.')}.nodeSelector): no instance type here has ${key}=${pod.spec.nodeSelector[key]}`,
+      commands: [command([{ op: 'remove', path: `${spec}/nodeSelector/${pointer(key)}` }])],
+    }
+  }
+  if (origin.kind !== 'affinity') return undefined
+  const required = `${spec}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution`
+  const terms =
+    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
+  const term = terms?.[origin.term]
+  const on = (term?.matchExpressions ?? []).flatMap((e, i) => (e.key === key ? [i] : []))
+  if (!terms || !term || !on.length) return undefined
+  const emptied = on.length === (term.matchExpressions ?? []).length && !term.matchFields?.length
+  const ops = !emptied
+    ? on
+        .reverse()
+        .map((i) => ({
+          op: 'remove',
+          path: `${required}/nodeSelectorTerms/${origin.term}/matchExpressions/${i}`,
+        }))
+    : terms.length > 1
+      ? [{ op: 'remove', path: `${required}/nodeSelectorTerms/${origin.term}` }]
+      : [{ op: 'remove', path: required }]
+  return {
+    summary: `drop ${workload}'s own requirement on ${key} (node-affinity term ${origin.term}${emptied ? ', which then asks for nothing and goes with it' : ''}): no instance type here meets it`,
+    commands: [command(ops)],
   }
 }

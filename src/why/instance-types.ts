@@ -423,7 +423,11 @@ export interface InstanceTypeQuestion {
   limits?: LimitLeft[]
   /** minValues is counted by the caller over several groups of types (type-daemons.ts). */
   skipMinValues?: boolean
+  /** The command that drops the pod's own requirement on a key, where its workload can be patched. */
+  podFix?: PodFix
 }
+
+export type PodFix = (key: string, origin: Origin) => Fix | undefined
 
 /** The first limit the type's capacity exceeds what is left of, or undefined. */
 function exceeded(cap: Allocatable, limits: LimitLeft[]): LimitLeft | undefined {
@@ -486,11 +490,15 @@ export function typesLeft(q: Pick<InstanceTypeQuestion, 'merged' | 'nodeClass' |
   const { merged, catalog } = q
   const zonesFor = zonesOf(q.nodeClass, catalog)
   const kubelet = nodeSettings(q.nodeClass)
-  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${kubeletKey(kubelet)}`
+  const template = merged.template
+  const memoKey = `${zonesFor.join(' ')}\u0000${requirementsKey(merged)}\u0000${template ? requirementsKey(template) : ''}\u0000${kubeletKey(kubelet)}`
   let memo = catalog.filtered.get(memoKey)
   if (!memo) {
     const inZones = catalog.types.filter((it) => offered(it, catalog, zonesFor, merged))
-    const masks = inZones.map((it) => failures(catalog, it, merged))
+    // A type the NodePool's own requirements rule out fails on the same key whatever the pod asks.
+    const masks = inZones.map(
+      (it) => failures(catalog, it, merged) | (template ? failures(catalog, it, template) : 0),
+    )
     const left = inZones.filter((_, i) => masks[i] === 0).sort(bySize)
     memo = { inZones, masks, left, rooms: left.map((it) => roomOf(catalog, it, kubelet)) }
     catalog.filtered.set(memoKey, memo)
@@ -528,6 +536,9 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
       TYPE_KEYS.find((k, bit) => merged.byKey.has(k) && masks.every((m) => m & (1 << bit))) ??
       TYPE_KEYS.find((k) => merged.byKey.has(k))
     const r = key ? merged.byKey.get(key) : undefined
+    const own = key ? merged.template?.byKey.get(key) : undefined
+    const inOwn =
+      own && r && describe(own) !== describe(r) ? ` within the NodePool's own ${describe(own)}` : ''
     const have = key
       ? [...new Set(inZones.flatMap((it) => catalog.labels.get(it.name)?.[key] ?? []))]
           .sort(natural)
@@ -537,9 +548,9 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
       status: 'ruled-out',
       fitting: 0,
       message: r
-        ? `no instance type matches ${describe(r)}: the ${inZones.length} types offered ${where} have ${key} ${have.join(', ')}${have.length === 8 ? ', …' : ''}`
+        ? `no instance type matches ${describe(r)}${inOwn}: the ${inZones.length} types offered ${where} have ${key} ${have.join(', ')}${have.length === 8 ? ', …' : ''}`
         : `no instance type is left ${where}`,
-      ...(key ? widenFix(pool, merged, key) : {}),
+      ...(key ? widenFix(pool, merged, key, q.podFix) : {}),
     }
   }
   // A count and the smallest: this runs for every pod and NodePool, over every type left.
@@ -638,7 +649,7 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
           capacityOf(left[roomy] as InstanceTypeInfo, kubelet, vmPct),
         )
       : widen
-        ? widenFix(pool, merged, widen)
+        ? widenFix(pool, merged, widen, q.podFix)
         : {
             fix: {
               summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
@@ -650,7 +661,7 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
 /** Remove the NodePool's requirement on `key` (or, from the pod's side, say so). */
-function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix } {
+function widenFix(pool: string, merged: Requirements, key: string, podFix?: PodFix): { fix: Fix } {
   const origin = merged.origin.get(key)
   if (origin?.kind === 'requirement')
     return {
@@ -661,7 +672,10 @@ function widenFix(pool: string, merged: Requirements, key: string): { fix: Fix }
         ],
       },
     }
-  return { fix: { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` } }
+  const own = origin && podFix?.(key, origin)
+  return {
+    fix: own ?? { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` },
+  }
 }
 
 interface UnmetMinValues {

@@ -22,14 +22,14 @@ import {
   type Incompatibility,
   type Requirements,
 } from './requirements.js'
-import { labelFix, nodeSelectorFix, requirementFix, tolerationFix } from './fix.js'
+import { labelFix, nodeSelectorFix, podRequirementFix, requirementFix, tolerationFix } from './fix.js'
 import { taintText, tolerationFor, untolerated } from './taints.js'
-import type { DaemonSet, KubeEvent, NodeClaim, WorkloadPod, WhyFacts } from './types.js'
+import type { DaemonSet, KubeEvent, NodeClaim, Taint, WorkloadPod, WhyFacts } from './types.js'
 import type { SchedulingLine } from './controller-log.js'
 import { judgeWithDaemons } from './fit.js'
 import type { TypeDaemon } from './type-daemons.js'
 import { judgeZones } from './zones.js'
-import { judgePodAffinity } from './pod-affinity.js'
+import { judgePodAffinity, type AffinityDomains } from './pod-affinity.js'
 import {
   allowsAny,
   catalogOf,
@@ -228,7 +228,7 @@ interface Inputs {
   /** A node-affinity term against a NodePool, by NodePool and term (see judgePool). */
   terms: Map<string, Candidate>
   /** Placed pods and the cluster's zones for topology spread, built on first need. */
-  spread?: { index: SpreadIndex; clusterZones: string[] } | { unread: string }
+  spread?: SpreadInputs | { unread: string }
 }
 
 function poolFacts(np: NodePool, inputs: Inputs): PoolFacts {
@@ -283,6 +283,15 @@ function typeDependent(daemonSets: DaemonSet[], reqs: Requirements): TypeDaemon[
   })
 }
 
+interface SpreadInputs {
+  index: SpreadIndex
+  /** Every zone a node can be in (a spread's domains: taints ignored, Karpenter's default). */
+  clusterZones: string[]
+  /** The zones each ready NodePool contributes, with its taints; and the nodes' zones. */
+  domains: { nodePool: string; zones: string[]; taints: Taint[] }[]
+  nodeZones: string[]
+}
+
 /** The placed pods indexed and every zone a node can be in, or why the spread cannot be judged. */
 function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
   if (inputs.spread) return inputs.spread
@@ -299,19 +308,28 @@ function spreadInputs(inputs: Inputs): NonNullable<Inputs['spread']> {
       const nc = inputs.nodeClasses.find((c) => c.metadata.name === np.spec.template.spec.nodeClassRef.name)
       return nc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
     })
-    const zones = new Set(ready.flatMap((np) => poolFacts(np, inputs).zones))
-    for (const np of ready) {
+    const domains = ready.map((np) => {
+      const zones = new Set(poolFacts(np, inputs).zones)
       const r = poolFacts(np, inputs).reqs.byKey.get(ZONE_LABEL)
       if (r && !r.complement) for (const z of r.values) zones.add(z)
+      return { nodePool: np.metadata.name, zones: [...zones], taints: np.spec.template.spec.taints ?? [] }
+    })
+    const nodeZones = [
+      ...new Set(nodes.value.map((n) => n.labels[ZONE_LABEL]).filter((z): z is string => !!z)),
+    ]
+    const zones = new Set([...domains.flatMap((d) => d.zones), ...nodeZones])
+    inputs.spread = {
+      index: spreadIndex(placedPods.value, nodes.value),
+      clusterZones: [...zones].sort(),
+      domains,
+      nodeZones,
     }
-    for (const n of nodes.value) if (n.labels[ZONE_LABEL]) zones.add(n.labels[ZONE_LABEL])
-    inputs.spread = { index: spreadIndex(placedPods.value, nodes.value), clusterZones: [...zones].sort() }
   }
   return inputs.spread
 }
 
 type Candidate =
-  | { merged: Requirements; verdict?: undefined; note?: string }
+  | { merged: Requirements; verdict?: undefined; note?: string; pickZone?: boolean }
   | { merged?: undefined; verdict: PoolVerdict; note?: undefined }
 
 /** One node-affinity term against the NodePool: requirements, zones, then the required zone spread. */
@@ -338,7 +356,7 @@ function judgeTerm(
       },
     }
   }
-  const merged = copyRequirements(npReqs)
+  const merged = { ...copyRequirements(npReqs), template: npReqs }
   for (const [key, r] of term.byKey)
     addRequirement(merged, r, term.origin.get(key) ?? { kind: 'nodeSelector' })
   // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
@@ -348,10 +366,10 @@ function judgeTerm(
     return { verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix } }
   const spreadJudged = judgeSpread(term, np, pod, inputs, base, merged)
   if (!spreadJudged.merged) return spreadJudged
-  const affinity = judgeAffinity(term, np, pod, inputs, base, spreadJudged.merged)
+  const affinity = judgeAffinity(term, np, pod, owner, inputs, base, spreadJudged.merged)
   if (!affinity.merged) return affinity
   const notes = [spreadJudged.note, affinity.note].filter(Boolean).join('; ')
-  return notes ? { merged: affinity.merged, note: notes } : { merged: affinity.merged }
+  return { ...affinity, ...(notes ? { note: notes } : {}) }
 }
 
 /** The pod's required pod (anti-)affinity: a verdict, or the zones it leaves the node (pod-affinity.ts). */
@@ -359,6 +377,7 @@ function judgeAffinity(
   term: Requirements,
   np: NodePool,
   pod: WorkloadPod,
+  owner: Owner,
   inputs: Inputs,
   base: { nodePool: string; weight: number },
   merged: Requirements,
@@ -384,9 +403,14 @@ function judgeAffinity(
     pending: allPending && inputs.facts.pods.ok ? inputs.facts.pods.value : undefined,
     zones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
     podZones: podZone ? spread.clusterZones.filter((z) => allowsAny(podZone, [z])) : undefined,
+    domains: affinityDomains(spread, pod),
   })
-  if ('message' in v)
-    return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix: v.fix } }
+  if ('message' in v) {
+    const fix = v.tolerate
+      ? tolerationFix(pod, owner, tolerationFor(v.tolerate.taint), v.tolerate.nodePool)
+      : v.fix
+    return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix } }
+  }
   if (v.zones) {
     const had = merged.origin.get(ZONE_LABEL)
     addRequirement(
@@ -395,7 +419,25 @@ function judgeAffinity(
       had ?? { kind: 'nodeSelector' },
     )
   }
-  return v.unknown ? { merged, note: v.unknown } : { merged }
+  return { merged, ...(v.unknown ? { note: v.unknown } : {}), ...(v.pickOne ? { pickZone: true } : {}) }
+}
+
+/**
+ * The zones an affinity term of this pod counts as domains: the nodes' zones, and those of the ready
+ * NodePools whose every taint the pod as written tolerates — PreferNoSchedule too, since an affinity
+ * group's domains are fixed before the pod is relaxed with that toleration, and a relaxed pod finds
+ * its group again by hash (topologygroup.go NewTopologyGroup with no node filter, ForEachDomain;
+ * topology.go Update; oracle seed 947).
+ */
+function affinityDomains(spread: SpreadInputs, pod: WorkloadPod): AffinityDomains {
+  const zones = new Set(spread.nodeZones)
+  const shut: AffinityDomains['shut'] = []
+  for (const d of spread.domains) {
+    const taint = untolerated(d.taints, pod.spec.tolerations)
+    if (!taint) for (const z of d.zones) zones.add(z)
+    else shut.push({ nodePool: d.nodePool, zones: d.zones, taint })
+  }
+  return { zones: [...zones].sort(), shut }
 }
 
 /** The pod's required zone spread: a verdict, or the zones it leaves the node. */
@@ -477,6 +519,12 @@ function judgePool(
       message: problem.message,
       ...(problem.fix ? { fix: problem.fix } : {}),
     }
+  const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
+  // A NodePool whose own requirements leave no type is dropped before any pod is looked at.
+  if (!('unread' in inputs.catalog)) {
+    const template = templateVerdict(np, nodeClass, inputs.catalog, inputs)
+    if (template) return { ...base, ...template }
+  }
   const taint = untolerated(np.spec.template.spec.taints, pod.spec.tolerations, { soft: true })
   if (taint)
     return {
@@ -489,9 +537,9 @@ function judgePool(
   const { overhead, daemonSetPods, dsPorts } = poolFacts(np, inputs)
   const port = judgeHostPorts(np.metadata.name, pod.spec, owner, dsPorts)
   if (port) return { ...base, status: 'ruled-out', rule: 'host-ports', message: port.message, fix: port.fix }
-  const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
+  const picks = new Set<Requirements>()
   const notes: string[] = []
   // Karpenter tolerates a PreferNoSchedule taint only as its last relaxation, after it has dropped every
   // required node-affinity term but the last (scheduling/preferences.go Relax): only that term is tried.
@@ -505,7 +553,10 @@ function judgePool(
     if (!c) inputs.terms.set(key, (c = judgeTerm(term, np, pod, owner, inputs, nodeClass, base)))
     if (c.note) notes.push(c.note)
     if (c.verdict) first ??= { ...c.verdict }
-    else candidates.push(c.merged)
+    else {
+      candidates.push(c.merged)
+      if (c.pickZone) picks.add(c.merged)
+    }
   })
   if (candidates.length === 0 && first) {
     if (terms.length > 1)
@@ -524,14 +575,12 @@ function judgePool(
       rule: 'instance-types',
       message: `taints, requirements, zones and limits allow it; instance types unknown: ${catalog.unread} (a node needs ${formatAmounts(need, ['cpu', 'memory'])}${note})`,
     }
-  const template = templateVerdict(np, nodeClass, catalog, inputs)
-  if (template) return { ...base, ...template }
   const podAsks = requests
   const withPods = { ...need, pods: (podAsks.pods ?? 1) + daemonSetPods }
   let verdict: PoolVerdict | undefined
-  for (const merged of candidates) {
-    const { limitsLeft: left, typeDaemons } = poolFacts(np, inputs)
-    const v = judgeWithDaemons(
+  const { limitsLeft: left, typeDaemons } = poolFacts(np, inputs)
+  const judgeMerged = (merged: Requirements) =>
+    judgeWithDaemons(
       merged,
       np,
       nodeClass,
@@ -542,7 +591,10 @@ function judgePool(
       left,
       typeDaemons,
       (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d]),
+      (key, origin) => podRequirementFix(pod, owner, key, origin),
     )
+  for (const merged of candidates) {
+    const v = picks.has(merged) ? judgePicked(merged, judgeMerged) : judgeMerged(merged)
     if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
     if (v.status === 'fits') break
   }
@@ -585,6 +637,30 @@ function judgePool(
       message: `${v.message}; ${[...(extended.length ? [`instance types not judged for ${extended.join(', ')}`] : []), ...new Set(notes)].join('; ')}`,
     }
   return v
+}
+
+/**
+ * A self-selecting zone affinity with no selected pod yet: Karpenter starts the domain in one of the
+ * zones, picked by Go's map order, so the pod fits in every scheduling loop only if it fits in each
+ * of them; in some of them only, it is `?` (topologygroup.go nextDomainAffinity; oracle seed 1976).
+ */
+function judgePicked(merged: Requirements, judgeMerged: (m: Requirements) => PoolVerdict): PoolVerdict {
+  const zones = merged.byKey.get(ZONE_LABEL)?.values ?? []
+  const each = zones.map((z) => {
+    const one = copyRequirements(merged)
+    one.byKey.set(ZONE_LABEL, { key: ZONE_LABEL, complement: false, values: [z] })
+    return { zone: z, v: judgeMerged(one) }
+  })
+  const fit = each.filter((e) => e.v.status === 'fits')
+  if (fit.length === each.length) return judgeMerged(merged)
+  if (!fit.length) return (each[0] as (typeof each)[number]).v
+  const not = each.filter((e) => e.v.status !== 'fits')
+  return {
+    ...(fit[0] as (typeof each)[number]).v,
+    status: 'unknown',
+    rule: 'pod-affinity',
+    message: `the pod starts its own podAffinity zone, and Karpenter picks that zone at random among ${zones.join(', ')}: it fits in ${fit.map((e) => e.zone).join(', ')}, not in ${not.map((e) => e.zone).join(', ')} (${(not[0] as (typeof each)[number]).v.message}), so Karpenter launches in some scheduling loops only`,
+  }
 }
 
 /**

@@ -15,7 +15,8 @@ import type { Fix } from '../checks/types.js'
 import { ZONE_LABEL } from './pod.js'
 import { selects } from './selector.js'
 import type { SpreadIndex } from './topology-spread.js'
-import type { PodAffinityTerm, WorkloadPod } from './types.js'
+import { taintText } from './taints.js'
+import type { PodAffinityTerm, Taint, WorkloadPod } from './types.js'
 
 const HOSTNAME = 'kubernetes.io/hostname'
 
@@ -28,9 +29,22 @@ export interface AffinityQuestion {
   zones: string[]
   /** The zones the pod's own requirements allow (undefined: any). */
   podZones: string[] | undefined
+  /** The zones Karpenter counts as a zone term's domains for this pod. */
+  domains: AffinityDomains
 }
 
-export type AffinityVerdict = { message: string; fix: Fix } | { zones?: string[]; unknown?: string }
+/**
+ * A zone term's domains: the nodes' zones and those of the ready NodePools whose every taint the pod
+ * tolerates as written (`zones`); `shut`, the NodePools left out by a taint, with their zones.
+ */
+export interface AffinityDomains {
+  zones: string[]
+  shut: { nodePool: string; zones: string[]; taint: Taint }[]
+}
+
+export type AffinityVerdict =
+  | { message: string; fix: Fix; tolerate?: { nodePool: string; taint: Taint } }
+  | { zones?: string[]; unknown?: string; pickOne?: boolean }
 
 type Kind = 'podAffinity' | 'podAntiAffinity'
 
@@ -41,6 +55,7 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
   const { pod } = q
   const ns = pod.metadata.namespace ?? 'default'
   let zones: string[] | undefined
+  let pickOne = false
   for (const kind of ['podAntiAffinity', 'podAffinity'] as const) {
     for (const t of pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
       const other = (t.namespaces ?? []).some((n) => n !== ns) || t.namespaceSelector
@@ -70,9 +85,10 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
           : zoneTerm(kind, t, placed, self, q, zones ?? q.zones)
       if ('message' in v) return v
       if (v.zones) zones = v.zones
+      if (v.pickOne) pickOne = true
     }
   }
-  return zones ? { zones } : {}
+  return zones ? { zones, ...(pickOne ? { pickOne } : {}) } : {}
 }
 
 function hostnameAffinity(
@@ -105,22 +121,37 @@ function zoneTerm(
   zones: string[],
 ): AffinityVerdict {
   const taken = new Set(placed.map((p) => q.index.zoneOfNode.get(p.nodeName)).filter((z): z is string => !!z))
+  const counted = (z: string) => q.domains.zones.includes(z)
   if (kind === 'podAntiAffinity') {
-    const left = zones.filter((z) => !taken.has(z))
-    return left.length
-      ? { zones: left }
-      : {
-          message: `${termText(kind, t)}: every zone the node could be in (${zones.join(', ')}) already runs a pod it selects`,
-          fix: {
-            summary: `allow the NodePool a zone without such pods, or make the podAntiAffinity preferred`,
-          },
-        }
+    const free = zones.filter((z) => !taken.has(z))
+    const left = free.filter(counted)
+    if (left.length) return { zones: left }
+    if (free.length) return shutOut(kind, t, free, q.domains)
+    return {
+      message: `${termText(kind, t)}: every zone the node could be in (${zones.join(', ')}) already runs a pod it selects`,
+      fix: {
+        summary: `allow the NodePool a zone without such pods, or make the podAntiAffinity preferred`,
+      },
+    }
   }
   // Affinity: the zones with a selected pod the pod's own requirements allow; none: a pod that
-  // selects itself starts the domain (Karpenter's bootstrap), in any zone the node could be in.
+  // selects itself starts the domain (Karpenter's bootstrap) in a zone its group counts, one the node
+  // can be in first (topologygroup.go nextDomainAffinity).
   const compatible = [...taken].filter((z) => !q.podZones || q.podZones.includes(z))
   if (compatible.length === 0) {
-    if (self) return {}
+    if (self) {
+      const mayStart = zones.filter((z) => !q.podZones || q.podZones.includes(z))
+      const boot = mayStart.filter(counted)
+      // Karpenter starts the domain in ONE of these, the first its map order gives: a pick.
+      if (boot.length) return { zones: boot, pickOne: boot.length > 1 }
+      if (mayStart.length) return shutOut(kind, t, mayStart, q.domains)
+      return {
+        message: `${termText(kind, t)}: no zone the pod may use is one the node can be in (${zones.join(', ') || 'none'}), so the pod cannot start the domain there`,
+        fix: {
+          summary: `allow the NodePool a zone the pod's own requirements allow, or make the term preferred`,
+        },
+      }
+    }
     return {
       message: `${termText(kind, t)}: no pod it selects runs in a zone it may use, and it does not select itself`,
       fix: { summary: `start a pod the podAffinity selects first, or make the term preferred` },
@@ -133,4 +164,21 @@ function zoneTerm(
         message: `${termText(kind, t)}: the pods it selects run in ${[...taken].sort().join(', ')}, where the node cannot be (${zones.join(', ')})`,
         fix: { summary: `allow the NodePool the zones of the pods the podAffinity selects` },
       }
+}
+
+/**
+ * The node's zones are not domains of the term: they come only from NodePools with a taint the pod
+ * does not tolerate as written (Karpenter fixes a group's domains before relaxing the pod).
+ */
+function shutOut(kind: Kind, t: PodAffinityTerm, free: string[], domains: AffinityDomains): AffinityVerdict {
+  const by = domains.shut.find((d) => d.zones.some((z) => free.includes(z)))
+  return {
+    message: `${termText(kind, t)}: Karpenter counts as its domains only the zones of nodes and of NodePools whose every taint the pod tolerates (PreferNoSchedule too), and the zones the node could use (${free.join(', ')}) come from none${by ? ` (NodePool ${by.nodePool} has ${taintText(by.taint)})` : ''}`,
+    fix: {
+      summary: by
+        ? `let the pod tolerate NodePool ${by.nodePool}'s taint ${taintText(by.taint)}, or make the ${kind} term preferred`
+        : `make the ${kind} term preferred`,
+    },
+    ...(by ? { tolerate: { nodePool: by.nodePool, taint: by.taint } } : {}),
+  }
 }

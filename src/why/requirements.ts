@@ -163,6 +163,13 @@ export type Origin =
 export interface Requirements {
   byKey: Map<string, Requirement>
   origin: Map<string, Origin>
+  /**
+   * The NodePool's own requirements, when these are a pod's merged into them. Karpenter picks a
+   * NodeClaim's types among those the NodePool's own requirements leave, and only then narrows them by
+   * the pod's: merging loses what `Exists` asks (Exists ∩ NotIn is a NotIn, which a type without the
+   * label meets), the template's own filter does not (oracle seed 1505).
+   */
+  template?: Requirements
 }
 
 export const emptyRequirements = (): Requirements => ({ byKey: new Map(), origin: new Map() })
@@ -175,7 +182,11 @@ export function addRequirement(set: Requirements, r: Requirement, origin: Origin
 }
 
 export function copyRequirements(set: Requirements): Requirements {
-  return { byKey: new Map(set.byKey), origin: new Map(set.origin) }
+  return {
+    byKey: new Map(set.byKey),
+    origin: new Map(set.origin),
+    ...(set.template ? { template: set.template } : {}),
+  }
 }
 
 /** Why a pod's requirements do not fit a NodePool's, as Karpenter words it, with both sides. */

@@ -278,12 +278,15 @@ func daemonSetPod(d *appsv1.DaemonSet) *corev1.Pod {
 	return pod
 }
 
-// judgeRepeated asks again when the pod has a topology spread: Karpenter picks one of the domains with
-// the fewest pods, ties broken by Go's map order, so the answer may differ from one loop to the next.
-// Such a verdict is marked Flaky: Karpenter launches sometimes.
+// judgeRepeated asks again when the pod has a topology spread or a required pod affinity: Karpenter
+// picks one of the domains with the fewest pods (a spread), or one domain to start a self-selecting
+// affinity in (topologygroup.go nextDomainAffinity), ties and picks by Go's map order, so the answer
+// may differ from one loop to the next. Such a verdict is marked Flaky: Karpenter launches sometimes.
 func (w *world) judgeRepeated(ctx context.Context, pod *corev1.Pod, np *karpv1.NodePool) Verdict {
 	v := w.judge(ctx, pod, np)
-	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+	affinity := pod.Spec.Affinity != nil && pod.Spec.Affinity.PodAffinity != nil &&
+		len(pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+	if len(pod.Spec.TopologySpreadConstraints) == 0 && !affinity {
 		return v
 	}
 	for range 7 {

@@ -269,3 +269,47 @@ test('minValues across DaemonSet groups: counted over the union of the groups wi
   assert.equal(v?.status, 'ruled-out', v?.message)
   assert.match(v?.message ?? '', /minValues requirement is not met for label kubernetes\.io\/arch/)
 })
+
+test('seed 1505: types come from those the NodePool’s own requirements leave (Exists ∩ a pod’s NotIn keeps asking for the label)', () => {
+  const notNvidia = {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          {
+            matchExpressions: [
+              { key: 'karpenter.k8s.aws/instance-gpu-manufacturer', operator: 'NotIn', values: ['nvidia'] },
+            ],
+          },
+        ],
+      },
+    },
+  }
+  const f = whyFacts([pendingPod({ affinity: notNvidia })])
+  withDeviceTypes(f)
+  pools(f)[0]!.spec.template.spec.requirements!.push({
+    key: 'karpenter.k8s.aws/instance-gpu-manufacturer',
+    operator: 'Exists',
+  })
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.match(
+    v?.message ?? '',
+    /NotIn \[nvidia\] within the NodePool's own karpenter\.k8s\.aws\/instance-gpu-manufacturer Exists/,
+  )
+  // The printed fix drops the pod's own requirement (its only term goes with it), and then it fits.
+  assert.deepEqual(v?.fix?.commands, [
+    `kubectl -n shop patch deployment web --type json -p '[{"op":"remove","path":"/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"}]'`,
+  ])
+  const pod = (f.pods.ok ? f.pods.value : [])[0]!
+  delete pod.spec.affinity
+  assert.equal(verdict(f)?.status, 'fits')
+})
+
+test('a pod’s own nodeSelector that leaves no type: the fix removes that key (JSON-pointer escaped)', () => {
+  const f = whyFacts([pendingPod({ nodeSelector: { 'karpenter.k8s.aws/instance-family': 'x9z' } })])
+  const v = verdict(f)
+  assert.equal(v?.status, 'ruled-out', v?.message)
+  assert.deepEqual(v?.fix?.commands, [
+    `kubectl -n shop patch deployment web --type json -p '[{"op":"remove","path":"/spec/template/spec/nodeSelector/karpenter.k8s.aws~1instance-family"}]'`,
+  ])
+})

@@ -93,3 +93,46 @@ test('? where Karpenter’s batch order or what is not read decides', () => {
   // A key other than the zone and the hostname
   assert.equal(verdict(facts('podAffinity', term('example.com/rack'), [])).status, 'unknown')
 })
+
+test('seed 947: a zone term counts only the zones of NodePools whose every taint the pod tolerates as written (PreferNoSchedule too)', () => {
+  const f = facts('podAntiAffinity', term(ZONE), [])
+  f.kube.nodes = { ok: true, value: [] }
+  pools(f)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  const v = verdict(f)
+  assert.equal(v.status, 'ruled-out', v.message)
+  assert.equal(v.rule, 'pod-affinity')
+  assert.match(v.message, /NodePool default has spot:PreferNoSchedule/)
+  // The printed fix is the toleration; with it the zones count, and the pod fits.
+  const cmd = v.fix?.commands?.[0] ?? ''
+  assert.match(
+    cmd,
+    /patch deployment web --type json .*"key":"spot","operator":"Exists","effect":"PreferNoSchedule"/,
+  )
+  const g = facts('podAntiAffinity', term(ZONE), [])
+  g.kube.nodes = { ok: true, value: [] }
+  pools(g)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  const pod = (g.pods.ok ? g.pods.value : [])[0]!
+  pod.spec.tolerations = [{ key: 'spot', operator: 'Exists', effect: 'PreferNoSchedule' }]
+  assert.equal(verdict(g).status, 'fits')
+  // A node's zone is a domain whatever its NodePool's taints.
+  const h = facts('podAntiAffinity', term(ZONE), [])
+  pools(h)[0]!.spec.template.spec.taints = [{ key: 'spot', effect: 'PreferNoSchedule' }]
+  assert.equal(verdict(h).status, 'fits')
+})
+
+test('seed 1976: a self-selecting zone affinity starts in one zone Karpenter picks at random: ? when types with room are offered in some only', () => {
+  const f = facts('podAffinity', term(ZONE, 'web'), [])
+  const pod = (f.pods.ok ? f.pods.value : [])[0]!
+  // Only c6g.large is arm64 here, and EC2 offers it in us-west-2a only.
+  pod.spec.nodeSelector = { 'kubernetes.io/arch': 'arm64' }
+  const v = verdict(f)
+  assert.equal(v.status, 'unknown', v.message)
+  assert.equal(v.rule, 'pod-affinity')
+  assert.match(
+    v.message,
+    /picks that zone at random among us-west-2a, us-west-2b: it fits in us-west-2a, not in us-west-2b/,
+  )
+  // amd64 types are offered in both zones: it fits whichever zone is picked.
+  pod.spec.nodeSelector = { 'kubernetes.io/arch': 'amd64' }
+  assert.equal(verdict(f).status, 'fits')
+})
