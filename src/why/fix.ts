@@ -152,12 +152,10 @@ export function podRequirementFix(
   if (!terms || !term || !on.length) return undefined
   const emptied = on.length === (term.matchExpressions ?? []).length && !term.matchFields?.length
   const ops = !emptied
-    ? on
-        .reverse()
-        .map((i) => ({
-          op: 'remove',
-          path: `${required}/nodeSelectorTerms/${origin.term}/matchExpressions/${i}`,
-        }))
+    ? on.reverse().map((i) => ({
+        op: 'remove',
+        path: `${required}/nodeSelectorTerms/${origin.term}/matchExpressions/${i}`,
+      }))
     : terms.length > 1
       ? [{ op: 'remove', path: `${required}/nodeSelectorTerms/${origin.term}` }]
       : [{ op: 'remove', path: required }]

@@ -524,10 +524,18 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
     const zoneReq = merged.byKey.get(ZONE_LABEL)
     const ct = merged.byKey.get(CAPACITY_TYPE_LABEL)
     const asked = [zoneReq, ct].filter((r): r is Requirement => !!r).map(describe)
+    // The zone or capacity-type requirement that, dropped, leaves an offered type: the one to widen.
+    const culprit = [CAPACITY_TYPE_LABEL, ZONE_LABEL].find((k) => {
+      if (!merged.byKey.has(k)) return false
+      const without = { ...merged, byKey: new Map(merged.byKey) }
+      without.byKey.delete(k)
+      return catalog.types.some((it) => offered(it, catalog, zonesFor, without))
+    })
     return {
       status: 'ruled-out',
       fitting: 0,
       message: `no instance type is offered ${where}${asked.length ? ` for ${asked.join(', ')}` : ''} (of ${catalog.types.length} types EC2 describes)`,
+      ...(culprit ? widenFix(pool, merged, culprit, q.podFix) : {}),
     }
   }
   if (left.length === 0) {

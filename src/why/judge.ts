@@ -404,6 +404,7 @@ function judgeAffinity(
     zones: poolZones.filter((z) => !mergedZone || allowsAny(mergedZone, [z])),
     podZones: podZone ? spread.clusterZones.filter((z) => allowsAny(podZone, [z])) : undefined,
     domains: affinityDomains(spread, pod),
+    nodeAllows: (z) => !mergedZone || allowsAny(mergedZone, [z]),
   })
   if ('message' in v) {
     const fix = v.tolerate
@@ -594,7 +595,9 @@ function judgePool(
       (key, origin) => podRequirementFix(pod, owner, key, origin),
     )
   for (const merged of candidates) {
-    const v = picks.has(merged) ? judgePicked(merged, judgeMerged) : judgeMerged(merged)
+    const v = picks.has(merged)
+      ? judgePicked(merged, judgeMerged, poolFacts(np, inputs).zones, relaxable(pod))
+      : judgeMerged(merged)
     if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
     if (v.status === 'fits') break
   }
@@ -640,11 +643,30 @@ function judgePool(
 }
 
 /**
- * A self-selecting zone affinity with no selected pod yet: Karpenter starts the domain in one of the
- * zones, picked by Go's map order, so the pod fits in every scheduling loop only if it fits in each
- * of them; in some of them only, it is `?` (topologygroup.go nextDomainAffinity; oracle seed 1976).
+ * Whether Karpenter has something to relax on the pod (scheduling/preferences.go Relax): of what a
+ * snapshot keeps, a required node-affinity term to drop or a ScheduleAnyway spread.
  */
-function judgePicked(merged: Requirements, judgeMerged: (m: Requirements) => PoolVerdict): PoolVerdict {
+function relaxable(pod: WorkloadPod): boolean {
+  const a = pod.spec.affinity
+  return (
+    (a?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.length ?? 0) > 1 ||
+    !!pod.spec.topologySpreadConstraints?.some((c) => c.whenUnsatisfiable === 'ScheduleAnyway')
+  )
+}
+
+/**
+ * A self-selecting zone affinity with no selected pod yet: Karpenter starts the domain in zones picked
+ * by Go's map order (topologygroup.go nextDomainAffinity), so the pod fits in every scheduling loop
+ * only if it fits in each of them (oracle seeds 1131, 1976). A pod Karpenter can relax is tried again
+ * after each relaxation, with new picks, and in practice lands in a zone that fits: ✔ then, as the
+ * oracle finds; a pod with nothing to relax gets one try: `?`.
+ */
+function judgePicked(
+  merged: Requirements,
+  judgeMerged: (m: Requirements) => PoolVerdict,
+  offered: string[],
+  relaxable: boolean,
+): PoolVerdict {
   const zones = merged.byKey.get(ZONE_LABEL)?.values ?? []
   const each = zones.map((z) => {
     const one = copyRequirements(merged)
@@ -652,8 +674,9 @@ function judgePicked(merged: Requirements, judgeMerged: (m: Requirements) => Poo
     return { zone: z, v: judgeMerged(one) }
   })
   const fit = each.filter((e) => e.v.status === 'fits')
-  if (fit.length === each.length) return judgeMerged(merged)
-  if (!fit.length) return (each[0] as (typeof each)[number]).v
+  if (fit.length === each.length || (fit.length && relaxable)) return judgeMerged(merged)
+  // None fits: say why in a zone the NodePool launches in, where a fix can make it fit.
+  if (!fit.length) return (each.find((e) => offered.includes(e.zone)) ?? (each[0] as (typeof each)[number])).v
   const not = each.filter((e) => e.v.status !== 'fits')
   return {
     ...(fit[0] as (typeof each)[number]).v,

@@ -31,6 +31,8 @@ export interface AffinityQuestion {
   podZones: string[] | undefined
   /** The zones Karpenter counts as a zone term's domains for this pod. */
   domains: AffinityDomains
+  /** Whether the node's requirements (the NodePool's and the pod's, not its offerings) allow a zone. */
+  nodeAllows: (zone: string) => boolean
 }
 
 /**
@@ -140,13 +142,18 @@ function zoneTerm(
   const compatible = [...taken].filter((z) => !q.podZones || q.podZones.includes(z))
   if (compatible.length === 0) {
     if (self) {
-      const mayStart = zones.filter((z) => !q.podZones || q.podZones.includes(z))
-      const boot = mayStart.filter(counted)
-      // Karpenter starts the domain in ONE of these, the first its map order gives: a pick.
+      // The pick is among the counted zones the pod and the node's requirements allow — not only those
+      // the NodePool's types are offered in: a pick outside them launches nothing (judged per zone;
+      // oracle seed 1131). Karpenter starts the domain in ONE of them, by Go's map order: a pick.
+      const podOk = (z: string) => !q.podZones || q.podZones.includes(z)
+      const boot = q.domains.zones.filter((z) => podOk(z) && q.nodeAllows(z))
       if (boot.length) return { zones: boot, pickOne: boot.length > 1 }
-      if (mayStart.length) return shutOut(kind, t, mayStart, q.domains)
+      const shut = [...new Set(q.domains.shut.flatMap((d) => d.zones))].filter(
+        (z) => podOk(z) && q.nodeAllows(z),
+      )
+      if (shut.length) return shutOut(kind, t, shut.sort(), q.domains)
       return {
-        message: `${termText(kind, t)}: no zone the pod may use is one the node can be in (${zones.join(', ') || 'none'}), so the pod cannot start the domain there`,
+        message: `${termText(kind, t)}: no zone Karpenter counts (${q.domains.zones.join(', ') || 'none'}) is one both the pod and the node's requirements allow, so the pod cannot start the domain`,
         fix: {
           summary: `allow the NodePool a zone the pod's own requirements allow, or make the term preferred`,
         },

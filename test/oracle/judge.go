@@ -181,6 +181,17 @@ func build(ctx context.Context, snap *snapshot) (context.Context, *world, error)
 		nc.Status.Allocatable = corev1.ResourceList{}
 		cluster.UpdateNodeClaim(nc)
 	}
+	// Karpenter's cluster state tracks every Node (its informer), and topology counts their zones as
+	// domains (topology.go countDomains); without allocatable no pod lands on one here either.
+	for _, n := range lo.Ternary(snap.Kube.Nodes.OK, snap.Kube.Nodes.Value, nil) {
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels},
+			Spec:       corev1.NodeSpec{Taints: n.Taints},
+		}
+		if err := cluster.UpdateNode(ctx, node); err != nil {
+			return ctx, nil, err
+		}
+	}
 	recorder := events.NewRecorder(&record.FakeRecorder{})
 
 	itp, err := instanceTypeProvider(ctx, snap.Meta.Region, snap.InstanceTypes.Value, snap.Offerings.Value)
