@@ -256,7 +256,7 @@ export class Aws {
     return boundCredentials(
       (...args: never[]) => tracked(label, () => own(...args)),
       this.credentialsMs,
-      () => credentialsTimeoutError(profile, sourceOf().what, this.credentialsMs),
+      () => credentialsTimeoutError(profile, sourceOf(), this.credentialsMs),
       () => {
         const command = sourceOf().command
         if (!command) return

@@ -24,16 +24,17 @@ export function credentialsTimeoutMs(env: NodeJS.ProcessEnv = process.env): numb
   return Math.round(seconds * 1000)
 }
 
-/** The one line a bound that fired ends the run with. */
+/** The one line a bound that fired ends the run with: a command is run by hand, an endpoint checked. */
 export function credentialsTimeoutError(
   profile: string | undefined,
-  source: string,
+  source: { what: string; command?: string },
   ms: number,
 ): EnvironmentError {
   const whose = profile ? `of profile ${quote(profile)}` : 'of the default chain'
   const seconds = Number((ms / 1000).toFixed(1))
+  const look = source.command ? 'run it by hand to see why' : 'check the network and any proxy (HTTPS_PROXY)'
   return new EnvironmentError(
-    `AWS credentials ${whose} were not resolved within ${seconds} s: ${source} never finished; run it by hand to see why, fix the profile (--profile, AWS_PROFILE), or allow longer with ${CREDENTIALS_TIMEOUT_ENV}=<seconds>`,
+    `AWS credentials ${whose} were not resolved within ${seconds} s: ${source.what} never finished; ${look}, fix the profile (--profile, AWS_PROFILE), or allow longer with ${CREDENTIALS_TIMEOUT_ENV}=<seconds>`,
     'CREDENTIALS_TIMEOUT',
   )
 }
@@ -57,12 +58,12 @@ export function boundCredentials<P extends Provider>(
     if (failed) return Promise.reject(failed)
     if (pending) return pending
     const attempt = new Promise<unknown>((resolve, reject) => {
+      // Not unref'd: while the provider is pending, this timer is what ends the wait.
       const timer = setTimeout(() => {
         failed = fail()
         onTimeout()
         reject(failed)
       }, ms)
-      timer.unref()
       provider(...args).then(
         (value) => {
           clearTimeout(timer)
