@@ -347,8 +347,13 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     'Events',
     `${nsPath('events')}?fieldSelector=${enc('involvedObject.kind=Pod')}`,
   )
+  // An error that ends the run (an API that refuses the connection, credentials) rejects the reads
+  // started beside the pods' too: the first one awaited ends the run, the others must not be left
+  // rejected unobserved (Node would end the process with their stack instead of the one line).
+  for (const p of [kubeP, typesP, nodeClaimsP, daemonSetsP, eventsP]) p.catch(() => {})
   const pods = await podsP
   const logP = kubeP.then((kube) => controllerLog(ctx.kube, kube.pods, pods))
+  logP.catch(() => {})
   // Placed pods are read only when a pod asked about spreads over zones (one read, its namespace when all share one).
   const spreading = pods.ok ? pods.value.filter((p) => zoneSpreads(p).length) : []
   const spreadNs = [...new Set(spreading.map((p) => p.metadata.namespace ?? ''))]
@@ -359,6 +364,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
         `${spreadNs.length === 1 && spreadNs[0] ? `/api/v1/namespaces/${enc(spreadNs[0])}/pods` : '/api/v1/pods'}?fieldSelector=${enc('spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed')}`,
       )
     : undefined
+  placedP?.catch(() => {})
   // Volumes are read only when a pod mounts a claim.
   const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
   const none = <T>() => Promise.resolve(okRead<T[]>([]))

@@ -295,3 +295,16 @@ test('a web identity token exchange that never answers is bounded and named; KAR
       ),
     )
 })
+
+test('why with a Kubernetes API that refuses the connection: one line, exit 2, no unhandled rejection and its stack', async () => {
+  const aws = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
+  for (const target of [['web'], ['--all-pending'], ['deployment/web']])
+    refused(
+      await karpctl(['why', ...target, '--cluster', 'demo', '--region', 'us-west-2'], {
+        ...aws,
+        AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+        KUBECONFIG: closedKubeconfig(),
+      }),
+      /^Error: the Kubernetes API at http:\/\/127\.0\.0\.1:9 \(kube context "d"\) refused the connection/,
+    )
+})
