@@ -9,6 +9,7 @@ import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
 import type { Read } from '../facts/types.js'
+import { redactText } from '../redact/redact.js'
 import { controllerLog } from './collect-log.js'
 import { selectorString } from './selector.js'
 import { zoneSpreads } from './topology-spread.js'
@@ -387,7 +388,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
       offeringsP,
       logP,
     ])
-  return {
+  return redactWhyFacts({
     schema: 'karpctl.why-facts/v1',
     meta: runMeta(ctx, selector),
     kube,
@@ -460,5 +461,38 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     offerings: offered,
     ...(log ? { controllerLog: log } : {}),
     ...(placedP ? { placedPods: placedOf(await placedP) } : {}),
+  })
+}
+
+/**
+ * The free text why prints as it was written — the Events Karpenter wrote about a pod, the controller's
+ * log line, pod and NodeClaim condition messages — redacted as read, as doctor's Kubernetes facts are
+ * (collect-kube.ts): a token in a message must not reach the report. Only the text: names, labels and
+ * uids stay exact, for the judgement matches on them.
+ */
+export function redactWhyFacts(f: WhyFacts): WhyFacts {
+  const text = (t: string | undefined) => (t === undefined ? t : redactText(t))
+  const conditions = <C extends { message?: string }>(cs: C[] | undefined) =>
+    cs?.map((c) => ({ ...c, message: text(c.message) }))
+  const each = <T>(r: Read<T[]>, fn: (x: T) => T): Read<T[]> =>
+    r.ok ? { ok: true, value: r.value.map(fn) } : r
+  return {
+    ...f,
+    pods: each(f.pods, (p) =>
+      p.status ? { ...p, status: { ...p.status, conditions: conditions(p.status.conditions) } } : p,
+    ),
+    nodeClaims: each(f.nodeClaims, (nc) =>
+      nc.status ? { ...nc, status: { ...nc.status, conditions: conditions(nc.status.conditions) } } : nc,
+    ),
+    events: each(f.events, (e) => ({ ...e, message: text(e.message) })),
+    ...(f.controllerLog
+      ? {
+          controllerLog: each(f.controllerLog, (l) => ({
+            ...l,
+            nodePools: Object.fromEntries(Object.entries(l.nodePools).map(([k, v]) => [k, redactText(v)])),
+            ...(l.error === undefined ? {} : { error: redactText(l.error) }),
+          })),
+        }
+      : {}),
   }
 }
