@@ -464,6 +464,32 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
   })
 }
 
+/** A read's items, each changed by `fn` (a failed read as it is). */
+const each = <T>(r: Read<T[]>, fn: (x: T) => T): Read<T[]> =>
+  r.ok ? { ok: true, value: r.value.map(fn) } : r
+
+/** Events with their messages redacted (why and why node print them as Karpenter wrote them). */
+export const redactEventMessages = <T extends { message?: string }>(r: Read<T[]>): Read<T[]> =>
+  each(r, (e) => (e.message === undefined ? e : { ...e, message: redactText(e.message) }))
+
+/** Objects (pods, NodeClaims) with their condition messages redacted. */
+export const redactConditionMessages = <T extends { status?: { conditions?: { message?: string }[] } }>(
+  r: Read<T[]>,
+): Read<T[]> =>
+  each(r, (o) =>
+    o.status?.conditions
+      ? {
+          ...o,
+          status: {
+            ...o.status,
+            conditions: o.status.conditions.map((c) =>
+              c.message === undefined ? c : { ...c, message: redactText(c.message) },
+            ),
+          },
+        }
+      : o,
+  )
+
 /**
  * The free text why prints as it was written — the Events Karpenter wrote about a pod, the controller's
  * log line, pod and NodeClaim condition messages — redacted as read, as doctor's Kubernetes facts are
@@ -471,20 +497,11 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
  * uids stay exact, for the judgement matches on them.
  */
 export function redactWhyFacts(f: WhyFacts): WhyFacts {
-  const text = (t: string | undefined) => (t === undefined ? t : redactText(t))
-  const conditions = <C extends { message?: string }>(cs: C[] | undefined) =>
-    cs?.map((c) => ({ ...c, message: text(c.message) }))
-  const each = <T>(r: Read<T[]>, fn: (x: T) => T): Read<T[]> =>
-    r.ok ? { ok: true, value: r.value.map(fn) } : r
   return {
     ...f,
-    pods: each(f.pods, (p) =>
-      p.status ? { ...p, status: { ...p.status, conditions: conditions(p.status.conditions) } } : p,
-    ),
-    nodeClaims: each(f.nodeClaims, (nc) =>
-      nc.status ? { ...nc, status: { ...nc.status, conditions: conditions(nc.status.conditions) } } : nc,
-    ),
-    events: each(f.events, (e) => ({ ...e, message: text(e.message) })),
+    pods: redactConditionMessages(f.pods),
+    nodeClaims: redactConditionMessages(f.nodeClaims),
+    events: redactEventMessages(f.events),
     ...(f.controllerLog
       ? {
           controllerLog: each(f.controllerLog, (l) => ({

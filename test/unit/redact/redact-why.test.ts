@@ -2,7 +2,8 @@
 // where why reads free text and prints it — the Events Karpenter wrote about the pod, the controller's
 // "could not schedule" log line, the pod's condition message, a NodeClaim's condition message —
 // then looked for in the human report, --json, the saved snapshot and the report judged from it.
-// Planted/leaked per output and per half are printed (the held-back half is the measure).
+// The same for `why node`: NodeClaim condition messages and the Events about claims. Planted/leaked
+// per output and per half are printed (the held-back half is the measure).
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,10 +13,15 @@ import { jsonText } from '../../../src/report/terminal.js'
 import { judge } from '../../../src/why/judge.js'
 import { renderWhy } from '../../../src/why/render.js'
 import { loadWhySnapshot, saveWhySnapshot } from '../../../src/why/snapshot.js'
-import { redactWhyFacts } from '../../../src/why/collect.js'
+import { redactConditionMessages, redactEventMessages, redactWhyFacts } from '../../../src/why/collect.js'
+import { judgeNodes } from '../../../src/why/node/judge.js'
+import { renderNodes } from '../../../src/why/node/render.js'
+import { checkNodeFacts, saveNodeSnapshot } from '../../../src/why/node/snapshot.js'
+import type { NodeFacts } from '../../../src/why/node/types.js'
 import type { WhyFacts } from '../../../src/why/types.js'
 import { CORPUS, leftOut, type Entry } from '../../helpers/secret-corpus.js'
 import { pendingPod, whyFacts } from '../../helpers/why.js'
+import { ago, event, machine, NOW, nodeFacts } from '../../helpers/why-node.js'
 
 let dir: string
 before(() => (dir = mkdtempSync(join(tmpdir(), 'karpctl-redact-why-'))))
@@ -101,6 +107,83 @@ for (const half of ['gitleaks', 'trufflehog'] as const) {
     const line = Object.entries(outputs).map(([where, text]) => `${where} ${found(judged, text).length}`)
     console.log(
       `why POD ${half}: planted ${judged.length} (${shown.length} reach an output unredacted); leaked: ${line.join(', ')}`,
+    )
+    const leaked = new Set(Object.values(outputs).flatMap((text) => found(judged, text).map((e) => e.source)))
+    if (half === 'gitleaks') assert.deepEqual([...leaked], [])
+    else assert.ok(leaked.size <= judged.length * 0.02, [...leaked].join(', '))
+  })
+}
+
+/** A NodeClaim whose instance never became a Node (a failed launch has no Node). */
+const claimOnly = (...args: Parameters<typeof machine>) => ({ claim: machine(...args).claim })
+
+/** One NodeClaim per entry: a launch that failed with the text, or an Event about the claim with it. */
+function plantedNodes(entries: Entry[]): NodeFacts {
+  const machines = entries.map((e, i) =>
+    i % 2 === 0
+      ? claimOnly(`ip-${i}`, {
+          createdMinutesAgo: 10,
+          conditions: [
+            {
+              type: 'Launched',
+              status: 'False',
+              reason: 'LaunchFailed',
+              message: `launch failed: ${e.text}`,
+              lastTransitionTime: ago(9),
+            },
+          ] as never,
+        })
+      : machine(`ip-${i}`),
+  )
+  const events = entries.flatMap((e, i) =>
+    i % 2 === 1
+      ? [
+          event(
+            'NodeClaim',
+            (machines[i] as { claim: { metadata: { name: string } } }).claim.metadata.name,
+            'DisruptionBlocked',
+            `Cannot disrupt NodeClaim: ${e.text}`,
+          ),
+        ]
+      : [],
+  )
+  return nodeFacts({ machines, events })
+}
+
+for (const half of ['gitleaks', 'trufflehog'] as const) {
+  const judged = CORPUS[half].filter((e) => leftOut(e) === null)
+  test(`why node, ${half}: ${judged.length} shapes planted in NodeClaim conditions and Events; none in any output (held back: ≤ 2%)`, async () => {
+    const render = (f: NodeFacts, source: 'live' | 'snapshot') => {
+      const report = judgeNodes(f, source, NOW)
+      return { human: renderNodes(report, false, true), json: jsonText(report, 2) }
+    }
+    const raw = plantedNodes(judged)
+    const control = Object.values(render(raw, 'live')).join('\n')
+    const shown = judged.filter((e) => control.includes(e.secret))
+    assert.ok(
+      shown.length >= judged.length * 0.95,
+      `${shown.length} of ${judged.length} reach an unredacted output`,
+    )
+    // What a live run judges: the facts as collectNodes returns them.
+    const live: NodeFacts = {
+      ...raw,
+      nodes: redactConditionMessages(raw.nodes),
+      nodeClaims: redactConditionMessages(raw.nodeClaims),
+      events: redactEventMessages(raw.events),
+    }
+    const path = join(dir, `nodes-${half}.json`)
+    await saveNodeSnapshot(path, live)
+    const outputs: Record<string, string> = {
+      ...render(live, 'live'),
+      snapshot: readFileSync(path, 'utf8'),
+      'human from the snapshot': render(
+        await checkNodeFacts(JSON.parse(readFileSync(path, 'utf8')), path),
+        'snapshot',
+      ).human,
+    }
+    const line = Object.entries(outputs).map(([where, text]) => `${where} ${found(judged, text).length}`)
+    console.log(
+      `why node ${half}: planted ${judged.length} (${shown.length} reach an output unredacted); leaked: ${line.join(', ')}`,
     )
     const leaked = new Set(Object.values(outputs).flatMap((text) => found(judged, text).map((e) => e.source)))
     if (half === 'gitleaks') assert.deepEqual([...leaked], [])
