@@ -140,7 +140,12 @@ const factsValidator = {
     b.onLoad({ filter: /[\\/]src[\\/]facts[\\/]facts-validator\.ts$/ }, () => {
       const schema = JSON.parse(readFileSync('schema/facts.schema.json', 'utf8'))
       // The options of src/facts/facts-validator.ts, plus ESM standalone output (esbuild makes it CommonJS).
-      const ajv = new Ajv({ strict: true, allErrors: false, code: { source: true, esm: true } })
+      const ajv = new Ajv({
+        strict: true,
+        allErrors: false,
+        keywords: ['x-karpctl-free-text'],
+        code: { source: true, esm: true },
+      })
       return { contents: standaloneCode(ajv, ajv.compile(schema)), loader: 'js', resolveDir: 'src/facts' }
     })
   },

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createGenerator } from 'ts-json-schema-generator'
+import { FREE_TEXT } from '../src/facts/free-text.js'
 
 const root = join(fileURLToPath(import.meta.url), '..', '..')
 export const FACTS_SCHEMA_PATH = join(root, 'schema', 'facts.schema.json')
@@ -29,6 +30,13 @@ export function factsSchema(): Record<string, unknown> {
     description:
       'What `karpctl doctor --save-snapshot` writes and `--snapshot` reads. Generated from src/facts/types.ts by `npm run schema`: do not edit.',
     ...(discriminate(schema) as object),
+    // Which fields are free text, and what judges each (src/facts/free-text.ts): a field nothing
+    // judges is not in a saved snapshot, a map of free text keeps only the keys a judgement reads.
+    'x-karpctl-free-text': FREE_TEXT.map((f) => ({
+      path: f.path,
+      kept: f.judgedBy ? (f.keys ? 'the judged keys' : 'whole, redacted') : 'never',
+      ...(f.judgedBy ? { judgedBy: f.judgedBy } : {}),
+    })),
   }
 }
 

@@ -4,13 +4,29 @@ import http from 'node:http'
 import https from 'node:https'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { answerOf, clip, EnvironmentError, markAnswer, outOfFiles, quote, type Answer } from '../errors.js'
+import {
+  answerOf,
+  clip,
+  EnvironmentError,
+  KarpctlError,
+  markAnswer,
+  outOfFiles,
+  quote,
+  type Answer,
+} from '../errors.js'
 import { checkRegularFileSync, FileRefused } from '../fs/read-regular.js'
 import { redactText } from '../redact/redact.js'
 import type { ReadFailure } from './read-failure.js'
 import { Limiter, type CallLog, type Memo } from './limiter.js'
 import { BadAnswer, listOf, shapeOf } from './shape.js'
 import { HtmlAnswer, refuseHtml } from './aws-html.js'
+import {
+  boundCredentials,
+  credentialsTimeoutError,
+  credentialsTimeoutMs,
+  stopCredentialProcess,
+} from './credential-bound.js'
+import { readCredentialSource } from './credential-source.js'
 
 export type AwsService =
   'iam' | 'eks' | 'ec2' | 'sqs' | 'eventbridge' | 'sts' | 'kms' | 'cloudformation' | 'organizations'
@@ -205,6 +221,8 @@ export class Aws {
    * not once per service.
    */
   private credentials: unknown
+  /** How long the chain may take to resolve credentials (KARPCTL_CREDENTIALS_TIMEOUT). */
+  private readonly credentialsMs: number
   /**
    * Building a client (its module, its endpoint rules) is CPU that the run's first requests would
    * queue behind: each client is built once the one before it has its first request on the way (or
@@ -222,6 +240,32 @@ export class Aws {
     // Before any client: each would read these files on its first request.
     checkAwsConfigFiles()
     checkEndpoints(options)
+    this.credentialsMs = credentialsTimeoutMs()
+  }
+
+  /**
+   * The first client's provider, bounded (credential-bound.ts) and named while it runs, so an overall
+   * --timeout that fires first says it was waiting for credentials. Named by the source only when the
+   * bound fires: the files are read then, not on every run.
+   */
+  private boundProvider(own: (...args: never[]) => Promise<unknown>): unknown {
+    const profile = this.options.profile ?? process.env.AWS_PROFILE
+    const label = `AWS credentials${profile ? ` of profile ${quote(profile)}` : ''}`
+    let source: ReturnType<typeof readCredentialSource> | undefined
+    const sourceOf = () => (source ??= readCredentialSource(profile))
+    return boundCredentials(
+      (...args: never[]) => tracked(label, () => own(...args)),
+      this.credentialsMs,
+      () => credentialsTimeoutError(profile, sourceOf(), this.credentialsMs),
+      () => {
+        const command = sourceOf().command
+        if (!command) return
+        stopCredentialProcess(command)
+        // The chain then tries its next provider, which runs the same command again (the ini
+        // provider and the process provider both do): the run is ending, so stop that one at exit.
+        process.once('exit', () => stopCredentialProcess(command))
+      },
+    )
   }
 
   private load(service: AwsService) {
@@ -262,7 +306,12 @@ export class Aws {
             throwOnRequestTimeout: true,
           }
           const client = new Client(config)
-          this.credentials ??= (client as { config?: { credentials?: unknown } }).config?.credentials
+          const resolved = (client as { config?: { credentials?: unknown } }).config
+          if (!this.options.credentials && !this.credentials && typeof resolved?.credentials === 'function') {
+            // The SDK reads config.credentials at every request: the bounded provider takes its place.
+            this.credentials = this.boundProvider(resolved.credentials as () => Promise<unknown>)
+            resolved.credentials = this.credentials
+          } else this.credentials ??= resolved?.credentials
           recordEndpoint(client)
           refuseHtml(client)
           onSend(client, () => this.sent.get(service)?.())
@@ -351,6 +400,8 @@ export class Aws {
           client.send(new Command(input), deadline ? { abortSignal: deadline } : {}),
         )) as O
       } catch (err) {
+        // Karpctl's own verdict (the credentials' bound): said as it is, whatever else timed out meanwhile.
+        if (err instanceof KarpctlError) throw err
         // A write that timed out may still have happened: its caller decides (the executor reads again).
         if (!write && (isTimeout(err) || deadline?.aborted))
           throw timeoutError(service, op, err, this.options)

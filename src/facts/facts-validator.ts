@@ -5,8 +5,11 @@
 import { readFileSync } from 'node:fs'
 import { Ajv, type ValidateFunction } from 'ajv'
 
-/** Options of both compilations (here and in scripts/build.mjs): keep them equal. */
-const AJV_OPTIONS = { strict: true, allErrors: false } as const
+/**
+ * Options of both compilations (here and in scripts/build.mjs): keep them equal. The schema's list of
+ * free-text fields (src/facts/free-text.ts) is a keyword of its own, documentation to ajv.
+ */
+const AJV_OPTIONS = { strict: true, allErrors: false, keywords: ['x-karpctl-free-text'] }
 
 const schema = JSON.parse(
   readFileSync(new URL('../../schema/facts.schema.json', import.meta.url), 'utf8'),

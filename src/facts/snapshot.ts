@@ -7,6 +7,7 @@ import type { ErrorObject } from 'ajv'
 import { InputError, quote } from '../errors.js'
 import { writeFileAtomic } from '../fs/atomic-write.js'
 import { redact, redactClip } from '../redact/redact.js'
+import { keepJudged } from './free-text.js'
 import type { Facts } from './types.js'
 
 const VERSION = 1
@@ -19,7 +20,10 @@ export const MAX_SNAPSHOT_DEPTH = 64
 
 const RESAVE = 'save a new one with `karpctl doctor --save-snapshot`'
 
-/** Writes any snapshot (doctor's facts, why's facts): redacted, bounded in depth, atomically. */
+/**
+ * Writes any snapshot (doctor's facts, why's facts): only the free text a judgement reads (free-text.ts),
+ * redacted, bounded in depth, atomically.
+ */
 export async function saveSnapshot(path: string, facts: object): Promise<void> {
   const deep = tooDeep(facts, MAX_SNAPSHOT_DEPTH)
   if (deep)
@@ -27,7 +31,7 @@ export async function saveSnapshot(path: string, facts: object): Promise<void> {
       `--save-snapshot ${quote(path)} not written: the facts nest deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${jsonPath(deep)} (a snapshot that deep could not be read back)`,
       'SNAPSHOT_SAVE_FAILED',
     )
-  const text = `${JSON.stringify(redact(facts), null, 2)}\n`
+  const text = `${JSON.stringify(redact(keepJudged(facts)), null, 2)}\n`
   try {
     await writeFileAtomic(path, text)
   } catch (err) {

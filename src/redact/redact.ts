@@ -219,14 +219,15 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"<>]+@/gi
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=:-]{8}[A-Za-z0-9._~+/=:-]*)/gi
 
 /**
- * `key: value`, `key=value`, `"key": "value"` inside text (YAML, .env, JSON, ini, connection strings),
+ * `key: value`, `key=value`, `"key": "value"`, `'key' => 'value'`, `key := value` inside text (YAML,
+ * .env, JSON, ini, connection strings, PHP, Ruby and Perl hashes, Go),
  * judged by the key. A quoted value ends at its quote; a bare one at the end of the line, a comma, a
  * semicolon or a closing brace (so `password: two words` loses both). The bare value repeats runs of
  * characters, not single characters: a repetition per character of a multi-megabyte line overflows
  * the regular expression engine's stack ("Maximum call stack size exceeded").
  */
 const KEY_VALUE =
-  /(^|[\s{,;&?("'[-])(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\2(\s*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|(?:\[REDACTED\]|[^\s"',;}\])])(?:[^\n,;}\])[]+|\[REDACTED\]|\[)*)/gm
+  /(^|[\s{,;&?("'[-])(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\2(\s*(?:=>|:=|[:=])[ \t]*)("[^"\n]*"|'[^'\n]*'|(?:\[REDACTED\]|[^\s"',;}\])])(?:[^\n,;}\])[]+|\[REDACTED\]|\[)*)/gm
 
 /** `--password value` and `-p=value` on a command line. */
 const FLAG_VALUE = /(^|\s)(--?)([A-Za-z][\w-]*)([ \t]+|=)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/g
@@ -240,8 +241,9 @@ function redactKeyValues(text: string, re: RegExp, keyGroup: number): string {
     const valueAt = m.index + m[0].length - value.length
     const key = m[keyGroup] as string
     if (!isSecretKey(key) || value.startsWith(REDACTED) || /^["']?\$/.test(value)) {
-      // Not a secret: look for keys inside the value too (`{"auths": {"r": {"auth": …}}}`).
-      re.lastIndex = valueAt
+      // Not a secret: look for keys inside the value too (`{"auths": {"r": {"auth": …}}}`), from the
+      // character before it, so a quoted key there (`note: 'secret_key'=>'…'`) has its delimiter.
+      re.lastIndex = Math.max(valueAt - 1, m.index + 1)
       continue
     }
     const quoted = /^["']/.test(value) ? (value[0] as string) : ''

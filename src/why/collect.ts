@@ -9,6 +9,7 @@ import { InputError } from '../errors.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
 import type { Read } from '../facts/types.js'
+import { redactText } from '../redact/redact.js'
 import { controllerLog } from './collect-log.js'
 import { selectorString } from './selector.js'
 import { zoneSpreads } from './topology-spread.js'
@@ -347,8 +348,13 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     'Events',
     `${nsPath('events')}?fieldSelector=${enc('involvedObject.kind=Pod')}`,
   )
+  // An error that ends the run (an API that refuses the connection, credentials) rejects the reads
+  // started beside the pods' too: the first one awaited ends the run, the others must not be left
+  // rejected unobserved (Node would end the process with their stack instead of the one line).
+  for (const p of [kubeP, typesP, nodeClaimsP, daemonSetsP, eventsP]) p.catch(() => {})
   const pods = await podsP
   const logP = kubeP.then((kube) => controllerLog(ctx.kube, kube.pods, pods))
+  logP.catch(() => {})
   // Placed pods are read only when a pod asked about spreads over zones (one read, its namespace when all share one).
   const spreading = pods.ok ? pods.value.filter((p) => zoneSpreads(p).length) : []
   const spreadNs = [...new Set(spreading.map((p) => p.metadata.namespace ?? ''))]
@@ -359,6 +365,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
         `${spreadNs.length === 1 && spreadNs[0] ? `/api/v1/namespaces/${enc(spreadNs[0])}/pods` : '/api/v1/pods'}?fieldSelector=${enc('spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed')}`,
       )
     : undefined
+  placedP?.catch(() => {})
   // Volumes are read only when a pod mounts a claim.
   const claims = pods.ok && pods.value.some((p) => p.spec.volumes?.some((v) => v.persistentVolumeClaim))
   const none = <T>() => Promise.resolve(okRead<T[]>([]))
@@ -381,7 +388,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
       offeringsP,
       logP,
     ])
-  return {
+  return redactWhyFacts({
     schema: 'karpctl.why-facts/v1',
     meta: runMeta(ctx, selector),
     kube,
@@ -454,5 +461,55 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     offerings: offered,
     ...(log ? { controllerLog: log } : {}),
     ...(placedP ? { placedPods: placedOf(await placedP) } : {}),
+  })
+}
+
+/** A read's items, each changed by `fn` (a failed read as it is). */
+const each = <T>(r: Read<T[]>, fn: (x: T) => T): Read<T[]> =>
+  r.ok ? { ok: true, value: r.value.map(fn) } : r
+
+/** Events with their messages redacted (why and why node print them as Karpenter wrote them). */
+export const redactEventMessages = <T extends { message?: string }>(r: Read<T[]>): Read<T[]> =>
+  each(r, (e) => (e.message === undefined ? e : { ...e, message: redactText(e.message) }))
+
+/** Objects (pods, NodeClaims) with their condition messages redacted. */
+export const redactConditionMessages = <T extends { status?: { conditions?: { message?: string }[] } }>(
+  r: Read<T[]>,
+): Read<T[]> =>
+  each(r, (o) =>
+    o.status?.conditions
+      ? {
+          ...o,
+          status: {
+            ...o.status,
+            conditions: o.status.conditions.map((c) =>
+              c.message === undefined ? c : { ...c, message: redactText(c.message) },
+            ),
+          },
+        }
+      : o,
+  )
+
+/**
+ * The free text why prints as it was written — the Events Karpenter wrote about a pod, the controller's
+ * log line, pod and NodeClaim condition messages — redacted as read, as doctor's Kubernetes facts are
+ * (collect-kube.ts): a token in a message must not reach the report. Only the text: names, labels and
+ * uids stay exact, for the judgement matches on them.
+ */
+export function redactWhyFacts(f: WhyFacts): WhyFacts {
+  return {
+    ...f,
+    pods: redactConditionMessages(f.pods),
+    nodeClaims: redactConditionMessages(f.nodeClaims),
+    events: redactEventMessages(f.events),
+    ...(f.controllerLog
+      ? {
+          controllerLog: each(f.controllerLog, (l) => ({
+            ...l,
+            nodePools: Object.fromEntries(Object.entries(l.nodePools).map(([k, v]) => [k, redactText(v)])),
+            ...(l.error === undefined ? {} : { error: redactText(l.error) }),
+          })),
+        }
+      : {}),
   }
 }

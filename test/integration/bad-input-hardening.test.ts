@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import net from 'node:net'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -196,4 +196,115 @@ test('tenant list --json with stdout closed: exit 2 and the error line on stderr
     },
   )
   refused(r, /^Error: (no kubeconfig found|no AWS credentials found)/)
+})
+
+// ---- a credential source that never finishes (issue 36 §4, "from the earlier suites") ----
+
+/** A kubeconfig whose API is port 9 (discard) on 127.0.0.1: nothing listens there. */
+function closedKubeconfig(): string {
+  const path = join(dir, 'kubeconfig-port9')
+  writeFileSync(
+    path,
+    'apiVersion: v1\nkind: Config\nclusters: [{name: d, cluster: {server: "http://127.0.0.1:9"}}]\ncontexts: [{name: d, context: {cluster: d, user: d}}]\nusers: [{name: d, user: {token: x}}]\ncurrent-context: d\n',
+  )
+  return path
+}
+
+/** Whether `pid` still runs (a zombie no parent reaps has ended: its state is Z). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+test('a credential_process that never exits: every command ends in one line naming the profile and the command (redacted), with no --timeout, and the process is stopped', async () => {
+  const live = ['--cluster', 'demo', '--region', 'us-west-2']
+  const commands = [
+    ['install'],
+    ['install', '--dry-run'],
+    ['doctor'],
+    ['upgrade', '--dry-run'],
+    ['teardown', '--dry-run'],
+    ['tenant', 'add', 'acme', '--dry-run'],
+    ['tenant', 'remove', 'acme', '--dry-run'],
+    ['tenant', 'list', '--json'],
+  ]
+  for (const [n, command] of commands.entries()) {
+    // A real script, run by the SDK as `/bin/sh -c …`: it says who it is, then waits for ever.
+    const pidFile = join(dir, `creds-${n}.pid`)
+    const script = join(dir, `creds-${n}.sh`)
+    writeFileSync(script, `#!/bin/sh\necho $$ > ${pidFile}\nwhile :; do sleep 1; done\n`, { mode: 0o755 })
+    const config = join(dir, `aws-config-${n}`)
+    writeFileSync(config, `[profile hangs]\ncredential_process = ${script} --password hunter2\n`)
+    const r = await karpctl([...command, ...live, '--profile', 'hangs'], {
+      AWS_CONFIG_FILE: config,
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      KUBECONFIG: closedKubeconfig(),
+      KARPCTL_CREDENTIALS_TIMEOUT: '1',
+    })
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    try {
+      if (command.includes('--json')) {
+        assert.equal(r.code, 2, r.stdout)
+        assert.equal(JSON.parse(r.stdout).error.code, 'CREDENTIALS_TIMEOUT')
+      } else
+        refused(
+          r,
+          /^Error: AWS credentials of profile "hangs" were not resolved within 1 s: its credential_process ".*creds-\d\.sh --password \[REDACTED\]" never finished; run it by hand to see why, .* KARPCTL_CREDENTIALS_TIMEOUT=<seconds>$/,
+        )
+      assert.doesNotMatch(r.stdout + r.stderr, /hunter2/)
+      // Stopped by karpctl before it exited: nothing of the run outlives it.
+      for (let i = 0; i < 50 && running(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(
+        running(pid),
+        false,
+        `${command.join(' ')}: the credential_process ${pid} was left running`,
+      )
+    } finally {
+      if (running(pid)) process.kill(pid, 'SIGKILL')
+    }
+  }
+})
+
+test('a web identity token exchange that never answers is bounded and named; KARPCTL_CREDENTIALS_TIMEOUT is checked', async (t) => {
+  // STS on 127.0.0.1 accepts the connection and never answers.
+  const silent = net.createServer((s) => s.on('error', () => {}))
+  silent.listen(0, '127.0.0.1')
+  await new Promise((resolve) => silent.once('listening', resolve))
+  t.after(() => silent.close())
+  const token = join(dir, 'web-identity-token')
+  writeFileSync(token, 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln\n')
+  const env = {
+    AWS_WEB_IDENTITY_TOKEN_FILE: token,
+    AWS_ROLE_ARN: 'arn:aws:iam::123456789012:role/web',
+    AWS_ENDPOINT_URL: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+    KUBECONFIG: closedKubeconfig(),
+  }
+  const doctor = ['doctor', '--cluster', 'demo', '--region', 'us-west-2']
+  refused(
+    await karpctl(doctor, { ...env, KARPCTL_CREDENTIALS_TIMEOUT: '1.5' }),
+    /^Error: AWS credentials of the default chain were not resolved within 1\.5 s: web identity \(AWS_WEB_IDENTITY_TOKEN_FILE ".*web-identity-token"\) never finished; check the network and any proxy/,
+  )
+  for (const bad of ['0', 'soon'])
+    refused(
+      await karpctl(doctor, { ...env, KARPCTL_CREDENTIALS_TIMEOUT: bad }),
+      new RegExp(
+        `^Error: KARPCTL_CREDENTIALS_TIMEOUT "${bad}" is not a number of seconds from 0\\.1 to 3600`,
+      ),
+    )
+})
+
+test('why with a Kubernetes API that refuses the connection: one line, exit 2, no unhandled rejection and its stack', async () => {
+  const aws = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'x'.repeat(40) }
+  for (const target of [['web'], ['--all-pending'], ['deployment/web']])
+    refused(
+      await karpctl(['why', ...target, '--cluster', 'demo', '--region', 'us-west-2'], {
+        ...aws,
+        AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+        KUBECONFIG: closedKubeconfig(),
+      }),
+      /^Error: the Kubernetes API at http:\/\/127\.0\.0\.1:9 \(kube context "d"\) refused the connection/,
+    )
 })

@@ -9,7 +9,7 @@ import { collectKube } from '../../facts/collect-kube.js'
 import { failureOf, read } from '../../facts/read.js'
 import { redactText } from '../../redact/redact.js'
 import type { Read } from '../../facts/types.js'
-import { runMeta, trimPod } from '../collect.js'
+import { redactConditionMessages, redactEventMessages, runMeta, trimPod } from '../collect.js'
 import type { KubeEvent, WorkloadPod } from '../types.js'
 import { pickBootErrors } from './join.js'
 import { stageOf } from './lifecycle.js'
@@ -189,11 +189,12 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     schema: 'karpctl.why-node-facts/v1',
     meta: runMeta(ctx, selector),
     kube,
-    nodes,
-    nodeClaims,
-    pods,
+    // Messages are printed as written (a token in one must not reach the report): redacted as read.
+    nodes: redactConditionMessages(nodes),
+    nodeClaims: redactConditionMessages(nodeClaims),
+    pods: redactConditionMessages(pods),
     pdbs,
-    events,
+    events: redactEventMessages(events),
     ...(doctor ? { doctor } : {}),
     ...(doctorUnread ? { doctorUnread } : {}),
     ...(bootLogs ? { bootLogs } : {}),

@@ -19,27 +19,7 @@ import { loadSnapshot, saveSnapshot } from '../../../src/facts/snapshot.js'
 import type { Facts } from '../../../src/facts/types.js'
 import { healthyFacts } from '../../helpers/facts.js'
 import { leaks, plans, reports } from '../../helpers/secret-outputs.js'
-
-interface Entry {
-  source: string
-  text: string
-  secret: string
-  entropy: number
-}
-
-const CORPUS = JSON.parse(
-  readFileSync(new URL('../../fixtures/secrets/corpus.json', import.meta.url), 'utf8'),
-) as { gitleaks: Entry[]; trufflehog: Entry[] }
-
-const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/
-/** Why an entry is not judged, or null. */
-function leftOut(e: Entry): string | null {
-  if (e.entropy < 3) return 'placeholder'
-  if (UUID.test(e.secret)) return 'uuid'
-  if (/^\d+$/.test(e.secret)) return 'digits'
-  if (e.secret.replace(/[^A-Za-z0-9]/g, '').length < 16) return 'short'
-  return null
-}
+import { CORPUS, leftOut, type Entry } from '../../helpers/secret-corpus.js'
 
 /** Where a value is planted: each a field karpctl reads, as a cluster holds it. */
 const SITES: [string, (f: Facts, e: Entry, i: number) => void][] = [
