@@ -1,0 +1,71 @@
+// What the scenarios on the real controller read back from Karpenter's own objects: conditions on
+// NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
+import type { Bed } from './bed.js'
+import type { KubeObject } from './kube-client.js'
+import { waitFor } from './proc.js'
+
+export const NODECLAIMS = '/apis/karpenter.sh/v1/nodeclaims'
+export const NODEPOOLS = '/apis/karpenter.sh/v1/nodepools'
+export const EC2NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses'
+
+export const conditionOf = (o: KubeObject | undefined, type: string) =>
+  (o?.status?.conditions ?? []).find((c: KubeObject) => c.type === type) as KubeObject | undefined
+export const isTrue = (o: KubeObject | undefined, type: string) => conditionOf(o, type)?.status === 'True'
+
+/** A pod only `nodeSelector`'s nodes can take; `keepNode` asks Karpenter not to disrupt its node. */
+export function pendingPod(
+  name: string,
+  nodeSelector: Record<string, string>,
+  opts: { toleration?: KubeObject; keepNode?: boolean } = {},
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: name },
+      annotations: opts.keepNode ? { 'karpenter.sh/do-not-disrupt': 'true' } : undefined,
+    },
+    spec: {
+      nodeSelector,
+      tolerations: opts.toleration ? [opts.toleration] : undefined,
+      terminationGracePeriodSeconds: 0,
+      containers: [
+        { name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m' } } },
+      ],
+    },
+  }
+}
+
+/**
+ * Waits until Karpenter sets condition `type` of the object at `path` to `status` (and `reason`, when
+ * given); the object as it then was. The failure names the condition last seen.
+ */
+export async function waitForCondition(
+  bed: Bed,
+  path: string,
+  type: string,
+  want: { status: 'True' | 'False' | 'Unknown'; reason?: string },
+  timeoutMs = 120_000,
+): Promise<KubeObject> {
+  let o: KubeObject | undefined
+  await waitFor(
+    `${path}: ${type}=${want.status}${want.reason ? ` (${want.reason})` : ''} by Karpenter`,
+    async () => {
+      const c = conditionOf((o = await bed.kube.get(path)), type)
+      return c?.status === want.status && (!want.reason || c?.reason === want.reason)
+    },
+    { timeoutMs, intervalMs: 500, proc: bed.procs.karpenter },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\nlast seen: ${JSON.stringify(o?.status?.conditions)}`)
+  })
+  return o!
+}
+
+/** The core/v1 events recorded about object `name` in `namespace` (Karpenter's and the scheduler's). */
+export async function eventsAbout(bed: Bed, namespace: string, name: string): Promise<KubeObject[]> {
+  const q = `fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`
+  const body = await bed.kube.get<{ items?: KubeObject[] }>(`/api/v1/namespaces/${namespace}/events?${q}`)
+  return body?.items ?? []
+}
