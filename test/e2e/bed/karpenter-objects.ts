@@ -1,5 +1,6 @@
 // What the scenarios on the real controller read back from Karpenter's own objects: conditions on
 // NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
+import { readFileSync } from 'node:fs'
 import type { Bed } from './bed.js'
 import type { KubeObject } from './kube-client.js'
 import { waitFor } from './proc.js'
@@ -12,11 +13,23 @@ export const conditionOf = (o: KubeObject | undefined, type: string) =>
   (o?.status?.conditions ?? []).find((c: KubeObject) => c.type === type) as KubeObject | undefined
 export const isTrue = (o: KubeObject | undefined, type: string) => conditionOf(o, type)?.status === 'True'
 
-/** A pod only `nodeSelector`'s nodes can take; `keepNode` asks Karpenter not to disrupt its node. */
+/** A pod only `nodeSelector`'s nodes can take (its selector and, for a tenant, the toleration). */
+export interface PodOptions {
+  toleration?: KubeObject
+  /**
+   * Karpenter's default disruption (WhenEmptyOrUnderutilized, consolidateAfter 0s) replaces the node
+   * moto launched — the first override, often a 32xlarge — with a cheaper one ~25 s after the pod
+   * lands, terminating the instance a scenario is still inspecting (CI, stop 40). A scenario that
+   * reads the instance asks Karpenter to leave the node alone; one that wants the node gone must
+   * not (a do-not-disrupt pod blocks the drain of a deleted claim in v1).
+   */
+  keepNode?: boolean
+}
+
 export function pendingPod(
   name: string,
   nodeSelector: Record<string, string>,
-  opts: { toleration?: KubeObject; keepNode?: boolean } = {},
+  opts: PodOptions = {},
 ): KubeObject {
   return {
     apiVersion: 'v1',
@@ -68,4 +81,14 @@ export async function eventsAbout(bed: Bed, namespace: string, name: string): Pr
   const q = `fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`
   const body = await bed.kube.get<{ items?: KubeObject[] }>(`/api/v1/namespaces/${namespace}/events?${q}`)
   return body?.items ?? []
+}
+
+/** The controller's JSON log lines (zap), for Karpenter's own account of what it did. */
+export function controllerLog(bed: Bed): KubeObject[] {
+  const path = bed.karpenter?.controller.proc?.logPath
+  if (!path) return []
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as KubeObject)
 }
