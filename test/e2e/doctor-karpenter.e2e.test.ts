@@ -15,6 +15,7 @@ import {
   NODECLAIMS,
   NODEPOOLS,
   conditionOf,
+  controllerLog,
   eventsAbout,
   isTrue,
   pendingPod,
@@ -42,6 +43,12 @@ const failsOf = (r: DoctorReport, id: string): Finding[] =>
   (checkOf(r, id)?.findings ?? []).filter((f) => f.status === 'fail')
 const lines = (r: DoctorReport, id: string) =>
   `${id}: ${JSON.stringify(checkOf(r, id)?.findings.map((f) => `${f.status} ${f.subject}: ${f.message}`))}`
+
+/**
+ * The printed lines a user can paste on the bed: all but the controller-log grep, which needs the
+ * controller's pod (the bed runs Karpenter out of cluster: there is no pod to read logs from).
+ */
+const pastable = (f: Finding) => f.fix!.commands!.filter((c) => !/ logs deploy\//.test(c))
 
 /** doctor's check `id` passes (every finding on it pass) */
 function assertPasses(r: DoctorReport, id: string) {
@@ -174,6 +181,86 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
     t.diagnostic(
       `Karpenter: SecurityGroupsReady=False (SecurityGroupsNotFound) → after ${JSON.stringify(f.fix!.commands)} Ready with ${JSON.stringify(fixed.status.securityGroups)}`,
     )
+  })
+
+  // Field: aws/karpenter-provider-aws#6393 (an AMI pinned by id that Karpenter no longer finds: no
+  // node launches from the class). The id of an AMI that does not exist.
+  test('an AMI pinned by an id that does not exist: Karpenter says AMIsReady=False (AMINotFound), doctor fails nodeclass-ready naming it; the printed alias patch makes Karpenter resolve AMIs again', async (t) => {
+    await bed.kube.mergePatch(CLASS, {
+      spec: { amiFamily: 'AL2023', amiSelectorTerms: [{ id: 'ami-0123456789abcdef0' }] },
+    })
+    await waitForCondition(bed, CLASS, 'AMIsReady', { status: 'False', reason: 'AMINotFound' })
+    const r = await doctorReport(bed)
+    const f = failsOf(r, 'nodeclass-ready').find((x) => x.subject === 'ec2nodeclass/default')
+    assert.match(
+      f?.message ?? '',
+      /AMIsReady=False \(AMINotFound: AMISelector did not match any AMIs\)/,
+      lines(r, 'nodeclass-ready'),
+    )
+    await runPrinted(bed, scratch, pastable(f!))
+    const fixed = await waitForCondition(bed, CLASS, 'Ready', { status: 'True' })
+    assert.ok((fixed.status.amis as KubeObject[]).length >= 1, JSON.stringify(fixed.status.amis))
+    assertPasses(await doctorReport(bed), 'nodeclass-ready')
+    t.diagnostic(
+      `Karpenter: AMIsReady=False (AMINotFound) → after ${JSON.stringify(pastable(f!))} Ready, AMIs ${JSON.stringify((fixed.status.amis as KubeObject[]).map((a) => a.id))}`,
+    )
+  })
+
+  // Field: the getting-started role name with the cluster part dropped (`KarpenterNodeRole-${CLUSTER_NAME}`
+  // templated by hand), the node-role near miss of issue 35's field corpus. A role that does not exist:
+  // Karpenter v1.14.1's instance-profile reconciler returns its error and sets no condition, so
+  // InstanceProfileReady stays Unknown and the reason is only in its log.
+  test('an EC2NodeClass naming a node role that does not exist: Karpenter leaves InstanceProfileReady Unknown and logs why; doctor names the role meant, and its printed patch makes Karpenter mark the class Ready', async (t) => {
+    const nc = (await bed.kube.get(CLASS))!
+    await bed.kube.create({
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'batch' },
+      spec: { ...nc.spec, role: 'KarpenterNodeRole' },
+    })
+    try {
+      const path = `${EC2NODECLASSES}/batch`
+      const seen = await waitForCondition(bed, path, 'SubnetsReady', { status: 'True' })
+      let said: KubeObject | undefined
+      await waitFor(
+        'Karpenter logs the instance profile it could not make for EC2NodeClass batch',
+        async () =>
+          !!(said = controllerLog(bed).find(
+            (l) =>
+              l.level === 'ERROR' &&
+              /creating instance profile/.test(String(l.error)) &&
+              JSON.stringify(l).includes('batch'),
+          )),
+        { timeoutMs: 60_000, intervalMs: 500, proc: bed.procs.karpenter },
+      )
+      const now = await bed.kube.get(path)
+      assert.equal(
+        conditionOf(now, 'InstanceProfileReady')?.status,
+        'Unknown',
+        JSON.stringify(now?.status?.conditions),
+      )
+      assert.notEqual(conditionOf(now, 'Ready')?.status, 'True')
+      const r = await doctorReport(bed)
+      const role = failsOf(r, 'node-role').find((x) => x.code === 'role-misnamed')
+      assert.ok(role, lines(r, 'node-role'))
+      assert.match(
+        role.message,
+        /node role KarpenterNodeRole \(.*\) does not exist; KarpenterNodeRole-demo has node access/,
+      )
+      const ready = checkOf(r, 'nodeclass-ready')?.findings.find((x) => x.subject === 'ec2nodeclass/batch')
+      assert.equal(ready?.status, 'warn', lines(r, 'nodeclass-ready'))
+      assert.match(ready!.message, /not InstanceProfileReady=Unknown/)
+      await runPrinted(bed, scratch, role.fix!.commands!)
+      const fixed = await waitForCondition(bed, path, 'Ready', { status: 'True' })
+      const again = await doctorReport(bed)
+      assertPasses(again, 'node-role')
+      assertPasses(again, 'nodeclass-ready')
+      t.diagnostic(
+        `Karpenter: SubnetsReady=${conditionOf(seen, 'SubnetsReady')?.status}, InstanceProfileReady=Unknown, log "${String(said!.error).slice(0, 200)}" → after "${role.fix!.commands![0]}" Ready with profile ${String(fixed.status.instanceProfile)}`,
+      )
+    } finally {
+      await bed.kube.delete(`${EC2NODECLASSES}/batch`)
+    }
   })
 
   // Field: aws/karpenter-provider-aws#6328 and #5975 (limits that leave no instance type: pods pending
