@@ -265,6 +265,25 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
     ]
   }
   const r = ready(np.status?.conditions)
+  // Karpenter (v1.14.1 nodepool/readiness) sets NodeClassReady=False (NodeClassReadinessUnknown) while
+  // the class's own Ready is Unknown or absent: the NodePool waits on a class not resolved yet (the
+  // seconds after an install, seen on the bed), which the class's finding already says. Not a failure.
+  const classReady = ready(nodeClasses.find((nc) => nc.metadata.name === ref.name)?.status?.conditions)
+  if (r && r.status === 'False' && (!classReady || classReady.status === 'Unknown')) {
+    const waiting = np.status?.conditions?.find((c) => c.type === 'NodeClassReady')
+    return [
+      {
+        status: 'warn',
+        subject,
+        message: `NodePool ${name} is not Ready${waiting ? ` (${describe(waiting)})` : ''}: it waits for EC2NodeClass ${ref.name}, which Karpenter has not resolved yet`,
+        evidence,
+        fix: {
+          summary: `see the finding on EC2NodeClass ${ref.name}; the NodePool turns Ready when it does`,
+          commands: [`kubectl get ec2nodeclass ${shellQuote(ref.name)} -o yaml`],
+        },
+      },
+    ]
+  }
   if (r && r.status === 'False') {
     return [
       {

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import { nodeclassReady } from '../../../src/checks/nodeclass-ready.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Condition, EC2NodeClass, Facts } from '../../../src/facts/types.js'
-import { both, nodeClass } from '../../helpers/check-fixtures.js'
+import { both, nodeClass, nodePool } from '../../helpers/check-fixtures.js'
 import { healthyFacts } from '../../helpers/facts.js'
 
 const first = (...fns: ((f: Facts) => void)[]) =>
@@ -91,4 +91,39 @@ test('every condition Unknown (nothing resolved yet): still the controller that 
     ),
   )
   assert.match(f.message, /the controller has not reconciled it \(is it running\?\)/)
+})
+
+test('a NodePool not Ready only because its EC2NodeClass is not resolved yet (NodeClassReadinessUnknown): a warning, not a failure', () => {
+  // Seen on the bed: doctor right after install, the class not reconciled yet, failed install (exit 1).
+  const pool = (f: Facts) => {
+    nodePool(f).status = {
+      conditions: [
+        {
+          type: 'NodeClassReady',
+          status: 'False',
+          reason: 'NodeClassReadinessUnknown',
+          message: 'Node Class Readiness Unknown',
+        },
+        { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: 'NodeClassReady=False' },
+      ],
+    }
+  }
+  const findings = runCheck(nodeclassReady, healthyFacts(both(conditions(), pool))).findings
+  assert.deepEqual(
+    findings.map((f) => [f.status, f.subject]),
+    [
+      ['warn', 'ec2nodeclass/default'],
+      ['warn', 'nodepool/default'],
+    ],
+  )
+  assert.equal(
+    findings[1]!.message,
+    'NodePool default is not Ready (NodeClassReady=False (NodeClassReadinessUnknown: Node Class Readiness Unknown)): it waits for EC2NodeClass default, which Karpenter has not resolved yet',
+  )
+  // The class failing: the NodePool fails with it (nothing launches from it).
+  const failing = runCheck(
+    nodeclassReady,
+    healthyFacts(both(conditions({ type: 'Ready', status: 'False', reason: 'UnhealthyDependents' }), pool)),
+  ).findings
+  assert.equal(failing.find((f) => f.subject === 'nodepool/default')?.status, 'fail')
 })
