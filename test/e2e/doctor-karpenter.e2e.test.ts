@@ -263,6 +263,76 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
     }
   })
 
+  // Field: aws/karpenter-provider-aws#9390 (an spec.instanceProfile that does not exist left the class
+  // without a failing condition until v1.15: v1.14.1 marks it Ready and only the launch fails).
+  test('an EC2NodeClass whose spec.instanceProfile does not exist: Karpenter marks it Ready but its launch fails (NodeClaim Launched: LaunchFailed, NoSuchEntity in its log); doctor fails node-role on it; the printed create + add makes Karpenter launch the node', async (t) => {
+    const { role: _role, ...spec } = (await bed.kube.get(CLASS))!.spec as KubeObject
+    const pod = 'legacy-app'
+    await bed.kube.create({
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'legacy' },
+      spec: { ...spec, instanceProfile: 'KarpenterNodeInstanceProfile-demo' },
+    })
+    await bed.kube.create({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'legacy' },
+      spec: {
+        template: {
+          spec: {
+            nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'legacy' },
+            requirements: [],
+          },
+        },
+      },
+    })
+    try {
+      await waitForCondition(bed, `${EC2NODECLASSES}/legacy`, 'Ready', { status: 'True' })
+      await bed.kube.create(pendingPod(pod, { 'karpenter.sh/nodepool': 'legacy' }))
+      let failed: KubeObject | undefined
+      await waitFor(
+        'a NodeClaim of NodePool legacy whose launch Karpenter marks LaunchFailed',
+        async () =>
+          !!(failed = (await bed.kube.list(NODECLAIMS, 'karpenter.sh/nodepool=legacy')).find(
+            (c) => conditionOf(c, 'Launched')?.reason === 'LaunchFailed',
+          )),
+        { timeoutMs: 120_000, intervalMs: 1000, proc: bed.procs.karpenter },
+      )
+      const said = controllerLog(bed).find(
+        (l) =>
+          l['aws-operation-name'] === 'CreateFleet' &&
+          /Instance profile KarpenterNodeInstanceProfile-demo not found/.test(String(l.error)),
+      )
+      assert.equal(said?.['aws-error-code'], 'NoSuchEntity', 'Karpenter logs why the launch failed')
+      const r = await doctorReport(bed)
+      const f = failsOf(r, 'node-role').find((x) => x.code === 'instance-profile-missing')
+      assert.ok(f, lines(r, 'node-role'))
+      assert.match(
+        f.message,
+        /instance profile KarpenterNodeInstanceProfile-demo used by EC2NodeClass\/legacy does not exist/,
+      )
+      await runPrinted(bed, scratch, f.fix!.commands!)
+      let node = ''
+      await waitFor(
+        `pod ${pod} bound to a node Karpenter launched once the profile exists`,
+        async () =>
+          !!(node = (await bed.kube.get(`/api/v1/namespaces/default/pods/${pod}`))?.spec?.nodeName ?? ''),
+        { timeoutMs: 180_000, intervalMs: 1000, proc: bed.procs.karpenter },
+      )
+      const claim = await bed.kube.get(`${NODECLAIMS}/${node}`)
+      assert.ok(isTrue(claim, 'Launched'), JSON.stringify(claim?.status?.conditions))
+      assertPasses(await doctorReport(bed), 'node-role')
+      t.diagnostic(
+        `Karpenter: class legacy Ready, NodeClaim ${failed!.metadata.name} Launched=${conditionOf(failed, 'Launched')?.status} (LaunchFailed: ${conditionOf(failed, 'Launched')?.message}) → after ${JSON.stringify(f.fix!.commands)} NodeClaim ${node} launched (${String(claim?.status?.providerID)})`,
+      )
+    } finally {
+      await bed.kube.delete(`/api/v1/namespaces/default/pods/${pod}`)
+      await bed.kube.delete(`${NODEPOOLS}/legacy`)
+      await bed.kube.delete(`${EC2NODECLASSES}/legacy`)
+    }
+  })
+
   // Field: aws/karpenter-provider-aws#6328 and #5975 (limits that leave no instance type: pods pending
   // with "exceed limits"). A freeze (`cpu: 0`) never lifted.
   test('a NodePool frozen at cpu 0: Karpenter’s own FailedScheduling event says the limits exceed; doctor fails limits-allow-nothing; the printed patch makes Karpenter launch the node', async (t) => {
