@@ -299,12 +299,19 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
           )),
         { timeoutMs: 120_000, intervalMs: 1000, proc: bed.procs.karpenter },
       )
-      const said = controllerLog(bed).find(
-        (l) =>
-          l['aws-operation-name'] === 'CreateFleet' &&
-          /Instance profile KarpenterNodeInstanceProfile-demo not found/.test(String(l.error)),
+      // the reconciler's error line may land a moment after the condition
+      let said: KubeObject | undefined
+      await waitFor(
+        "Karpenter's log: CreateFleet NoSuchEntity for the instance profile",
+        async () =>
+          !!(said = controllerLog(bed).find(
+            (l) =>
+              l['aws-operation-name'] === 'CreateFleet' &&
+              /Instance profile KarpenterNodeInstanceProfile-demo not found/.test(String(l.error)),
+          )),
+        { timeoutMs: 60_000, intervalMs: 1000, proc: bed.procs.karpenter },
       )
-      assert.equal(said?.['aws-error-code'], 'NoSuchEntity', 'Karpenter logs why the launch failed')
+      assert.equal(said?.['aws-error-code'], 'NoSuchEntity')
       const r = await doctorReport(bed)
       const f = failsOf(r, 'node-role').find((x) => x.code === 'instance-profile-missing')
       assert.ok(f, lines(r, 'node-role'))

@@ -90,5 +90,11 @@ export function controllerLog(bed: Bed): KubeObject[] {
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as KubeObject)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as KubeObject]
+      } catch {
+        return [] // the line being written as we read
+      }
+    })
 }
