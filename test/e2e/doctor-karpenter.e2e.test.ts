@@ -18,6 +18,7 @@ import {
   controllerLog,
   eventsAbout,
   isTrue,
+  nodePoolOf,
   pendingPod,
   waitForCondition,
 } from './bed/karpenter-objects.js'
@@ -84,19 +85,9 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
   // Field: kubernetes-sigs/karpenter#1516 (a nodeClassRef Karpenter cannot resolve leaves the NodePool
   // not Ready), aws/karpenter-provider-aws#7736 ("no nodepools found": NodePools ignored while not Ready).
   test('a NodePool naming an EC2NodeClass that does not exist: Karpenter says NodeClassReady=False (NodeClassNotFound), doctor fails it; the printed patch makes Karpenter mark it Ready', async (t) => {
-    await bed.kube.create({
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodePool',
-      metadata: { name: 'batch' },
-      spec: {
-        template: {
-          spec: {
-            nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'defualt' },
-            requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
-          },
-        },
-      },
-    })
+    await bed.kube.create(
+      nodePoolOf('batch', 'defualt', [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]),
+    )
     try {
       const np = await waitForCondition(bed, `${NODEPOOLS}/batch`, 'NodeClassReady', {
         status: 'False',
@@ -274,19 +265,7 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
       metadata: { name: 'legacy' },
       spec: { ...spec, instanceProfile: 'KarpenterNodeInstanceProfile-demo' },
     })
-    await bed.kube.create({
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodePool',
-      metadata: { name: 'legacy' },
-      spec: {
-        template: {
-          spec: {
-            nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'legacy' },
-            requirements: [],
-          },
-        },
-      },
-    })
+    await bed.kube.create(nodePoolOf('legacy', 'legacy'))
     try {
       await waitForCondition(bed, `${EC2NODECLASSES}/legacy`, 'Ready', { status: 'True' })
       await bed.kube.create(pendingPod(pod, { 'karpenter.sh/nodepool': 'legacy' }))

@@ -98,3 +98,32 @@ export function controllerLog(bed: Bed): KubeObject[] {
       }
     })
 }
+
+/** The conditions Karpenter sets True once it resolved an EC2NodeClass (each asserted by name). */
+export const RESOLVED = [
+  'SubnetsReady',
+  'SecurityGroupsReady',
+  'AMIsReady',
+  'InstanceProfileReady',
+  'ValidationSucceeded',
+]
+/** Those of RESOLVED that are not True on `nc`, each with what it says. */
+export const unresolved = (nc: KubeObject | undefined) =>
+  RESOLVED.filter((type) => !isTrue(nc, type)).map(
+    (type) => `${type}: ${JSON.stringify(conditionOf(nc, type))}`,
+  )
+
+/** A NodePool of EC2NodeClass `nodeClass` (any requirement the scenario gives). */
+export const nodePoolOf = (name: string, nodeClass: string, requirements: KubeObject[] = []): KubeObject => ({
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass },
+        requirements,
+      },
+    },
+  },
+})
