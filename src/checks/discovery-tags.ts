@@ -27,6 +27,41 @@ function tagFix(resources: string[], cluster: string, region: string, what: stri
 
 type TermsField = 'subnetSelectorTerms' | 'securityGroupSelectorTerms'
 
+/** A term that tagging with karpenter.sh/discovery=<cluster> satisfies: its only tag is that one (or `*`). */
+const taggingMatches = (t: SelectorTerm, cluster: string) =>
+  !t.id &&
+  !t.name &&
+  !!t.tags &&
+  Object.keys(t.tags).length === 1 &&
+  (t.tags[DISCOVERY] === cluster || t.tags[DISCOVERY] === '*')
+
+/**
+ * A selector that matches nothing. Tagging the cluster's resources fixes it only when one of its terms
+ * asks for nothing but the discovery tag: an `id` term naming a deleted group, a `name` term or a term
+ * with other tags stays unmatched after the tagging (Karpenter v1.14.1 then keeps
+ * `SecurityGroupsReady`/`SubnetsReady=False`, seen on the bed). Terms are ORed, so the discovery term is
+ * added to the selector (a JSON patch `add …/-`: the user's terms stay) and the resources tagged.
+ */
+function unmatchedFix(
+  nc: EC2NodeClass,
+  field: TermsField,
+  resources: string[],
+  cluster: string,
+  region: string,
+  what: 'subnets' | 'security-groups',
+): Fix {
+  const tagging = tagFix(resources, cluster, region, what)
+  if (nc.spec[field].some((t) => taggingMatches(t, cluster))) return tagging
+  const op = [{ op: 'add', path: `/spec/${field}/-`, value: { tags: { [DISCOVERY]: cluster } } }]
+  return {
+    summary: `no term of ${field} is satisfied by the discovery tag alone, so tagging is not enough: add the term ${DISCOVERY}=${cluster} to the selector (its terms are ORed; yours stay), then tag the cluster's ${what}`,
+    commands: [
+      `kubectl patch ec2nodeclass ${shellQuote(nc.metadata.name)} --type json -p ${shellQuote(JSON.stringify(op))}`,
+      ...tagging.commands,
+    ],
+  }
+}
+
 /** A tag term picks a resource when each of its tags is on it (`*`: any value). */
 const tagsMatch = (term: SelectorTerm, tags: Tags) =>
   !!term.tags &&
@@ -142,7 +177,7 @@ export const discoveryTags: Check = {
           message: `subnet selector of EC2NodeClass ${name} (${subnetTerms}) matches no subnet: Karpenter cannot launch nodes`,
           code: 'subnets-unmatched',
           evidence: { selector: nc.spec.subnetSelectorTerms, clusterSubnets },
-          fix: tagFix(clusterSubnets, clusterName, region, 'subnets'),
+          fix: unmatchedFix(nc, 'subnetSelectorTerms', clusterSubnets, clusterName, region, 'subnets'),
         })
       } else {
         const outside = vpc ? subnets.filter((s) => s.vpcId !== vpc) : []
@@ -202,7 +237,9 @@ export const discoveryTags: Check = {
           message: `security-group selector of EC2NodeClass ${name} (${describeTerms(nc.spec.securityGroupSelectorTerms)}) matches no security group`,
           code: 'security-groups-unmatched',
           evidence: { selector: nc.spec.securityGroupSelectorTerms },
-          fix: tagFix(
+          fix: unmatchedFix(
+            nc,
+            'securityGroupSelectorTerms',
             // The cluster security group; where EKS names none (an older cluster), the groups the
             // cluster was created with: a command with ids, not a placeholder, whenever any is known.
             cluster?.clusterSecurityGroupId

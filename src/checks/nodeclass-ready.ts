@@ -98,6 +98,24 @@ function judgeNodeClass(facts: Facts, nc: EC2NodeClass): Finding {
     subnetSelectorTerms: nc.spec.subnetSelectorTerms,
     securityGroupSelectorTerms: nc.spec.securityGroupSelectorTerms,
   }
+  // Some dependents True, some Unknown: the controller runs and resolved the rest, but a reconciler
+  // errored before setting this one (Karpenter v1.14.1 returns the error and leaves the condition as it
+  // was: a role that does not exist keeps InstanceProfileReady=Unknown, the reason in its log).
+  const unresolved = conditions.filter((c) => c.type !== 'Ready' && c.status === 'Unknown')
+  if (r?.status === 'Unknown' && unresolved.length > 0 && conditions.some((c) => c.status === 'True')) {
+    return {
+      status: 'warn',
+      subject,
+      message: `EC2NodeClass ${name} has ${describe(r)}: Karpenter resolved the rest but not ${unresolved.map(describe).join('; ')} (the controller's log says why)`,
+      evidence,
+      fix: nodeClassFix(
+        facts,
+        nc,
+        unresolved.map((c) => c.type),
+        'read what the controller says about this EC2NodeClass',
+      ),
+    }
+  }
   if (!r || r.status === 'Unknown') {
     return {
       status: 'warn',
@@ -166,16 +184,57 @@ function nodeClassFix(facts: Facts, nc: EC2NodeClass, failing: string[], summary
         : `aws iam get-instance-profile --instance-profile-name ${nc.spec.instanceProfile ?? nc.metadata.name}`,
     )
   }
+  if (failing.includes('AMIsReady')) commands.push(...amiCommands(nc))
   const hints: string[] = []
   if (failing.includes('SubnetsReady') || failing.includes('SecurityGroupsReady'))
     hints.push('see also discovery-tags')
   if (failing.includes('InstanceProfileReady')) hints.push('see also node-role and passrole-node-role')
+  if (failing.includes('AMIsReady'))
+    hints.push(
+      'the patch selects the EKS-optimized AMI of the same family at @latest; to keep a pin, select an AMI that exists instead',
+    )
   if (failing.includes('ValidationSucceeded'))
     hints.push('see also controller-policy (Karpenter dry-runs its EC2 calls)')
   return { summary: hints.length > 0 ? `${summary} (${hints.join('; ')})` : summary, commands }
 }
 
 const roleName = (role: string) => role.slice(role.lastIndexOf('/') + 1)
+
+/** The alias family of each amiFamily (the CRD's CEL ties an alias to its family); Custom has none. */
+const ALIAS_FAMILY: Record<string, string> = {
+  AL2: 'al2',
+  AL2023: 'al2023',
+  Bottlerocket: 'bottlerocket',
+  Windows2019: 'windows2019',
+  Windows2022: 'windows2022',
+}
+
+/**
+ * AMIsReady=False (Karpenter: `AMINotFound`, "AMISelector did not match any AMIs"): a deregistered or
+ * mistyped id, an alias version SSM does not have. The ids are looked up; the fix selects the
+ * EKS-optimized AMI of the same family at `@latest`, the family taken from spec.amiFamily or from the
+ * alias term. With neither (a Custom family) only the user knows which AMI: no patch is printed.
+ */
+function amiCommands(nc: EC2NodeClass): string[] {
+  const terms = nc.spec.amiSelectorTerms ?? []
+  const ids = terms.map((t) => t.id).filter((id): id is string => !!id)
+  const aliasFamily = terms.map((t) => t.alias?.split('@')[0]).find((f) => !!f)
+  const family = nc.spec.amiFamily ? ALIAS_FAMILY[nc.spec.amiFamily] : aliasFamily
+  const patch = { spec: { amiSelectorTerms: [{ alias: `${family}@latest` }] } }
+  return [
+    // a filter, as Karpenter asks: an id that does not exist lists nothing instead of failing
+    ...(ids.length > 0
+      ? [
+          `aws ec2 describe-images --filters Name=image-id,Values=${ids.join(',')} --query 'Images[].[ImageId,Name,State]'`,
+        ]
+      : []),
+    ...(family
+      ? [
+          `kubectl patch ec2nodeclass ${shellQuote(nc.metadata.name)} --type merge -p ${shellQuote(JSON.stringify(patch))}`,
+        ]
+      : []),
+  ]
+}
 
 function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]): Finding[] {
   const name = np.metadata.name
@@ -206,6 +265,25 @@ function judgeNodePool(facts: Facts, np: NodePool, nodeClasses: EC2NodeClass[]):
     ]
   }
   const r = ready(np.status?.conditions)
+  // Karpenter (v1.14.1 nodepool/readiness) sets NodeClassReady=False (NodeClassReadinessUnknown) while
+  // the class's own Ready is Unknown or absent: the NodePool waits on a class not resolved yet (the
+  // seconds after an install, seen on the bed), which the class's finding already says. Not a failure.
+  const classReady = ready(nodeClasses.find((nc) => nc.metadata.name === ref.name)?.status?.conditions)
+  if (r && r.status === 'False' && (!classReady || classReady.status === 'Unknown')) {
+    const waiting = np.status?.conditions?.find((c) => c.type === 'NodeClassReady')
+    return [
+      {
+        status: 'warn',
+        subject,
+        message: `NodePool ${name} is not Ready${waiting ? ` (${describe(waiting)})` : ''}: it waits for EC2NodeClass ${ref.name}, which Karpenter has not resolved yet`,
+        evidence,
+        fix: {
+          summary: `see the finding on EC2NodeClass ${ref.name}; the NodePool turns Ready when it does`,
+          commands: [`kubectl get ec2nodeclass ${shellQuote(ref.name)} -o yaml`],
+        },
+      },
+    ]
+  }
   if (r && r.status === 'False') {
     return [
       {

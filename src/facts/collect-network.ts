@@ -6,23 +6,26 @@ import type { SecurityGroup, SelectorTerm, SgPermission, Subnet } from './types.
 const tagsOf = (tags: ec2.Tag[] | undefined) =>
   Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']))
 
-/** EC2 filters for one selector term: terms are ORed by Karpenter, the keys within a term ANDed. */
-function filtersFor(term: SelectorTerm, idField: string): { ids?: string[]; filters: ec2.Filter[] } {
-  if (term.id) return { ids: [term.id], filters: [] }
+/**
+ * EC2 filters for one selector term: terms are ORed by Karpenter, the keys within a term ANDed. An `id`
+ * term is a filter too (`subnet-id` / `group-id`), as Karpenter v1.14.1 asks (providers/subnet,
+ * providers/securitygroup getFilters): an id that does not exist then matches nothing, which is what
+ * Karpenter reports (`SecurityGroupsNotFound`), where `GroupIds`/`SubnetIds` fail the whole read
+ * (InvalidGroup.NotFound) and doctor could only say unknown.
+ */
+function filtersFor(term: SelectorTerm, fields: { id: string; name: string }): ec2.Filter[] {
+  if (term.id) return [{ Name: fields.id, Values: [term.id] }]
   const filters: ec2.Filter[] = Object.entries(term.tags ?? {}).map(([k, v]) =>
     v === '*' ? { Name: 'tag-key', Values: [k] } : { Name: `tag:${k}`, Values: [v] },
   )
-  if (term.name) filters.push({ Name: idField, Values: [term.name] })
-  return { filters }
+  if (term.name) filters.push({ Name: fields.name, Values: [term.name] })
+  return filters
 }
 
 async function describeSubnets(aws: Aws, term: SelectorTerm): Promise<Subnet[]> {
-  const { ids, filters } = filtersFor(term, 'tag:Name')
-  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>(
-    'ec2',
-    'DescribeSubnets',
-    ids ? { SubnetIds: ids } : { Filters: filters },
-  )
+  const out = await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', {
+    Filters: filtersFor(term, { id: 'subnet-id', name: 'tag:Name' }),
+  })
   return (out.Subnets ?? []).map((s) => ({
     id: s.SubnetId ?? '',
     vpcId: s.VpcId ?? '',
@@ -50,12 +53,9 @@ export function toSecurityGroup(g: ec2.SecurityGroup): SecurityGroup {
 }
 
 async function describeSecurityGroups(aws: Aws, term: SelectorTerm): Promise<SecurityGroup[]> {
-  const { ids, filters } = filtersFor(term, 'group-name')
-  const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>(
-    'ec2',
-    'DescribeSecurityGroups',
-    ids ? { GroupIds: ids } : { Filters: filters },
-  )
+  const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
+    Filters: filtersFor(term, { id: 'group-id', name: 'group-name' }),
+  })
   return (out.SecurityGroups ?? []).map(toSecurityGroup)
 }
 

@@ -42,8 +42,21 @@ import {
   seedKubernetes,
   startBed,
   type Bed,
+  type KubeObject,
   type Network,
+  KARPENTER_VERSION,
+  seedBareCluster,
+  waitFor,
 } from './bed/index.js'
+import {
+  EC2NODECLASSES,
+  isTrue,
+  NODECLAIMS,
+  NODEPOOLS,
+  pendingPod,
+  unresolved,
+  waitForCondition,
+} from './bed/karpenter-objects.js'
 
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
 const ROLE = `KarpenterControllerRole-${CLUSTER_NAME}`
@@ -90,6 +103,8 @@ const releaseLines = (bed: Bed) =>
     .map((r) => `${r.chart} ${r.status}`)
     .sort()
 const UPGRADED = ['karpenter-1.14.1 deployed', 'karpenter-crd-1.14.1 deployed']
+const NODECLASS = `${EC2NODECLASSES}/default`
+const NODEPOOL = `${NODEPOOLS}/default`
 
 const inlinePolicies = async (bed: Bed) =>
   (await awsClients(bed).iam.send(new ListRolePoliciesCommand({ RoleName: ROLE }))).PolicyNames ?? []
@@ -316,6 +331,59 @@ describe(
       assert.deepEqual(changed(second), [], 'a second run changes nothing')
       assert.equal(second.calls?.writes, 0, 'a second run writes nothing')
       t.diagnostic(`no-op upgrade calls: ${JSON.stringify(second.calls)}`)
+    })
+
+    test(`1.0.14 → 1.14.1 ends with the REAL ${KARPENTER_VERSION} controller Ready on the upgraded IAM: /readyz, the EC2NodeClass Ready by Karpenter, a NodeClaim launched`, async (t) => {
+      // The bed builds only 1.14.1: the 1.0.14 controller is played until the upgrade rolls the
+      // Deployment to 1.14.1; from there the real controller follows it, with the Deployment's env.
+      const bed = await startBed({ karpenter: true })
+      const seed = await seedBareCluster(bed, { kubernetesVersion: '1.31', authenticationMode: 'CONFIG_MAP' })
+      const stopPlayed = playController(bed, seed.net, 'kube-system', KARPENTER_VERSION)
+      t.after(async () => {
+        await stopPlayed()
+        await bed.stop()
+      })
+      const installed = await install10(bed, seed.net)
+      assert.equal(installed.code, 0, `install 1.0.14: ${installed.stderr}`)
+      assert.equal(bed.karpenter!.controller.proc, undefined, 'no real controller for a 1.0.14 image')
+      const up = await run(bed, [...UPGRADE, '--json'])
+      assert.equal(up.code, 0, `${up.stderr}\n${up.stdout.slice(-3000)}`)
+      doctorClean(JSON.parse(up.stdout) as UpgradeJson)
+      assert.deepEqual(releaseLines(bed), UPGRADED)
+      await bed.karpenter!.controller.ready()
+      // What the played 1.0.14 controller wrote goes; what follows is the real controller's own.
+      for (const path of [NODECLASS, NODEPOOL])
+        await bed.kube.mergePatch(path, { status: { conditions: null, amis: null } }, 'status')
+      const nc = await waitForCondition(bed, NODECLASS, 'Ready', { status: 'True' })
+      await waitForCondition(bed, NODEPOOL, 'Ready', { status: 'True' })
+      assert.deepEqual(unresolved(nc), [])
+      // The upgraded role grants every request 1.14.1's controller makes (karpctl's evaluator: moto
+      // enforces no IAM, so this is how "on the upgraded IAM" is judged), and nothing of 1.0's is left.
+      assert.deepEqual((await inlinePolicies(bed)).sort(), TARGET_POLICIES)
+      const docs = [...(await roleDocuments(bed)).values()]
+      const text = JSON.stringify(docs)
+      const nodeRoleArn = /arn:aws:iam::\d+:role\/KarpenterNodeRole-[\w-]+/.exec(text)?.[0] ?? ''
+      const queueArn = /arn:aws:sqs:[\w-]+:\d+:[\w-]+/.exec(text)?.[0] ?? ''
+      assert.ok(nodeRoleArn && queueArn, text)
+      assert.deepEqual(
+        unmet(docs, needsOfVersion(KARPENTER_VERSION, nodeRoleArn, queueArn)).map(describeRequest),
+        [],
+      )
+      // …and the controller launches: a pending pod gets a NodeClaim of the default NodePool.
+      await bed.kube.create(pendingPod('after-upgrade', { 'karpenter.sh/nodepool': 'default' }))
+      let node = ''
+      await waitFor(
+        'pod after-upgrade bound to a node the real controller launched',
+        async () =>
+          !!(node =
+            (await bed.kube.get('/api/v1/namespaces/default/pods/after-upgrade'))?.spec?.nodeName ?? ''),
+        { timeoutMs: 180_000, intervalMs: 1000, proc: bed.procs.karpenter },
+      )
+      const claim = await bed.kube.get(`${NODECLAIMS}/${node}`)
+      assert.ok(isTrue(claim, 'Launched'), JSON.stringify(claim?.status?.conditions))
+      t.diagnostic(
+        `real controller ${KARPENTER_VERSION} after upgrade: EC2NodeClass Ready (AMIs ${JSON.stringify((nc.status.amis as KubeObject[]).map((a) => a.id))}, profile ${String(nc.status.instanceProfile)}); NodeClaim ${node} → ${String(claim?.status?.providerID)}`,
+      )
     })
 
     test("the controller role sampled through the upgrade: no grant 1.0.14's or 1.14.1's controller needs is ever missing; a kill right after the first delete leaves no gap and converges", async (t) => {

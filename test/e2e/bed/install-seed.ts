@@ -13,6 +13,7 @@ import { DeleteTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsComman
 import { ListQueuesCommand, GetQueueAttributesCommand, ListQueueTagsCommand } from '@aws-sdk/client-sqs'
 import { ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
 import { startBed, type Bed } from './bed.js'
+import { imageVersion } from './karpenter.js'
 import type { KubeObject } from './kube-client.js'
 import { ACCOUNT_ID, CLUSTER_NAME, DISCOVERY_TAG, REGION } from './constants.js'
 import {
@@ -66,9 +67,16 @@ export async function seedBareCluster(
 
 /**
  * Plays the Karpenter controller's part until stopped: the Deployment becomes available and the
- * default EC2NodeClass and NodePool report Ready, as soon as each appears.
+ * default EC2NodeClass and NodePool report Ready, as soon as each appears. With `handOverAt` (a version
+ * the bed runs for real, `startBed({ karpenter: true })`), it plays nothing once the Deployment's image
+ * is that version: the real controller follows the Deployment from there (an upgrade's last steps).
  */
-export function playController(bed: Bed, net: Network, namespace = 'kube-system'): () => Promise<void> {
+export function playController(
+  bed: Bed,
+  net: Network,
+  namespace = 'kube-system',
+  handOverAt?: string,
+): () => Promise<void> {
   let stopped = false
   const done = new Set<string>()
   const loop = (async () => {
@@ -78,6 +86,10 @@ export function playController(bed: Bed, net: Network, namespace = 'kube-system'
         // Deployment also by generation: each rollout (a helm upgrade or rollback) completes, as the
         // Deployment controller would make it, so `helm --wait` and karpctl's waits see it done.
         const deploy = await bed.kube.get(`/apis/apps/v1/namespaces/${namespace}/deployments/karpenter`)
+        if (handOverAt && deploy && imageVersion(deploy) === handOverAt) {
+          await new Promise((r) => setTimeout(r, 250))
+          continue
+        }
         const rollout = deploy && `${deploy.metadata.uid}/${deploy.metadata.generation}`
         if (rollout && !done.has(rollout)) {
           await markDeploymentAvailable(bed.kube, namespace, 'karpenter')

@@ -81,7 +81,8 @@ export function controllerEnv(
   }
 }
 
-const imageVersion = (deploy: KubeObject): string | undefined => {
+/** The version of the Deployment's controller image (`…:1.14.1`, `…:v1.14.1@sha256:…`). */
+export const imageVersion = (deploy: KubeObject): string | undefined => {
   const c = (deploy.spec?.template?.spec?.containers ?? []).find((x: KubeObject) => x.name === 'controller')
   return /:v?(\d+\.\d+\.\d+)(@|$)/.exec(String(c?.image ?? ''))?.[1]
 }

@@ -218,7 +218,16 @@ test('outside the VPC but in two zones inside it: the fail, no pass', () => {
   assert.deepEqual(findings[1], SG_PASS)
 })
 
-test('no subnet matched: the selector described term by term, and the fix tags the cluster subnets', () => {
+/** The fix of a selector no tagging can satisfy: the discovery term added (JSON patch), then the tagging. */
+const addTermFix = (field: string, resources: string, what: string) => ({
+  summary: `no term of ${field} is satisfied by the discovery tag alone, so tagging is not enough: add the term karpenter.sh/discovery=demo to the selector (its terms are ORed; yours stay), then tag the cluster's ${what}`,
+  commands: [
+    `kubectl patch ec2nodeclass default --type json -p '[{"op":"add","path":"/spec/${field}/-","value":{"tags":{"karpenter.sh/discovery":"demo"}}}]'`,
+    ...tagFix(resources, what).commands,
+  ],
+})
+
+test('no subnet matched by terms no tagging satisfies (an extra tag, an id, a name): the discovery term is added, then the subnets tagged', () => {
   const terms: SelectorTerm[] = [
     { tags: { 'karpenter.sh/discovery': 'demo', tier: 'private' } },
     { id: 'subnet-0z' },
@@ -232,8 +241,23 @@ test('no subnet matched: the selector described term by term, and the fix tags t
       'subnet selector of EC2NodeClass default (karpenter.sh/discovery=demo,tier=private OR id=subnet-0z OR name=private-* OR tier=app,name=app-*) matches no subnet: Karpenter cannot launch nodes',
     code: 'subnets-unmatched',
     evidence: { selector: terms, clusterSubnets: ['subnet-0a', 'subnet-0b', 'subnet-0c'] },
-    fix: tagFix('subnet-0a subnet-0b subnet-0c', 'subnets'),
+    fix: addTermFix('subnetSelectorTerms', 'subnet-0a subnet-0b subnet-0c', 'subnets'),
   })
+})
+
+test('no security group matched by an id term (a deleted group): tagging alone would leave Karpenter at SecurityGroupsNotFound, so the term is added', () => {
+  // Seen on the bed with Karpenter v1.14.1 (test/e2e/doctor-karpenter.e2e.test.ts): an id term of a
+  // group that no longer exists keeps SecurityGroupsReady=False whatever the tags.
+  const terms: SelectorTerm[] = [{ id: 'sg-0123456789abcdef0' }]
+  const f = run(selecting([{ tags: { 'karpenter.sh/discovery': 'demo' } }], terms), groups()).at(-1)
+  assert.equal(f?.code, 'security-groups-unmatched')
+  assert.deepEqual(f?.fix, addTermFix('securityGroupSelectorTerms', CLUSTER_SG, 'security-groups'))
+})
+
+test('a `*` discovery term is satisfied by tagging: the plain tag fix', () => {
+  const terms: SelectorTerm[] = [{ tags: { 'karpenter.sh/discovery': '*' } }]
+  const f = run(selecting(terms), subnets())[0]
+  assert.deepEqual(f?.fix, tagFix('subnet-0a subnet-0b subnet-0c', 'subnets'))
 })
 
 test('no subnet matched on a cluster without subnets listed: the fix says which ids to give', () => {

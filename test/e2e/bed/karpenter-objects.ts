@@ -1,0 +1,129 @@
+// What the scenarios on the real controller read back from Karpenter's own objects: conditions on
+// NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
+import { readFileSync } from 'node:fs'
+import type { Bed } from './bed.js'
+import type { KubeObject } from './kube-client.js'
+import { waitFor } from './proc.js'
+
+export const NODECLAIMS = '/apis/karpenter.sh/v1/nodeclaims'
+export const NODEPOOLS = '/apis/karpenter.sh/v1/nodepools'
+export const EC2NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses'
+
+export const conditionOf = (o: KubeObject | undefined, type: string) =>
+  (o?.status?.conditions ?? []).find((c: KubeObject) => c.type === type) as KubeObject | undefined
+export const isTrue = (o: KubeObject | undefined, type: string) => conditionOf(o, type)?.status === 'True'
+
+/** A pod only `nodeSelector`'s nodes can take (its selector and, for a tenant, the toleration). */
+export interface PodOptions {
+  toleration?: KubeObject
+  /**
+   * Karpenter's default disruption (WhenEmptyOrUnderutilized, consolidateAfter 0s) replaces the node
+   * moto launched — the first override, often a 32xlarge — with a cheaper one ~25 s after the pod
+   * lands, terminating the instance a scenario is still inspecting (CI, stop 40). A scenario that
+   * reads the instance asks Karpenter to leave the node alone; one that wants the node gone must
+   * not (a do-not-disrupt pod blocks the drain of a deleted claim in v1).
+   */
+  keepNode?: boolean
+}
+
+export function pendingPod(
+  name: string,
+  nodeSelector: Record<string, string>,
+  opts: PodOptions = {},
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: name },
+      annotations: opts.keepNode ? { 'karpenter.sh/do-not-disrupt': 'true' } : undefined,
+    },
+    spec: {
+      nodeSelector,
+      tolerations: opts.toleration ? [opts.toleration] : undefined,
+      terminationGracePeriodSeconds: 0,
+      containers: [
+        { name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m' } } },
+      ],
+    },
+  }
+}
+
+/**
+ * Waits until Karpenter sets condition `type` of the object at `path` to `status` (and `reason`, when
+ * given); the object as it then was. The failure names the condition last seen.
+ */
+export async function waitForCondition(
+  bed: Bed,
+  path: string,
+  type: string,
+  want: { status: 'True' | 'False' | 'Unknown'; reason?: string },
+  timeoutMs = 120_000,
+): Promise<KubeObject> {
+  let o: KubeObject | undefined
+  await waitFor(
+    `${path}: ${type}=${want.status}${want.reason ? ` (${want.reason})` : ''} by Karpenter`,
+    async () => {
+      const c = conditionOf((o = await bed.kube.get(path)), type)
+      return c?.status === want.status && (!want.reason || c?.reason === want.reason)
+    },
+    { timeoutMs, intervalMs: 500, proc: bed.procs.karpenter },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\nlast seen: ${JSON.stringify(o?.status?.conditions)}`)
+  })
+  return o!
+}
+
+/** The core/v1 events recorded about object `name` in `namespace` (Karpenter's and the scheduler's). */
+export async function eventsAbout(bed: Bed, namespace: string, name: string): Promise<KubeObject[]> {
+  const q = `fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`
+  const body = await bed.kube.get<{ items?: KubeObject[] }>(`/api/v1/namespaces/${namespace}/events?${q}`)
+  return body?.items ?? []
+}
+
+/** The controller's JSON log lines (zap), for Karpenter's own account of what it did. */
+export function controllerLog(bed: Bed): KubeObject[] {
+  const path = bed.karpenter?.controller.proc?.logPath
+  if (!path) return []
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as KubeObject]
+      } catch {
+        return [] // the line being written as we read
+      }
+    })
+}
+
+/** The conditions Karpenter sets True once it resolved an EC2NodeClass (each asserted by name). */
+export const RESOLVED = [
+  'SubnetsReady',
+  'SecurityGroupsReady',
+  'AMIsReady',
+  'InstanceProfileReady',
+  'ValidationSucceeded',
+]
+/** Those of RESOLVED that are not True on `nc`, each with what it says. */
+export const unresolved = (nc: KubeObject | undefined) =>
+  RESOLVED.filter((type) => !isTrue(nc, type)).map(
+    (type) => `${type}: ${JSON.stringify(conditionOf(nc, type))}`,
+  )
+
+/** A NodePool of EC2NodeClass `nodeClass` (any requirement the scenario gives). */
+export const nodePoolOf = (name: string, nodeClass: string, requirements: KubeObject[] = []): KubeObject => ({
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass },
+        requirements,
+      },
+    },
+  },
+})
