@@ -9,7 +9,7 @@ import { collectKube } from '../../facts/collect-kube.js'
 import { failureOf, read } from '../../facts/read.js'
 import { redactText } from '../../redact/redact.js'
 import type { Read } from '../../facts/types.js'
-import { runMeta, trimPod } from '../collect.js'
+import { instanceTypes, runMeta, trimPod } from '../collect.js'
 import type { KubeEvent, WorkloadPod } from '../types.js'
 import { pickBootErrors } from './join.js'
 import { stageOf } from './lifecycle.js'
@@ -22,7 +22,7 @@ import type {
   PodDisruptionBudget,
 } from './types.js'
 import { matchesLabels } from './label-selector.js'
-import { DO_NOT_DISRUPT } from './view.js'
+import { DO_NOT_DISRUPT, reschedulable } from './view.js'
 
 interface List<T> {
   items?: T[]
@@ -163,6 +163,16 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
         return s === 'launch-failed' || (s === 'not-registered' && !nc.status?.nodeName)
       })
     : []
+  // A cheaper replacement is judged only for a node with pods to move: then EC2's types are read, once.
+  const busy = new Set(pods.ok ? reschedulable(pods.value).map((p) => p.spec.nodeName ?? '') : [])
+  const typesWanted =
+    nodeClaims.ok && nodeClaims.value.some((nc) => inScope(nc) && busy.has(nc.status?.nodeName ?? ''))
+  const typesP = typesWanted
+    ? read('ec2:DescribeInstanceTypes', () => instanceTypes(ctx.aws)).catch((err: unknown) => ({
+        ok: false as const,
+        error: failureOf(err, 'ec2:DescribeInstanceTypes'),
+      }))
+    : undefined
   let doctor: NodeFacts['doctor']
   let bootLogs: NodeFacts['bootLogs']
   let doctorUnread: string | undefined
@@ -185,6 +195,7 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     doctor = d
     bootLogs = Object.fromEntries(logs.filter((l): l is readonly [string, Read<BootLog>] => Boolean(l[1])))
   }
+  const types = await typesP
   return {
     schema: 'karpctl.why-node-facts/v1',
     meta: runMeta(ctx, selector),
@@ -197,5 +208,6 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     ...(doctor ? { doctor } : {}),
     ...(doctorUnread ? { doctorUnread } : {}),
     ...(bootLogs ? { bootLogs } : {}),
+    ...(types ? { instanceTypes: types } : {}),
   }
 }

@@ -29,7 +29,7 @@ import { whyItWent } from './went.js'
 import { matchesLabels } from './label-selector.js'
 
 export const NODE_NOT_JUDGED = [
-  'replacement consolidation (a cheaper instance type for pods that fit nowhere else): prices are not read',
+  'replacement consolidation of spot nodes (Karpenter reads spot prices live); on-demand prices are Karpenter’s static list, not the Pricing API’s',
   'multi-node consolidation (several nodes replaced by one)',
   "the subnets' route to the API endpoint and the AMI family against the user data, for a node that never joined",
   'subnet and security-group drift before Karpenter marks it (the instance is not read): the Drifted condition is',

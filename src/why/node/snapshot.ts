@@ -4,7 +4,7 @@
 // to doctor's own schema.
 import { InputError, quote } from '../../errors.js'
 import { jsonPath, parseSnapshot, saveSnapshot } from '../../facts/snapshot.js'
-import { badRead, checkEnvelope } from '../snapshot.js'
+import { badRead, checkEnvelope, instanceType } from '../snapshot.js'
 import type { NodeFacts } from './types.js'
 
 export const NODE_FACTS_SCHEMA = 'karpctl.why-node-facts/v1'
@@ -53,6 +53,8 @@ export async function checkNodeFacts(raw: unknown, path: string): Promise<NodeFa
     bad ??= badRead(data.pods, ['pods'], true, kubeObject)
     bad ??= badRead(data.pdbs, ['pdbs'], true, kubeObject)
     bad ??= badRead(data.events, ['events'], true, event)
+    if (data.instanceTypes !== undefined)
+      bad ??= badRead(data.instanceTypes, ['instanceTypes'], true, instanceType)
     if (data.bootLogs !== undefined) {
       if (!isObj(data.bootLogs)) bad ??= ['bootLogs']
       else
