@@ -174,15 +174,18 @@ function judgeOne(facts: NodeFacts, c: ClusterView, v: NodeView, budgets: Budget
   return { ...base(v), outcome, headline, steps, blockers }
 }
 
-function goneVerdict(c: ClusterView, name: string): NodeVerdict {
+function goneVerdict(c: ClusterView, name: string, unread: string[]): NodeVerdict {
   const events = eventsOfGone(c, name)
-  const why = whyItWent(events)
+  const why = unread.length ? undefined : whyItWent(events)
   return {
     name,
     outcome: why ? 'gone' : 'could-not-tell',
-    headline: why
-      ? `gone: ${why}`
-      : `no Node or NodeClaim ${name} exists and no event about it remains (the API server keeps events about an hour)`,
+    // A failed read of Nodes or NodeClaims is not their absence: say which read, never "gone".
+    headline: unread.length
+      ? `could not tell: ${unread.join('; ')}`
+      : why
+        ? `gone: ${why}`
+        : `no Node or NodeClaim ${name} exists and no event about it remains (the API server keeps events about an hour)`,
     steps: [],
     blockers: [],
     pods: 0,
@@ -229,7 +232,10 @@ export function judgeNodes(facts: NodeFacts, source: 'live' | 'snapshot', now = 
     const v = views.find((x) =>
       sel.kind === 'node' ? x.node?.metadata.name === sel.name : x.nodeClaim?.metadata.name === sel.name,
     )
-    verdicts = [v ? judgeOne(facts, c, v, budgets) : goneVerdict(c, sel.name)]
+    const unread = [facts.nodes, facts.nodeClaims].flatMap((r) =>
+      r.ok ? [] : [`${r.error.read}: ${r.error.message}`],
+    )
+    verdicts = [v ? judgeOne(facts, c, v, budgets) : goneVerdict(c, sel.name, unread)]
   }
   verdicts.sort((a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome) || a.name.localeCompare(b.name))
   const summary = EMPTY_SUMMARY()

@@ -360,3 +360,27 @@ test('--nodes -l: only matching nodes are judged, all are counted; order puts th
     ['ip-b'],
   )
 })
+
+test('a node asked about while the NodeClaims read failed: could not tell, naming the read — never "gone" or "no such NodeClaim"', () => {
+  // Seen on the bed under load (test/e2e/why-node.e2e.test.ts): a claim that existed was reported as
+  // absent because its list read had failed.
+  const m = machine('c')
+  const f = nodeFacts({ machines: [{ claim: m.claim }], selector: { kind: 'nodeclaim', name: 'default-c' } })
+  f.nodeClaims = {
+    ok: false,
+    error: {
+      code: 'ETIMEDOUT',
+      kind: 'network',
+      read: 'kubernetes: NodeClaims',
+      message: 'timed out after 10s',
+    },
+  }
+  f.events = {
+    ok: true,
+    value: [event('NodeClaim', 'default-c', 'DisruptionTerminating', 'Disrupting NodeClaim: Empty')],
+  }
+  const { r, v } = one(f)
+  assert.equal(v.outcome, 'could-not-tell')
+  assert.equal(v.headline, 'could not tell: kubernetes: NodeClaims: timed out after 10s')
+  assert.equal(nodeExitCode(r), 2)
+})

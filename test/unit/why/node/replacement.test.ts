@@ -101,7 +101,15 @@ test('instance types not read: maybe, with the reason', () => {
   const f = busyNode('m5.2xlarge', '500m', 'on-demand', onDemand)
   const { step } = consolidation({
     ...f,
-    instanceTypes: { ok: false, error: { read: 'ec2:DescribeInstanceTypes', message: 'AccessDenied' } },
+    instanceTypes: {
+      ok: false,
+      error: {
+        code: 'AccessDenied',
+        kind: 'denied',
+        read: 'ec2:DescribeInstanceTypes',
+        message: 'AccessDenied',
+      },
+    },
   } as NodeFacts)
   assert.equal(step.applies, 'maybe')
   assert.match(step.message, /instance types were not read \(AccessDenied\)/)
