@@ -200,8 +200,8 @@ async function verdictWhen(
 ): Promise<NodeVerdict> {
   let v: NodeVerdict | undefined
   await waitFor(`why ${kind}/${name}: ${what}`, async () => ok((v = await verdictOf(name, kind))), {
-    timeoutMs: 180_000,
-    intervalMs: 2000,
+    timeoutMs: 240_000,
+    intervalMs: 5000,
     proc: bed.procs.karpenter,
   }).catch((e: Error) => {
     throw new Error(`${e.message}\nlast verdict: ${JSON.stringify(v, null, 1)}`)
@@ -231,11 +231,18 @@ async function claimGone(claim: KubeObject, why: string): Promise<void> {
   )
 }
 
+/**
+ * Karpenter publishes no event for an expiry or a registration timeout (only its log says, and the bed
+ * runs the controller out of cluster: no pod log to read): karpctl must then say the events do not
+ * tell, never invent a reason.
+ */
+const OR_UNTOLD = ['gone', 'leaving', 'could-not-tell']
+
 /** After Karpenter removed it: `why nodeclaim/NAME` reads back why from what is left (its events). */
-async function wentFor(name: string, pattern: RegExp): Promise<string> {
+async function wentFor(name: string, pattern: RegExp, outcomes = ['gone', 'leaving']): Promise<string> {
   const { report } = await why(`nodeclaim/${name}`)
   const v = report.nodes[0]!
-  assert.ok(['gone', 'leaving'].includes(v.outcome), JSON.stringify(v))
+  assert.ok(outcomes.includes(v.outcome), JSON.stringify(v))
   assert.match(v.headline, pattern)
   return v.headline
 }
@@ -510,7 +517,9 @@ describe(
       const at = Date.parse(step.at?.split(' ')[0] ?? '')
       assert.equal(at, Date.parse(claim.metadata.creationTimestamp) + 120_000, JSON.stringify(step))
       await claimGone(claim, 'at expiry')
-      t.diagnostic(`${name}: ${v.headline} (${step.message}) | ${await wentFor(name, /expire|Expired/i)}`)
+      t.diagnostic(
+        `${name}: ${v.headline} (${step.message}) | ${await wentFor(name, /expire|do not say why/i, OR_UNTOLD)}`,
+      )
     })
 
     // Liveness (nodeclaim/lifecycle/liveness.go): 15 min after launch without registration.
@@ -540,7 +549,7 @@ describe(
         const late = (await why(`nodeclaim/${name}`)).report.nodes[0]!
         await claimGone(claim!, 'once its registration expired')
         t.diagnostic(
-          `${name}: ${v.headline} | after the deadline: ${late.headline} | ${await wentFor(name, /regist/i)}`,
+          `${name}: ${v.headline} | after the deadline: ${late.headline} | ${await wentFor(name, /regist|do not say why/i, OR_UNTOLD)}`,
         )
       } finally {
         release()

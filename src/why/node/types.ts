@@ -1,6 +1,7 @@
 // The Kubernetes shapes `karpctl why node/NAME` reads, trimmed to the fields a disruption judgement
 // uses, and the facts of one run. Plain JSON: a node snapshot is exactly `NodeFacts`.
 import type { Facts, ObjectMeta, Read, Taint } from '../../facts/types.js'
+import type { NodeLogLine } from './log-lines.js'
 import type {
   Condition,
   InstanceTypeInfo,
@@ -94,6 +95,11 @@ export interface NodeFacts {
   doctor?: Facts
   /** Why doctor's facts could not be collected when they were wanted. */
   doctorUnread?: string
+  /**
+   * Karpenter's log lines that name a judged Node or NodeClaim, by that name (log-lines.ts); a failure
+   * when the controller's pods or their logs could not be read (it never changes the exit code).
+   */
+  controllerLog?: Read<Record<string, NodeLogLine[]>>
   /** Boot-log lines of the instances that launched but never joined, by NodeClaim name. */
   bootLogs?: Record<string, Read<BootLog>>
 }
