@@ -384,3 +384,30 @@ test('a node asked about while the NodeClaims read failed: could not tell, namin
   assert.equal(v.headline, 'could not tell: kubernetes: NodeClaims: timed out after 10s')
   assert.equal(nodeExitCode(r), 2)
 })
+
+test('Karpenter’s log lines about the node ride beside the verdict (Node and NodeClaim names merged); an unread log is said', () => {
+  const m = machine('ip-a')
+  const f = nodeFacts({ machines: [m], selector: { kind: 'node', name: 'ip-a' } })
+  const line = {
+    time: '2026-12-04T11:59:00Z',
+    level: 'INFO',
+    message: 'disrupting node(s)',
+    detail: 'Empty/1: delete',
+  }
+  f.controllerLog = { ok: true, value: { 'default-ip-a': [line], 'ip-a': [line] } }
+  const { r, v } = one(f)
+  assert.deepEqual(v.karpenter.log, [line])
+  assert.equal(r.controllerLogUnread, undefined)
+  f.controllerLog = {
+    ok: false,
+    error: {
+      code: 'NotFound',
+      kind: 'error',
+      read: 'kubernetes: controller log',
+      message: 'no controller pod is Running',
+    },
+  }
+  const unread = one(f)
+  assert.equal(unread.v.karpenter.log, undefined)
+  assert.equal(unread.r.controllerLogUnread, 'no controller pod is Running')
+})
