@@ -6,10 +6,11 @@
 //
 //   node --import tsx scripts/karpenter-prices.ts           write the file
 //   node --import tsx scripts/karpenter-prices.ts --check   exit 1 when the file is not what it would write
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { format, resolveConfig } from 'prettier'
-import { FixturesMissing, karpenterFixtures } from '../test/helpers/fixtures.js'
+import { karpenterFixtures } from '../test/helpers/fixtures.js'
+import { writeOrCheck } from './generated-file.js'
 
 const root = new URL('..', import.meta.url).pathname
 const target = join(root, 'src', 'desired', 'karpenter-prices.generated.ts')
@@ -51,18 +52,5 @@ async function generate(): Promise<string> {
   return format(text, { ...(await resolveConfig(target)), filepath: target })
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
-  const text = await generate().catch((e: unknown) => {
-    if (!(e instanceof FixturesMissing)) throw e
-    console.error(`karpenter-prices: ${e.message}`)
-    process.exit(2)
-  })
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== text) {
-      console.error(`${target} is stale: run node --import tsx scripts/karpenter-prices.ts`)
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, text)
-  }
-}
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? ''))
+  await writeOrCheck('karpenter-prices', target, generate)
