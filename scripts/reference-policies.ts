@@ -6,11 +6,12 @@
 //
 //   node --import tsx scripts/reference-policies.ts           write the file
 //   node --import tsx scripts/reference-policies.ts --check   exit 1 when the file is not what it would write
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { format, resolveConfig } from 'prettier'
 import { parse } from 'yaml'
-import { FixturesMissing, karpenterFixtures } from '../test/helpers/fixtures.js'
+import { karpenterFixtures } from '../test/helpers/fixtures.js'
+import { writeOrCheck } from './generated-file.js'
 
 const root = new URL('..', import.meta.url).pathname
 const fixtures = () => join(karpenterFixtures(), 'policies')
@@ -111,18 +112,5 @@ export async function generate(): Promise<string> {
   return format(text, { ...(await resolveConfig(target)), filepath: target })
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
-  const text = await generate().catch((e: unknown) => {
-    if (!(e instanceof FixturesMissing)) throw e
-    console.error(`reference-policies: ${e.message}`)
-    process.exit(2)
-  })
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== text) {
-      console.error(`${target} is stale: run node --import tsx scripts/reference-policies.ts`)
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, text)
-  }
-}
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? ''))
+  await writeOrCheck('reference-policies', target, generate)

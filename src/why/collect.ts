@@ -178,12 +178,15 @@ const list = <T>(
 ): Promise<Read<T[]>> =>
   read(`kubernetes: ${label}`, async () => ((await ctx.kube.get<List<T>>(path))?.items ?? []).map(map))
 
-/** Every instance type EC2 describes in the region (all pages), trimmed to what the judgement reads. */
-export async function instanceTypes(aws: Aws): Promise<InstanceTypeInfo[]> {
+/**
+ * Every instance type EC2 describes in the region (all pages), trimmed to what the judgement reads;
+ * only `names` when given (at most 100, EC2's limit for one request).
+ */
+export async function instanceTypes(aws: Aws, names?: string[]): Promise<InstanceTypeInfo[]> {
   const all = await aws.all<ec2.DescribeInstanceTypesCommandOutput, ec2.InstanceTypeInfo>(
     'ec2',
     'DescribeInstanceTypes',
-    { MaxResults: 100 },
+    names ? { InstanceTypes: names } : { MaxResults: 100 },
     'NextToken',
     (o) => ({ items: o.InstanceTypes, next: o.NextToken }),
   )

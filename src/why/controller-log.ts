@@ -57,30 +57,48 @@ function fromJson(j: JsonLine, time: string, message: string): SchedulingLine | 
   return { time, pod, nodePools, ...(Object.keys(nodePools).length === 0 && error ? { error } : {}) }
 }
 
-function parseLine(line: string): SchedulingLine | undefined {
-  const text = line.trim()
-  if (!COULD_NOT.test(text)) return undefined
-  if (text.startsWith('{')) {
-    try {
-      const j = JSON.parse(text) as JsonLine
-      const time = typeof j.time === 'string' ? j.time : typeof j.ts === 'string' ? j.ts : ''
-      const message = typeof j.message === 'string' ? j.message : typeof j.msg === 'string' ? j.msg : ''
-      return fromJson(j, time, message)
-    } catch {
-      return undefined
-    }
-  }
-  // console encoding: time \t level \t logger \t message \t {context}
-  const fields = text.split('\t')
-  const context = fields.at(-1) ?? ''
-  if (fields.length < 3 || !context.startsWith('{')) return undefined
+/** One controller log line, JSON or console-encoded: when, the message, and its JSON context. */
+export interface LogLine {
+  time: string
+  level: string
+  message: string
+  context: Record<string, unknown>
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '')
+
+/** A line of Karpenter's log split into its parts, or undefined for any other shape (never guessed at). */
+export function splitLogLine(line: string): LogLine | undefined {
+  const t = line.trim()
   try {
-    const j = JSON.parse(context) as JsonLine
-    const message = fields.slice(3, -1).join('\t') || fields[fields.length - 2]!
-    return fromJson(j, fields[0]!, message)
+    if (t.startsWith('{')) {
+      const j = JSON.parse(t) as Record<string, unknown>
+      return {
+        time: text(j.time) || text(j.ts),
+        level: text(j.level),
+        message: text(j.message) || text(j.msg),
+        context: j,
+      }
+    }
+    // console encoding: time \t level \t logger \t message \t {context}
+    const fields = t.split('\t')
+    const context = fields.at(-1) ?? ''
+    if (fields.length < 3 || !context.startsWith('{')) return undefined
+    return {
+      time: fields[0]!,
+      level: fields[1] ?? '',
+      message: fields.slice(3, -1).join('\t') || fields[fields.length - 2]!,
+      context: JSON.parse(context) as Record<string, unknown>,
+    }
   } catch {
     return undefined
   }
+}
+
+function parseLine(line: string): SchedulingLine | undefined {
+  if (!COULD_NOT.test(line)) return undefined
+  const l = splitLogLine(line)
+  return l ? fromJson(l.context as JsonLine, l.time, l.message) : undefined
 }
 
 /**

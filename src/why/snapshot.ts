@@ -36,7 +36,8 @@ const fields =
     return null
   }
 
-const instanceType = fields({
+/** One trimmed DescribeInstanceTypes entry (why's facts and a node snapshot's). */
+export const instanceType = fields({
   name: 'string',
   vcpus: 'number',
   memoryMiB: 'number',

@@ -132,6 +132,8 @@ test('why --nodes: blocked, drifted, never joined; one read of each kind, no wri
   assert.match(c?.join?.[0]?.message ?? '', /^doctor's facts were not collected \(cannot reach AWS STS/)
   assert.equal(c?.join?.[0]?.status, 'unknown')
   assert.equal(nodeExitCode(report), 1)
+  // no controller pod is served here: the log is said unread, and the exit code does not change for it
+  assert.match(report.controllerLogUnread ?? '', /controller/)
 
   const gets = seen.filter((s) => s.startsWith('GET '))
   assert.deepEqual(

@@ -9,10 +9,15 @@ import { collectKube } from '../../facts/collect-kube.js'
 import { failureOf, read } from '../../facts/read.js'
 import { redactText } from '../../redact/redact.js'
 import type { Read } from '../../facts/types.js'
-import { redactConditionMessages, redactEventMessages, runMeta, trimPod } from '../collect.js'
+import { instanceTypes, redactConditionMessages, redactEventMessages, runMeta, trimPod } from '../collect.js'
+import { controllerLogPath } from '../collect-log.js'
+import { nodeLogLines } from './log-lines.js'
+import { disruptionOf } from './consolidation.js'
+import type { NodePool } from '../../facts/types.js'
 import type { KubeEvent, WorkloadPod } from '../types.js'
 import { pickBootErrors } from './join.js'
 import { stageOf } from './lifecycle.js'
+import type { NodeLogLine } from './log-lines.js'
 import type {
   BootLog,
   FullNodeClaim,
@@ -22,7 +27,7 @@ import type {
   PodDisruptionBudget,
 } from './types.js'
 import { matchesLabels } from './label-selector.js'
-import { DO_NOT_DISRUPT } from './view.js'
+import { DO_NOT_DISRUPT, reschedulable } from './view.js'
 
 interface List<T> {
   items?: T[]
@@ -111,6 +116,49 @@ async function bootLog(ctx: RunContext, instanceId: string): Promise<Read<BootLo
   }).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
 }
 
+/**
+ * Which instance types a cheaper replacement can be judged with, or undefined when none is needed: only
+ * busy on-demand nodes of NodePools that consolidate underutilized nodes ask; when each of those
+ * NodePools names its types (node.kubernetes.io/instance-type In), only those are described.
+ */
+export function typesToRead(claims: FullNodeClaim[], pools: NodePool[]): string[] | 'all' | undefined {
+  const names = new Set<string>()
+  let all = false
+  let any = false
+  for (const nc of claims) {
+    if (nc.metadata.labels?.['karpenter.sh/capacity-type'] === 'spot') continue
+    const np = pools.find((p) => p.metadata.name === nc.metadata.labels?.['karpenter.sh/nodepool'])
+    const d = disruptionOf(np)
+    if (!np || d.consolidationPolicy === 'WhenEmpty' || d.consolidateAfter === 'Never') continue
+    any = true
+    const listed = (np.spec.template.spec.requirements ?? []).find(
+      (r) => r.key === 'node.kubernetes.io/instance-type' && r.operator === 'In',
+    )
+    if (listed?.values?.length) for (const v of listed.values) names.add(v)
+    else all = true
+  }
+  if (!any) return undefined
+  return all || names.size > 100 ? 'all' : [...names].sort()
+}
+
+/** The lines of every running controller replica's log that name a judged node (one read per replica). */
+function nodeLog(
+  ctx: RunContext,
+  controllerPods: NodeFacts['kube']['pods'],
+  names: Set<string>,
+): Promise<Read<Record<string, NodeLogLine[]>>> {
+  return read('kubernetes: controller log', async () => {
+    if (!controllerPods.ok)
+      throw new Error(`the controller's pods were not read: ${controllerPods.error.message}`)
+    const running = controllerPods.value.filter((p) => p.phase === 'Running')
+    if (running.length === 0) throw new Error('no controller pod is Running')
+    const logs = await Promise.all(
+      running.map(async (p) => (await ctx.kube.getText(controllerLogPath(p))) ?? ''),
+    )
+    return nodeLogLines(logs, names)
+  }).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, 'kubernetes: controller log') }))
+}
+
 export async function collectNodes(ctx: RunContext, selector: NodeSelector): Promise<NodeFacts> {
   const kubeP = collectKube(ctx.kube)
   const nodesP = list<KarpenterNode>(ctx, 'Nodes', '/api/v1/nodes', trimNode)
@@ -163,6 +211,21 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
         return s === 'launch-failed' || (s === 'not-registered' && !nc.status?.nodeName)
       })
     : []
+  // A cheaper replacement is judged only for a node with pods to move: then EC2's types are read, once.
+  const busy = new Set(pods.ok ? reschedulable(pods.value).map((p) => p.spec.nodeName ?? '') : [])
+  const pools = kube.nodePools.ok ? kube.nodePools.value : []
+  const wanting = nodeClaims.ok
+    ? nodeClaims.value.filter((nc) => inScope(nc) && busy.has(nc.status?.nodeName ?? ''))
+    : []
+  const narrowed = typesToRead(wanting, pools)
+  const typesP = narrowed
+    ? read('ec2:DescribeInstanceTypes', () =>
+        instanceTypes(ctx.aws, narrowed === 'all' ? undefined : narrowed),
+      ).catch((err: unknown) => ({
+        ok: false as const,
+        error: failureOf(err, 'ec2:DescribeInstanceTypes'),
+      }))
+    : undefined
   let doctor: NodeFacts['doctor']
   let bootLogs: NodeFacts['bootLogs']
   let doctorUnread: string | undefined
@@ -185,6 +248,21 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     doctor = d
     bootLogs = Object.fromEntries(logs.filter((l): l is readonly [string, Read<BootLog>] => Boolean(l[1])))
   }
+  const names = new Set<string>()
+  if (nodeClaims.ok)
+    for (const nc of nodeClaims.value.filter(inScope)) {
+      names.add(nc.metadata.name)
+      if (nc.status?.nodeName) names.add(nc.status.nodeName)
+    }
+  if (selector.kind !== 'nodes') names.add(selector.name)
+  else if (nodes.ok)
+    for (const n of nodes.value)
+      if (
+        n.metadata.labels?.['karpenter.sh/nodepool'] &&
+        matchesLabels(selector.labelSelector, n.metadata.labels)
+      )
+        names.add(n.metadata.name)
+  const [types, controllerLog] = await Promise.all([typesP, nodeLog(ctx, kube.pods, names)])
   return {
     schema: 'karpctl.why-node-facts/v1',
     meta: runMeta(ctx, selector),
@@ -198,5 +276,7 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     ...(doctor ? { doctor } : {}),
     ...(doctorUnread ? { doctorUnread } : {}),
     ...(bootLogs ? { bootLogs } : {}),
+    ...(types ? { instanceTypes: types } : {}),
+    controllerLog,
   }
 }

@@ -4,11 +4,12 @@
 // which the nodeclaim disruption controller sets consolidateAfter after the last pod event (or after
 // initialization) (pkg/controllers/nodeclaim/disruption/consolidation.go). Emptiness deletes an empty
 // node under any policy; consolidation needs WhenEmptyOrUnderutilized and a node whose pods fit
-// elsewhere (delete) or on a cheaper replacement (replace: prices are not read here).
+// elsewhere (delete) or on a cheaper replacement (replace: replacement.ts).
 import type { NodePool } from '../../facts/types.js'
 import { humanSpan, parseDuration, when } from './duration.js'
 import { patchNodePool } from './fixes.js'
 import { placeElsewhere } from './fit-elsewhere.js'
+import { judgeReplacement } from './replacement.js'
 import type { Step } from './verdict.js'
 import { condition, isTrue, reschedulable, type ClusterView, type NodeView } from './view.js'
 
@@ -121,15 +122,10 @@ export function judgeConsolidation(c: ClusterView, v: NodeView): Step {
         .map((p) => `${p.pod} → ${p.node}`)
         .join(', ')}${placed.length > 3 ? ', …' : ''}): Karpenter can delete it (reason Underutilized)`,
     }
-  return {
-    method: 'consolidation',
-    applies: 'maybe',
-    reason: 'Underutilized',
-    message: `${homeless.length} of its pods fit on no other node (${homeless
-      .slice(0, 3)
-      .map((p) => p.pod)
-      .join(
-        ', ',
-      )}${homeless.length > 3 ? ', …' : ''}): Karpenter would only replace it with a cheaper instance type, and prices are not read here`,
-  }
+  const names = new Set(homeless.map((p) => p.pod))
+  return judgeReplacement(
+    c,
+    v,
+    reschedulable(v.pods).filter((p) => names.has(`${p.metadata.namespace}/${p.metadata.name}`)),
+  )
 }

@@ -4,7 +4,13 @@
 // node's labels, its tolerations against the node's taints — first fit, each placement using up room.
 import { podRequests, podRequirementTerms } from '../pod.js'
 import { amounts, add, type Amounts } from '../quantity.js'
-import { addRequirement, emptyRequirements, incompatibilities } from '../requirements.js'
+import {
+  addRequirement,
+  emptyRequirements,
+  incompatibilities,
+  operator,
+  type Requirements,
+} from '../requirements.js'
 import { untolerated } from '../taints.js'
 import type { WorkloadPod } from '../types.js'
 import type { KarpenterNode } from './types.js'
@@ -27,6 +33,20 @@ interface Room {
   node: KarpenterNode
   free: Amounts
   reqs: ReturnType<typeof labelRequirements>
+}
+
+/**
+ * An existing node takes a pod only if it carries every label the pod requires (In, Exists, Gt, Lt):
+ * unlike a NodePool, a node's missing label is not "any value" (sigs.k8s.io/karpenter v1.14.1
+ * scheduling/existingnode.go CanAdd → Requirements.Compatible with no AllowUndefined: "label %q does
+ * not have known values"). Then the values must intersect.
+ */
+function nodeTakes(node: Requirements, pod: Requirements): boolean {
+  for (const [key, r] of pod.byKey) {
+    const op = operator(r)
+    if (!node.byKey.has(key) && op !== 'NotIn' && op !== 'DoesNotExist') return false
+  }
+  return incompatibilities(node, pod).length === 0
 }
 
 const enough = (free: Amounts, need: Amounts) => Object.entries(need).every(([k, v]) => (free[k] ?? 0) >= v)
@@ -79,7 +99,7 @@ export function placeElsewhere(c: ClusterView, nodeName: string, pods: WorkloadP
           r.node.spec.taints?.filter((t) => t.effect !== 'PreferNoSchedule'),
           pod.spec.tolerations,
         ) &&
-        terms.some((t) => incompatibilities(r.reqs, t).length === 0),
+        terms.some((t) => nodeTakes(r.reqs, t)),
     )
     if (room) taken.set(room, add(taken.get(room) ?? {}, need))
     const name = `${pod.metadata.namespace}/${pod.metadata.name}`

@@ -14,6 +14,7 @@ import { judgeInterruption } from './interruption.js'
 import { bootCause, doctorCauses, JOIN_CHECKS } from './join.js'
 import { encodedAuthorization, launchErrorChecks, registrationLine, stageOf } from './lifecycle.js'
 import { keepNode } from './fixes.js'
+import { NODE_LOG_LINES, type NodeLogLine } from './log-lines.js'
 import type { NodeFacts } from './types.js'
 import type { Blocker, NodeOutcome, NodeReport, NodeVerdict, Step } from './verdict.js'
 import {
@@ -29,15 +30,27 @@ import { whyItWent } from './went.js'
 import { matchesLabels } from './label-selector.js'
 
 export const NODE_NOT_JUDGED = [
-  'replacement consolidation (a cheaper instance type for pods that fit nowhere else): prices are not read',
+  'replacement consolidation of spot nodes (Karpenter reads spot prices live); on-demand prices are Karpenter’s static list, not the Pricing API’s',
   'multi-node consolidation (several nodes replaced by one)',
   "the subnets' route to the API endpoint and the AMI family against the user data, for a node that never joined",
   'subnet and security-group drift before Karpenter marks it (the instance is not read): the Drifted condition is',
 ]
 
-/** The events shown beside a verdict: Karpenter's own, newest first, at most five. */
-function karpenterEvents(events: NodeView['events']): NodeVerdict['karpenter'] {
+/** The log lines about any of `names` (a Node and its NodeClaim share many), oldest first. */
+function logOf(facts: NodeFacts, names: (string | undefined)[]): NodeLogLine[] | undefined {
+  const log = facts.controllerLog
+  if (!log?.ok) return undefined
+  const seen = new Set<NodeLogLine>()
+  const lines = names
+    .flatMap((n) => (n ? (log.value[n] ?? []) : []))
+    .filter((l) => !seen.has(l) && seen.add(l))
+  return lines.sort((a, b) => a.time.localeCompare(b.time)).slice(-NODE_LOG_LINES)
+}
+
+/** The events shown beside a verdict: Karpenter's own, newest first, at most five; its log lines after. */
+function karpenterEvents(events: NodeView['events'], log?: NodeLogLine[]): NodeVerdict['karpenter'] {
   return {
+    ...(log ? { log } : {}),
     events: events.slice(0, 5).map((e) => ({
       kind: e.involvedObject.kind ?? '',
       reason: e.reason ?? '',
@@ -56,14 +69,17 @@ function holds(b: Blocker, s: Step): boolean {
   return true
 }
 
-function base(v: NodeView): Omit<NodeVerdict, 'outcome' | 'headline' | 'steps' | 'blockers'> {
+function base(
+  facts: NodeFacts,
+  v: NodeView,
+): Omit<NodeVerdict, 'outcome' | 'headline' | 'steps' | 'blockers'> {
   return {
     name: v.name,
     ...(v.node ? { node: v.node.metadata.name } : {}),
     ...(v.nodeClaim ? { nodeClaim: v.nodeClaim.metadata.name } : {}),
     ...(v.nodePool ? { nodePool: v.nodePool.metadata.name } : {}),
     pods: reschedulable(v.pods).length,
-    karpenter: karpenterEvents(v.events),
+    karpenter: karpenterEvents(v.events, logOf(facts, [v.node?.metadata.name, v.nodeClaim?.metadata.name])),
   }
 }
 
@@ -75,7 +91,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
     const mapped = launchErrorChecks(s.message)
     const encoded = encodedAuthorization(s.message)
     return {
-      ...base(v),
+      ...base(facts, v),
       outcome: 'launch-failed',
       headline: `NodeClaim ${nc.metadata.name} failed to launch (Launched=False, ${s.reason}): ${s.message}${s.deadline ? `; the 5m launch timeout deletes it at ${s.deadline}` : ''}`,
       steps: [],
@@ -105,7 +121,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
   }
   if (s.stage === 'not-registered')
     return {
-      ...base(v),
+      ...base(facts, v),
       outcome: 'not-joined',
       headline: registrationLine(s, nc.metadata.name),
       steps: [],
@@ -117,7 +133,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
     }
   if (s.stage === 'launching')
     return {
-      ...base(v),
+      ...base(facts, v),
       outcome: 'could-not-tell',
       headline: `NodeClaim ${nc.metadata.name} is launching (no Launched condition yet)`,
       steps: [],
@@ -131,7 +147,7 @@ function judgeOne(facts: NodeFacts, c: ClusterView, v: NodeView, budgets: Budget
   if (deleting(v)) {
     const why = whyItWent(v.events, v.nodeClaim, v.node)
     return {
-      ...base(v),
+      ...base(facts, v),
       outcome: 'leaving',
       headline: `being removed: ${why ?? 'deleted, and no event says by what (events are kept about an hour)'}`,
       steps: [],
@@ -171,22 +187,27 @@ function judgeOne(facts: NodeFacts, c: ClusterView, v: NodeView, budgets: Budget
     if (first.method !== 'interruption' && first.method !== 'expiration' && v.node && !first.fix)
       first.fix = keepNode(v.node.metadata.name)
   }
-  return { ...base(v), outcome, headline, steps, blockers }
+  return { ...base(facts, v), outcome, headline, steps, blockers }
 }
 
-function goneVerdict(c: ClusterView, name: string): NodeVerdict {
+function goneVerdict(facts: NodeFacts, c: ClusterView, name: string, unread: string[]): NodeVerdict {
   const events = eventsOfGone(c, name)
-  const why = whyItWent(events)
+  const why = unread.length ? undefined : whyItWent(events)
   return {
     name,
     outcome: why ? 'gone' : 'could-not-tell',
-    headline: why
-      ? `gone: ${why}`
-      : `no Node or NodeClaim ${name} exists and no event about it remains (the API server keeps events about an hour)`,
+    // A failed read of Nodes or NodeClaims is not their absence: say which read, never "gone".
+    headline: unread.length
+      ? `could not tell: ${unread.join('; ')}`
+      : why
+        ? `gone: ${why}`
+        : events.length
+          ? `gone, and Karpenter's remaining events about it do not say why (newest: ${events[0]?.involvedObject.kind} ${events[0]?.reason} "${events[0]?.message ?? ''}"); an expiry or a registration timeout is only in the controller's log`
+          : `no Node or NodeClaim ${name} exists and no event about it remains (the API server keeps events about an hour)`,
     steps: [],
     blockers: [],
     pods: 0,
-    karpenter: karpenterEvents(events),
+    karpenter: karpenterEvents(events, logOf(facts, [name])),
   }
 }
 
@@ -229,7 +250,10 @@ export function judgeNodes(facts: NodeFacts, source: 'live' | 'snapshot', now = 
     const v = views.find((x) =>
       sel.kind === 'node' ? x.node?.metadata.name === sel.name : x.nodeClaim?.metadata.name === sel.name,
     )
-    verdicts = [v ? judgeOne(facts, c, v, budgets) : goneVerdict(c, sel.name)]
+    const unread = [facts.nodes, facts.nodeClaims].flatMap((r) =>
+      r.ok ? [] : [`${r.error.read}: ${r.error.message}`],
+    )
+    verdicts = [v ? judgeOne(facts, c, v, budgets) : goneVerdict(facts, c, sel.name, unread)]
   }
   verdicts.sort((a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome) || a.name.localeCompare(b.name))
   const summary = EMPTY_SUMMARY()
@@ -262,6 +286,9 @@ export function judgeNodes(facts: NodeFacts, source: 'live' | 'snapshot', now = 
         nodes,
         disrupting,
       })),
+    ...(facts.controllerLog && !facts.controllerLog.ok
+      ? { controllerLogUnread: facts.controllerLog.error.message }
+      : {}),
     unreadable: reads.flatMap((r) => (r.ok ? [] : [`${r.error.read}: ${r.error.message}`])),
     notJudged: NODE_NOT_JUDGED,
     summary,

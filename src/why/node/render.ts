@@ -86,6 +86,8 @@ function block(s: Style, v: NodeVerdict): string[] {
     out.push(
       `  ${s.dim('karpenter said:')} ${e.kind} ${e.reason}${e.count > 1 ? ` ×${e.count}` : ''}${e.lastSeen ? ` (${e.lastSeen})` : ''}: ${e.message}`,
     )
+  for (const l of (v.karpenter.log ?? []).slice(-5))
+    out.push(`  ${s.dim('karpenter log:')} ${l.time} ${l.message}${l.detail ? ` — ${l.detail}` : ''}`)
   return out
 }
 

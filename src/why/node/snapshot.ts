@@ -4,7 +4,7 @@
 // to doctor's own schema.
 import { InputError, quote } from '../../errors.js'
 import { jsonPath, parseSnapshot, saveSnapshot } from '../../facts/snapshot.js'
-import { badRead, checkEnvelope } from '../snapshot.js'
+import { badRead, checkEnvelope, instanceType } from '../snapshot.js'
 import type { NodeFacts } from './types.js'
 
 export const NODE_FACTS_SCHEMA = 'karpctl.why-node-facts/v1'
@@ -53,6 +53,22 @@ export async function checkNodeFacts(raw: unknown, path: string): Promise<NodeFa
     bad ??= badRead(data.pods, ['pods'], true, kubeObject)
     bad ??= badRead(data.pdbs, ['pdbs'], true, kubeObject)
     bad ??= badRead(data.events, ['events'], true, event)
+    if (data.controllerLog !== undefined) {
+      bad ??= badRead(data.controllerLog, ['controllerLog'], false)
+      const log = data.controllerLog as { ok?: boolean; value?: unknown }
+      if (!bad && log.ok) {
+        if (!isObj(log.value)) bad = ['controllerLog', 'value']
+        else
+          for (const [k, lines] of Object.entries(log.value))
+            if (
+              !Array.isArray(lines) ||
+              lines.some((l) => !isObj(l) || typeof l.time !== 'string' || typeof l.message !== 'string')
+            )
+              bad ??= ['controllerLog', 'value', k]
+      }
+    }
+    if (data.instanceTypes !== undefined)
+      bad ??= badRead(data.instanceTypes, ['instanceTypes'], true, instanceType)
     if (data.bootLogs !== undefined) {
       if (!isObj(data.bootLogs)) bad ??= ['bootLogs']
       else

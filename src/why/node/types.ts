@@ -1,7 +1,15 @@
 // The Kubernetes shapes `karpctl why node/NAME` reads, trimmed to the fields a disruption judgement
 // uses, and the facts of one run. Plain JSON: a node snapshot is exactly `NodeFacts`.
 import type { Facts, ObjectMeta, Read, Taint } from '../../facts/types.js'
-import type { Condition, KubeEvent, LabelSelector, ResourceList, WorkloadPod } from '../types.js'
+import type { NodeLogLine } from './log-lines.js'
+import type {
+  Condition,
+  InstanceTypeInfo,
+  KubeEvent,
+  LabelSelector,
+  ResourceList,
+  WorkloadPod,
+} from '../types.js'
 
 /** A status condition as Karpenter writes it: the time it last changed is what timeouts count from. */
 export type TimedCondition = Condition & { lastTransitionTime?: string }
@@ -76,12 +84,22 @@ export interface NodeFacts {
   /** Events about Nodes, NodeClaims and NodePools (Karpenter's DisruptionBlocked, Unconsolidatable…). */
   events: Read<KubeEvent[]>
   /**
+   * EC2's instance types, read only when a judged node has pods no other node takes: what a cheaper
+   * replacement is judged with (replacement.ts).
+   */
+  instanceTypes?: Read<InstanceTypeInfo[]>
+  /**
    * doctor's full facts, collected only when a NodeClaim launched but never joined (or failed to
    * launch): its checks say which of the node role, access, subnets and security groups is wrong.
    */
   doctor?: Facts
   /** Why doctor's facts could not be collected when they were wanted. */
   doctorUnread?: string
+  /**
+   * Karpenter's log lines that name a judged Node or NodeClaim, by that name (log-lines.ts); a failure
+   * when the controller's pods or their logs could not be read (it never changes the exit code).
+   */
+  controllerLog?: Read<Record<string, NodeLogLine[]>>
   /** Boot-log lines of the instances that launched but never joined, by NodeClaim name. */
   bootLogs?: Record<string, Read<BootLog>>
 }

@@ -3,6 +3,7 @@
 // joined — why. Plain data: `--json` prints it as is.
 import type { Fix } from '../../checks/types.js'
 import type { CheckResult } from '../../checks/types.js'
+import type { NodeLogLine } from './log-lines.js'
 
 /** The reasons NodePool disruption budgets name (sigs.k8s.io/karpenter pkg/apis/v1 DisruptionReason). */
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted'
@@ -64,7 +65,11 @@ export interface NodeVerdict {
   join?: JoinCause[]
   /** Pods on the node Karpenter would have to move (DaemonSet, mirror and finished pods aside). */
   pods: number
-  karpenter: { events: { kind: string; reason: string; message: string; count: number; lastSeen: string }[] }
+  karpenter: {
+    events: { kind: string; reason: string; message: string; count: number; lastSeen: string }[]
+    /** The controller's log lines naming the Node or NodeClaim, oldest first (absent: the log was not read). */
+    log?: NodeLogLine[]
+  }
 }
 
 export interface NodeReport {
@@ -84,6 +89,8 @@ export interface NodeReport {
     nodes: number
     disrupting: number
   }[]
+  /** Why Karpenter's log lines are not shown (its pods or logs could not be read); absent when they are. */
+  controllerLogUnread?: string
   /** Reads that failed: what the verdicts could not take into account. */
   unreadable: string[]
   notJudged: string[]

@@ -28,6 +28,9 @@ export interface NodeView {
 
 export interface ClusterView {
   now: number
+  region: string
+  /** EC2's instance types, when they were wanted (a replacement to judge). */
+  instanceTypes?: NodeFacts['instanceTypes']
   /** Judged as if `--with` manifests were applied: conditions Karpenter computes from them are recomputed. */
   whatIf: boolean
   nodes: KarpenterNode[]
@@ -74,6 +77,8 @@ export function clusterView(facts: NodeFacts, now: number): ClusterView {
   }
   return {
     now,
+    region: facts.meta.region,
+    ...(facts.instanceTypes ? { instanceTypes: facts.instanceTypes } : {}),
     whatIf: Boolean(facts.meta.with),
     nodes: valueOf(facts.nodes, []),
     nodeClaims: valueOf(facts.nodeClaims, []),

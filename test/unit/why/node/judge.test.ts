@@ -360,3 +360,54 @@ test('--nodes -l: only matching nodes are judged, all are counted; order puts th
     ['ip-b'],
   )
 })
+
+test('a node asked about while the NodeClaims read failed: could not tell, naming the read — never "gone" or "no such NodeClaim"', () => {
+  // Seen on the bed under load (test/e2e/why-node.e2e.test.ts): a claim that existed was reported as
+  // absent because its list read had failed.
+  const m = machine('c')
+  const f = nodeFacts({ machines: [{ claim: m.claim }], selector: { kind: 'nodeclaim', name: 'default-c' } })
+  f.nodeClaims = {
+    ok: false,
+    error: {
+      code: 'ETIMEDOUT',
+      kind: 'network',
+      read: 'kubernetes: NodeClaims',
+      message: 'timed out after 10s',
+    },
+  }
+  f.events = {
+    ok: true,
+    value: [event('NodeClaim', 'default-c', 'DisruptionTerminating', 'Disrupting NodeClaim: Empty')],
+  }
+  const { r, v } = one(f)
+  assert.equal(v.outcome, 'could-not-tell')
+  assert.equal(v.headline, 'could not tell: kubernetes: NodeClaims: timed out after 10s')
+  assert.equal(nodeExitCode(r), 2)
+})
+
+test('Karpenter’s log lines about the node ride beside the verdict (Node and NodeClaim names merged); an unread log is said', () => {
+  const m = machine('ip-a')
+  const f = nodeFacts({ machines: [m], selector: { kind: 'node', name: 'ip-a' } })
+  const line = {
+    time: '2026-12-04T11:59:00Z',
+    level: 'INFO',
+    message: 'disrupting node(s)',
+    detail: 'Empty/1: delete',
+  }
+  f.controllerLog = { ok: true, value: { 'default-ip-a': [line], 'ip-a': [line] } }
+  const { r, v } = one(f)
+  assert.deepEqual(v.karpenter.log, [line])
+  assert.equal(r.controllerLogUnread, undefined)
+  f.controllerLog = {
+    ok: false,
+    error: {
+      code: 'NotFound',
+      kind: 'error',
+      read: 'kubernetes: controller log',
+      message: 'no controller pod is Running',
+    },
+  }
+  const unread = one(f)
+  assert.equal(unread.v.karpenter.log, undefined)
+  assert.equal(unread.r.controllerLogUnread, 'no controller pod is Running')
+})
