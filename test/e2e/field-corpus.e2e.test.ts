@@ -23,6 +23,7 @@ import {
   doctorReport,
   failingChecks,
   karpctlOn,
+  karpenterFixtures,
   parseJsonOut,
   playController,
   resetBed,
@@ -391,7 +392,9 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     tally.printedWorked += commands.length
     if (!s.fixable) return
     await s.breakIt!(c)
-    const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json'])
+    // The chart from the fixtures: a Helm repair must not pull oci://public.ecr.aws from the bed.
+    const charts = join(karpenterFixtures(), 'v1.14.1', 'charts')
+    const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json', '--chart-dir', charts])
     const repaired = parseJsonOut<FixJson>(r, 'doctor --fix --yes')
     t.diagnostic(`--fix --yes: ${repaired.fix.writes} writes`)
     assert.equal(repaired.checks.find((x) => x.id === s.check)?.status, 'pass', shown(r))

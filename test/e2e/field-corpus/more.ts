@@ -33,6 +33,7 @@ import {
 
 const NODE_CLASS = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
+const SERVICE_ACCOUNT = '/api/v1/namespaces/kube-system/serviceaccounts/karpenter'
 const DEPLOY = '/apis/apps/v1/namespaces/kube-system/deployments/karpenter'
 const CAS = '/apis/apps/v1/namespaces/kube-system/deployments/cluster-autoscaler-aws-cluster-autoscaler'
 
@@ -166,11 +167,42 @@ export const MORE_SCENARIOS: Scenario[] = [
   // sts-regional-annotation
   {
     check: 'sts-regional-annotation',
-    title: 'the STS regional annotation as the boolean true (Helm cannot build the ServiceAccount)',
-    source: 'cert-manager/cert-manager#7557, aws/amazon-eks-pod-identity-webhook#110',
-    breakIt: ({ bed }) => failedUpgrade(bed, ['--set', `${STS}=true`]),
-    expect: /not the string "true"/,
+    title: 'the STS annotation set to "regional" (the env value, not "true"): the webhook ignores it',
+    source:
+      'aws/amazon-eks-pod-identity-webhook#110 (which annotation and value), cert-manager/cert-manager#7557',
+    breakIt: ({ bed }) => upgradeValues(bed, ['--set-string', `${STS}=regional`]),
+    expect: /"regional" .*not "true"\/"false"/,
+    // not in --fix's table: "regional" is a string, and which boolean was meant is the user's call
+  },
+  {
+    check: 'sts-regional-annotation',
+    title:
+      'the annotation in the Helm values while the platform team owns the ServiceAccount (serviceAccount.create=false)',
+    source:
+      'eksctl-io/eksctl#8720 (createServiceAccount: who makes the ServiceAccount), aws/karpenter-provider-aws#488',
+    breakIt: async ({ bed }) => {
+      await upgradeValues(bed, ['--set-string', `${STS}=true`])
+      await bed.kube.mergePatch(SERVICE_ACCOUNT, {
+        metadata: {
+          annotations: {
+            'eks.amazonaws.com/sts-regional-endpoints': null,
+            'helm.sh/resource-policy': 'keep',
+          },
+        },
+      })
+      await upgradeValues(bed, [
+        '--set',
+        'serviceAccount.create=false',
+        '--set',
+        'serviceAccount.name=karpenter',
+      ])
+    },
+    expect: /missing on the live ServiceAccount kube-system\/karpenter/,
     fixable: true,
+    // helm.sh/resource-policy keep outlives the release: the next scenario's chart makes its own.
+    cleanup: async ({ bed }) => {
+      await bed.kube.delete(SERVICE_ACCOUNT)
+    },
   },
   {
     check: 'sts-regional-annotation',
