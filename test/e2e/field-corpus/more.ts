@@ -281,6 +281,10 @@ export const MORE_SCENARIOS: Scenario[] = [
       await tenantPool(c, 'acme', false)
     },
     expect: /tenant acme: NodePool tenant-acme is not isolated/,
+    afterFix: {
+      warn: /tenant acme shares node role KarpenterNodeRole-demo with non-tenant NodePool default/,
+      why: 'the break put the tenant on the default role: true, and the two-tenant scenario below repairs it',
+    },
   },
   {
     check: 'tenant-isolation',
@@ -325,6 +329,16 @@ export const MORE_SCENARIOS: Scenario[] = [
       await bed.kube.mergePatch(DEPLOY, { spec: { replicas: 0 } })
     },
     expect: /scaled to 0 replicas/,
+  },
+  {
+    check: 'controller-ready',
+    title: 'the controller Deployment deleted under the release (a GitOps prune), Helm still says deployed',
+    source:
+      "aws/karpenter-provider-aws#5623 (Argo CD and Kyverno acting on the chart's objects), argoproj/argo-cd#19803",
+    breakIt: async ({ bed }) => {
+      await bed.kube.delete(DEPLOY)
+    },
+    expect: /controller Deployment was not found/,
   },
   // cluster-autoscaler
   {

@@ -31,6 +31,8 @@ export interface Scenario {
   expect: RegExp
   /** README's --fix table repairs it */
   fixable?: boolean
+  /** after the fix the check still warns, truly (the warning and why it is true): not a pass */
+  afterFix?: { warn: RegExp; why: string }
   /** a warning-severity check (cluster-autoscaler, helm-registry-auth) warns; the rest fail */
   status?: 'warn'
   /** undoes what the bed's reset does not (CRDs kept between scenarios, objects outside the reset) */
