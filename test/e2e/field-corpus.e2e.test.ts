@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { DeleteTagsCommand } from '@aws-sdk/client-ec2'
 import { DisableRuleCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge'
-import { DetachRolePolicyCommand, UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
+import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import {
@@ -32,7 +32,6 @@ import {
   seedKubernetes,
   shown,
   startBed,
-  type Bed,
   type DoctorReport,
   type FixJson,
   type SeedResult,
@@ -40,6 +39,8 @@ import {
 import { MORE_SCENARIOS } from './field-corpus/more.js'
 import {
   allowSpot,
+  capacityTypes,
+  detachNodePolicy,
   deleteSpotRole,
   dropSid,
   editManagedPolicy,
@@ -185,20 +186,13 @@ const FIRST: Scenario[] = [
     fixable: true,
     // The printed line was right: aws CLI v1 sent it to https://us-west-2.queue.amazonaws.com (its sqs
     // endpoint customization beats AWS_ENDPOINT_URL), while the same call through the SDK (the break
-    // above) reached moto; runPrinted now points the CLI at the bed (bed/printed.ts, awsOnBed).
+    // above) reached moto; runPrinted now points the CLI at the bed (bed/printed.ts, onBed).
   },
   {
     check: 'node-role',
     title: 'the worker node policy detached from the node role (nodes never register)',
     source: 'aws/karpenter-provider-aws#6303',
-    breakIt: async ({ aws, seed }) => {
-      await aws.iam.send(
-        new DetachRolePolicyCommand({
-          RoleName: seed.nodeRoleName,
-          PolicyArn: 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
-        }),
-      )
-    },
+    breakIt: detachNodePolicy('AmazonEKSWorkerNodePolicy'),
     expect: /AmazonEKSWorkerNodePolicy/,
     fixable: true,
   },
@@ -244,18 +238,7 @@ const FIRST: Scenario[] = [
     title: 'no interruption queue and no spot (eksctl karpenter: block, withSpotInterruptionQueue false)',
     source: 'eksctl-io/eksctl pkg/cfn/builder/karpenter.go',
     shape: async ({ bed }) => {
-      await bed.kube.mergePatch(pool, {
-        spec: {
-          template: {
-            spec: {
-              requirements: [
-                { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-              ],
-            },
-          },
-        },
-      })
+      await capacityTypes(bed, ['on-demand'])
       await upgradeValues(bed, ['--set', 'settings.interruptionQueue='])
     },
     expect: /no NodePool allows spot/,
@@ -343,7 +326,8 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
   async function fresh() {
     await stopController?.()
     await resetBed(c.bed, { keepCrds: true })
-    c.seed = await seedAws(c.bed)
+    // aws-auth, as the getting-started cluster of these reports (moto has no access-entry API)
+    c.seed = await seedAws(c.bed, { authenticationMode: 'CONFIG_MAP' })
     await seedKubernetes(c.bed, { aws: c.seed, chartVersion: '1.14.1' })
     stopController = playController(c.bed, {
       vpcId: c.seed.vpcId,
@@ -404,11 +388,16 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     assert.deepEqual(failingChecks(fixed), [], `nothing new fails:\n${lines(fixed)}`)
     tally.printedWorked += commands.length
     if (!s.fixable) return
+    // From the healthy seed again: a printed fix may have made the first break moot (a grant added
+    // elsewhere), and a repair is counted only where the check fails before it.
+    await fresh()
     await s.breakIt!(c)
+    assert.ok(failingOf(await doctorReport(c.bed), s.check, status).length > 0, `${s.check}: broken again`)
     // The chart from the fixtures: a Helm repair must not pull oci://public.ecr.aws from the bed.
     const charts = join(karpenterFixtures(), 'v1.14.1', 'charts')
     const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json', '--chart-dir', charts])
     const repaired = parseJsonOut<FixJson>(r, 'doctor --fix --yes')
+    assert.ok(repaired.fix, shown(r))
     t.diagnostic(`--fix --yes: ${repaired.fix.writes} writes`)
     assertRepaired(s, repaired.checks, shown(r))
     assert.deepEqual(

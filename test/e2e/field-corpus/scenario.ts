@@ -5,6 +5,7 @@ import {
   CreatePolicyVersionCommand,
   DeletePolicyVersionCommand,
   DeleteServiceLinkedRoleCommand,
+  DetachRolePolicyCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
   ListPolicyVersionsCommand,
@@ -82,20 +83,34 @@ export async function deleteSpotRole(aws: AwsClients, seed: SeedResult) {
   await aws.iam.send(new DeleteServiceLinkedRoleCommand({ RoleName: name }))
 }
 
-export async function allowSpot(bed: Bed) {
+/** The default NodePool's capacity types (amd64 kept): spot allowed or not. */
+export async function capacityTypes(bed: Bed, types: string[]) {
   await bed.kube.mergePatch(pool, {
     spec: {
       template: {
         spec: {
           requirements: [
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: types },
           ],
         },
       },
     },
   })
 }
+export const allowSpot = (bed: Bed) => capacityTypes(bed, ['spot', 'on-demand'])
+
+/** An AWS managed policy detached from the seed's node role. */
+export const detachNodePolicy =
+  (name: string) =>
+  async ({ aws, seed }: Ctx) => {
+    await aws.iam.send(
+      new DetachRolePolicyCommand({
+        RoleName: seed.nodeRoleName,
+        PolicyArn: `arn:aws:iam::aws:policy/${name}`,
+      }),
+    )
+  }
 
 export async function upgradeValues(bed: Bed, args: string[]) {
   await helm(bed, [
