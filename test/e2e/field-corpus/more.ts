@@ -490,7 +490,8 @@ export const MORE_SCENARIOS: Scenario[] = [
       )
     },
     expect: /OIDC|oidc/,
-    fixable: true,
+    // not in --fix's table (it narrows a trust to the running ServiceAccount): another cluster's
+    // provider in the trust is the user's to replace; the printed trust does it
   },
   {
     check: 'passrole-node-role',
@@ -527,7 +528,8 @@ export const MORE_SCENARIOS: Scenario[] = [
       )
     },
     expect: /subnet/i,
-    fixable: true,
+    // not in --fix's table (it adds a missing tag): retagging subnets another cluster's tag names is
+    // the user's call (they may be that cluster's); the printed create-tags does it
   },
   {
     check: 'discovery-tags',
