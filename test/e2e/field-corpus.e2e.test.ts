@@ -13,16 +13,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { DeleteTagsCommand } from '@aws-sdk/client-ec2'
 import { DisableRuleCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge'
-import {
-  DeleteRoleCommand,
-  DetachRolePolicyCommand,
-  GetPolicyVersionCommand,
-  GetPolicyCommand,
-  CreatePolicyVersionCommand,
-  DeletePolicyVersionCommand,
-  ListPolicyVersionsCommand,
-  UpdateAssumeRolePolicyCommand,
-} from '@aws-sdk/client-iam'
+import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import {
@@ -32,6 +23,7 @@ import {
   doctorReport,
   failingChecks,
   karpctlOn,
+  karpenterFixtures,
   parseJsonOut,
   playController,
   resetBed,
@@ -40,69 +32,26 @@ import {
   seedKubernetes,
   shown,
   startBed,
-  type AwsClients,
-  type Bed,
   type DoctorReport,
   type FixJson,
   type SeedResult,
 } from './bed/index.js'
+import { MORE_SCENARIOS } from './field-corpus/more.js'
+import {
+  allowSpot,
+  capacityTypes,
+  detachNodePolicy,
+  deleteSpotRole,
+  dropSid,
+  editManagedPolicy,
+  pool,
+  policyWith,
+  upgradeValues,
+  type Ctx,
+  type Scenario,
+} from './field-corpus/scenario.js'
 
-interface Ctx {
-  bed: Bed
-  aws: AwsClients
-  seed: SeedResult
-}
-
-interface Scenario {
-  check: string
-  /** what users did, in a few words */
-  title: string
-  /** where it was reported */
-  source: string
-  /** the break; absent for a healthy shape */
-  breakIt?: (c: Ctx) => Promise<void>
-  /** a healthy shape: applied on the healthy install; the check must not fail */
-  shape?: (c: Ctx) => Promise<void>
-  /** the failing finding (break) or the passing/skipped message (shape) */
-  expect: RegExp
-  /** README's --fix table repairs it */
-  fixable?: boolean
-  /** found, not resolved yet: run and reported, not counted against the suite (node:test todo) */
-  todo?: string
-}
-
-const pool = '/apis/karpenter.sh/v1/nodepools/default'
-
-/** Rewrites one managed policy's default version through `edit` (policy versions, as a console edit does). */
-async function editManagedPolicy(
-  aws: AwsClients,
-  arn: string,
-  edit: (doc: { Statement: { Sid?: string }[] }) => void,
-) {
-  const meta = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
-  const v = await aws.iam.send(
-    new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: meta.Policy!.DefaultVersionId! }),
-  )
-  const doc = JSON.parse(decodeURIComponent(v.PolicyVersion!.Document!)) as { Statement: { Sid?: string }[] }
-  edit(doc)
-  const versions = await aws.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }))
-  for (const old of (versions.Versions ?? []).filter((x) => !x.IsDefaultVersion))
-    await aws.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old.VersionId! }))
-  await aws.iam.send(
-    new CreatePolicyVersionCommand({
-      PolicyArn: arn,
-      PolicyDocument: JSON.stringify(doc),
-      SetAsDefault: true,
-    }),
-  )
-}
-const dropSid = (sid: string) => (doc: { Statement: { Sid?: string }[] }) => {
-  doc.Statement = doc.Statement.filter((s) => s.Sid !== sid)
-}
-const policyWith = (seed: SeedResult, fragment: string) =>
-  Object.entries(seed.controllerPolicyArns).find(([name]) => name.includes(fragment))![1]
-
-const SCENARIOS: Scenario[] = [
+const FIRST: Scenario[] = [
   {
     check: 'discovery-tags',
     title: 'subnets without karpenter.sh/discovery',
@@ -175,13 +124,12 @@ const SCENARIOS: Scenario[] = [
     check: 'spot-service-linked-role',
     title: 'spot allowed, no AWSServiceRoleForEC2Spot (AuthFailure.ServiceLinkedRoleCreationNotPermitted)',
     source: 'eksctl-io/eksctl#6064, terraform-aws-modules/terraform-aws-eks#2565',
-    breakIt: async ({ bed, aws }) => {
+    breakIt: async ({ bed, aws, seed }) => {
       await allowSpot(bed)
-      await deleteSpotRole(aws)
+      await deleteSpotRole(aws, seed)
     },
     expect: /no EC2 Spot service-linked role/,
     fixable: true,
-    todo: 'moto: the seeded AWSServiceRoleForEC2Spot is not found by DeleteRole, yet doctor still sees a spot service-linked role',
   },
   {
     check: 'interruption-rules',
@@ -236,20 +184,15 @@ const SCENARIOS: Scenario[] = [
     },
     expect: /events\.amazonaws\.com/,
     fixable: true,
-    todo: 'the printed `aws sqs set-queue-attributes --attributes {"Policy": …}` exits 255 against moto, no output: not diagnosed',
+    // The printed line was right: aws CLI v1 sent it to https://us-west-2.queue.amazonaws.com (its sqs
+    // endpoint customization beats AWS_ENDPOINT_URL), while the same call through the SDK (the break
+    // above) reached moto; runPrinted now points the CLI at the bed (bed/printed.ts, onBed).
   },
   {
     check: 'node-role',
     title: 'the worker node policy detached from the node role (nodes never register)',
     source: 'aws/karpenter-provider-aws#6303',
-    breakIt: async ({ aws, seed }) => {
-      await aws.iam.send(
-        new DetachRolePolicyCommand({
-          RoleName: seed.nodeRoleName,
-          PolicyArn: 'arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy',
-        }),
-      )
-    },
+    breakIt: detachNodePolicy('AmazonEKSWorkerNodePolicy'),
     expect: /AmazonEKSWorkerNodePolicy/,
     fixable: true,
   },
@@ -295,18 +238,7 @@ const SCENARIOS: Scenario[] = [
     title: 'no interruption queue and no spot (eksctl karpenter: block, withSpotInterruptionQueue false)',
     source: 'eksctl-io/eksctl pkg/cfn/builder/karpenter.go',
     shape: async ({ bed }) => {
-      await bed.kube.mergePatch(pool, {
-        spec: {
-          template: {
-            spec: {
-              requirements: [
-                { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-              ],
-            },
-          },
-        },
-      })
+      await capacityTypes(bed, ['on-demand'])
       await upgradeValues(bed, ['--set', 'settings.interruptionQueue='])
     },
     expect: /no NodePool allows spot/,
@@ -315,11 +247,10 @@ const SCENARIOS: Scenario[] = [
     check: 'spot-service-linked-role',
     title: 'no spot service-linked role where no NodePool allows spot',
     source: 'terraform-aws-modules/terraform-aws-eks#2670 (the role is a one-time account step)',
-    shape: async ({ aws }) => {
-      await deleteSpotRole(aws)
+    shape: async ({ aws, seed }) => {
+      await deleteSpotRole(aws, seed)
     },
     expect: /no NodePool allows spot/,
-    todo: 'moto: the seeded AWSServiceRoleForEC2Spot is not found by DeleteRole',
   },
   {
     check: 'node-role',
@@ -344,41 +275,11 @@ const SCENARIOS: Scenario[] = [
   },
 ]
 
-/** moto has no DeleteServiceLinkedRole: the role goes as any role does (no policy is attached to it). */
-async function deleteSpotRole(aws: AwsClients) {
-  await aws.iam.send(new DeleteRoleCommand({ RoleName: 'AWSServiceRoleForEC2Spot' }))
-}
+const SCENARIOS = [...FIRST, ...MORE_SCENARIOS]
 
-async function allowSpot(bed: Bed) {
-  await bed.kube.mergePatch(pool, {
-    spec: {
-      template: {
-        spec: {
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
-          ],
-        },
-      },
-    },
-  })
-}
-
-async function upgradeValues(bed: Bed, args: string[]) {
-  const { helm, karpenterChartDir } = await import('./bed/index.js')
-  await helm(bed, [
-    'upgrade',
-    'karpenter',
-    karpenterChartDir('1.14.1'),
-    '-n',
-    'kube-system',
-    '--reuse-values',
-    ...args,
-  ])
-}
-
-const failingOf = (report: DoctorReport, id: string): Finding[] =>
-  (report.checks.find((c) => c.id === id)?.findings ?? []).filter((f) => f.status === 'fail')
+/** The findings of check `id` with `status` (a warning-severity check warns where others fail). */
+const failingOf = (report: DoctorReport, id: string, status: 'fail' | 'warn'): Finding[] =>
+  (report.checks.find((c) => c.id === id)?.findings ?? []).filter((f) => f.status === status)
 const lines = (report: DoctorReport) =>
   report.checks
     .map((c) => `${c.status.padEnd(7)} ${c.id}: ${c.findings.map((f) => f.message).join(' | ')}`)
@@ -389,27 +290,44 @@ const runnable = (f: Finding): string[] => {
   return cmds.some((c) => /^eksctl\b/.test(c)) ? (f.fix?.alternative?.commands ?? []) : cmds
 }
 
+/** The check passes after a fix; or still warns where the scenario says why that warning is true. */
+function assertRepaired(
+  s: Scenario,
+  checks: { id: string; status: string; findings: { message: string }[] }[],
+  shownAs: string,
+) {
+  const check = checks.find((x) => x.id === s.check)
+  if (!s.afterFix) return assert.equal(check?.status, 'pass', shownAs)
+  assert.equal(check?.status, 'warn', shownAs)
+  assert.match(check!.findings.map((f) => f.message).join(' | '), s.afterFix.warn, shownAs)
+}
+
 /** Counts, printed at the end for the README and the closing note. */
 const tally = { scenarios: 0, hits: 0, printed: 0, printedWorked: 0, fixRepairs: 0, healthy: 0 }
+const covered = { breaks: new Set<string>(), healthy: new Set<string>() }
 
 describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000 }, () => {
   let c: Ctx
   let healthyFailing: string[]
   let stopController: (() => Promise<void>) | undefined
   before(async () => {
-    const bed = await startBed()
+    // The patched moto (bed/moto_launcher.py): KMS calls by key ARN, as doctor prints them.
+    const bed = await startBed({ patchedMoto: true })
     c = { bed, aws: awsClients(bed), seed: undefined as unknown as SeedResult }
   })
   after(async () => {
     await stopController?.()
     await c?.bed.stop()
-    process.stdout.write(`# field corpus: ${JSON.stringify(tally)}\n`)
+    process.stdout.write(
+      `# field corpus: ${JSON.stringify({ ...tally, checksBroken: covered.breaks.size, checksHealthy: covered.healthy.size })}\n`,
+    )
   })
 
   async function fresh() {
     await stopController?.()
     await resetBed(c.bed, { keepCrds: true })
-    c.seed = await seedAws(c.bed)
+    // aws-auth, as the getting-started cluster of these reports (moto has no access-entry API)
+    c.seed = await seedAws(c.bed, { authenticationMode: 'CONFIG_MAP' })
     await seedKubernetes(c.bed, { aws: c.seed, chartVersion: '1.14.1' })
     stopController = playController(c.bed, {
       vpcId: c.seed.vpcId,
@@ -425,50 +343,68 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     test(`${s.check}: ${s.title} (${s.source})`, { todo: s.todo }, async (t) => {
       tally.scenarios++
       await fresh()
-      assert.deepEqual(healthyFailing, [], 'the seed is healthy')
-      if (s.shape) {
-        await s.shape(c)
-        const report = await doctorReport(c.bed)
-        t.diagnostic(lines(report))
-        const check = report.checks.find((x) => x.id === s.check)!
-        assert.ok(['pass', 'skipped'].includes(check.status), `${s.check}: ${check.status}\n${lines(report)}`)
-        assert.match(check.findings.map((f) => f.message).join(' | '), s.expect)
-        assert.deepEqual(failingChecks(report), [], lines(report))
-        tally.healthy++
-        return
+      try {
+        await play(s, t)
+      } finally {
+        await s.cleanup?.(c)
       }
-      await s.breakIt!(c)
-      const broken = await doctorReport(c.bed)
-      const failing = failingOf(broken, s.check)
-      t.diagnostic(lines(broken))
-      assert.ok(failing.length > 0, `${s.check} does not fail:\n${lines(broken)}`)
-      assert.match(failing.map((f) => f.message).join(' | '), s.expect)
-      tally.hits++
-      const commands = failing.flatMap(runnable)
-      t.diagnostic(`printed: ${commands.map((x) => `$ ${x}`).join('\n')}`)
-      assert.ok(commands.length > 0, `no printed fix: ${JSON.stringify(failing)}`)
-      assert.ok(
-        commands.every((x) => !/<[a-z-]+>/.test(x)),
-        `a placeholder in ${commands.join('\n')}`,
-      )
-      tally.printed += commands.length
-      await runPrinted(c.bed, mkdtempSync(join(c.bed.tmpDir, 'fix-')), commands)
-      const fixed = await doctorReport(c.bed)
-      assert.equal(fixed.checks.find((x) => x.id === s.check)?.status, 'pass', lines(fixed))
-      assert.deepEqual(failingChecks(fixed), [], `nothing new fails:\n${lines(fixed)}`)
-      tally.printedWorked += commands.length
-      if (!s.fixable) return
-      await s.breakIt!(c)
-      const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json'])
-      const repaired = parseJsonOut<FixJson>(r, 'doctor --fix --yes')
-      t.diagnostic(`--fix --yes: ${repaired.fix.writes} writes`)
-      assert.equal(repaired.checks.find((x) => x.id === s.check)?.status, 'pass', shown(r))
-      assert.deepEqual(
-        repaired.checks.filter((x) => x.status === 'fail').map((x) => x.id),
-        [],
-        shown(r),
-      )
-      tally.fixRepairs++
     })
+  }
+
+  async function play(s: Scenario, t: { diagnostic: (m: string) => void }) {
+    const status = s.status ?? 'fail'
+    assert.deepEqual(healthyFailing, [], 'the seed is healthy')
+    if (s.shape) {
+      await s.shape(c)
+      const report = await doctorReport(c.bed)
+      t.diagnostic(lines(report))
+      const check = report.checks.find((x) => x.id === s.check)!
+      assert.ok(['pass', 'skipped'].includes(check.status), `${s.check}: ${check.status}\n${lines(report)}`)
+      assert.match(check.findings.map((f) => f.message).join(' | '), s.expect)
+      assert.deepEqual(failingChecks(report), [], lines(report))
+      tally.healthy++
+      covered.healthy.add(s.check)
+      return
+    }
+    await s.breakIt!(c)
+    const broken = await doctorReport(c.bed)
+    const failing = failingOf(broken, s.check, status)
+    t.diagnostic(lines(broken))
+    assert.ok(failing.length > 0, `${s.check} does not ${status}:\n${lines(broken)}`)
+    assert.match(failing.map((f) => f.message).join(' | '), s.expect)
+    tally.hits++
+    covered.breaks.add(s.check)
+    const commands = failing.flatMap(runnable)
+    t.diagnostic(`printed: ${commands.map((x) => `$ ${x}`).join('\n')}`)
+    assert.ok(commands.length > 0, `no printed fix: ${JSON.stringify(failing)}`)
+    assert.ok(
+      commands.every((x) => !/<[a-z-]+>/.test(x)),
+      `a placeholder in ${commands.join('\n')}`,
+    )
+    tally.printed += commands.length
+    await runPrinted(c.bed, mkdtempSync(join(c.bed.tmpDir, 'fix-')), commands)
+    const fixed = await doctorReport(c.bed)
+    assertRepaired(s, fixed.checks, lines(fixed))
+    assert.deepEqual(failingChecks(fixed), [], `nothing new fails:\n${lines(fixed)}`)
+    tally.printedWorked += commands.length
+    if (!s.fixable) return
+    // From the healthy seed again: a printed fix may have made the first break moot (a grant added
+    // elsewhere), and a repair is counted only where the check fails before it.
+    await fresh()
+    await s.breakIt!(c)
+    assert.ok(failingOf(await doctorReport(c.bed), s.check, status).length > 0, `${s.check}: broken again`)
+    // The chart from the fixtures: a Helm repair must not pull oci://public.ecr.aws from the bed.
+    const charts = join(karpenterFixtures(), 'v1.14.1', 'charts')
+    const r = await karpctlOn(c.bed, ['doctor', '--fix', '--yes', '--json', '--chart-dir', charts])
+    const repaired = parseJsonOut<FixJson>(r, 'doctor --fix --yes')
+    assert.ok(repaired.fix, shown(r))
+    t.diagnostic(`--fix --yes: ${repaired.fix.writes} writes`)
+    assertRepaired(s, repaired.checks, shown(r))
+    assert.deepEqual(
+      repaired.checks.filter((x) => x.status === 'fail').map((x) => x.id),
+      [],
+      shown(r),
+    )
+    tally.fixRepairs++
   }
 })

@@ -9,14 +9,12 @@ import {
 } from '../../desired/controller-policy.js'
 import { partitionOf, shellQuote } from './facts.js'
 import type { Fix } from '../types.js'
+import { APPLY_MAP_ROLES, appendMapRoleCommand, READ_MAP_ROLES, setUsernameCommand } from './aws-auth-edit.js'
 
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}'
 export const NODE_GROUPS = ['system:bootstrappers', 'system:nodes'] as const
 
 export const WITHOUT_EKSCTL = 'without eksctl (aws and kubectl only)'
-
-/** Where the kubectl-only aws-auth edit builds the new mapRoles text (in the working directory). */
-const MAP_ROLES_FILE = 'aws-auth-mapRoles.yaml'
 
 const EC2_TRUST = JSON.stringify({
   Version: '2012-10-17',
@@ -54,10 +52,10 @@ export function eksctlMappingCommand(facts: Facts, roleArn: string): string {
 
 /**
  * The aws-auth node mapping with kubectl alone, keeping every other entry and key: the current
- * mapRoles text is read into a file and the entry appended, then only data.mapRoles is applied
- * server-side (the other keys, mapUsers and mapAccounts, are another manager's fields and stay; a
- * merge patch would need the text JSON-escaped, a client-side apply could drop keys its last-applied
- * annotation holds). An absent ConfigMap reads as empty and is created.
+ * mapRoles text is read into a file and the entry appended in the list's own shape (aws-auth-edit.ts),
+ * then only data.mapRoles is applied server-side (the other keys, mapUsers and mapAccounts, are another
+ * manager's fields and stay; a merge patch would need the text JSON-escaped, a client-side apply could
+ * drop keys its last-applied annotation holds). An absent ConfigMap reads as empty and is created.
  */
 export function awsAuthMappingCommands(roleArn: string): string[] {
   const entry = [
@@ -66,29 +64,15 @@ export function awsAuthMappingCommands(roleArn: string): string[] {
     '  groups:',
     ...NODE_GROUPS.map((g) => `  - ${g}`),
   ]
-  return [
-    READ_MAP_ROLES,
-    // The leading empty line ends the read text, which jsonpath prints without a final newline.
-    `printf '%s\\n' '' ${entry.map(shellQuote).join(' ')} >> ${MAP_ROLES_FILE}`,
-    APPLY_MAP_ROLES,
-  ]
+  return [READ_MAP_ROLES, appendMapRoleCommand(entry), APPLY_MAP_ROLES]
 }
 
-const READ_MAP_ROLES = `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > ${MAP_ROLES_FILE}`
-const APPLY_MAP_ROLES = `kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=${MAP_ROLES_FILE} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -`
-
 /**
- * The username of the aws-auth entry for `rolearn` (exactly as written) set to the node username, with
- * kubectl and sed alone: from the entry's rolearn line to the next entry's, the username line is
- * replaced (eksctl and terraform write groups, rolearn, username: the username follows the rolearn).
+ * The username of the aws-auth entry for `rolearn` (exactly as written, quoted or not) set to the node
+ * username, with kubectl and awk alone; every other entry and line unchanged.
  */
 export function awsAuthUsernameCommands(rolearn: string): string[] {
-  const escaped = rolearn.replace(/[/.*[\]^$]/g, '\\$&')
-  return [
-    READ_MAP_ROLES,
-    `sed -i ${shellQuote(`/rolearn: *${escaped} *$/,/rolearn:/ s|username: .*|username: ${NODE_USERNAME}|`)} ${MAP_ROLES_FILE}`,
-    APPLY_MAP_ROLES,
-  ]
+  return [READ_MAP_ROLES, setUsernameCommand(rolearn, NODE_USERNAME), APPLY_MAP_ROLES]
 }
 
 /**

@@ -24,6 +24,10 @@ backends in this process, then serves exactly as `moto_server` does. Measured ag
    AWS reports for every cluster (CONFIG_MAP for those older than access entries), so a cluster whose
    nodes join by access entry read as a ConfigMap-only one. Here the mode given at creation is kept
    and reported.
+5. KMS EnableKey, DisableKey, CancelKeyDeletion and ScheduleKeyDeletion look the key up by its id
+   only: given the key ARN, which AWS accepts ("KeyId: key ID or key ARN", KMS API reference) and
+   doctor's printed `aws kms enable-key --key-id <arn>` uses, moto raises KeyError (HTTP 500). Here
+   the ARN is read as its key id, as moto's other KMS calls already do (KmsBackend.get_key_id).
 """
 
 import re
@@ -33,6 +37,7 @@ from moto.core.responses import ActionResult
 from moto.eks import responses as eks_responses
 from moto.ec2.models import fleets as moto_fleets
 from moto.iam import responses as iam_responses
+from moto.kms import models as kms_models
 from moto.ssm import models as ssm_models
 
 _EKS_AL2023 = re.compile(
@@ -144,6 +149,20 @@ def _create_cluster_keeping_access_config(self):
 
 
 eks_responses.EKSResponse.create_cluster = _create_cluster_keeping_access_config
+
+
+
+def _by_key_arn(name):
+    original = getattr(kms_models.KmsBackend, name)
+
+    def call(self, key_id, *args, **kwargs):
+        return original(self, self.get_key_id(key_id), *args, **kwargs)
+
+    return call
+
+
+for _name in ("enable_key", "disable_key", "cancel_key_deletion", "schedule_key_deletion"):
+    setattr(kms_models.KmsBackend, _name, _by_key_arn(_name))
 
 if __name__ == "__main__":
     from moto.server import main

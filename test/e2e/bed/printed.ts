@@ -3,9 +3,12 @@
 // (AWS_ENDPOINT_URL, KUBECONFIG), and doctor's JSON report read before and after.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { accessSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import type { Finding } from '../../../src/checks/types.js'
 import type { Bed } from './bed.js'
 import { karpctlOn, parseJsonOut } from './cli.js'
+import { karpenterFixtures } from './paths.js'
 
 export interface DoctorReport {
   summary: Record<string, number>
@@ -37,6 +40,64 @@ export async function passes(bed: Bed, id: string): Promise<DoctorReport> {
   return report
 }
 
+/** The first executable `name` on PATH. */
+function onPath(name: string): string {
+  const found = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((d) => join(d, name))
+    .find((f) => {
+      try {
+        accessSync(f, constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
+  if (!found) throw new Error(`runPrinted: no ${name} on PATH`)
+  return found
+}
+
+/**
+ * A directory of stand-ins that keep printed lines on 127.0.0.1, each line itself run unchanged:
+ * - `aws`: the real CLI with `--endpoint-url`. aws CLI v1 sets `--endpoint-url
+ *   https://<region>.queue.amazonaws.com` itself for `sqs` (and emr, health, rds in us-east-1:
+ *   awscli/customizations/overridesslcommonname.py, whenever the flag is not given), which wins over
+ *   AWS_ENDPOINT_URL: the printed `aws sqs …` line left the bed for AWS (exit 255, "Could not connect to
+ *   the endpoint URL") while the same call through the SDK, which has no such customization, reached
+ *   moto. On a real account that endpoint is the right one.
+ * - `helm`: the bed's helm, with Karpenter's charts at oci://public.ecr.aws/karpenter/ (what doctor's
+ *   `helm upgrade` lines name) read from the fixtures of the same `--version`; any other remote chart
+ *   is refused, so nothing is pulled from the internet.
+ */
+function onBed(bed: Bed): string {
+  const dir = join(bed.tmpDir, 'printed-on-bed')
+  if (existsSync(join(dir, 'helm'))) return dir
+  mkdirSync(dir, { recursive: true })
+  const sh = (lines: string[]) => `#!/bin/sh\n${lines.join('\n')}\n`
+  writeFileSync(
+    join(dir, 'aws'),
+    sh([`exec ${JSON.stringify(onPath('aws'))} --endpoint-url "$AWS_ENDPOINT_URL" "$@"`]),
+    { mode: 0o755 },
+  )
+  writeFileSync(
+    join(dir, 'helm'),
+    sh([
+      'v=; prev=',
+      'for a; do [ "$prev" = --version ] && v=$a; case $a in --version=*) v=${a#--version=};; esac; prev=$a; done',
+      'for a; do shift',
+      '  case $a in',
+      `    oci://public.ecr.aws/karpenter/*) set -- "$@" ${JSON.stringify(karpenterFixtures())}"/v$v/charts/\${a##*/}";;`,
+      '    oci://*|http://*|https://*) echo "printed-on-bed helm: $a is not on the bed" >&2; exit 3;;',
+      '    *) set -- "$@" "$a";;',
+      '  esac',
+      'done',
+      `exec ${JSON.stringify(bed.helmBin)} "$@"`,
+    ]),
+    { mode: 0o755 },
+  )
+  return dir
+}
+
 /**
  * Each line as a user pastes it into a shell, in `cwd`; the first that fails fails the test. No stdin
  * is fed (runCommand writes to it, and a builtin such as printf exits before the write lands: EPIPE).
@@ -47,7 +108,11 @@ export async function runPrinted(bed: Bed, cwd: string, commands: string[]): Pro
       execFile(
         'sh',
         ['-c', c],
-        { cwd, env: bed.childEnv({ PATH: `${bed.binDir}:${process.env.PATH}` }), timeout: 60_000 },
+        {
+          cwd,
+          env: bed.childEnv({ PATH: `${onBed(bed)}:${bed.binDir}:${process.env.PATH}` }),
+          timeout: 60_000,
+        },
         (err, stdout, stderr) =>
           resolve({ code: err ? Number((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr }),
       ),

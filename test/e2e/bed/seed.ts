@@ -98,6 +98,8 @@ export interface SeedOptions {
   region?: string
   /** EKS Kubernetes version (moto defaults to 1.19 when omitted) */
   kubernetesVersion?: string
+  /** the cluster's accessConfig (only the patched moto reports it; default API_AND_CONFIG_MAP) */
+  authenticationMode?: 'API_AND_CONFIG_MAP' | 'CONFIG_MAP'
 }
 
 export interface SeedContext {
@@ -596,7 +598,14 @@ export async function seedAws(target: AwsTarget, opts: SeedOptions = {}): Promis
   const skipped: string[] = []
 
   const net = await createNetwork(aws, ctx)
-  const cluster = await createEksCluster(aws, ctx, net, opts.kubernetesVersion ?? '1.34', skipped)
+  const cluster = await createEksCluster(
+    aws,
+    ctx,
+    net,
+    opts.kubernetesVersion ?? '1.34',
+    skipped,
+    opts.authenticationMode,
+  )
   const oidcProviderArn = await createOidcProvider(aws, cluster.oidcIssuer)
   const node = await createNodeRole(aws, ctx, tpl, skipped)
   const queue = await createInterruptionQueue(aws, tpl)

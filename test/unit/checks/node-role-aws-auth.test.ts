@@ -37,10 +37,10 @@ test('a username other than the node one fails, and the fix corrects that entry 
     `aws-auth maps node role ${NODE_ROLE} with username system:node:{{SessionName}} instead of ${NODE_USER}: its nodes cannot register`,
   )
   assert.equal(f.fix!.commands!.length, 3)
-  assert.match(f.fix!.commands![1]!, /^sed -i /)
+  assert.match(f.fix!.commands![1]!, /^awk /)
 })
 
-test('the printed sed edits only the entry of the role, keeping every other entry', () => {
+test('the printed awk edits only the entry of the role, keeping every other entry', () => {
   const f = access(
     mapped({ rolearn: NODE_ROLE_ARN, username: 'system:node:{{SessionName}}', groups: GROUPS }),
   )
@@ -63,8 +63,8 @@ test('the printed sed edits only the entry of the role, keeping every other entr
   writeFileSync(join(dir, 'aws-auth-mapRoles.yaml'), text)
   execFileSync('bash', ['-c', f.fix!.commands![1]!], { cwd: dir })
   assert.equal(
-    readFileSync(join(dir, 'aws-auth-mapRoles.yaml'), 'utf8'),
-    text.replace('  username: system:node:{{SessionName}}', `  username: ${NODE_USER}`),
+    readFileSync(join(dir, 'aws-auth-mapRoles.new.yaml'), 'utf8'),
+    `${text.replace('  username: system:node:{{SessionName}}', `  username: ${NODE_USER}`)}\n`,
   )
 })
 
@@ -72,7 +72,7 @@ test("the role's path in rolearn fails; the fix adds the path-less entry", () =>
   const f = access(mapped({ rolearn: PATH_ARN, username: NODE_USER, groups: GROUPS }))
   assert.equal(f.status, 'fail')
   assert.match(f.message, /with the role's path in rolearn \(arn:aws:iam::123456789012:role\/karpenter\//)
-  assert.ok(f.fix!.alternative!.commands.some((c) => c.includes(`'- rolearn: ${NODE_ROLE_ARN}'`)))
+  assert.ok(f.fix!.alternative!.commands.some((c) => c.includes(`"- rolearn: ${NODE_ROLE_ARN}"`)))
 })
 
 test('healthy: a role with an IAM path mapped by its path-less ARN (terraform-aws-eks) passes', () => {

@@ -3,6 +3,7 @@
 // reads it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { awsAuthMappingCommands } from '../../../src/checks/lib/node-access.js'
 import { nodeRole } from '../../../src/checks/node-role.js'
 import { runCheck } from '../../../src/checks/run.js'
 import type { Facts, RoleFacts } from '../../../src/facts/types.js'
@@ -49,9 +50,8 @@ const AWS_AUTH_FIX = {
   alternative: {
     label: 'without eksctl (aws and kubectl only)',
     commands: [
-      `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > aws-auth-mapRoles.yaml`,
-      `printf '%s\\n' '' '- rolearn: ${NODE_ROLE_ARN}' '  username: system:node:{{EC2PrivateDNSName}}' '  groups:' '  - system:bootstrappers' '  - system:nodes' >> aws-auth-mapRoles.yaml`,
-      'kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=aws-auth-mapRoles.yaml --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -',
+      // the kubectl-only mapping: its edit is proven on every mapRoles shape in lib/aws-auth-edit.test.ts
+      ...awsAuthMappingCommands(NODE_ROLE_ARN),
     ],
   },
   snippet: {

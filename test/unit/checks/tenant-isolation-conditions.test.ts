@@ -4,6 +4,7 @@
 // (role, instance profile, neither), and the exact findings and fixes for marking and sharing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { awsAuthMappingCommands } from '../../../src/checks/lib/node-access.js'
 import { runCheck } from '../../../src/checks/run.js'
 import { tenantIsolation } from '../../../src/checks/tenant-isolation.js'
 import { evaluate } from '../../../src/policy/evaluate.js'
@@ -255,9 +256,8 @@ test('a tenant sharing its role and class with two non-tenant pools: the exact w
     label: 'without eksctl (aws and kubectl only)',
     commands: [
       ...made,
-      `kubectl -n kube-system get configmap aws-auth --ignore-not-found -o jsonpath='{.data.mapRoles}' > aws-auth-mapRoles.yaml`,
-      `printf '%s\\n' '' '- rolearn: ${roleArn}' '  username: system:node:{{EC2PrivateDNSName}}' '  groups:' '  - system:bootstrappers' '  - system:nodes' >> aws-auth-mapRoles.yaml`,
-      'kubectl -n kube-system create configmap aws-auth --from-file=mapRoles=aws-auth-mapRoles.yaml --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts --field-manager=karpctl -f -',
+      // the kubectl-only mapping: its edit is proven on every mapRoles shape in lib/aws-auth-edit.test.ts
+      ...awsAuthMappingCommands(roleArn),
       grant,
     ],
   })

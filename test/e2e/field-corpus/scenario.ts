@@ -1,0 +1,125 @@
+// The field corpus's scenario shape and the edits scenarios share (issue 35, C). A scenario is a problem
+// users reported (cited in `source`), made on the bed's getting-started account, or a healthy shape
+// another tool makes; field-corpus.e2e.test.ts runs them.
+import {
+  CreatePolicyVersionCommand,
+  DeletePolicyVersionCommand,
+  DeleteServiceLinkedRoleCommand,
+  DetachRolePolicyCommand,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
+  ListPolicyVersionsCommand,
+} from '@aws-sdk/client-iam'
+import { helm, karpenterChartDir, type AwsClients, type Bed, type SeedResult } from '../bed/index.js'
+
+export interface Ctx {
+  bed: Bed
+  aws: AwsClients
+  seed: SeedResult
+}
+
+export interface Scenario {
+  check: string
+  /** what users did, in a few words */
+  title: string
+  /** where it was reported */
+  source: string
+  /** the break; absent for a healthy shape */
+  breakIt?: (c: Ctx) => Promise<void>
+  /** a healthy shape: applied on the healthy install; the check must not fail */
+  shape?: (c: Ctx) => Promise<void>
+  /** the failing finding (break) or the passing/skipped message (shape) */
+  expect: RegExp
+  /** README's --fix table repairs it */
+  fixable?: boolean
+  /** after the fix the check still warns, truly (the warning and why it is true): not a pass */
+  afterFix?: { warn: RegExp; why: string }
+  /** a warning-severity check (cluster-autoscaler, helm-registry-auth) warns; the rest fail */
+  status?: 'warn'
+  /** undoes what the bed's reset does not (CRDs kept between scenarios, objects outside the reset) */
+  cleanup?: (c: Ctx) => Promise<void>
+  /** found, not resolved yet: run and reported, not counted against the suite (node:test todo) */
+  todo?: string
+}
+
+export const pool = '/apis/karpenter.sh/v1/nodepools/default'
+
+/** Rewrites one managed policy's default version through `edit` (policy versions, as a console edit does). */
+export async function editManagedPolicy(
+  aws: AwsClients,
+  arn: string,
+  edit: (doc: { Statement: { Sid?: string }[] }) => void,
+) {
+  const meta = await aws.iam.send(new GetPolicyCommand({ PolicyArn: arn }))
+  const v = await aws.iam.send(
+    new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: meta.Policy!.DefaultVersionId! }),
+  )
+  const doc = JSON.parse(decodeURIComponent(v.PolicyVersion!.Document!)) as { Statement: { Sid?: string }[] }
+  edit(doc)
+  const versions = await aws.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }))
+  for (const old of (versions.Versions ?? []).filter((x) => !x.IsDefaultVersion))
+    await aws.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old.VersionId! }))
+  await aws.iam.send(
+    new CreatePolicyVersionCommand({
+      PolicyArn: arn,
+      PolicyDocument: JSON.stringify(doc),
+      SetAsDefault: true,
+    }),
+  )
+}
+export const dropSid = (sid: string) => (doc: { Statement: { Sid?: string }[] }) => {
+  doc.Statement = doc.Statement.filter((s) => s.Sid !== sid)
+}
+export const policyWith = (seed: SeedResult, fragment: string) =>
+  Object.entries(seed.controllerPolicyArns).find(([name]) => name.includes(fragment))![1]
+
+/**
+ * The spot service-linked role deleted as AWS deletes one. moto names it AWSServiceRoleForspot (AWS:
+ * AWSServiceRoleForEC2Spot) under the same path /aws-service-role/spot.amazonaws.com/, by which doctor
+ * finds it; the name is the seed's, not AWS's (deleting AWS's name was the old todo: no such role).
+ */
+export async function deleteSpotRole(aws: AwsClients, seed: SeedResult) {
+  const name = seed.spotServiceLinkedRoleArn.split('/').at(-1)!
+  await aws.iam.send(new DeleteServiceLinkedRoleCommand({ RoleName: name }))
+}
+
+/** The default NodePool's capacity types (amd64 kept): spot allowed or not. */
+export async function capacityTypes(bed: Bed, types: string[]) {
+  await bed.kube.mergePatch(pool, {
+    spec: {
+      template: {
+        spec: {
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: types },
+          ],
+        },
+      },
+    },
+  })
+}
+export const allowSpot = (bed: Bed) => capacityTypes(bed, ['spot', 'on-demand'])
+
+/** An AWS managed policy detached from the seed's node role. */
+export const detachNodePolicy =
+  (name: string) =>
+  async ({ aws, seed }: Ctx) => {
+    await aws.iam.send(
+      new DetachRolePolicyCommand({
+        RoleName: seed.nodeRoleName,
+        PolicyArn: `arn:aws:iam::aws:policy/${name}`,
+      }),
+    )
+  }
+
+export async function upgradeValues(bed: Bed, args: string[]) {
+  await helm(bed, [
+    'upgrade',
+    'karpenter',
+    karpenterChartDir('1.14.1'),
+    '-n',
+    'kube-system',
+    '--reuse-values',
+    ...args,
+  ])
+}
