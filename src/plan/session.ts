@@ -41,9 +41,12 @@ export interface RunPlanOptions {
 export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanOptions): Promise<Outcome> {
   // The plan is read: from here a person is asked, or the apply's own bounded waits run.
   readsDone()
-  assertNotBlocked(plan)
+  // A step blocked by work in progress (a helm another run is still at) is that run's to finish: with
+  // a lock to ask, the lock speaks first — who holds it, or the wait for it — then the plan is judged.
+  const blocked = plan.steps.some((st) => st.verdict.blocked)
+  if (s.dryRun || !env.lock) assertNotBlocked(plan)
   if (s.dryRun) return { kind: 'dry-run' }
-  if (!plan.steps.some(changing)) return { kind: 'nothing' }
+  if (!blocked && !plan.steps.some(changing)) return { kind: 'nothing' }
   // One change at a time per cluster: the lock is taken before the question (a run that would have
   // to stop is told so before anyone confirms) and held until the apply ends, whatever its outcome.
   const lock = await env.lock?.({ wait: s.waitForLock === true, say: s.progress })
@@ -51,6 +54,7 @@ export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanO
     // The plan was read before the lock: after another run's, it is read again, and applied only if
     // it still says the same (the other run may have done, or undone, part of it).
     const current = lock?.waited ? await observedAgain(plan, env) : plan
+    assertNotBlocked(current)
     // The other run made every change this one planned: nothing is left to do.
     if (!current.steps.some(changing)) return { kind: 'nothing' }
     return await confirmAndApply(current, env, s, o)

@@ -173,3 +173,37 @@ test('after waiting for the lock the plan is read again: applied when it still h
     }
   }
 })
+
+test("a plan blocked by another run's work in progress: the lock speaks first (its holder's line, or the wait), then the plan is judged again", async () => {
+  // The e2e lock scenario: a second install read the release while the first's helm was at it, and
+  // stopped on "helm is still at it" instead of naming the run that holds the cluster.
+  {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, 'helm is still at it')
+    env.lock = async () => {
+      throw Object.assign(new Error('cluster is being changed by `karpctl install`'), { code: 'LOCKED' })
+    }
+    await assert.rejects(runPlan(plan, env, session({}, calls), opts), { code: 'LOCKED' })
+    assert.deepEqual(calls.applied, [])
+  }
+  {
+    // --wait-for-lock: after the other run, read again; it did everything: nothing to do.
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, 'helm is still at it')
+    env.forget = () => {}
+    env.lock = async () => ({ waited: true, release: async () => {} })
+    // Read again after the other run: its helm is done and every step is as wanted.
+    for (const st of plan.steps) st.resource.verdict = () => ({ action: 'unchanged', changes: [] })
+    assert.deepEqual(await runPlan(plan, env, session({ yes: true }, calls), opts), { kind: 'nothing' })
+  }
+  {
+    // No other run holds it (a killed run's helm): the lock is taken, the block stands, the lock goes back.
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls, 'helm is still at it')
+    let released = 0
+    env.lock = async () => ({ waited: false, release: async () => void released++ })
+    await assert.rejects(runPlan(plan, env, session({}, calls), opts), { code: 'BLOCKED' })
+    assert.equal(released, 1)
+    assert.deepEqual(calls.applied, [])
+  }
+})
