@@ -545,8 +545,13 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
       TYPE_KEYS.find((k) => merged.byKey.has(k))
     const r = key ? merged.byKey.get(key) : undefined
     const own = key ? merged.template?.byKey.get(key) : undefined
+    // Named only where the NodePool's own requirement is what rules out types the merged one allows
+    // (an Exists the merge turned into a NotIn), not where the merged one is merely narrower.
+    const bit = key ? 1 << TYPE_KEYS.indexOf(key) : 0
     const inOwn =
-      own && r && describe(own) !== describe(r) ? ` within the NodePool's own ${describe(own)}` : ''
+      own && r && inZones.some((it) => !(failures(catalog, it, merged) & bit))
+        ? ` within the NodePool's own ${describe(own)}`
+        : ''
     const have = key
       ? [...new Set(inZones.flatMap((it) => catalog.labels.get(it.name)?.[key] ?? []))]
           .sort(natural)
