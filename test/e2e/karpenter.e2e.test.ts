@@ -6,7 +6,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DescribeInstancesCommand, DescribeLaunchTemplatesCommand, type Instance } from '@aws-sdk/client-ec2'
 import { GetInstanceProfileCommand, ListInstanceProfilesCommand } from '@aws-sdk/client-iam'
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge'
 import {
   awsClients,
   expireRegistration,
@@ -28,6 +27,7 @@ import {
   isTrue,
   NODECLAIMS,
   pendingPod,
+  putSpotInterruption,
   unresolved,
 } from './bed/karpenter-objects.js'
 
@@ -258,19 +258,7 @@ describe(`on the real Karpenter controller v${KARPENTER_VERSION}`, { timeout: 1_
   test('a spot interruption put on the default bus reaches the queue through karpctl’s rules, and Karpenter deletes the claim', async (t) => {
     const claim = await claimForPod(bed, 'interrupted')
     const id = instanceIdOf(claim)
-    const put = await awsClients(bed).events.send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            Source: 'aws.ec2',
-            DetailType: 'EC2 Spot Instance Interruption Warning',
-            Detail: JSON.stringify({ 'instance-id': id, 'instance-action': 'terminate' }),
-            Resources: [`arn:aws:ec2:us-west-2:123456789012:instance/${id}`],
-          },
-        ],
-      }),
-    )
-    assert.equal(put.FailedEntryCount, 0)
+    assert.equal(await putSpotInterruption(bed, id), 0)
     await claimGone(bed, claim, 'after the interruption')
     // Karpenter's own word for why: the message it took from the queue, for this claim
     const said = controllerLog(bed).find(

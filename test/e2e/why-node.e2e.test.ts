@@ -17,7 +17,6 @@ import {
   DescribeInstanceTypeOfferingsCommand,
   CreateSecurityGroupCommand,
 } from '@aws-sdk/client-ec2'
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge'
 import type { NodeReport, NodeVerdict } from '../../src/why/node/verdict.js'
 import {
   awsClients,
@@ -34,10 +33,12 @@ import {
   type Bed,
   type KubeObject,
 } from './bed/index.js'
-
-const CLAIMS = '/apis/karpenter.sh/v1/nodeclaims'
-const POOLS = '/apis/karpenter.sh/v1/nodepools'
-const CLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses'
+import {
+  EC2NODECLASSES as CLASSES,
+  NODECLAIMS as CLAIMS,
+  NODEPOOLS as POOLS,
+  putSpotInterruption,
+} from './bed/karpenter-objects.js'
 const PODS = '/api/v1/namespaces/default/pods'
 /** Long enough for Karpenter's disruption loop under CI's load; waits end on conditions, never sleeps. */
 const ACT_MS = 600_000
@@ -569,19 +570,7 @@ describe(
       const claim = await podAndNode('i-spot', 'i-spot')
       const name = claim.metadata.name
       const id = String(claim.status.providerID).split('/').pop()
-      const put = await awsClients(bed).events.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              Source: 'aws.ec2',
-              DetailType: 'EC2 Spot Instance Interruption Warning',
-              Detail: JSON.stringify({ 'instance-id': id, 'instance-action': 'terminate' }),
-              Resources: [`arn:aws:ec2:us-west-2:123456789012:instance/${id}`],
-            },
-          ],
-        }),
-      )
-      assert.equal(put.FailedEntryCount, 0)
+      assert.equal(await putSpotInterruption(bed, id), 0)
       await claimGone(claim, 'after the interruption')
       await deletePod('i-spot').catch(() => undefined)
       t.diagnostic(`${name}: ${await wentFor(name, /interrupt/i)}`)

@@ -1,9 +1,11 @@
 // What the scenarios on the real controller read back from Karpenter's own objects: conditions on
 // NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
 import { readFileSync } from 'node:fs'
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge'
 import type { Bed } from './bed.js'
 import type { KubeObject } from './kube-client.js'
 import { waitFor } from './proc.js'
+import { awsClients } from './seed.js'
 
 export const NODECLAIMS = '/apis/karpenter.sh/v1/nodeclaims'
 export const NODEPOOLS = '/apis/karpenter.sh/v1/nodepools'
@@ -127,3 +129,23 @@ export const nodePoolOf = (name: string, nodeClass: string, requirements: KubeOb
     },
   },
 })
+
+/**
+ * EC2's spot interruption warning for an instance, put on the default event bus as EC2 puts it: the
+ * interruption rules route it to the queue Karpenter reads. Returns how many entries EventBridge refused.
+ */
+export async function putSpotInterruption(bed: Bed, instanceId: string): Promise<number | undefined> {
+  const put = await awsClients(bed).events.send(
+    new PutEventsCommand({
+      Entries: [
+        {
+          Source: 'aws.ec2',
+          DetailType: 'EC2 Spot Instance Interruption Warning',
+          Detail: JSON.stringify({ 'instance-id': instanceId, 'instance-action': 'terminate' }),
+          Resources: [`arn:aws:ec2:us-west-2:123456789012:instance/${instanceId}`],
+        },
+      ],
+    }),
+  )
+  return put.FailedEntryCount
+}
