@@ -6,7 +6,7 @@ import type { Fix } from '../checks/types.js'
 import { shellQuote } from '../checks/lib/facts.js'
 import { allowsAny } from './instance-types.js'
 import { formatQuantity, type Amounts } from './quantity.js'
-import { describe, type Requirements } from './requirements.js'
+import { describe, type Origin, type Requirements } from './requirements.js'
 import type { InstanceTypeInfo } from './types.js'
 
 const GPU_BY_MANUFACTURER: Record<string, string> = {
@@ -53,7 +53,7 @@ export function devicesAsked(need: Amounts): [string, number][] {
     .sort(([a], [b]) => a.localeCompare(b))
 }
 
-const has = (it: InstanceTypeInfo, asked: [string, number][]) => {
+export const hasDevices = (it: InstanceTypeInfo, asked: [string, number][]) => {
   const cap = deviceCapacity(it)
   return !!cap && asked.every(([k, n]) => (cap[k] ?? 0) >= n)
 }
@@ -75,7 +75,8 @@ export interface DeviceQuestion {
 }
 
 /** Ruled out (why, and what to allow), or the types that have the devices. */
-export type DeviceVerdict = { message: string; fix: Fix } | { only: InstanceTypeInfo[] }
+export type DeviceVerdict =
+  { message: string; fix: Fix; podSide?: { key: string; origin: Origin } } | { only: InstanceTypeInfo[] }
 
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 const list = (values: string[], n = 6) =>
@@ -95,10 +96,10 @@ function typesWith(types: InstanceTypeInfo[], resource: string): InstanceTypeInf
 
 export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
   const first = q.asked[0]?.[0] ?? ''
-  const only = typesWith(q.left, first).filter((it) => has(it, q.asked))
+  const only = typesWith(q.left, first).filter((it) => hasDevices(it, q.asked))
   if (only.length) return { only }
   const what = q.asked.map(([k, n]) => `${k} ${formatQuantity(k, n)}`).join(', ')
-  const capable = typesWith(q.offered, first).filter((it) => has(it, q.asked))
+  const capable = typesWith(q.offered, first).filter((it) => hasDevices(it, q.asked))
   if (capable.length === 0)
     return {
       message: `no instance type offered ${q.where} has ${what} (none of the ${q.offered.length} types there)`,
@@ -120,7 +121,12 @@ export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
   const message = `no instance type NodePool ${q.pool} allows has ${what}: ${r ? `${describe(r)} leaves` : 'its requirements leave'} ${q.left.length} types ${q.where}, none with it; the types that have it are instance-category ${list(categories)} (families ${list(families)})`
   if (key && origin?.kind === 'requirement') {
     const wanted = key === 'karpenter.k8s.aws/instance-category' ? categories : values(key)
-    const next = r && !r.complement && r.values.length ? [...new Set([...r.values, ...wanted])] : undefined
+    // An `In` grows by the values the capable types carry; when they carry none (an NVIDIA type has no
+    // accelerator-name), no value lets them in: the requirement goes.
+    const next =
+      r && !r.complement && r.values.length && wanted.length
+        ? [...new Set([...r.values, ...wanted])]
+        : undefined
     const path = `/spec/template/spec/requirements/${origin.index}`
     const op = next ? { op: 'replace', path: `${path}/values`, value: next } : { op: 'remove', path }
     return {
@@ -140,5 +146,7 @@ export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
         ? `the pod's own requirement on ${key} excludes every type with ${what}: allow instance-category ${list(categories)} there, or use a NodePool that allows them`
         : `allow instance-category ${list(categories)} (families ${list(families)}) in NodePool ${q.pool}'s requirements`,
     },
+    // The pod's own requirement: the caller, who knows the pod, prints the patch that drops it.
+    ...(key && origin && origin.kind !== 'requirement' ? { podSide: { key, origin } } : {}),
   }
 }

@@ -3,7 +3,7 @@
 // its requests and the DaemonSets' (instance-types.ts). Each narrows the types the next one judges;
 // the verdicts that depend only on a memoized list of types are shared by every pod asking alike.
 import type { EC2NodeClass, NodePool } from '../facts/types.js'
-import { deviceCapacity, devicesAsked, judgeDevices } from './devices.js'
+import { deviceCapacity, devicesAsked, hasDevices, judgeDevices } from './devices.js'
 import { EPHEMERAL_STORAGE, judgeEphemeralStorage } from './ephemeral-storage.js'
 import {
   INSTANCE_TYPE_LABEL,
@@ -33,7 +33,7 @@ const typeLists = new WeakMap<InstanceTypeInfo[], Map<number | undefined, Requir
  * instance type stays: Karpenter counts it over the types left (oracle seed 214).
  */
 function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirements {
-  const out = copyRequirements(merged)
+  const out = { ...copyRequirements(merged), narrowed: merged.narrowed ?? merged }
   const minValues = merged.byKey.get(INSTANCE_TYPE_LABEL)?.minValues
   let byMin = typeLists.get(types)
   if (!byMin) typeLists.set(types, (byMin = new Map()))
@@ -124,8 +124,16 @@ export function judgeCandidate(
           where: `in [${zonesFor.join(' ')}]`,
         }),
       )
-      if ('message' in v)
-        return { ...base, status: 'ruled-out', rule: 'devices', message: v.message, fix: v.fix }
+      if ('message' in v) {
+        const own =
+          v.podSide &&
+          opts.podFix?.(
+            v.podSide.key,
+            v.podSide.origin,
+            `it leaves no instance type with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`,
+          )
+        return { ...base, status: 'ruled-out', rule: 'devices', message: v.message, fix: own ?? v.fix }
+      }
       usable = v.only
       notes.push(`${v.only.length} of them with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`)
     }
@@ -151,6 +159,7 @@ export function judgeCandidate(
     limits,
     skipMinValues: opts.skipMinValues,
     podFix: opts.podFix,
+    ...(asked.length ? { admits: (it: InstanceTypeInfo) => hasDevices(it, asked) } : {}),
   })
   opts.fitting?.push(...(v.types ?? []))
   return {

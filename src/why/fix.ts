@@ -3,7 +3,7 @@
 import { shellQuote, yamlString } from '../checks/lib/facts.js'
 import type { Fix } from '../checks/types.js'
 import type { Owner } from './pod.js'
-import type { Origin, Requirement } from './requirements.js'
+import { describe, type Origin, type Requirement } from './requirements.js'
 import type { Toleration, WorkloadPod } from './types.js'
 
 const WORKLOADS: Record<string, string> = {
@@ -83,6 +83,16 @@ export function requirementFix(
   return undefined
 }
 
+/** Remove the NodePool's requirement at `index`: what it shuts out is what the pod asks for. */
+export function removeRequirementFix(pool: string, index: number, np: Requirement): Fix {
+  return {
+    summary: `remove NodePool ${pool}'s requirement ${describe(np)} (spec.template.spec.requirements[${index}]): it shuts out what the pod asks for`,
+    commands: [
+      `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${json([{ op: 'remove', path: `/spec/template/spec/requirements/${index}` }])}`,
+    ],
+  }
+}
+
 /** Give the NodePool's nodes a label the pod asks for. */
 export function labelFix(pool: string, key: string, value: string): Fix {
   const p = { spec: { template: { metadata: { labels: { [key]: value } } } } }
@@ -131,6 +141,7 @@ export function podRequirementFix(
   owner: Owner,
   key: string,
   origin: Origin,
+  because = 'no instance type here meets it',
 ): Fix | undefined {
   if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
   const spec = specPath(owner)
@@ -139,7 +150,7 @@ export function podRequirementFix(
   if (origin.kind === 'nodeSelector') {
     if (pod.spec.nodeSelector?.[key] === undefined) return undefined
     return {
-      summary: `drop ${workload}'s nodeSelector ${key} (field ${spec.slice(1).replace(/\//g, '.')}.nodeSelector): no instance type here has ${key}=${pod.spec.nodeSelector[key]}`,
+      summary: `drop ${workload}'s nodeSelector ${key}=${pod.spec.nodeSelector[key]} (field ${spec.slice(1).replace(/\//g, '.')}.nodeSelector): ${because}`,
       commands: [command([{ op: 'remove', path: `${spec}/nodeSelector/${pointer(key)}` }])],
     }
   }
@@ -160,7 +171,33 @@ export function podRequirementFix(
       ? [{ op: 'remove', path: `${required}/nodeSelectorTerms/${origin.term}` }]
       : [{ op: 'remove', path: required }]
   return {
-    summary: `drop ${workload}'s own requirement on ${key} (node-affinity term ${origin.term}${emptied ? ', which then asks for nothing and goes with it' : ''}): no instance type here meets it`,
+    summary: `drop ${workload}'s own requirement on ${key} (node-affinity term ${origin.term}${emptied ? ', which then asks for nothing and goes with it' : ''}): ${because}`,
     commands: [command(ops)],
   }
+}
+
+/**
+ * Drop the pod's requests (and limits: an extended resource's must equal them) for these resources,
+ * in every container that asks. Undefined for a bare pod, whose requests cannot change in place.
+ */
+export function dropRequestsFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  resources: string[],
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const ops: unknown[] = []
+  for (const list of ['initContainers', 'containers'] as const)
+    (pod.spec[list] ?? []).forEach((c, i) => {
+      for (const part of ['requests', 'limits'] as const)
+        for (const r of resources)
+          if (c.resources?.[part]?.[r] !== undefined)
+            ops.push({
+              op: 'remove',
+              path: `${specPath(owner)}/${list}/${i}/resources/${part}/${pointer(r)}`,
+            })
+    })
+  if (!ops.length) return undefined
+  return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`] }
 }

@@ -425,9 +425,11 @@ export interface InstanceTypeQuestion {
   skipMinValues?: boolean
   /** The command that drops the pod's own requirement on a key, where its workload can be patched. */
   podFix?: PodFix
+  /** Which types a fix may let in (those with the devices asked for): why narrowed to them. */
+  admits?: (it: InstanceTypeInfo) => boolean
 }
 
-export type PodFix = (key: string, origin: Origin) => Fix | undefined
+export type PodFix = (key: string, origin: Origin, because?: string) => Fix | undefined
 
 /** The first limit the type's capacity exceeds what is left of, or undefined. */
 function exceeded(cap: Allocatable, limits: LimitLeft[]): LimitLeft | undefined {
@@ -638,16 +640,17 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
   const roomy = over ? left.findIndex((_, i) => over[i] && hasRoom(rooms[i] as Allocatable, need)) : -1
   const within = (it: InstanceTypeInfo) =>
     !q.limits?.length || !exceeded(capacityOf(it, kubelet, vmPct), q.limits)
-  // Which of the NodePool's own type requirements, dropped, would leave a type with room.
-  const widen = TYPE_KEYS.find((k, bit) => {
-    if (merged.origin.get(k)?.kind !== 'requirement') return false
-    return inZones.some(
-      (it, i) =>
-        ((masks[i] as number) & ~(1 << bit)) === 0 &&
-        hasRoom(roomOf(catalog, it, kubelet), need) &&
-        within(it),
-    )
-  })
+  // The fewest requirements whose removal would leave a type with room (within the limits).
+  const lift = liftFix(
+    pool,
+    merged,
+    catalog,
+    kubelet,
+    need,
+    inZones.filter(within).sort(bySize),
+    q.podFix,
+    q.admits,
+  )
   const has = `${largest.name}, has ${roomText(room)}, a node for the pod needs ${asks}`
   return {
     status: 'ruled-out',
@@ -661,8 +664,8 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
           over?.[roomy] as LimitLeft,
           capacityOf(left[roomy] as InstanceTypeInfo, kubelet, vmPct),
         )
-      : widen
-        ? widenFix(pool, merged, widen, q.podFix)
+      : lift
+        ? { fix: lift }
         : {
             fix: {
               summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
@@ -688,6 +691,70 @@ function widenFix(pool: string, merged: Requirements, key: string, podFix?: PodF
   const own = origin && podFix?.(key, origin)
   return {
     fix: own ?? { summary: `the pod's own ${key} requirement leaves no instance type: widen or drop it` },
+  }
+}
+
+/**
+ * Allow larger instance types: of the offered types with room that requirements rule out, the one the
+ * fewest removals let in — the pod's own requirements kept where the NodePool's can go instead. The
+ * NodePool's requirements go in one patch (highest index first, so each path still names its entry);
+ * at most one of the pod's is dropped per fix (its indices move with each removal), and `why` then
+ * names the next if one is left.
+ */
+function liftFix(
+  pool: string,
+  merged: Requirements,
+  catalog: Catalog,
+  kubelet: NodeSettings | undefined,
+  need: Amounts,
+  candidates: InstanceTypeInfo[],
+  podFix?: PodFix,
+  admits?: (it: InstanceTypeInfo) => boolean,
+): Fix | undefined {
+  // A narrowing to a list of types is why's own, not a requirement anyone can remove.
+  const reqs = merged.narrowed ?? merged
+  const template = reqs.template
+  let best: { it: InstanceTypeInfo; removed: Map<number, string>; podKeys: string[]; pod?: Fix } | undefined
+  const cost = (b: { removed: Map<number, string>; podKeys: string[] }) =>
+    b.podKeys.length * 1000 + b.removed.size + b.podKeys.length
+  for (const it of candidates) {
+    if (!hasRoom(roomOf(catalog, it, kubelet), need)) continue
+    if (admits && !admits(it)) continue
+    const own = template ? failures(catalog, it, template) : 0
+    const all = failures(catalog, it, reqs) | own
+    // Left out by why's own narrowing (another DaemonSet group's type): no requirement to remove.
+    if (!all) continue
+    const removed = new Map<number, string>()
+    const podKeys: string[] = []
+    let liftable = true
+    TYPE_KEYS.forEach((key, bit) => {
+      if (!(all & (1 << bit))) return
+      const o = own & (1 << bit) ? template?.origin.get(key) : reqs.origin.get(key)
+      if (o?.kind === 'requirement') removed.set(o.index, key)
+      else if (o?.kind === 'nodeSelector' || o?.kind === 'affinity') podKeys.push(key)
+      else liftable = false
+    })
+    if (!liftable || (best && cost({ removed, podKeys }) >= cost(best))) continue
+    const key = podKeys[0]
+    const o = key ? reqs.origin.get(key) : undefined
+    const pod = key && o ? podFix?.(key, o, `it rules out ${it.name}, which has room`) : undefined
+    if (key && !pod) continue
+    best = { it, removed, podKeys, ...(pod ? { pod } : {}) }
+  }
+  if (!best) return undefined
+  const indices = [...best.removed.keys()].sort((a, b) => b - a)
+  const ops = indices.map((i) => ({ op: 'remove', path: `/spec/template/spec/requirements/${i}` }))
+  const removal = indices.length
+    ? `remove NodePool ${pool}'s requirement${indices.length > 1 ? 's' : ''} on ${indices.map((i) => `${best.removed.get(i)} (spec.template.spec.requirements[${i}])`).join(', ')}`
+    : undefined
+  return {
+    summary: `allow larger instance types, so that ${best.it.name} (${roomText(roomOf(catalog, best.it, kubelet))}) is left: ${[removal, best.pod?.summary].filter(Boolean).join('; and ')}`,
+    commands: [
+      ...(ops.length
+        ? [`kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify(ops))}`]
+        : []),
+      ...(best.pod?.commands ?? []),
+    ],
   }
 }
 

@@ -16,13 +16,23 @@ import { add, formatAmounts, type Amounts } from './quantity.js'
 import {
   addRequirement,
   copyRequirements,
+  describe,
   emptyRequirements,
   fromSelector,
   incompatibilities,
   type Incompatibility,
+  type Requirement,
   type Requirements,
 } from './requirements.js'
-import { labelFix, nodeSelectorFix, podRequirementFix, requirementFix, tolerationFix } from './fix.js'
+import {
+  dropRequestsFix,
+  labelFix,
+  nodeSelectorFix,
+  podRequirementFix,
+  removeRequirementFix,
+  requirementFix,
+  tolerationFix,
+} from './fix.js'
 import { taintText, tolerationFor, untolerated } from './taints.js'
 import type { DaemonSet, KubeEvent, NodeClaim, Taint, WorkloadPod, WhyFacts } from './types.js'
 import type { SchedulingLine } from './controller-log.js'
@@ -170,10 +180,14 @@ function requestsOf(daemonSets: DaemonSet[]): Amounts {
   return total
 }
 
+/** A requirement that a node meets only by carrying one of some values (In, Exists, Gt, Lt). */
+const asksForValues = (r: Requirement) => r.complement || r.values.length > 0
+
 function requirementsFix(
   inc: Incompatibility,
   np: NodePool,
   npReqs: Requirements,
+  term: Requirements,
   pod: WorkloadPod,
   owner: Owner,
 ): Fix | undefined {
@@ -190,12 +204,33 @@ function requirementsFix(
     return value === undefined ? undefined : labelFix(name, inc.key, value)
   }
   const origin = npReqs.origin.get(inc.key)
-  if (origin?.kind === 'requirement') return requirementFix(name, origin.index, inc.nodePool, inc.pod)
-  if (origin?.kind === 'label') {
-    const value = inc.nodePool.values[0]
-    return value === undefined ? undefined : nodeSelectorFix(pod, owner, inc.key, value, name)
+  const podOrigin = term.origin.get(inc.key)
+  if (origin?.kind === 'requirement') {
+    const widened = requirementFix(name, origin.index, inc.nodePool, inc.pod)
+    if (widened) return widened
   }
-  return undefined
+  const value = inc.nodePool.values[0]
+  if (origin?.kind === 'label' && podOrigin?.kind === 'nodeSelector' && value !== undefined)
+    return nodeSelectorFix(pod, owner, inc.key, value, name)
+  // A pod that asks for values the NodePool's requirement shuts out (DoesNotExist, Exists, a NotIn of
+  // them) gets the requirement removed; a pod that asks for what no node of this NodePool can be (its
+  // own DoesNotExist on a label the NodePool sets, another value of a NodePool label) drops its own.
+  const removeOwn =
+    origin?.kind === 'requirement' && asksForValues(inc.pod)
+      ? removeRequirementFix(name, origin.index, inc.nodePool)
+      : undefined
+  return (
+    removeOwn ??
+    (podOrigin &&
+      podRequirementFix(
+        pod,
+        owner,
+        inc.key,
+        podOrigin,
+        `NodePool ${name}'s ${describe(inc.nodePool)} never meets it`,
+      )) ??
+    (origin?.kind === 'requirement' ? removeRequirementFix(name, origin.index, inc.nodePool) : undefined)
+  )
 }
 
 interface PoolFacts {
@@ -345,7 +380,7 @@ function judgeTerm(
   const { reqs: npReqs } = poolFacts(np, inputs)
   const inc = incompatibilities(npReqs, term)[0]
   if (inc) {
-    const fix = requirementsFix(inc, np, npReqs, pod, owner)
+    const fix = requirementsFix(inc, np, npReqs, term, pod, owner)
     return {
       verdict: {
         ...base,
@@ -592,7 +627,7 @@ function judgePool(
       left,
       typeDaemons,
       (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d]),
-      (key, origin) => podRequirementFix(pod, owner, key, origin),
+      (key, origin, because) => podRequirementFix(pod, owner, key, origin, because),
     )
   for (const merged of candidates) {
     const v = picks.has(merged)
@@ -619,9 +654,10 @@ function judgePool(
         status: 'ruled-out',
         rule: 'instance-types',
         message: `no instance type has ${absent.join(', ')}: Karpenter gives its types capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices only (a NodeOverlay could add more, but the NodeOverlay feature gate is off)`,
-        fix: {
-          summary: `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`,
-        },
+        fix: ((summary) =>
+          dropRequestsFix(pod, owner, absent, `${summary}; here they are dropped`) ?? { summary })(
+          `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`,
+        ),
       }
     extended.push(...absent)
     notes.push(

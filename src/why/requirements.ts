@@ -170,6 +170,11 @@ export interface Requirements {
    * label meets), the template's own filter does not (oracle seed 1505).
    */
   template?: Requirements
+  /**
+   * The requirements before `why` narrowed them to a list of types (the types with a device, with
+   * room for ephemeral storage, of one DaemonSet group): what a fix that widens them starts from.
+   */
+  narrowed?: Requirements
 }
 
 export const emptyRequirements = (): Requirements => ({ byKey: new Map(), origin: new Map() })
@@ -186,6 +191,7 @@ export function copyRequirements(set: Requirements): Requirements {
     byKey: new Map(set.byKey),
     origin: new Map(set.origin),
     ...(set.template ? { template: set.template } : {}),
+    ...(set.narrowed ? { narrowed: set.narrowed } : {}),
   }
 }
 

@@ -190,7 +190,7 @@ function replayFixes(
   const facts = structuredClone(original)
   const fixes: string[] = []
   let v: PoolVerdict | undefined = first
-  for (let round = 0; round < 6 && v?.status === 'ruled-out'; round++) {
+  for (let round = 0; round < 10 && v?.status === 'ruled-out'; round++) {
     const commands = v.fix?.commands ?? []
     if (!commands.length)
       return {
