@@ -76,7 +76,8 @@ export interface DeviceQuestion {
 
 /** Ruled out (why, and what to allow), or the types that have the devices. */
 export type DeviceVerdict =
-  { message: string; fix: Fix; podSide?: { key: string; origin: Origin } } | { only: InstanceTypeInfo[] }
+  | { message: string; fix: Fix; podSide?: { key: string; origin: Origin }; noneOffered?: true }
+  | { only: InstanceTypeInfo[] }
 
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 const list = (values: string[], n = 6) =>
@@ -106,6 +107,7 @@ export function judgeDevices(q: DeviceQuestion): DeviceVerdict {
       fix: {
         summary: `lower the pod's ${q.asked.map(([k]) => k).join(', ')} request, or give the EC2NodeClass a subnet in a zone EC2 offers a type with ${what} in`,
       },
+      noneOffered: true,
     }
   // The first of the NodePool's (or the pod's) type requirements that excludes every capable type.
   const labels = capable.map(q.labels)

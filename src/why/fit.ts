@@ -6,6 +6,7 @@ import type { EC2NodeClass, NodePool } from '../facts/types.js'
 import { deviceCapacity, devicesAsked, hasDevices, judgeDevices } from './devices.js'
 import { EPHEMERAL_STORAGE, judgeEphemeralStorage } from './ephemeral-storage.js'
 import {
+  CAPACITY_TYPE_LABEL,
   INSTANCE_TYPE_LABEL,
   judgeInstanceTypes,
   labelsOf,
@@ -13,9 +14,13 @@ import {
   unmetMinValues,
   TYPE_KEYS,
   typesLeft,
+  widenFix,
   type Catalog,
   type PodFix,
 } from './instance-types.js'
+import { ZONE_LABEL } from './pod.js'
+import type { Fix } from '../checks/types.js'
+import { shellQuote } from '../checks/lib/facts.js'
 import type { PoolVerdict } from './verdict.js'
 import { add, type Amounts } from './quantity.js'
 import type { HostPortVerdict } from './host-ports.js'
@@ -52,6 +57,52 @@ function onlyTypes(merged: Requirements, types: InstanceTypeInfo[]): Requirement
   // Where minValues stays, its fix names the NodePool's requirement that set it.
   if (minValues === undefined) out.origin.set(INSTANCE_TYPE_LABEL, { kind: 'nodeSelector' })
   return out
+}
+
+/**
+ * No type with the devices is offered where the pod may run: when a zone or capacity-type requirement
+ * (the NodePool's or the pod's) is what keeps out one that is offered in the EC2NodeClass's zones,
+ * widening it is the fix; otherwise the cause is in AWS (no subnet where such a type is offered).
+ */
+function zoneOrCapacityFix(
+  pool: string,
+  merged: Requirements,
+  nodeClass: EC2NodeClass | undefined,
+  catalog: Catalog,
+  asked: [string, number][],
+  podFix?: PodFix,
+): Fix | undefined {
+  const key = [ZONE_LABEL, CAPACITY_TYPE_LABEL].find((k) => {
+    if (!merged.byKey.has(k)) return false
+    const without = copyRequirements(merged)
+    without.byKey.delete(k)
+    return typesLeft({ merged: without, nodeClass, catalog }).inZones.some((it) => hasDevices(it, asked))
+  })
+  if (key) return widenFix(pool, merged, key, podFix).fix
+  const what = asked.map(([k, n]) => `${k} ${n}`).join(', ')
+  const zones = [
+    ...new Set(
+      catalog.types
+        .filter((it) => hasDevices(it, asked))
+        .flatMap((it) => [...(catalog.zones.get(it.name) ?? [])]),
+    ),
+  ].sort()
+  if (!zones.length)
+    return {
+      summary: `no instance type EC2 describes here has ${what}: lower the pod's request (or split it across pods)`,
+    }
+  const name = nodeClass?.metadata.name
+  return {
+    summary: `EC2 offers types with ${what} in ${zones.join(', ')} only: give EC2NodeClass ${name ?? '(its class)'} a subnet there (tag one so its spec.subnetSelectorTerms select it), or lower the pod's request`,
+    ...(name
+      ? {
+          commands: [
+            `kubectl get ec2nodeclass ${shellQuote(name)} -o jsonpath='{.spec.subnetSelectorTerms}'`,
+            `aws ec2 describe-subnets --filters Name=availability-zone,Values=${shellQuote(zones.join(','))} --query 'Subnets[].[SubnetId,AvailabilityZone,VpcId,Tags]'`,
+          ],
+        }
+      : {}),
+  }
 }
 
 /**
@@ -132,7 +183,17 @@ export function judgeCandidate(
             v.podSide.origin,
             `it leaves no instance type with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`,
           )
-        return { ...base, status: 'ruled-out', rule: 'devices', message: v.message, fix: own ?? v.fix }
+        const widened =
+          !own && v.noneOffered
+            ? zoneOrCapacityFix(pool, merged, nodeClass, catalog, asked, opts.podFix)
+            : undefined
+        return {
+          ...base,
+          status: 'ruled-out',
+          rule: 'devices',
+          message: v.message,
+          fix: own ?? widened ?? v.fix,
+        }
       }
       usable = v.only
       notes.push(`${v.only.length} of them with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`)

@@ -4,7 +4,7 @@ import { shellQuote, yamlString } from '../checks/lib/facts.js'
 import type { Fix } from '../checks/types.js'
 import type { Owner } from './pod.js'
 import { describe, type Origin, type Requirement } from './requirements.js'
-import type { Toleration, WorkloadPod } from './types.js'
+import type { PodSpec, Toleration, WorkloadPod } from './types.js'
 
 const WORKLOADS: Record<string, string> = {
   Deployment: 'deployment',
@@ -200,4 +200,54 @@ export function dropRequestsFix(
     })
   if (!ops.length) return undefined
   return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`] }
+}
+
+/**
+ * Drop the container port's hostPort (the port stays for Services and probes): what the NodePool's
+ * DaemonSet binds on every node is then free for it. Undefined for a bare pod (immutable ports).
+ */
+export function dropHostPortFix(
+  spec: PodSpec,
+  owner: Owner,
+  namespace: string | undefined,
+  port: { at?: [number, number] },
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod' || !port.at) return undefined
+  const [c, p] = port.at
+  if (spec.containers?.[c]?.ports?.[p]?.hostPort === undefined) return undefined
+  const op = { op: 'remove', path: `${specPath(owner)}/containers/${c}/ports/${p}/hostPort` }
+  return { summary, commands: [`${target(owner, namespace)} --type json -p ${json([op])}`] }
+}
+
+/**
+ * Make the pod's required pod (anti-)affinity term at `index` preferred (weight 100): Karpenter and the
+ * scheduler then try it first and relax it when no node can meet it. Undefined for a bare pod.
+ */
+export function preferTermFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  kind: 'podAffinity' | 'podAntiAffinity',
+  index: number,
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const block = pod.spec.affinity?.[kind]
+  const required = block?.requiredDuringSchedulingIgnoredDuringExecution ?? []
+  const term = required[index]
+  if (!term) return undefined
+  const at = `${specPath(owner)}/affinity/${kind}`
+  const preferred = { weight: 100, podAffinityTerm: term }
+  const ops = [
+    required.length > 1
+      ? { op: 'remove', path: `${at}/requiredDuringSchedulingIgnoredDuringExecution/${index}` }
+      : { op: 'remove', path: `${at}/requiredDuringSchedulingIgnoredDuringExecution` },
+    block?.preferredDuringSchedulingIgnoredDuringExecution
+      ? { op: 'add', path: `${at}/preferredDuringSchedulingIgnoredDuringExecution/-`, value: preferred }
+      : { op: 'add', path: `${at}/preferredDuringSchedulingIgnoredDuringExecution`, value: [preferred] },
+  ]
+  return {
+    summary: `${summary}; here ${owner.kind.toLowerCase()}/${owner.name}'s term is made preferred (weight 100)`,
+    commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`],
+  }
 }

@@ -677,7 +677,7 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
 /** Remove the NodePool's requirement on `key` (or, from the pod's side, say so). */
-function widenFix(pool: string, merged: Requirements, key: string, podFix?: PodFix): { fix: Fix } {
+export function widenFix(pool: string, merged: Requirements, key: string, podFix?: PodFix): { fix: Fix } {
   const origin = merged.origin.get(key)
   if (origin?.kind === 'requirement')
     return {

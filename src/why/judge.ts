@@ -27,6 +27,7 @@ import {
 import {
   dropRequestsFix,
   labelFix,
+  preferTermFix,
   nodeSelectorFix,
   podRequirementFix,
   removeRequirementFix,
@@ -444,7 +445,9 @@ function judgeAffinity(
   if ('message' in v) {
     const fix = v.tolerate
       ? tolerationFix(pod, owner, tolerationFor(v.tolerate.taint), v.tolerate.nodePool)
-      : v.fix
+      : ((!v.fix.commands && v.term
+          ? preferTermFix(pod, owner, v.term.kind, v.term.index, v.fix.summary)
+          : undefined) ?? v.fix)
     return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix } }
   }
   if (v.zones) {
@@ -571,7 +574,7 @@ function judgePool(
       fix: tolerationFix(pod, owner, tolerationFor(taint), np.metadata.name),
     }
   const { overhead, daemonSetPods, dsPorts } = poolFacts(np, inputs)
-  const port = judgeHostPorts(np.metadata.name, pod.spec, owner, dsPorts)
+  const port = judgeHostPorts(np.metadata.name, pod.spec, owner, dsPorts, pod.metadata.namespace)
   if (port) return { ...base, status: 'ruled-out', rule: 'host-ports', message: port.message, fix: port.fix }
   let first: PoolVerdict | undefined
   const candidates: Requirements[] = []
@@ -626,7 +629,7 @@ function judgePool(
       base,
       left,
       typeDaemons,
-      (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d]),
+      (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d], pod.metadata.namespace),
       (key, origin, because) => podRequirementFix(pod, owner, key, origin, because),
     )
   for (const merged of candidates) {

@@ -175,6 +175,18 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 
+/** A command that changes nothing: kubectl get / describe / logs, an aws describe-* or get-* call. */
+function readsOnly(command: string): boolean {
+  return command
+    .split(/\s*(?:&&|\|)\s*/)
+    .every(
+      (part) =>
+        /^kubectl\s+(?:-n\s+\S+\s+)?(?:get|describe|logs)\b/.test(part) ||
+        /^aws\s+\S+\s+(?:describe|get|list)-/.test(part) ||
+        /^(?:grep|jq|head)\b/.test(part),
+    )
+}
+
 /**
  * Applies the verdict's fix and, while `why` then rules the NodePool out with another fix, that one too
  * (a fix lifts the first rule that ruled the NodePool out; another may follow). Returns the patched facts
@@ -195,6 +207,12 @@ function replayFixes(
     if (!commands.length)
       return {
         unreplayable: `${v.rule}: ${v.fix ? 'a fix in words, no command' : 'no fix'}${round ? ' (after a fix)' : ''}`,
+      }
+    // Commands that only read (kubectl get / logs, aws … describe-*) diagnose a cause outside the
+    // objects a snapshot holds (subnets, the class's conditions): doctor's to fix, not a patch to replay.
+    if (commands.every(readsOnly))
+      return {
+        unreplayable: `${v.rule}: a diagnosis in AWS (${commands.length} read-only commands)${round ? ' (after a fix)' : ''}`,
       }
     for (const c of commands) {
       const p = parsePatch(c)

@@ -170,3 +170,51 @@ test('a device the pod’s own requirement keeps out: the pod’s requirement is
   applyFix(f, v)
   assert.equal(verdict(f).status, 'fits')
 })
+
+test('seed 1: no type with the device is offered in the zone the pod asks: that requirement is widened', () => {
+  const gpu = { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } }
+  const f = whyFacts([
+    pendingPod({
+      containers: [{ name: 'app', resources: gpu }],
+      nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2a' },
+    }),
+  ])
+  withDeviceTypes(f)
+  // The types with GPUs are offered in us-west-2b only.
+  const fo = f.offerings
+  assert.ok(fo?.ok)
+  fo.value = fo.value.filter((o) => !/^(g5|p4d)\./.test(o.instanceType) || o.zone === 'us-west-2b')
+  const v = verdict(f)
+  assert.equal(v.rule, 'devices')
+  applyFix(f, v)
+  assert.equal(verdict(f).status, 'fits')
+  // With no zone asked, the cause is the subnets: the zones EC2 offers them in are named.
+  const h = whyFacts([pendingPod({ containers: [{ name: 'app', resources: gpu }] })])
+  withDeviceTypes(h)
+  const ho = h.offerings
+  assert.ok(ho?.ok)
+  ho.value = ho.value.map((o) => (/^(g5|p4d)\./.test(o.instanceType) ? { ...o, zone: 'us-west-2c' } : o))
+  assert.match(
+    verdict(h).fix?.summary ?? '',
+    /^EC2 offers types with nvidia\.com\/gpu 1 in us-west-2c only: give EC2NodeClass default a subnet there/,
+  )
+  // More than any type has: no change to the cluster launches it, and the fix says so in words.
+  const g = whyFacts([
+    pendingPod({
+      containers: [
+        {
+          name: 'app',
+          resources: { requests: { 'nvidia.com/gpu': '64' }, limits: { 'nvidia.com/gpu': '64' } },
+        },
+      ],
+    }),
+  ])
+  withDeviceTypes(g)
+  const w = verdict(g)
+  assert.equal(w.rule, 'devices')
+  assert.equal(w.fix?.commands, undefined)
+  assert.match(
+    w.fix?.summary ?? '',
+    /^no instance type EC2 describes here has nvidia\.com\/gpu 64: lower the pod's request/,
+  )
+})

@@ -34,7 +34,7 @@ const verdict = (
 
 test('host ports clash on the same port and protocol, when the addresses are equal or either is every address', () => {
   const [tcp] = hostPorts(binding([{ containerPort: 80, hostPort: 8080 }]).spec)
-  assert.deepEqual(tcp, { port: 8080, protocol: 'TCP', ip: '0.0.0.0', container: 'app' })
+  assert.deepEqual(tcp, { port: 8080, protocol: 'TCP', ip: '0.0.0.0', container: 'app', at: [0, 0] })
   const p = (port: number, protocol = 'TCP', ip = '0.0.0.0') => ({ port, protocol, ip, container: 'c' })
   assert.equal(clash(p(8080), p(8080)), true)
   assert.equal(clash(p(8080), p(8081)), false)
@@ -57,6 +57,10 @@ test("a pod asking for a DaemonSet's host port: no node of the NodePool can take
     'hostPort 9100/TCP (container app) is taken by DaemonSet monitoring/node-exporter (container exporter, hostPort 9100/TCP), which runs on every node of NodePool default: no node it launches can take the pod',
   )
   assert.match(v.fix!.summary, /^give deployment\/web another hostPort than 9100\/TCP/)
+  // The printed patch drops the pod's hostPort (oracle: host-ports fixes were words only).
+  assert.deepEqual(v.fix!.commands, [
+    `kubectl -n shop patch deployment web --type json -p '[{"op":"remove","path":"/spec/template/spec/containers/0/ports/0/hostPort"}]'`,
+  ])
   assert.equal(exitCodeOf(r), 1)
 })
 
