@@ -44,7 +44,13 @@ export interface FullNodeClaim {
 
 export interface PodDisruptionBudget {
   metadata: ObjectMeta
-  spec: { selector?: LabelSelector; minAvailable?: string | number; maxUnavailable?: string | number }
+  spec: {
+    selector?: LabelSelector
+    minAvailable?: string | number
+    maxUnavailable?: string | number
+    /** `AlwaysAllow`: pods that are not Ready may be evicted whatever disruptionsAllowed says. */
+    unhealthyPodEvictionPolicy?: string
+  }
   status?: {
     disruptionsAllowed?: number
     currentHealthy?: number

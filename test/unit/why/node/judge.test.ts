@@ -197,6 +197,46 @@ test('a PDB that allows no eviction: named with its selector and numbers (kubern
   assert.match(v.blockers[0]?.fix?.commands?.[0] ?? '', /kubectl -n shop patch pdb web/)
 })
 
+test('a PDB with no status (no disruption controller computed it) blocks, as Karpenter reads it as 0', () => {
+  // sigs.k8s.io/karpenter pkg/utils/pdb: disruptionsAllowed is Go's int32, 0 when the status is empty.
+  const { status: _unset, ...bare } = pdb('web', 0)
+  const { v } = one(
+    nodeFacts({
+      machines: [machine('ip-a'), machine('ip-b')],
+      pods: [pod('web-1', 'ip-a')],
+      pdbs: [bare],
+      selector: { kind: 'node', name: 'ip-a' },
+    }),
+  )
+  assert.equal(v.outcome, 'blocked')
+  assert.match(
+    v.blockers[0]?.message ?? '',
+    /PodDisruptionBudget shop\/web .*allows 0 disruptions \(its status is empty/,
+  )
+})
+
+test('a PDB at 0 with unhealthyPodEvictionPolicy AlwaysAllow does not hold a pod that is not Ready', () => {
+  const b = pdb('web', 0)
+  b.spec.unhealthyPodEvictionPolicy = 'AlwaysAllow'
+  const sick = pod('web-1', 'ip-a')
+  sick.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] }
+  const facts = (pods: ReturnType<typeof pod>[]) =>
+    one(
+      nodeFacts({
+        machines: [machine('ip-a'), machine('ip-b')],
+        pods,
+        pdbs: [b],
+        selector: { kind: 'node', name: 'ip-a' },
+      }),
+    ).v
+  assert.equal(facts([sick]).blockers.filter((x) => x.kind === 'pdb').length, 0)
+  assert.equal(
+    facts([pod('web-2', 'ip-a')]).blockers.filter((x) => x.kind === 'pdb').length,
+    1,
+    'a Ready pod is still held',
+  )
+})
+
 test('terminationGracePeriod: pod blockers do not hold drift back (eventual disruption)', () => {
   const m = machine('ip-a', { terminationGracePeriod: '1h' })
   const { v } = one(
