@@ -11,7 +11,10 @@ import { judgeConsolidation, judgeEmptiness } from './consolidation.js'
 import { judgeDrift } from './drift.js'
 import { judgeExpiration } from './expiration.js'
 import { judgeInterruption } from './interruption.js'
+import { apiRouteCauses } from './api-route.js'
 import { bootCause, doctorCauses, JOIN_CHECKS } from './join.js'
+import { USER_DATA_ERROR, userDataCauses, userDataShape } from './user-data.js'
+import { ZONE_LABEL } from '../pod.js'
 import { encodedAuthorization, launchErrorChecks, registrationLine, stageOf } from './lifecycle.js'
 import { keepNode } from './fixes.js'
 import { NODE_LOG_LINES, type NodeLogLine } from './log-lines.js'
@@ -83,6 +86,12 @@ function base(
   }
 }
 
+/** The userData's shape: from the text when it is at hand (live, or a `--with` manifest), else as saved. */
+const shapeOf = (facts: NodeFacts, v: NodeView) =>
+  v.nodeClass?.spec.userData !== undefined
+    ? userDataShape(v.nodeClass.spec.userData)
+    : facts.userData?.[v.nodeClass?.metadata.name ?? '']
+
 function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | undefined {
   const nc = v.nodeClaim
   if (!nc || v.node) return undefined
@@ -116,6 +125,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
         ...(mapped.checks.length
           ? doctorCauses(catalog, facts.doctor, mapped.checks, facts.doctorUnread)
           : []),
+        ...(USER_DATA_ERROR.test(s.message) ? userDataCauses(v.nodeClass, shapeOf(facts, v)) : []),
       ],
     }
   }
@@ -128,6 +138,14 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
       blockers: [],
       join: [
         ...doctorCauses(catalog, facts.doctor, JOIN_CHECKS, facts.doctorUnread),
+        ...apiRouteCauses({
+          cluster: facts.doctor?.eks.cluster,
+          ...(v.nodeClass ? { nodeClass: v.nodeClass } : {}),
+          subnets: facts.doctor?.ec2.subnetsByNodeClass[v.nodeClass?.metadata.name ?? ''],
+          zone: nc.metadata.labels?.[ZONE_LABEL],
+          tables: facts.routeTables,
+        }),
+        ...userDataCauses(v.nodeClass, shapeOf(facts, v)),
         bootCause(facts.bootLogs?.[nc.metadata.name]),
       ],
     }
