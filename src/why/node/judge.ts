@@ -138,13 +138,16 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
       blockers: [],
       join: [
         ...doctorCauses(catalog, facts.doctor, JOIN_CHECKS, facts.doctorUnread),
-        ...apiRouteCauses({
-          cluster: facts.doctor?.eks.cluster,
-          ...(v.nodeClass ? { nodeClass: v.nodeClass } : {}),
-          subnets: facts.doctor?.ec2.subnetsByNodeClass[v.nodeClass?.metadata.name ?? ''],
-          zone: nc.metadata.labels?.[ZONE_LABEL],
-          tables: facts.routeTables,
-        }),
+        // Without doctor's facts the route is not read either: the doctor line above says why, once.
+        ...(facts.doctor
+          ? apiRouteCauses({
+              cluster: facts.doctor?.eks.cluster,
+              ...(v.nodeClass ? { nodeClass: v.nodeClass } : {}),
+              subnets: facts.doctor?.ec2.subnetsByNodeClass[v.nodeClass?.metadata.name ?? ''],
+              zone: nc.metadata.labels?.[ZONE_LABEL],
+              tables: facts.routeTables,
+            })
+          : []),
         ...userDataCauses(v.nodeClass, shapeOf(facts, v)),
         bootCause(facts.bootLogs?.[nc.metadata.name]),
       ],

@@ -317,6 +317,7 @@ test('launched, never registered: the 15-minute timeout and doctor not collected
     v.join?.map((j) => [j.source, j.status]),
     [
       ['doctor', 'unknown'],
+      ['user-data', 'unknown'],
       ['boot-log', 'unknown'],
     ],
   )
