@@ -35,7 +35,7 @@ import { matchesLabels } from './label-selector.js'
 export const NODE_NOT_JUDGED = [
   'replacement consolidation of spot nodes (Karpenter reads spot prices live); on-demand prices are Karpenter’s static list, not the Pricing API’s',
   'multi-node consolidation (several nodes replaced by one)',
-  "the subnets' route to the API endpoint and the AMI family against the user data, for a node that never joined",
+  "for a node that never joined, the VPC's DNS attributes, its VPC endpoints and a NAT gateway's address against publicAccessCidrs (said, not read)",
   'subnet and security-group drift before Karpenter marks it (the instance is not read): the Drifted condition is',
 ]
 
