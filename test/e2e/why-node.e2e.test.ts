@@ -433,14 +433,14 @@ describe(
         blockedBy('pdb')(x) && x.steps.some((s) => s.method === 'drift' && s.applies === 'yes')
       const karpenterSays = (x: NodeVerdict) =>
         x.karpenter.events.some(
-          (e) => e.reason === 'DisruptionBlocked' && /pdb "default\/d-pdb"/i.test(e.message),
+          (e) => e.reason === 'DisruptionBlocked' && /PodDisruptionBudget=\[default\/d-pdb\]/.test(e.message),
         )
       const empty = await verdictWhen(
         name,
         'drift blocked by the PDB, as Karpenter says',
         (x) => drifting(x) && karpenterSays(x),
       )
-      assert.match(empty.blockers.find((b) => b.kind === 'pdb')!.message, /its status is empty/)
+      assert.match(empty.blockers.find((b) => b.kind === 'pdb')!.message, /its status was not computed/)
       assert.ok(await bed.kube.get(`${CLAIMS}/${name}`), 'Karpenter keeps the node')
       await playPdbStatus(bed.kube, 'default', 'd-pdb')
       const zero = await verdictWhen(
@@ -634,6 +634,12 @@ describe(
         const name = claim!.metadata.name
         const v = await verdictWhen(name, 'never joined', (x) => x.outcome === 'not-joined', 'nodeclaim')
         assert.match(v.headline, /registration timeout\) Karpenter deletes it and launches another/)
+        // The bed's cluster has its private endpoint on (seed.ts): the route is the VPC's own; the
+        // default class builds AL2023 user data with none of its own and moto's AL2023 AMIs.
+        const cause = (source: string) => v.join?.find((j) => j.source === source)
+        assert.equal(cause('api-route')?.status, 'pass', JSON.stringify(v.join))
+        assert.match(cause('api-route')?.message ?? '', /private/)
+        assert.equal(cause('user-data')?.status, 'pass', JSON.stringify(v.join))
         assert.equal((await why(`nodeclaim/${name}`)).code, 1)
         await deletePod('r-join')
         await expireRegistration(bed.kube, name)
@@ -645,6 +651,46 @@ describe(
       } finally {
         release()
       }
+    })
+
+    // Launched=False (sigs.k8s.io/karpenter nodeclaim/lifecycle/launch.go: LaunchFailed with the
+    // provider's error): a Bottlerocket class whose userData is a shell script, which the provider's
+    // bootstrap cannot merge as TOML (aws/karpenter-provider-aws#3536, #5915).
+    test('launch fails: a Bottlerocket EC2NodeClass with a shell userData: Launched=False with Karpenter’s reason; karpctl maps it to the userData; the printed fix lets Karpenter launch', async (t) => {
+      const ami = (await bed.kube.get(`${CLASSES}/default`))?.status?.amis?.[0]?.id as string
+      assert.ok(ami, 'the default class resolved an AMI')
+      await makeClass('l-br', (spec) => ({
+        ...spec,
+        amiSelectorTerms: [{ id: ami }],
+        amiFamily: 'Bottlerocket',
+        userData: '#!/bin/bash\necho "tuned"\n',
+      }))
+      await makePool('l-br', { nodeClass: 'l-br' })
+      await makePod('l-br', 'l-br')
+      let claim: KubeObject | undefined
+      await waitFor(
+        'a NodeClaim of l-br Launched=False (by Karpenter)',
+        async () =>
+          !!(claim = (await bed.kube.list(CLAIMS, 'karpenter.sh/nodepool=l-br')).find(
+            (c) => condition(c, 'Launched')?.status === 'False',
+          )),
+        { timeoutMs: ACT_MS, intervalMs: 1000, proc: bed.procs.karpenter },
+      )
+      const launched = condition(claim, 'Launched')!
+      assert.match(`${launched.reason}: ${launched.message}`, /user ?data/i)
+      const name = claim!.metadata.name
+      const v = await verdictWhen(name, 'failed to launch', (x) => x.outcome === 'launch-failed', 'nodeclaim')
+      assert.ok(v.headline.includes(launched.reason), v.headline)
+      const ud = v.join?.find((j) => j.source === 'user-data')
+      assert.equal(ud?.status, 'fail', JSON.stringify(v.join))
+      assert.match(ud?.message ?? '', /\(Bottlerocket\) spec\.userData is not TOML/)
+      const commands = ud?.fix?.commands ?? []
+      assert.ok(commands.length, `a printed fix: ${JSON.stringify(ud)}`)
+      await runPrinted(bed, scratch, commands)
+      const up = await nodeOf('l-br')
+      t.diagnostic(
+        `${name}: ${v.headline} | ${ud!.message} | fix ${commands.join(' && ')} | Karpenter launched ${up.metadata.name}`,
+      )
     })
 
     // Interruption (the provider's interruption controller): why it went, read back after the fact.

@@ -19,6 +19,12 @@ const evictableUnhealthy = (b: PodDisruptionBudget, pod: WorkloadPod) =>
   b.spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' &&
   (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'False')
 
+/** No disruption controller has written the status for the PDB's current spec. */
+const uncomputed = (b: PodDisruptionBudget) =>
+  b.status?.disruptionsAllowed === undefined ||
+  b.status.observedGeneration === undefined ||
+  (b.metadata.generation !== undefined && b.status.observedGeneration < b.metadata.generation)
+
 /** The PDB blocker for one pod, keyed by the PDBs it names (a PDB over many pods is said once). */
 function pdbBlocker(
   pod: WorkloadPod,
@@ -49,14 +55,14 @@ function pdbBlocker(
       },
     ]
   const b = mine[0]
-  // Karpenter reads status.disruptionsAllowed as Go's int32: missing (no disruption controller has
-  // computed it yet) is 0 and blocks (sigs.k8s.io/karpenter pkg/utils/pdb newPdb, CanEvictPods).
+  // Karpenter reads status.disruptionsAllowed as Go's int32: missing is 0 and blocks
+  // (sigs.k8s.io/karpenter pkg/utils/pdb newPdb, CanEvictPods). The API server writes a new PDB's
+  // status as zeros; only observedGeneration tells that no disruption controller has computed it.
   if (!b || (b.status?.disruptionsAllowed ?? 0) > 0 || evictableUnhealthy(b, pod)) return undefined
   const s = b.status ?? {}
-  const computed =
-    b.status?.disruptionsAllowed === undefined
-      ? ' (its status is empty: no disruption controller has computed it, and Karpenter reads that as 0)'
-      : ''
+  const computed = uncomputed(b)
+    ? ' (its status was not computed for this spec — no observedGeneration reaching its generation — and Karpenter reads that as 0)'
+    : ''
   const limit =
     b.spec.maxUnavailable !== undefined
       ? `maxUnavailable ${b.spec.maxUnavailable}`

@@ -92,7 +92,11 @@ const trimBoundPod = (p: WorkloadPod): WorkloadPod => {
 }
 
 const trimPdb = (b: PodDisruptionBudget): PodDisruptionBudget => ({
-  metadata: { name: b.metadata.name, namespace: b.metadata.namespace },
+  metadata: {
+    name: b.metadata.name,
+    namespace: b.metadata.namespace,
+    ...(b.metadata.generation !== undefined ? { generation: b.metadata.generation } : {}),
+  },
   spec: b.spec ?? {},
   ...(b.status ? { status: b.status } : {}),
 })

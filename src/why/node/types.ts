@@ -44,7 +44,8 @@ export interface FullNodeClaim {
 }
 
 export interface PodDisruptionBudget {
-  metadata: ObjectMeta
+  /** `generation`: the status speaks for this spec only once its observedGeneration reaches it. */
+  metadata: ObjectMeta & { generation?: number }
   spec: {
     selector?: LabelSelector
     minAvailable?: string | number
@@ -54,6 +55,7 @@ export interface PodDisruptionBudget {
   }
   status?: {
     disruptionsAllowed?: number
+    observedGeneration?: number
     currentHealthy?: number
     desiredHealthy?: number
     expectedPods?: number

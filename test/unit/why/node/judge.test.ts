@@ -211,8 +211,28 @@ test('a PDB with no status (no disruption controller computed it) blocks, as Kar
   assert.equal(v.outcome, 'blocked')
   assert.match(
     v.blockers[0]?.message ?? '',
-    /PodDisruptionBudget shop\/web .*allows 0 disruptions \(its status is empty/,
+    /PodDisruptionBudget shop\/web .*allows 0 disruptions \(its status was not computed/,
   )
+})
+
+test('a new PDB as the API server writes it (zeros, no observedGeneration) is said not computed; a computed 0 is not', () => {
+  const fresh = pdb('web', 0)
+  fresh.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }
+  const judge = (b: ReturnType<typeof pdb>) =>
+    one(
+      nodeFacts({
+        machines: [machine('ip-a'), machine('ip-b')],
+        pods: [pod('web-1', 'ip-a')],
+        pdbs: [b],
+        selector: { kind: 'node', name: 'ip-a' },
+      }),
+    ).v.blockers[0]?.message ?? ''
+  // Seen on the bed: Karpenter v1.14.1 says "Pdb prevents pod evictions (PodDisruptionBudget=[default/d-pdb])".
+  assert.match(judge(fresh), /0 healthy of 0, 0 needed\) allows 0 disruptions \(its status was not computed/)
+  const stale = pdb('web', 0)
+  stale.metadata.generation = 2
+  assert.match(judge(stale), /not computed for this spec/)
+  assert.doesNotMatch(judge(pdb('web', 0)), /not computed/)
 })
 
 test('a PDB at 0 with unhealthyPodEvictionPolicy AlwaysAllow does not hold a pod that is not Ready', () => {
