@@ -653,46 +653,6 @@ describe(
       }
     })
 
-    // Launched=False (sigs.k8s.io/karpenter nodeclaim/lifecycle/launch.go: LaunchFailed with the
-    // provider's error): a Bottlerocket class whose userData is a shell script, which the provider's
-    // bootstrap cannot merge as TOML (aws/karpenter-provider-aws#3536, #5915).
-    test('launch fails: a Bottlerocket EC2NodeClass with a shell userData: Launched=False with Karpenter’s reason; karpctl maps it to the userData; the printed fix lets Karpenter launch', async (t) => {
-      const ami = (await bed.kube.get(`${CLASSES}/default`))?.status?.amis?.[0]?.id as string
-      assert.ok(ami, 'the default class resolved an AMI')
-      await makeClass('l-br', (spec) => ({
-        ...spec,
-        amiSelectorTerms: [{ id: ami }],
-        amiFamily: 'Bottlerocket',
-        userData: '#!/bin/bash\necho "tuned"\n',
-      }))
-      await makePool('l-br', { nodeClass: 'l-br' })
-      await makePod('l-br', 'l-br')
-      let claim: KubeObject | undefined
-      await waitFor(
-        'a NodeClaim of l-br Launched=False (by Karpenter)',
-        async () =>
-          !!(claim = (await bed.kube.list(CLAIMS, 'karpenter.sh/nodepool=l-br')).find(
-            (c) => condition(c, 'Launched')?.status === 'False',
-          )),
-        { timeoutMs: ACT_MS, intervalMs: 1000, proc: bed.procs.karpenter },
-      )
-      const launched = condition(claim, 'Launched')!
-      assert.match(`${launched.reason}: ${launched.message}`, /user ?data/i)
-      const name = claim!.metadata.name
-      const v = await verdictWhen(name, 'failed to launch', (x) => x.outcome === 'launch-failed', 'nodeclaim')
-      assert.ok(v.headline.includes(launched.reason), v.headline)
-      const ud = v.join?.find((j) => j.source === 'user-data')
-      assert.equal(ud?.status, 'fail', JSON.stringify(v.join))
-      assert.match(ud?.message ?? '', /\(Bottlerocket\) spec\.userData is not TOML/)
-      const commands = ud?.fix?.commands ?? []
-      assert.ok(commands.length, `a printed fix: ${JSON.stringify(ud)}`)
-      await runPrinted(bed, scratch, commands)
-      const up = await nodeOf('l-br')
-      t.diagnostic(
-        `${name}: ${v.headline} | ${ud!.message} | fix ${commands.join(' && ')} | Karpenter launched ${up.metadata.name}`,
-      )
-    })
-
     // Interruption (the provider's interruption controller): why it went, read back after the fact.
     test('spot interruption: Karpenter deletes the claim; why nodeclaim/NAME reads back the interruption', async (t) => {
       await makePool('i-spot')
