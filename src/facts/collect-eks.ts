@@ -3,6 +3,13 @@ import type { Aws } from '../context/aws.js'
 import { isNotFound } from '../context/aws.js'
 import type { AccessEntry, EksCluster, Nodegroup, PodIdentityAssociation } from './types.js'
 
+/** The endpoint's reach, only the fields EKS answered (older snapshots and emulators may lack them). */
+const endpointAccess = (v: eks.VpcConfigResponse | undefined) => ({
+  ...(v?.endpointPublicAccess !== undefined ? { endpointPublicAccess: v.endpointPublicAccess } : {}),
+  ...(v?.endpointPrivateAccess !== undefined ? { endpointPrivateAccess: v.endpointPrivateAccess } : {}),
+  ...(v?.publicAccessCidrs ? { publicAccessCidrs: v.publicAccessCidrs } : {}),
+})
+
 export async function describeCluster(aws: Aws, name: string): Promise<EksCluster | null> {
   try {
     const out = await aws.call<eks.DescribeClusterCommandOutput>('eks', 'DescribeCluster', { name })
@@ -19,6 +26,7 @@ export async function describeCluster(aws: Aws, name: string): Promise<EksCluste
       subnetIds: c.resourcesVpcConfig?.subnetIds ?? [],
       securityGroupIds: c.resourcesVpcConfig?.securityGroupIds ?? [],
       clusterSecurityGroupId: c.resourcesVpcConfig?.clusterSecurityGroupId,
+      ...endpointAccess(c.resourcesVpcConfig),
       authenticationMode: c.accessConfig?.authenticationMode,
       tags: c.tags ?? {},
     }

@@ -32,6 +32,7 @@ async function describeSubnets(aws: Aws, term: SelectorTerm): Promise<Subnet[]> 
     availabilityZone: s.AvailabilityZone ?? '',
     cidr: s.CidrBlock,
     availableIps: s.AvailableIpAddressCount,
+    ...(s.MapPublicIpOnLaunch !== undefined ? { mapPublicIpOnLaunch: s.MapPublicIpOnLaunch } : {}),
     tags: tagsOf(s.Tags),
   }))
 }

@@ -101,6 +101,10 @@ export interface EksCluster {
   subnetIds: string[]
   securityGroupIds: string[]
   clusterSecurityGroupId?: string
+  /** The API endpoint's reach (resourcesVpcConfig): nodes reach a private one inside the VPC, a public-only one by a route out. */
+  endpointPublicAccess?: boolean
+  endpointPrivateAccess?: boolean
+  publicAccessCidrs?: string[]
   /** API, API_AND_CONFIG_MAP or CONFIG_MAP; undefined when the endpoint does not say (older clusters: CONFIG_MAP). */
   authenticationMode?: string
   tags: Tags
@@ -136,6 +140,8 @@ export interface Subnet {
   availabilityZone: string
   cidr?: string
   availableIps?: number
+  /** Instances launched here get a public IPv4 address unless the launch says otherwise. */
+  mapPublicIpOnLaunch?: boolean
   tags: Tags
 }
 
@@ -310,6 +316,10 @@ export interface EC2NodeClass {
     /** The placement group nodes launch into (Karpenter 1.12+), by name or id. */
     placementGroupSelector?: { name?: string; id?: string }
     amiFamily?: string
+    /** Karpenter merges it into the instance's user data by AMI family (what `why node` judges it by). */
+    userData?: string
+    /** Unset: the subnet's MapPublicIpOnLaunch decides (what a route to a public API endpoint needs). */
+    associatePublicIPAddress?: boolean
     /** `RAID0`: the instance store is the node's ephemeral storage (what `why` sizes it by). */
     instanceStorePolicy?: string
     tags?: Record<string, string>
@@ -328,6 +338,8 @@ export interface EC2NodeClass {
     subnets?: { id: string; zone: string }[]
     securityGroups?: { id: string; name?: string }[]
     instanceProfile?: string
+    /** The AMIs the selector resolved (their names say their family). */
+    amis?: { id: string; name?: string }[]
   }
 }
 

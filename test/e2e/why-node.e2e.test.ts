@@ -24,6 +24,7 @@ import {
   installOn,
   karpctlOn,
   parseJsonOut,
+  playPdbStatus,
   runPrinted,
   seedBareCluster,
   shown,
@@ -109,13 +110,33 @@ interface PodSpec {
   labels?: Record<string, string>
   /** bound by name (the scheduler not asked): to put a pod on a chosen node */
   nodeName?: string
+  /** its controller (a ReplicaSet no controller-manager acts on: the PDB's played status reads its scale) */
+  owner?: KubeObject
 }
 
 async function makePod(name: string, pool: string, p: PodSpec = {}): Promise<void> {
   await bed.kube.create({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'default', labels: { app: name, ...p.labels }, annotations: p.annotations },
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: name, ...p.labels },
+      annotations: p.annotations,
+      ...(p.owner
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: p.owner.kind,
+                name: p.owner.metadata.name,
+                uid: p.owner.metadata.uid,
+                controller: true,
+              },
+            ],
+          }
+        : {}),
+    },
     spec: {
       nodeSelector: { 'karpenter.sh/nodepool': pool },
       ...(p.nodeName ? { nodeName: p.nodeName } : {}),
@@ -378,6 +399,68 @@ describe(
       t.diagnostic(`${name}: ${v.headline} | fix ${fix.join(' && ')} | ${await wentFor(name, /Drifted/)}`)
     })
 
+    // A PDB at 0 (sigs.k8s.io/karpenter pkg/utils/pdb: disruptionsAllowed read as Go's int32, so an
+    // empty status is 0 too). kubernetes-sigs/karpenter#2802, aws/karpenter-provider-aws#3745: "what
+    // blocks disruption". The bed has no disruption controller: its status is written as
+    // kube-controller-manager would (bed/pdb-status.ts, played), first not at all.
+    test('drifted, held by a PDB (status empty, then at 0): karpctl names the PDB as Karpenter does; the printed fix lets Karpenter replace it', async (t) => {
+      await makePool('d-pdb')
+      const rs = await bed.kube.create({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'd-pdb', namespace: 'default' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'd-pdb' } },
+          template: {
+            metadata: { labels: { app: 'd-pdb' } },
+            spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      })
+      const claim = await podAndNode('d-pdb', 'd-pdb', { owner: rs })
+      const name = claim.metadata.name
+      await bed.kube.create({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'd-pdb', namespace: 'default' },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'd-pdb' } } },
+      })
+      await bed.kube.mergePatch(`${POOLS}/d-pdb`, {
+        spec: { template: { metadata: { labels: { rev: '2' } } } },
+      })
+      const drifting = (x: NodeVerdict) =>
+        blockedBy('pdb')(x) && x.steps.some((s) => s.method === 'drift' && s.applies === 'yes')
+      const karpenterSays = (x: NodeVerdict) =>
+        x.karpenter.events.some(
+          (e) => e.reason === 'DisruptionBlocked' && /PodDisruptionBudget=\[default\/d-pdb\]/.test(e.message),
+        )
+      const empty = await verdictWhen(
+        name,
+        'drift blocked by the PDB, as Karpenter says',
+        (x) => drifting(x) && karpenterSays(x),
+      )
+      assert.match(empty.blockers.find((b) => b.kind === 'pdb')!.message, /its status was not computed/)
+      assert.ok(await bed.kube.get(`${CLAIMS}/${name}`), 'Karpenter keeps the node')
+      await playPdbStatus(bed.kube, 'default', 'd-pdb')
+      const zero = await verdictWhen(
+        name,
+        'blocked by the PDB at 0',
+        (x) =>
+          drifting(x) &&
+          /1 healthy of 1, 1 needed\) allows 0 disruptions: /.test(
+            x.blockers.find((b) => b.kind === 'pdb')?.message ?? '',
+          ),
+      )
+      const fix = await applyBlockerFix(zero, 'pdb')
+      const status = (await playPdbStatus(bed.kube, 'default', 'd-pdb')).status
+      assert.equal(status?.disruptionsAllowed, 1, JSON.stringify(status))
+      await claimGone(claim, 'as drifted once the PDB allows one eviction')
+      t.diagnostic(
+        `${name}: ${empty.headline} | then ${zero.headline} | fix ${fix.join(' && ')} | ${await wentFor(name, /Drifted/)}`,
+      )
+    })
+
     const driftBudget = { budgets: [{ nodes: '0', reasons: ['Drifted'] }] }
     const driftCases: {
       pool: string
@@ -551,6 +634,12 @@ describe(
         const name = claim!.metadata.name
         const v = await verdictWhen(name, 'never joined', (x) => x.outcome === 'not-joined', 'nodeclaim')
         assert.match(v.headline, /registration timeout\) Karpenter deletes it and launches another/)
+        // The bed's cluster has its private endpoint on (seed.ts): the route is the VPC's own; the
+        // default class builds AL2023 user data with none of its own and moto's AL2023 AMIs.
+        const cause = (source: string) => v.join?.find((j) => j.source === source)
+        assert.equal(cause('api-route')?.status, 'pass', JSON.stringify(v.join))
+        assert.match(cause('api-route')?.message ?? '', /private/)
+        assert.equal(cause('user-data')?.status, 'pass', JSON.stringify(v.join))
         assert.equal((await why(`nodeclaim/${name}`)).code, 1)
         await deletePod('r-join')
         await expireRegistration(bed.kube, name)

@@ -106,6 +106,17 @@ export interface MockSubnet {
   cidr: string
   availableIps: number
   tags: Record<string, string>
+  mapPublicIpOnLaunch?: boolean
+}
+
+/** A VPC route table (what `why node` judges a public-only endpoint's route by). */
+export interface MockRouteTable {
+  id: string
+  vpcId: string
+  main?: boolean
+  subnetIds: string[]
+  /** destination CIDR → gateway id (igw-, nat-, tgw-, local). */
+  routes: Record<string, string>
 }
 
 export interface MockZone {
@@ -200,6 +211,10 @@ export interface MockState {
   oidcProviders: string[]
   instanceProfiles: Record<string, { roles: string[] }>
   subnets: MockSubnet[]
+  /** The VPC's route tables; absent: DescribeRouteTables is not served. */
+  routeTables?: MockRouteTable[]
+  /** Console output by instance id (GetConsoleOutput); absent: not served. */
+  consoleOutput?: Record<string, string>
   securityGroups: MockSecurityGroup[]
   /** The region's zones (a Local Zone not opted in is listed only when all zones are asked for). */
   zones: MockZone[]
@@ -220,6 +235,10 @@ export interface MockState {
     nodes: KubeObject[]
     nodePools: KubeObject[]
     nodeClasses: KubeObject[]
+    /** `why node`'s reads; absent: not served. */
+    nodeClaims?: KubeObject[]
+    pdbs?: KubeObject[]
+    events?: KubeObject[]
     crds: KubeObject[]
     awsAuth: KubeObject | null
     validatingWebhooks: KubeObject[]
@@ -1639,6 +1658,7 @@ export class MockCluster {
           availableIpAddressCount: s.availableIps,
           availabilityZone: s.az,
           availabilityZoneId: `usw2-az${s.az.slice(-1).charCodeAt(0) - 96}`,
+          mapPublicIpOnLaunch: s.mapPublicIpOnLaunch,
           ownerId: ACCOUNT,
           tagSet: tagSet(s.tags),
         })),
@@ -1697,6 +1717,33 @@ export class MockCluster {
                   : 'not-opted-in',
             regionName: REGION,
           })),
+      })
+    }
+    if (action === 'DescribeRouteTables' && this.state.routeTables) {
+      const filters = ec2Filters(p)
+      return ec2Answer(action, {
+        routeTableSet: this.state.routeTables
+          .filter((t) => filters.every((f) => filterMatches(f, {}, { 'vpc-id': t.vpcId })))
+          .map((t) => ({
+            routeTableId: t.id,
+            vpcId: t.vpcId,
+            associationSet: [
+              ...(t.main ? [{ main: true, routeTableId: t.id }] : []),
+              ...t.subnetIds.map((subnetId) => ({ main: false, routeTableId: t.id, subnetId })),
+            ],
+            routeSet: Object.entries(t.routes).map(([cidr, target]) => ({
+              destinationCidrBlock: cidr,
+              ...(target.startsWith('nat-') ? { natGatewayId: target } : { gatewayId: target }),
+              state: 'active',
+            })),
+          })),
+      })
+    }
+    if (action === 'GetConsoleOutput' && this.state.consoleOutput) {
+      const id = p.InstanceId ?? ''
+      return ec2Answer(action, {
+        instanceId: id,
+        output: Buffer.from(this.state.consoleOutput[id] ?? '').toString('base64'),
       })
     }
     // The one write served (doctor --fix's discovery tags): later reads see the tags, as on AWS.
@@ -1982,6 +2029,10 @@ export class MockCluster {
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(path)))
       return list('Pod', bySelector(inNs(k.pods, m[1] as string)))
     if (path === '/api/v1/nodes') return list('Node', k.nodes)
+    if (path === '/apis/karpenter.sh/v1/nodeclaims' && k.nodeClaims) return list('NodeClaim', k.nodeClaims)
+    if (path === '/api/v1/pods' && k.nodeClaims) return list('Pod', k.pods)
+    if (path === '/apis/policy/v1/poddisruptionbudgets' && k.pdbs) return list('PodDisruptionBudget', k.pdbs)
+    if (path === '/api/v1/namespaces/default/events' && k.events) return list('Event', k.events)
     if (path === '/apis/karpenter.sh/v1/nodepools') return list('NodePool', k.nodePools)
     if (path === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') return list('EC2NodeClass', k.nodeClasses)
     if ((m = /^\/apis\/karpenter\.k8s\.aws\/v1\/ec2nodeclasses\/([^/]+)$/.exec(path))) {

@@ -162,9 +162,15 @@ export function pdb(
   labels: Record<string, string> = { app: 'web' },
 ): PodDisruptionBudget {
   return {
-    metadata: { name, namespace: 'shop' },
+    metadata: { name, namespace: 'shop', generation: 1 },
     spec: { selector: { matchLabels: labels }, minAvailable: 2 },
-    status: { disruptionsAllowed: allowed, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 },
+    status: {
+      disruptionsAllowed: allowed,
+      observedGeneration: 1,
+      currentHealthy: 2,
+      desiredHealthy: 2,
+      expectedPods: 2,
+    },
   }
 }
 

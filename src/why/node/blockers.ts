@@ -14,6 +14,17 @@ import { condition, DO_NOT_DISRUPT, isTrue, reschedulable, type ClusterView, typ
 
 const active = (p: WorkloadPod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'
 
+/** `unhealthyPodEvictionPolicy: AlwaysAllow` lets a pod that is not Ready go whatever the budget says. */
+const evictableUnhealthy = (b: PodDisruptionBudget, pod: WorkloadPod) =>
+  b.spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' &&
+  (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'False')
+
+/** No disruption controller has written the status for the PDB's current spec. */
+const uncomputed = (b: PodDisruptionBudget) =>
+  b.status?.disruptionsAllowed === undefined ||
+  b.status.observedGeneration === undefined ||
+  (b.metadata.generation !== undefined && b.status.observedGeneration < b.metadata.generation)
+
 /** The PDB blocker for one pod, keyed by the PDBs it names (a PDB over many pods is said once). */
 function pdbBlocker(
   pod: WorkloadPod,
@@ -44,8 +55,14 @@ function pdbBlocker(
       },
     ]
   const b = mine[0]
-  if (!b || (b.status?.disruptionsAllowed ?? 1) > 0) return undefined
+  // Karpenter reads status.disruptionsAllowed as Go's int32: missing is 0 and blocks
+  // (sigs.k8s.io/karpenter pkg/utils/pdb newPdb, CanEvictPods). The API server writes a new PDB's
+  // status as zeros; only observedGeneration tells that no disruption controller has computed it.
+  if (!b || (b.status?.disruptionsAllowed ?? 0) > 0 || evictableUnhealthy(b, pod)) return undefined
   const s = b.status ?? {}
+  const computed = uncomputed(b)
+    ? ' (its status was not computed for this spec — no observedGeneration reaching its generation — and Karpenter reads that as 0)'
+    : ''
   const limit =
     b.spec.maxUnavailable !== undefined
       ? `maxUnavailable ${b.spec.maxUnavailable}`
@@ -55,7 +72,7 @@ function pdbBlocker(
     {
       kind: 'pdb',
       passedByGracePeriod: tgp,
-      message: `PodDisruptionBudget ${ns}/${b.metadata.name} (selector ${selectorString(b.spec.selector)}, ${limit}; ${s.currentHealthy ?? '?'} healthy of ${s.expectedPods ?? '?'}, ${s.desiredHealthy ?? '?'} needed) allows 0 disruptions: pod ${name} cannot be evicted`,
+      message: `PodDisruptionBudget ${ns}/${b.metadata.name} (selector ${selectorString(b.spec.selector)}, ${limit}; ${s.currentHealthy ?? '?'} healthy of ${s.expectedPods ?? '?'}, ${s.desiredHealthy ?? '?'} needed) allows 0 disruptions${computed}: pod ${name} cannot be evicted`,
       fix: {
         summary: `let it go: allow one eviction in PodDisruptionBudget ${ns}/${b.metadata.name} (spec.maxUnavailable), or add replicas so more are healthy than needed`,
         commands: [

@@ -16,6 +16,7 @@ import { disruptionOf } from './consolidation.js'
 import type { NodePool } from '../../facts/types.js'
 import type { KubeEvent, WorkloadPod } from '../types.js'
 import { pickBootErrors } from './join.js'
+import { userDataShape } from './user-data.js'
 import { stageOf } from './lifecycle.js'
 import type { NodeLogLine } from './log-lines.js'
 import type {
@@ -25,6 +26,7 @@ import type {
   NodeFacts,
   NodeSelector,
   PodDisruptionBudget,
+  RouteTable,
 } from './types.js'
 import { matchesLabels } from './label-selector.js'
 import { DO_NOT_DISRUPT, reschedulable } from './view.js'
@@ -90,7 +92,11 @@ const trimBoundPod = (p: WorkloadPod): WorkloadPod => {
 }
 
 const trimPdb = (b: PodDisruptionBudget): PodDisruptionBudget => ({
-  metadata: { name: b.metadata.name, namespace: b.metadata.namespace },
+  metadata: {
+    name: b.metadata.name,
+    namespace: b.metadata.namespace,
+    ...(b.metadata.generation !== undefined ? { generation: b.metadata.generation } : {}),
+  },
   spec: b.spec ?? {},
   ...(b.status ? { status: b.status } : {}),
 })
@@ -114,6 +120,61 @@ async function bootLog(ctx: RunContext, instanceId: string): Promise<Read<BootLo
     const text = Buffer.from(out.Output ?? '', 'base64').toString('utf8')
     return { instanceId, lines: pickBootErrors(text).map((l) => redactText(l)) }
   }).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
+}
+
+/** The VPC's route tables (DescribeRouteTables, every page), trimmed to their routes and subnets. */
+function routeTables(ctx: RunContext, vpcId: string): Promise<Read<RouteTable[]>> {
+  const label = `ec2:DescribeRouteTables ${vpcId}`
+  return read(label, async () =>
+    (
+      await ctx.aws.all<ec2.DescribeRouteTablesCommandOutput, ec2.RouteTable>(
+        'ec2',
+        'DescribeRouteTables',
+        { Filters: [{ Name: 'vpc-id', Values: [vpcId] }] },
+        'NextToken',
+        (out) => ({ items: out.RouteTables, next: out.NextToken }),
+      )
+    ).map(trimRouteTable),
+  ).catch((err: unknown) => ({ ok: false as const, error: failureOf(err, label) }))
+}
+
+const trimRouteTable = (t: ec2.RouteTable): RouteTable => ({
+  id: t.RouteTableId ?? '',
+  main: (t.Associations ?? []).some((a) => a.Main),
+  subnetIds: (t.Associations ?? []).flatMap((a) => (a.SubnetId ? [a.SubnetId] : [])),
+  routes: (t.Routes ?? []).flatMap((r) =>
+    r.DestinationCidrBlock
+      ? [
+          {
+            destination: r.DestinationCidrBlock,
+            target:
+              r.NatGatewayId ??
+              r.GatewayId ??
+              r.TransitGatewayId ??
+              r.VpcPeeringConnectionId ??
+              r.NetworkInterfaceId ??
+              r.InstanceId ??
+              'unknown',
+            ...(r.State ? { state: r.State } : {}),
+          },
+        ]
+      : [],
+  ),
+})
+
+/**
+ * The route tables are wanted only when the API endpoint is public only (a private one is reached by
+ * the VPC's local route): the VPC is EKS's, else the stuck NodeClaims' subnets'.
+ */
+function routeVpc(doctor: NodeFacts['doctor'], stuck: FullNodeClaim[]): string | undefined {
+  const c = doctor?.eks.cluster
+  if (!c?.ok || !c.value || c.value.endpointPrivateAccess !== false) return undefined
+  if (c.value.vpcId) return c.value.vpcId
+  for (const nc of stuck) {
+    const subnets = doctor?.ec2.subnetsByNodeClass[nc.spec.nodeClassRef?.name ?? '']
+    if (subnets?.ok && subnets.value[0]) return subnets.value[0].vpcId
+  }
+  return undefined
 }
 
 /**
@@ -229,6 +290,7 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
   let doctor: NodeFacts['doctor']
   let bootLogs: NodeFacts['bootLogs']
   let doctorUnread: string | undefined
+  let routes: Read<RouteTable[]> | undefined
   if (stuck.length) {
     const { collect } = await import('../../facts/collect.js')
     const unregistered = stuck.filter((nc) => stageOf(nc, now).stage === 'not-registered')
@@ -246,6 +308,8 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
       ),
     ])
     doctor = d
+    const vpc = routeVpc(d, unregistered)
+    if (vpc) routes = await routeTables(ctx, vpc)
     bootLogs = Object.fromEntries(logs.filter((l): l is readonly [string, Read<BootLog>] => Boolean(l[1])))
   }
   const names = new Set<string>()
@@ -276,6 +340,14 @@ export async function collectNodes(ctx: RunContext, selector: NodeSelector): Pro
     ...(doctor ? { doctor } : {}),
     ...(doctorUnread ? { doctorUnread } : {}),
     ...(bootLogs ? { bootLogs } : {}),
+    ...(routes ? { routeTables: routes } : {}),
+    ...(kube.nodeClasses.ok
+      ? {
+          userData: Object.fromEntries(
+            kube.nodeClasses.value.map((c) => [c.metadata.name, userDataShape(c.spec.userData)]),
+          ),
+        }
+      : {}),
     ...(types ? { instanceTypes: types } : {}),
     controllerLog,
   }

@@ -73,7 +73,7 @@ export function bootCause(log: Read<BootLog> | undefined): JoinCause {
 }
 
 const BOOT_ERRORS =
-  /(kubelet|nodeadm|bootstrap|cloud-init).*(error|fail|unauthori[sz]ed|forbidden|denied|timeout|timed out|refused|x509)|(error|failed).*(kubelet|nodeadm|eks|api server|apiserver)/i
+  /(kubelet|nodeadm|bootstrap|cloud-init).*(error|fail|unauthori[sz]ed|forbidden|denied|timeout|timed out|refused|x509|no such file)|(error|failed).*(kubelet|nodeadm|eks|api server|apiserver)/i
 
 /** The lines of a console output that name a kubelet, nodeadm or bootstrap failure (at most 20). */
 export function pickBootErrors(text: string): string[] {

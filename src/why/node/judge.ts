@@ -11,7 +11,10 @@ import { judgeConsolidation, judgeEmptiness } from './consolidation.js'
 import { judgeDrift } from './drift.js'
 import { judgeExpiration } from './expiration.js'
 import { judgeInterruption } from './interruption.js'
+import { apiRouteCauses } from './api-route.js'
 import { bootCause, doctorCauses, JOIN_CHECKS } from './join.js'
+import { USER_DATA_ERROR, userDataCauses, userDataShape } from './user-data.js'
+import { ZONE_LABEL } from '../pod.js'
 import { encodedAuthorization, launchErrorChecks, registrationLine, stageOf } from './lifecycle.js'
 import { keepNode } from './fixes.js'
 import { NODE_LOG_LINES, type NodeLogLine } from './log-lines.js'
@@ -32,7 +35,7 @@ import { matchesLabels } from './label-selector.js'
 export const NODE_NOT_JUDGED = [
   'replacement consolidation of spot nodes (Karpenter reads spot prices live); on-demand prices are Karpenter’s static list, not the Pricing API’s',
   'multi-node consolidation (several nodes replaced by one)',
-  "the subnets' route to the API endpoint and the AMI family against the user data, for a node that never joined",
+  "for a node that never joined, the VPC's DNS attributes, its VPC endpoints and a NAT gateway's address against publicAccessCidrs (said, not read)",
   'subnet and security-group drift before Karpenter marks it (the instance is not read): the Drifted condition is',
 ]
 
@@ -83,6 +86,12 @@ function base(
   }
 }
 
+/** The userData's shape: from the text when it is at hand (live, or a `--with` manifest), else as saved. */
+const shapeOf = (facts: NodeFacts, v: NodeView) =>
+  v.nodeClass?.spec.userData !== undefined
+    ? userDataShape(v.nodeClass.spec.userData)
+    : facts.userData?.[v.nodeClass?.metadata.name ?? '']
+
 function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | undefined {
   const nc = v.nodeClaim
   if (!nc || v.node) return undefined
@@ -116,6 +125,7 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
         ...(mapped.checks.length
           ? doctorCauses(catalog, facts.doctor, mapped.checks, facts.doctorUnread)
           : []),
+        ...(USER_DATA_ERROR.test(s.message) ? userDataCauses(v.nodeClass, shapeOf(facts, v)) : []),
       ],
     }
   }
@@ -128,6 +138,17 @@ function judgeJoin(facts: NodeFacts, v: NodeView, now: number): NodeVerdict | un
       blockers: [],
       join: [
         ...doctorCauses(catalog, facts.doctor, JOIN_CHECKS, facts.doctorUnread),
+        // Without doctor's facts the route is not read either: the doctor line above says why, once.
+        ...(facts.doctor
+          ? apiRouteCauses({
+              cluster: facts.doctor?.eks.cluster,
+              ...(v.nodeClass ? { nodeClass: v.nodeClass } : {}),
+              subnets: facts.doctor?.ec2.subnetsByNodeClass[v.nodeClass?.metadata.name ?? ''],
+              zone: nc.metadata.labels?.[ZONE_LABEL],
+              tables: facts.routeTables,
+            })
+          : []),
+        ...userDataCauses(v.nodeClass, shapeOf(facts, v)),
         bootCause(facts.bootLogs?.[nc.metadata.name]),
       ],
     }

@@ -4,6 +4,7 @@
 // launch and 15 minutes after launch without registration (sigs.k8s.io/karpenter
 // pkg/controllers/nodeclaim/lifecycle/liveness.go: LaunchTimeout, registrationTimeout).
 import { humanSpan, when } from './duration.js'
+import { USER_DATA_ERROR } from './user-data.js'
 import type { FullNodeClaim } from './types.js'
 import { condition, isTrue } from './view.js'
 
@@ -68,6 +69,11 @@ const LAUNCH_ERRORS: { pattern: RegExp; what: string; checks: string[] }[] = [
     pattern: /UnauthorizedOperation|AccessDenied|not authorized/i,
     what: 'the controller role may not make the call',
     checks: ['controller-policy', 'passrole-node-role'],
+  },
+  {
+    pattern: USER_DATA_ERROR,
+    what: "the EC2NodeClass's userData, which Karpenter could not merge for its AMI family",
+    checks: ['nodeclass-ready'],
   },
   {
     pattern: /instance ?profile|iam:PassRole/i,

@@ -2,6 +2,7 @@
 // uses, and the facts of one run. Plain JSON: a node snapshot is exactly `NodeFacts`.
 import type { Facts, ObjectMeta, Read, Taint } from '../../facts/types.js'
 import type { NodeLogLine } from './log-lines.js'
+import type { UserDataShape } from './user-data.js'
 import type {
   Condition,
   InstanceTypeInfo,
@@ -43,10 +44,18 @@ export interface FullNodeClaim {
 }
 
 export interface PodDisruptionBudget {
-  metadata: ObjectMeta
-  spec: { selector?: LabelSelector; minAvailable?: string | number; maxUnavailable?: string | number }
+  /** `generation`: the status speaks for this spec only once its observedGeneration reaches it. */
+  metadata: ObjectMeta & { generation?: number }
+  spec: {
+    selector?: LabelSelector
+    minAvailable?: string | number
+    maxUnavailable?: string | number
+    /** `AlwaysAllow`: pods that are not Ready may be evicted whatever disruptionsAllowed says. */
+    unhealthyPodEvictionPolicy?: string
+  }
   status?: {
     disruptionsAllowed?: number
+    observedGeneration?: number
     currentHealthy?: number
     desiredHealthy?: number
     expectedPods?: number
@@ -100,6 +109,26 @@ export interface NodeFacts {
    * when the controller's pods or their logs could not be read (it never changes the exit code).
    */
   controllerLog?: Read<Record<string, NodeLogLine[]>>
+  /**
+   * The cluster VPC's route tables, read only when a NodeClaim launched and never joined and the API
+   * endpoint is public only: how its subnets reach the endpoint (api-route.ts).
+   */
+  routeTables?: Read<RouteTable[]>
+  /**
+   * Each EC2NodeClass's userData by its shape (kind, calls bootstrap.sh), by name: what the AMI family
+   * is judged against (user-data.ts). The text itself is free text a snapshot leaves out.
+   */
+  userData?: Record<string, UserDataShape | null>
   /** Boot-log lines of the instances that launched but never joined, by NodeClaim name. */
   bootLogs?: Record<string, Read<BootLog>>
+}
+
+/** A VPC route table, trimmed to what a route to the API endpoint is judged by. */
+export interface RouteTable {
+  id: string
+  /** The VPC's main table: it serves every subnet with no explicit association. */
+  main: boolean
+  subnetIds: string[]
+  /** `target` is the gateway's id (igw-, nat-, tgw-, vpce-, pcx-, eni-, i-, local). */
+  routes: { destination: string; target: string; state?: string }[]
 }

@@ -197,6 +197,66 @@ test('a PDB that allows no eviction: named with its selector and numbers (kubern
   assert.match(v.blockers[0]?.fix?.commands?.[0] ?? '', /kubectl -n shop patch pdb web/)
 })
 
+test('a PDB with no status (no disruption controller computed it) blocks, as Karpenter reads it as 0', () => {
+  // sigs.k8s.io/karpenter pkg/utils/pdb: disruptionsAllowed is Go's int32, 0 when the status is empty.
+  const { status: _unset, ...bare } = pdb('web', 0)
+  const { v } = one(
+    nodeFacts({
+      machines: [machine('ip-a'), machine('ip-b')],
+      pods: [pod('web-1', 'ip-a')],
+      pdbs: [bare],
+      selector: { kind: 'node', name: 'ip-a' },
+    }),
+  )
+  assert.equal(v.outcome, 'blocked')
+  assert.match(
+    v.blockers[0]?.message ?? '',
+    /PodDisruptionBudget shop\/web .*allows 0 disruptions \(its status was not computed/,
+  )
+})
+
+test('a new PDB as the API server writes it (zeros, no observedGeneration) is said not computed; a computed 0 is not', () => {
+  const fresh = pdb('web', 0)
+  fresh.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }
+  const judge = (b: ReturnType<typeof pdb>) =>
+    one(
+      nodeFacts({
+        machines: [machine('ip-a'), machine('ip-b')],
+        pods: [pod('web-1', 'ip-a')],
+        pdbs: [b],
+        selector: { kind: 'node', name: 'ip-a' },
+      }),
+    ).v.blockers[0]?.message ?? ''
+  // Seen on the bed: Karpenter v1.14.1 says "Pdb prevents pod evictions (PodDisruptionBudget=[default/d-pdb])".
+  assert.match(judge(fresh), /0 healthy of 0, 0 needed\) allows 0 disruptions \(its status was not computed/)
+  const stale = pdb('web', 0)
+  stale.metadata.generation = 2
+  assert.match(judge(stale), /not computed for this spec/)
+  assert.doesNotMatch(judge(pdb('web', 0)), /not computed/)
+})
+
+test('a PDB at 0 with unhealthyPodEvictionPolicy AlwaysAllow does not hold a pod that is not Ready', () => {
+  const b = pdb('web', 0)
+  b.spec.unhealthyPodEvictionPolicy = 'AlwaysAllow'
+  const sick = pod('web-1', 'ip-a')
+  sick.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] }
+  const facts = (pods: ReturnType<typeof pod>[]) =>
+    one(
+      nodeFacts({
+        machines: [machine('ip-a'), machine('ip-b')],
+        pods,
+        pdbs: [b],
+        selector: { kind: 'node', name: 'ip-a' },
+      }),
+    ).v
+  assert.equal(facts([sick]).blockers.filter((x) => x.kind === 'pdb').length, 0)
+  assert.equal(
+    facts([pod('web-2', 'ip-a')]).blockers.filter((x) => x.kind === 'pdb').length,
+    1,
+    'a Ready pod is still held',
+  )
+})
+
 test('terminationGracePeriod: pod blockers do not hold drift back (eventual disruption)', () => {
   const m = machine('ip-a', { terminationGracePeriod: '1h' })
   const { v } = one(
@@ -277,6 +337,7 @@ test('launched, never registered: the 15-minute timeout and doctor not collected
     v.join?.map((j) => [j.source, j.status]),
     [
       ['doctor', 'unknown'],
+      ['user-data', 'unknown'],
       ['boot-log', 'unknown'],
     ],
   )
