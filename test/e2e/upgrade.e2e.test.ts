@@ -806,7 +806,7 @@ describe(
           bed.childEnv({ ...envOf(bed), ...env }),
         )
       const clean = async (what: string) => {
-        assert.deepEqual(helmsAt(bed.kubeContext), [], `${what}: no helm left at the cluster`)
+        assert.deepEqual(helmsAt(bed), [], `${what}: no helm left at the cluster`)
         assert.deepEqual(leftovers(tmp, cache), [], `${what}: no karpctl temporary or .tmp file left`)
       }
       const ok = async (args: string[], what: string) => {
@@ -855,7 +855,7 @@ describe(
       )
       await upgradeKilledAt('upgrade between the two releases', (w) =>
         killPoint(w, 'karpenter-crd upgraded, karpenter not yet', () =>
-          /^✔ .*karpenter-crd/m.test(w.stderr()),
+          /^✔ .*Helm release kube-system\/karpenter-crd\b/m.test(w.stderr()),
         ),
       )
 

@@ -87,10 +87,22 @@ export function helmChild(parent: number, verb: string, release: string): number
   )?.pid
 }
 
-/** Every helm process at the bed's cluster (karpctl passes its --kube-context), whoever started it. */
-export function helmsAt(kubeContext: string): string[] {
+/**
+ * Every helm process at this bed's cluster, whoever started it: its environment names the bed's API
+ * server (karpctl's marker) or kubeconfig. Every bed's kube context has the same name, so other
+ * beds' helms (another test on the machine) are told apart by these.
+ */
+export function helmsAt(bed: { kubeServer: string; kubeconfigPath: string }): string[] {
   return processes()
-    .filter((p) => isHelm(p) && p.argv.includes(kubeContext))
+    .filter((p) => {
+      if (!isHelm(p)) return false
+      try {
+        const env = readFileSync(`/proc/${p.pid}/environ`, 'utf8')
+        return env.includes(bed.kubeServer) || env.includes(bed.kubeconfigPath)
+      } catch {
+        return false
+      }
+    })
     .map((p) => `${p.pid}: ${p.argv.join(' ')}`)
 }
 
