@@ -865,7 +865,7 @@ describe(
       const withTenant = await fullInventory(bed, net)
       const tenantRole = `KarpenterNodeRole-${CLUSTER_NAME}-acme`
       const tenantKilledAt = async (what: string, point: (w: Watched) => Promise<unknown>) => {
-        await ok(['tenant', 'remove', 'acme', '--yes'], `tenant remove before ${what}`)
+        await ok(['tenant', 'remove', 'acme', '--confirm', 'acme'], `tenant remove before ${what}`)
         assert.deepEqual(await fullInventory(bed, net), upgraded, 'tenant remove gives back the install')
         const w = start(TENANT)
         await point(w)

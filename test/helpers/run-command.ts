@@ -16,6 +16,8 @@ let config: Config | undefined
 export async function runInProcess(
   command: { run: (argv: string[], config: Config) => Promise<unknown> } & typeof Command,
   argv: string[],
+  /** How long a failed run's delayed exit is held (0: the caller stubs process.exit itself). */
+  holdExitMs = 400,
 ): Promise<InProcess> {
   config ??= await Config.load(repoRoot)
   const out: string[] = []
@@ -40,10 +42,10 @@ export async function runInProcess(
   process.exitCode = exitCode
   // A run that ended in an error exits the process 250 ms later (base-command: queued reads must not
   // keep it alive); in this process that would end the test file, so that one exit is held here.
-  if (code !== undefined && code !== 0) {
+  if (code !== undefined && code !== 0 && holdExitMs > 0) {
     const exit = process.exit
     process.exit = (() => undefined) as typeof process.exit
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await new Promise((resolve) => setTimeout(resolve, holdExitMs))
     process.exit = exit
   }
   return { stdout: out.join(''), stderr: err.join(''), code, ...(error ? { error } : {}) }
