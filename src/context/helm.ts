@@ -278,6 +278,33 @@ export async function helmProcessesFor(
   return pids
 }
 
+/**
+ * A helm a killed karpctl left running at its own release finishes on its own in seconds (karpctl's
+ * helm runs have no --wait): the re-run waits for it this long rather than stop on it, so a re-run
+ * after a kill converges instead of asking to be run a third time.
+ */
+export const HELM_LEFT_WAIT_MS = 120_000
+
+/**
+ * Asks `probe` (helmProcessesFor) again until no helm is at the release, it cannot tell (null), or
+ * `boundMs` has passed; the last answer. Injected clock and sleep so the bound is tested without waiting.
+ */
+export async function helmLeftAfter(
+  probe: () => Promise<number[] | null>,
+  boundMs = HELM_LEFT_WAIT_MS,
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> } = {
+    now: Date.now,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  },
+): Promise<number[] | null> {
+  const end = clock.now() + boundMs
+  for (;;) {
+    const pids = await probe()
+    if (!pids?.length || clock.now() >= end) return pids
+    await clock.sleep(250)
+  }
+}
+
 /** /proc/<pid>/cmdline as argv (each argument ends in a NUL). */
 function nulSeparated(b: Buffer): string[] {
   const parts = b.toString('utf8').split('\0')

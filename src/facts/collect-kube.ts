@@ -499,11 +499,12 @@ export async function releaseNamed(
   kube: KubeClient,
   namespace: string,
   name: string,
+  /** Read again past the memo (after waiting for a helm that was changing it). */
+  fresh = false,
 ): Promise<{ release: HelmRelease; labels: Record<string, string>; lastDeployed?: number } | null> {
   const selector = encodeURIComponent(`${RELEASE_SELECTOR},name=${name}`)
-  const list = await kube.get<List<RawSecret>>(
-    `/api/v1/namespaces/${namespace}/secrets?labelSelector=${selector}`,
-  )
+  const path = `/api/v1/namespaces/${namespace}/secrets?labelSelector=${selector}`
+  const list = await (fresh ? kube.fresh<List<RawSecret>>(path) : kube.get<List<RawSecret>>(path))
   const found = (list?.items ?? [])
     .filter((s) => s.data?.release)
     .map((s) => ({

@@ -131,6 +131,11 @@ export interface LockOptions {
 export interface HeldLock {
   /** Another run held the lock when this one asked (it waited, or took a killed run's over). */
   waited: boolean
+  /**
+   * That run had stopped (killed, or its lock expired) and its lock was taken over without waiting for
+   * it: what changed since the plan was read is what it left finishing (its helm), no live run's work.
+   */
+  tookOver?: boolean
   /** Gives the lock back (deletes the Lease it holds). Safe to call twice. */
   release(): Promise<void>
 }
@@ -214,12 +219,20 @@ export async function takeLock(kube: KubeClient, o: LockOptions): Promise<HeldLo
         )
       throw err
     }
-    return hold(kube, o, id, mine, said || (cur !== null && expiresAt(cur) !== null))
+    const prior = cur !== null && expiresAt(cur) !== null
+    return hold(kube, o, id, mine, said || prior, !said && prior)
   }
 }
 
 /** Renews the Lease while the run lasts; releases it at the end. */
-function hold(kube: KubeClient, o: LockOptions, id: string, lease: Lease, waited: boolean): HeldLock {
+function hold(
+  kube: KubeClient,
+  o: LockOptions,
+  id: string,
+  lease: Lease,
+  waited: boolean,
+  tookOver: boolean,
+): HeldLock {
   let cur = lease
   let released = false
   let renewing: Promise<unknown> = Promise.resolve()
@@ -239,6 +252,7 @@ function hold(kube: KubeClient, o: LockOptions, id: string, lease: Lease, waited
   timer.unref()
   return {
     waited,
+    tookOver,
     async release() {
       if (released) return
       released = true

@@ -53,7 +53,11 @@ export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanO
   try {
     // The plan was read before the lock: after another run's, it is read again, and applied only if
     // it still says the same (the other run may have done, or undone, part of it).
-    const current = lock?.waited ? await observedAgain(plan, env) : plan
+    // After taking over a killed run's lock with --yes, a plan that moved is what that run's helm
+    // finished meanwhile: applied as read now (said so), so the re-run after a kill converges.
+    const current = lock?.waited
+      ? await observedAgain(plan, env, lock.tookOver === true && s.yes ? s.progress : undefined)
+      : plan
     assertNotBlocked(current)
     // The other run made every change this one planned: nothing is left to do.
     if (!current.steps.some(changing)) return { kind: 'nothing' }
@@ -65,9 +69,9 @@ export async function runPlan(plan: Plan, env: ApplyEnv, s: Session, o: RunPlanO
 
 /**
  * The plan observed again with fresh reads; stops in one line when its verdicts changed (unless nothing
- * is left to change: the other run did it all).
+ * is left to change: the other run did it all, or `moved` is given: it is told, and the new plan goes on).
  */
-async function observedAgain(plan: Plan, env: ApplyEnv): Promise<Plan> {
+async function observedAgain(plan: Plan, env: ApplyEnv, moved?: (line: string) => void): Promise<Plan> {
   env.forget?.()
   const again = await buildPlan(
     plan.title,
@@ -76,12 +80,18 @@ async function observedAgain(plan: Plan, env: ApplyEnv): Promise<Plan> {
   )
   const verdict = (st: Plan['steps'][number]) => JSON.stringify([st.verdict.action, st.verdict.changes])
   const before = new Map(plan.steps.map((st) => [st.resource.address, verdict(st)]))
-  const moved = again.steps.filter((st) => before.get(st.resource.address) !== verdict(st))
-  if (moved.length && again.steps.some(changing))
-    throw new InputError(
-      `the cluster changed while this run waited for its lock: ${moved.length} step(s) plan differently now (${moved.map((st) => st.resource.address).join(', ')}); run the same command again to see the new plan`,
-      'PLAN_STALE',
+  const changed = again.steps.filter((st) => before.get(st.resource.address) !== verdict(st))
+  const which = `${changed.length} step(s) plan differently now (${changed.map((st) => st.resource.address).join(', ')})`
+  if (changed.length && again.steps.some(changing)) {
+    if (!moved)
+      throw new InputError(
+        `the cluster changed while this run waited for its lock: ${which}; run the same command again to see the new plan`,
+        'PLAN_STALE',
+      )
+    moved(
+      `read again after taking over a stopped run's lock: ${which}, finished by what that run left running; applying the plan as read now`,
     )
+  }
   return again
 }
 

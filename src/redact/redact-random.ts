@@ -47,14 +47,25 @@ function unwritten(run: string): number {
   return run.length - words
 }
 
+/**
+ * Digits in three or more places apart (`x9wIIoyeG0Sfcop7…`, `ngm4gdokot1m4nzx`): a written name keeps
+ * its digits together (`EC2`, `V2`, `20240101`), a drawn string scatters them. Letters of a drawn string
+ * fall into word-like pieces often enough (`Sfcop`, `Lruh`) that the word measure would pass it.
+ */
+function scatteredDigits(run: string): boolean {
+  return (run.match(/\d+/g)?.length ?? 0) >= 3
+}
+
 /** Does this run of letters and digits look drawn at random rather than written? */
 export function looksRandom(run: string): boolean {
   if (run.length < MIN_RUN || /^\d+$/.test(run)) return false
   const h = entropy(run)
   if (/^[0-9a-fA-F]+$/.test(run) && run.length >= 20 && /[a-fA-F]/.test(run)) return h > HEX_ENTROPY
+  const mixed = (/\d/.test(run) && /[A-Za-z]/.test(run)) || (/[A-Z]/.test(run) && /[a-z]/.test(run))
+  // Scattered digits are no name's: judged at truffleHog's lower (hex) threshold, words or not.
+  if (scatteredDigits(run) && mixed && h > HEX_ENTROPY) return true
   // A name is mostly words (`AWSServiceRoleForEC2Spot` leaves `AWSEC2`); a random string is not.
   if (unwritten(run) < run.length / 2) return false
-  const mixed = (/\d/.test(run) && /[A-Za-z]/.test(run)) || (/[A-Z]/.test(run) && /[a-z]/.test(run))
   return (mixed && h >= GENERIC_ENTROPY) || (run.length >= 20 && h > BASE64_ENTROPY)
 }
 
@@ -76,7 +87,9 @@ const ALLOWED = new RegExp(
     // An API server's endpoint that is not EKS's shape (a proxy, a test endpoint) is compared, not hidden.
     String.raw`(?<=\b[a-z][a-z0-9+.-]*://)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=[:/?#\s"'<>]|$)`,
     String.raw`/(?:blob|tree|commit|raw)/[0-9a-f]{40}/`,
-    String.raw`\bv?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?\b`,
+    // A version's pre-release or build suffix is short (`-eks-4096722`, `-rc.1`): a long one after `v1.0-`
+    // is a key that starts like a version, and is judged as any token.
+    String.raw`\bv?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.-]{1,24})?\b`,
   ].join('|'),
   'g',
 )

@@ -6,7 +6,7 @@
 // recorded is revoked, a user's is only named.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import { dirname, join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
@@ -47,6 +47,14 @@ import {
   KARPENTER_VERSION,
   seedBareCluster,
   waitFor,
+  fullInventory,
+  inventory,
+  helmChild,
+  helmsAt,
+  killPoint,
+  leftovers,
+  spawnWatched,
+  type Watched,
 } from './bed/index.js'
 import {
   EC2NODECLASSES,
@@ -70,8 +78,11 @@ const target = (bed: Bed) => [
   '--kube-context',
   bed.kubeContext,
 ]
-const run = (bed: Bed, args: string[]) =>
-  runKarpctl(bed, [...args, ...target(bed), '--timeout', '120'], { env: envOf(bed), timeoutMs: 600_000 })
+const run = (bed: Bed, args: string[], env: Record<string, string> = {}) =>
+  runKarpctl(bed, [...args, ...target(bed), '--timeout', '120'], {
+    env: { ...envOf(bed), ...env },
+    timeoutMs: 600_000,
+  })
 const UPGRADE = ['upgrade', '--chart-dir', charts('1.14.1'), '--yes']
 const upgradeArgv = (bed: Bed) => [BIN, ...UPGRADE, ...target(bed), '--timeout', '120']
 
@@ -188,14 +199,14 @@ async function karpctlInstall(t: TestContext) {
 }
 
 /** The same upgrade again must converge: both releases at 1.14.1, doctor clean; once more: nothing to do. */
-async function converges(bed: Bed, what: string) {
-  const resumed = await run(bed, [...UPGRADE, '--json'])
+async function converges(bed: Bed, what: string, env: Record<string, string> = {}) {
+  const resumed = await run(bed, [...UPGRADE, '--json'], env)
   assert.equal(resumed.code, 0, `${what}: ${resumed.stderr}\n${resumed.stdout.slice(-2000)}`)
   const r = JSON.parse(resumed.stdout) as UpgradeJson
   doctorClean(r)
   assert.deepEqual(releaseLines(bed), UPGRADED, what)
   assert.deepEqual((await inlinePolicies(bed)).sort(), TARGET_POLICIES, what)
-  const third = await run(bed, [...UPGRADE, '--json'])
+  const third = await run(bed, [...UPGRADE, '--json'], env)
   assert.equal(third.code, 0, third.stderr)
   assert.deepEqual(
     changed(JSON.parse(third.stdout) as UpgradeJson),
@@ -774,6 +785,135 @@ describe(
         /Kubernetes 1\.24 is older than Karpenter 1\.14\.1 supports \(1\.25 – /,
       )
       assert.equal(await written(bed), before, 'a blocked upgrade writes nothing')
+    })
+
+    // Issue 36.3 on the bed: SIGKILL of upgrade (3 points), tenant add (2) and teardown (2), each at a
+    // point seen on the servers or in the process table; each re-run of the same command ends where an
+    // uninterrupted run ends (the inventory compared), nothing else is touched, no helm of the cluster
+    // is left running and no karpctl temporary or `.tmp` file is left.
+    test('SIGKILL of upgrade (in IAM, while helm runs, between releases), tenant add (2 points) and teardown (2 points): each re-run converges to the uninterrupted end state, no helm or file left', async (t) => {
+      const { bed, seed } = await bareClusterBed(t, { kubernetesVersion: '1.31' })
+      const net = seed.net
+      const tmp = join(bed.tmpDir, 'kill-tmp')
+      const cache = join(bed.tmpDir, 'kill-cache')
+      mkdirSync(tmp, { recursive: true })
+      mkdirSync(cache, { recursive: true })
+      const env = { TMPDIR: tmp, XDG_CACHE_HOME: cache }
+      const start = (args: string[]) =>
+        spawnWatched(
+          BIN,
+          [...args, ...target(bed), '--timeout', '120'],
+          bed.childEnv({ ...envOf(bed), ...env }),
+        )
+      const clean = async (what: string) => {
+        assert.deepEqual(helmsAt(bed), [], `${what}: no helm left at the cluster`)
+        assert.deepEqual(leftovers(tmp, cache), [], `${what}: no karpctl temporary or .tmp file left`)
+      }
+      const ok = async (args: string[], what: string) => {
+        const r = await run(bed, args, env)
+        assert.equal(r.code, 0, `${what}: ${r.stderr.slice(-3000)}`)
+        return r
+      }
+      const preInstall = await inventory(bed, net)
+      const reinstall = async () => {
+        const r = await install10(bed, net)
+        assert.equal(r.code, 0, `install 1.0.14: ${r.stderr}`)
+      }
+      const points: string[] = []
+      const killed = async (w: Watched, what: string) => {
+        w.kill()
+        const c = await w.closed
+        points.push(`${what}: ${(c.stderr.match(/^✔ /gm) ?? []).length} steps done`)
+        t.diagnostic(`killed ${what}:\n${c.stderr}`)
+        assert.equal(c.signal, 'SIGKILL', `${what}: killed before it ended`)
+      }
+
+      // The uninterrupted upgrade's end state: the reference.
+      await reinstall()
+      await converges(bed, 'uninterrupted', env)
+      const upgraded = await fullInventory(bed, net)
+      const upgradeKilledAt = async (what: string, point: (w: Watched) => Promise<unknown>) => {
+        await ok(['teardown', '--confirm', CLUSTER_NAME], `teardown before ${what}`)
+        await reinstall()
+        const w = start(UPGRADE)
+        await point(w)
+        await killed(w, what)
+        await converges(bed, `after SIGKILL ${what}`, env)
+        assert.deepEqual(await fullInventory(bed, net), upgraded, `${what}: the uninterrupted end state`)
+        await clean(what)
+      }
+      await upgradeKilledAt('upgrade during the IAM step (its first new policy put)', (w) =>
+        killPoint(w, 'a new inline policy', async () =>
+          (await inlinePolicies(bed)).some((p) => TARGET_POLICIES.includes(p)),
+        ),
+      )
+      // karpctl alone: its helm goes on, orphaned; the re-run waits for it (or rolls its pending revision back).
+      await upgradeKilledAt('upgrade while its helm upgrades karpenter-crd', (w) =>
+        killPoint(w, 'helm upgrade karpenter-crd running', () =>
+          helmChild(w.pid, 'upgrade', 'karpenter-crd'),
+        ),
+      )
+      await upgradeKilledAt('upgrade between the two releases', (w) =>
+        killPoint(w, 'karpenter-crd upgraded, karpenter not yet', () =>
+          /^✔ .*Helm release kube-system\/karpenter-crd\b/m.test(w.stderr()),
+        ),
+      )
+
+      // tenant add on the upgraded install: the uninterrupted tenant, then two kills, each removed between.
+      const TENANT = ['tenant', 'add', 'acme', '--yes']
+      await ok(TENANT, 'tenant add')
+      const withTenant = await fullInventory(bed, net)
+      const tenantRole = `KarpenterNodeRole-${CLUSTER_NAME}-acme`
+      const tenantKilledAt = async (what: string, point: (w: Watched) => Promise<unknown>) => {
+        await ok(['tenant', 'remove', 'acme', '--confirm', 'acme'], `tenant remove before ${what}`)
+        assert.deepEqual(await fullInventory(bed, net), upgraded, 'tenant remove gives back the install')
+        const w = start(TENANT)
+        await point(w)
+        await killed(w, what)
+        await ok(TENANT, `tenant add after SIGKILL ${what}`)
+        assert.deepEqual(await fullInventory(bed, net), withTenant, `${what}: the uninterrupted end state`)
+        await clean(what)
+      }
+      await tenantKilledAt('tenant add once its node role exists', (w) =>
+        killPoint(w, 'the tenant role', () =>
+          awsClients(bed)
+            .iam.send(new GetRoleCommand({ RoleName: tenantRole }))
+            .then(
+              () => true,
+              () => false,
+            ),
+        ),
+      )
+      await tenantKilledAt('tenant add once its EC2NodeClass exists', (w) =>
+        killPoint(
+          w,
+          'the EC2NodeClass acme',
+          async () => (await bed.kube.get(`${EC2NODECLASSES}/acme`)) !== undefined,
+        ),
+      )
+
+      // teardown, twice killed: the re-run gives back the pre-install inventory.
+      const teardownKilledAt = async (what: string, point: (w: Watched) => Promise<unknown>) => {
+        const w = start(['teardown', '--confirm', CLUSTER_NAME])
+        await point(w)
+        await killed(w, what)
+        await ok(['teardown', '--confirm', CLUSTER_NAME], `teardown after SIGKILL ${what}`)
+        assert.deepEqual(await inventory(bed, net), preInstall, `${what}: the pre-install inventory`)
+        assert.deepEqual(releaseLines(bed), [], `${what}: no release left`)
+        await clean(what)
+      }
+      await teardownKilledAt('teardown once the tenant NodePool is gone', (w) =>
+        killPoint(
+          w,
+          'NodePool acme gone',
+          async () => (await bed.kube.get(`${NODEPOOLS}/acme`)) === undefined,
+        ),
+      )
+      await reinstall()
+      await teardownKilledAt('teardown while its helm uninstalls karpenter', (w) =>
+        killPoint(w, 'helm uninstall karpenter running', () => helmChild(w.pid, 'uninstall', 'karpenter')),
+      )
+      t.diagnostic(points.join('\n'))
     })
   },
 )

@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { helmProcessesFor } from '../../context/helm.js'
+import { helmLeftAfter, helmProcessesFor } from '../../context/helm.js'
 import { findRelease, releaseNamed } from '../../facts/collect-kube.js'
 import type { HelmRelease } from '../../facts/types.js'
 import { FileRefused, readRegularFileSync } from '../../fs/read-regular.js'
@@ -167,21 +167,33 @@ export function helmRelease(w: ReleaseWant): Resource<ReleaseState> {
     documents: { values: w.values },
     permissions: [],
     async observe({ kube, kubeTarget }) {
-      const [mine, any] = await Promise.all([
+      const [first, any] = await Promise.all([
         releaseNamed(kube, w.namespace, w.release),
         w.unique ? findRelease(kube) : Promise.resolve(null),
       ])
       const other = any && (any.name !== w.release || any.namespace !== w.namespace) ? any : undefined
+      let mine = first
       if (!mine) return other ? ({ other } as ReleaseState) : null
       // Only a pending release needs to know whether a helm is at it (ps is not run otherwise).
-      const helmRunning = mine.release.status.startsWith('pending-')
-        ? await helmProcessesFor({
+      let helmRunning: number[] | null | undefined
+      if (mine.release.status.startsWith('pending-')) {
+        const probe = () =>
+          helmProcessesFor({
             cluster: kube.server,
             namespace: w.namespace,
             release: w.release,
             kubeContext: kubeTarget?.context,
           })
-        : undefined
+        helmRunning = await probe()
+        // A helm at this release (a killed run's, still finishing): waited for, then the release read
+        // again — what it left is what this run plans from.
+        if (helmRunning?.length) {
+          helmRunning = await helmLeftAfter(probe)
+          mine = await releaseNamed(kube, w.namespace, w.release, true)
+          if (!mine) return other ? ({ other } as ReleaseState) : null
+          if (!mine.release.status.startsWith('pending-')) helmRunning = undefined
+        }
+      }
       return { ...mine, other, ...(helmRunning === undefined ? {} : { helmRunning }) }
     },
     verdict(cur) {

@@ -31,3 +31,4 @@ export { KARPENTER_VERSION, controllerEnv, type KarpenterController } from './ka
 export { registerNode, expireRegistration, UNREGISTERED_TAINT, type Kubelet } from './kubelet.js'
 export * from './matrix-seed.js'
 export { playPdbStatus } from './pdb-status.js'
+export * from './kill.js'

@@ -9,6 +9,7 @@ import {
   helmAt,
   helmMarker,
   helmMessage,
+  helmLeftAfter,
   helmProcessesFor,
   parseHelmVersion,
 } from '../../../src/context/helm.js'
@@ -194,4 +195,26 @@ test('helmAt: argv forms of namespace and context', () => {
   assert.ok(!helmAt(['helm', 'upgrade', 'karpenter', 'x'], {}, t))
   assert.ok(!helmAt(['/opt/helm-3.14/helm', 'rollback', 'karpenter-other', '-n', 'karpenter'], {}, t))
   assert.ok(helmAt(['/opt/helm-3.14/helm', 'rollback', 'karpenter', '-n', 'karpenter'], {}, t))
+})
+
+// Issue 36.3: a re-run after SIGKILL finds the killed run's helm still finishing at its release; it waits
+// for it (bounded) instead of stopping on it.
+test('helmLeftAfter: asks again until no helm is left, stops at once on null, gives up at the bound', async () => {
+  let t = 0
+  const clock = { now: () => t, sleep: async (ms: number) => void (t += ms) }
+  const answers = [[7], [7], []]
+  let asked = 0
+  assert.deepEqual(await helmLeftAfter(async () => answers[asked++] ?? [], 10_000, clock), [])
+  assert.equal(asked, 3, 'asked until the helm was gone')
+  assert.equal(t, 500)
+
+  asked = 0
+  assert.equal(await helmLeftAfter(async () => (asked++, null), 10_000, clock), null)
+  assert.equal(asked, 1, 'null (cannot tell) is not waited on')
+
+  t = 0
+  asked = 0
+  assert.deepEqual(await helmLeftAfter(async () => (asked++, [9]), 1_000, clock), [9])
+  assert.equal(t, 1_000, 'gave up at the bound, still running: the caller blocks on it')
+  assert.equal(asked, 5)
 })

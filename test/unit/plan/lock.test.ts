@@ -122,7 +122,8 @@ test('--wait-for-lock: waits (saying so once) until the holder gives it back, th
       if (++polls === 3) await first.release()
     },
   })
-  await takeLock(kube, o)
+  const got = await takeLock(kube, o)
+  assert.equal(got.tookOver, false, 'a live run waited out: its work is no leftover')
   assert.equal(polls, 3)
   assert.equal(said.length, 1)
   assert.match(
@@ -140,7 +141,7 @@ test('a lock left by a killed run is taken over once it expires, and the run say
   await assert.rejects(takeLock(kube, options(now, { holder: holder(202) }).o), LockedError)
   now.t += 2000
   const { o, said } = options(now, { holder: holder(202) })
-  await takeLock(kube, o)
+  assert.equal((await takeLock(kube, o)).tookOver, true)
   assert.deepEqual(holderOf(store.lease!), holder(202))
   assert.equal(store.lease!.spec?.leaseTransitions, 1)
   assert.deepEqual(said, [
@@ -220,7 +221,8 @@ test('a killed run on this machine (same host and PID namespace, its pid gone): 
     LockedError,
   )
   const { o, said } = options(now, { holder: here(202), alive: (pid) => pid !== 101 })
-  await takeLock(kube, o)
+  const got = await takeLock(kube, o)
+  assert.deepEqual([got.waited, got.tookOver], [true, true])
   assert.equal(holderOf(store.lease!)?.pid, 202)
   assert.deepEqual(said, [
     'took over the lock of `karpctl tenant add acme --yes` (pid 101 on laptop) since 2026-12-04T11:00:00.000Z: that process is gone from this machine (killed)',

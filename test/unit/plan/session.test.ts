@@ -207,3 +207,37 @@ test("a plan blocked by another run's work in progress: the lock speaks first (i
     assert.deepEqual(calls.applied, [])
   }
 })
+
+test("a killed run's lock taken over with --yes: a plan its leftover helm moved meanwhile is applied as read now, and said so; without --yes, or after a live run, it stops", async () => {
+  for (const c of [
+    { tookOver: true, yes: true, applies: true },
+    { tookOver: true, yes: false, applies: false },
+    { tookOver: false, yes: true, applies: false },
+  ]) {
+    const calls = newCalls()
+    const { env, plan, opts } = await twoSteps(calls)
+    let forgot = 0
+    env.forget = () => void forgot++
+    env.lock = async () => ({ waited: true, tookOver: c.tookOver, release: async () => {} })
+    // The killed run's helm finished g.b after the plan was read.
+    plan.steps[1]!.resource.observe = async () => (forgot ? { exists: true } : { exists: false })
+    const progress: string[] = []
+    const out = await runPlan(
+      plan,
+      env,
+      session({ yes: c.yes, progress: (l) => progress.push(l) }, calls),
+      opts,
+    ).catch((e: Error & { code?: string }) => e.code)
+    if (c.applies) {
+      assert.equal((out as { kind: string }).kind, 'applied')
+      assert.deepEqual(calls.applied, ['g.a'], 'only what is still to do')
+      assert.match(
+        progress.join('\n'),
+        /^read again after taking over a stopped run's lock: 1 step\(s\) plan differently now \(g\.b\)/m,
+      )
+    } else {
+      assert.equal(out, 'PLAN_STALE', JSON.stringify(c))
+      assert.deepEqual(calls.applied, [])
+    }
+  }
+})

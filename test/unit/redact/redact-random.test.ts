@@ -103,3 +103,32 @@ test('a URL keeps its host however random its labels (an API server endpoint is 
     'https://example.com/x',
   )
 })
+
+// Issue 36.1, the held-back half's leaks by class (not the leaked strings): each rule tested on draws
+// of its own, and on the names it must keep.
+test('digits scattered in three places or more: a drawn string, judged at the hex threshold even when its letters read as words', () => {
+  for (const drawn of [
+    'k3vqw8mzr1tbn6pd',
+    'Qa7uiToRe3Lamo9Nuvef',
+    'Zu9bre5Lami7Koro',
+    'mab7coda2belu4fizo',
+  ]) {
+    assert.equal(looksRandom(drawn), true, drawn)
+    assert.equal(redactText(`key ${drawn} end`), `key ${REDACTED} end`, drawn)
+  }
+  // Digits kept together, as names keep them (or too few places apart): kept.
+  for (const name of [
+    'AmazonEC2ContainerRegistryReadOnly',
+    'KarpenterControllerPolicy20240101',
+    'amazonlinux2023minimal',
+    'eksctlClusterNodegroup2',
+  ])
+    assert.equal(looksRandom(name), false, name)
+})
+
+test('a version keeps a short pre-release or build suffix; a long one after `v1.0-` is a key that starts like a version', () => {
+  for (const v of ['v1.32.3-eks-4096722', '1.14.1-rc.1', 'v1.31.0-eks-a1b2c3d', '1.0.14-eksbuild.3'])
+    assert.equal(redactText(`version ${v}`), `version ${v}`)
+  const key = 'v1.0-Xq7hR2mK9wLp4Tz8Bn3Cv6Yd1Fs5Gj0Ha'
+  assert.ok(!redactText(`key ${key}`).includes(key.slice(5)), redactText(key))
+})
