@@ -1,6 +1,7 @@
 // What the scenarios on the real controller read back from Karpenter's own objects: conditions on
 // NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
 import { readFileSync } from 'node:fs'
+import { DescribeInstancesCommand, type Instance } from '@aws-sdk/client-ec2'
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge'
 import type { Bed } from './bed.js'
 import type { KubeObject } from './kube-client.js'
@@ -14,6 +15,25 @@ export const EC2NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses'
 export const conditionOf = (o: KubeObject | undefined, type: string) =>
   (o?.status?.conditions ?? []).find((c: KubeObject) => c.type === type) as KubeObject | undefined
 export const isTrue = (o: KubeObject | undefined, type: string) => conditionOf(o, type)?.status === 'True'
+
+/** Instances Karpenter launched (its tags), not terminated. */
+export async function karpenterInstances(bed: Bed): Promise<Instance[]> {
+  const r = await awsClients(bed).ec2.send(
+    new DescribeInstancesCommand({
+      Filters: [
+        { Name: 'tag-key', Values: ['karpenter.sh/nodeclaim'] },
+        { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
+      ],
+    }),
+  )
+  return (r.Reservations ?? []).flatMap((x) => x.Instances ?? [])
+}
+export const tagOf = (i: Instance, key: string) => i.Tags?.find((t) => t.Key === key)?.Value
+/** The EC2 instance id of a NodeClaim (the tail of its providerID), once Karpenter launched it. */
+export const instanceIdOf = (claim: KubeObject) =>
+  String(claim.status?.providerID ?? '')
+    .split('/')
+    .pop()
 
 /** A pod only `nodeSelector`'s nodes can take (its selector and, for a tenant, the toleration). */
 export interface PodOptions {
@@ -134,9 +154,13 @@ export const nodePoolOf = (name: string, nodeClass: string, requirements: KubeOb
  * EC2's spot interruption warning for an instance, put on the default event bus as EC2 puts it: the
  * interruption rules route it to the queue Karpenter reads. Returns how many entries EventBridge refused.
  */
-export async function putSpotInterruption(bed: Bed, instanceId: string | undefined): Promise<number | undefined> {
+export async function putSpotInterruption(
+  bed: Bed,
+  instanceId: string | undefined,
+): Promise<number | undefined> {
   // a claim read before Karpenter wrote its providerID has no instance to interrupt: say so, not `instance/undefined`
-  if (!instanceId) throw new Error('putSpotInterruption: the NodeClaim has no instance id (status.providerID) yet')
+  if (!instanceId)
+    throw new Error('putSpotInterruption: the NodeClaim has no instance id (status.providerID) yet')
   const put = await awsClients(bed).events.send(
     new PutEventsCommand({
       Entries: [
