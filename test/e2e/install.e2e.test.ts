@@ -14,15 +14,13 @@ import { parse, stringify } from 'yaml'
 import { catalog } from '../../src/checks/catalog.js'
 import {
   awsClients,
+  bareClusterBed,
   CLUSTER_NAME,
   karpenterFixtures,
   inventory,
   REGION,
   REPO_ROOT,
   runKarpctl,
-  seedBareCluster,
-  startBed,
-  type BareCluster,
   type Bed,
 } from './bed/index.js'
 import {
@@ -40,21 +38,13 @@ import {
 const CHARTS = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
 
-interface Fresh {
-  bed: Bed
-  seed: BareCluster
-}
-
 /**
  * A bed of its own per scenario (each compares its end state with a clean install's), with the real
- * controller, which keeps running across every kill and re-run: it follows the Deployment. CONFIG_MAP:
- * moto has no access-entry API (as karpenter.e2e and the install matrix's karpctl row).
+ * controller, which keeps running across every kill and re-run: it follows the Deployment.
  */
-async function freshCluster(): Promise<Fresh> {
-  const bed = await startBed({ karpenter: true })
-  const seed = await seedBareCluster(bed, { authenticationMode: 'CONFIG_MAP' })
-  return { bed, seed }
-}
+const freshCluster = (t: { after: (fn: () => Promise<void>) => void }) =>
+  bareClusterBed(t, { karpenter: true })
+type Fresh = Awaited<ReturnType<typeof freshCluster>>
 
 const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
 const target = (bed: Bed) => [
@@ -125,8 +115,7 @@ describe(
     let clean: { inv: string; first: InstallJson }
 
     test('install from nothing → doctor clean; again → all unchanged, zero write calls', async (t) => {
-      const f = await freshCluster()
-      t.after(() => f.bed.stop())
+      const f = await freshCluster(t)
       // The current context is another API server: blocked before any change, with the way out.
       const before = normalise(await inventory(f.bed, f.seed.net), f)
       const elsewhere = join(f.bed.tmpDir, 'kubeconfig-elsewhere')
@@ -254,8 +243,7 @@ describe(
 
     test('killed half-way (SIGKILL after the 1st, 6th and 12th finished step) → the same command again → the end state of a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
-      const f = await freshCluster()
-      t.after(() => f.bed.stop())
+      const f = await freshCluster(t)
       // Each kill point on the same cluster, taken back to nothing by teardown in between.
       for (const at of [1, 6, 12]) {
         const killed = await new Promise<{ done: number; stderr: string }>((resolve) => {
@@ -302,8 +290,7 @@ describe(
 
     test('SIGINT mid-install and SIGTERM mid-teardown: exit 130 / 143, one line naming what was applied, no values file left; SIGKILL of karpctl and helm inside the karpenter-crd step: the pending release is recovered; each re-run ends as a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
-      const f = await freshCluster()
-      t.after(() => f.bed.stop())
+      const f = await freshCluster(t)
       const tmp = join(f.bed.tmpDir, 'signal-tmp')
       mkdirSync(tmp, { recursive: true })
       /** Runs karpctl with `args` and sends `signal` once `after` steps have finished (✔ lines). */
@@ -414,8 +401,7 @@ describe(
     })
 
     test('a KarpenterNodeRole-demo that karpctl did not make stops the install before any change (exit 2), --node-role reuses it', async (t) => {
-      const f = await freshCluster()
-      t.after(() => f.bed.stop())
+      const f = await freshCluster(t)
       await awsClients(f.bed).iam.send(
         new CreateRoleCommand({
           RoleName: 'KarpenterNodeRole-demo',
@@ -442,7 +428,7 @@ describe(
     })
 
     test('the wizard in a real terminal (tmux): every question answered with Enter, the plan confirmed, doctor clean', async (t) => {
-      const f = await freshCluster()
+      const f = await freshCluster(t)
       const session = `karpctl-e2e-${process.pid}`
       t.after(async () => {
         try {
@@ -450,7 +436,6 @@ describe(
         } catch {
           // already gone
         }
-        await f.bed.stop()
       })
       const env = f.bed.childEnv(envOf(f.bed))
       const exports = [

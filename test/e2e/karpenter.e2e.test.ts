@@ -29,32 +29,11 @@ import {
   karpenterInstances,
   NODECLAIMS,
   pendingPod,
+  waitForClaim,
   putSpotInterruption,
   tagOf,
   unresolved,
 } from './bed/karpenter-objects.js'
-
-async function claimsOf(bed: Bed, nodePool: string): Promise<KubeObject[]> {
-  return bed.kube.list(NODECLAIMS, `karpenter.sh/nodepool=${nodePool}`)
-}
-
-async function waitForClaim(
-  bed: Bed,
-  what: string,
-  nodePool: string,
-  ready: (c: KubeObject) => boolean,
-): Promise<KubeObject> {
-  const found: { claim?: KubeObject } = {}
-  await waitFor(
-    what,
-    async () => {
-      found.claim = (await claimsOf(bed, nodePool)).find(ready)
-      return !!found.claim
-    },
-    { timeoutMs: 120_000, proc: bed.procs.karpenter, intervalMs: 500 },
-  )
-  return found.claim!
-}
 
 /** What Karpenter made in moto for the cluster: live instances, launch templates, instance profiles. */
 async function karpenterMade(bed: Bed) {

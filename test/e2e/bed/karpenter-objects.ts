@@ -35,6 +35,30 @@ export const instanceIdOf = (claim: KubeObject) =>
     .split('/')
     .pop()
 
+/** The NodeClaims Karpenter made for NodePool `nodePool`. */
+export async function claimsOf(bed: Bed, nodePool: string): Promise<KubeObject[]> {
+  return bed.kube.list(NODECLAIMS, `karpenter.sh/nodepool=${nodePool}`)
+}
+
+/** Waits for a NodeClaim of `nodePool` that `ready` accepts (`what` names it in the failure). */
+export async function waitForClaim(
+  bed: Bed,
+  what: string,
+  nodePool: string,
+  ready: (c: KubeObject) => boolean,
+): Promise<KubeObject> {
+  const found: { claim?: KubeObject } = {}
+  await waitFor(
+    what,
+    async () => {
+      found.claim = (await claimsOf(bed, nodePool)).find(ready)
+      return !!found.claim
+    },
+    { timeoutMs: 120_000, proc: bed.procs.karpenter, intervalMs: 500 },
+  )
+  return found.claim!
+}
+
 /** A pod only `nodeSelector`'s nodes can take (its selector and, for a tenant, the toleration). */
 export interface PodOptions {
   toleration?: KubeObject
