@@ -66,10 +66,12 @@ import {
   seedAws,
   seedKubernetes,
   startBed,
+  waitFor,
   type AwsClients,
   type Bed,
   type SeedResult,
 } from './bed/index.js'
+import { EC2NODECLASSES, NODEPOOLS, waitForCondition } from './bed/karpenter-objects.js'
 import { failingIn as failingInBed, passes as passesOn, runPrinted as replay } from './bed/printed.js'
 
 interface FixJson {
@@ -627,16 +629,22 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
  * directory, with the real kubectl and aws CLIs against the bed (issue 21, items 7, 9 and 10). Each
  * scenario breaks one thing, runs the printed lines, and doctor passes that check again.
  */
+// On the real Karpenter 1.14.1 controller: the EC2NodeClass and NodePools here are Karpenter's to mark
+// Ready, before the break and after each printed fix.
 describe('printed fixes run exactly as printed', { timeout: 20 * 60_000 }, () => {
   let bed: Bed
   let seed: SeedResult
   let aws: AwsClients
   let dir: string
   before(async () => {
-    bed = await startBed()
-    seed = await seedAws(bed)
+    bed = await startBed({ karpenter: true })
+    // CONFIG_MAP: moto has no access-entry API; the aws-auth scenario below is this cluster's access.
+    seed = await seedAws(bed, { authenticationMode: 'CONFIG_MAP' })
     aws = awsClients(bed)
-    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+    await bed.karpenter!.controller.ready()
+    await waitForCondition(bed, `${EC2NODECLASSES}/default`, 'Ready', { status: 'True' })
+    await waitForCondition(bed, `${NODEPOOLS}/default`, 'Ready', { status: 'True' })
     dir = mkdtempSync(join(tmpdir(), 'karpctl-printed-'))
   })
   after(() => {
@@ -672,6 +680,16 @@ describe('printed fixes run exactly as printed', { timeout: 20 * 60_000 }, () =>
       '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default',
     )
     assert.deepEqual(nc?.spec.subnetSelectorTerms, [{ tags: { 'karpenter.sh/discovery': CLUSTER_NAME } }])
+    // Karpenter resolves the patched selector: its status.subnets no longer hold the other VPC's.
+    await waitFor(
+      `Karpenter drops subnet ${otherId} from EC2NodeClass default's status`,
+      async () => {
+        const subnets = (await bed.kube.get(`${EC2NODECLASSES}/default`))?.status?.subnets as
+          { id: string }[] | undefined
+        return !!subnets?.length && !subnets.some((x) => x.id === otherId)
+      },
+      { timeoutMs: 120_000, intervalMs: 500, proc: bed.procs.karpenter },
+    )
   })
 
   test('a NodePool naming the wrong nodeClassRef group: the API server refuses the patch; the printed recreate fixes it', async () => {
@@ -690,6 +708,8 @@ describe('printed fixes run exactly as printed', { timeout: 20 * 60_000 }, () =>
     const f = (await failingIn('nodeclass-ready')).find((x) => x.code === 'nodeclassref-immutable')
     assert.ok(f, 'the finding says the NodePool must be recreated')
     await runPrinted(f.fix!.commands!)
+    // Karpenter marks the recreated NodePool Ready; doctor agrees.
+    await waitForCondition(bed, path, 'Ready', { status: 'True' })
     await passes('nodeclass-ready')
     const np = await bed.kube.get<{ spec: { template: { spec: { nodeClassRef: unknown } } } }>(path)
     assert.deepEqual(np?.spec.template.spec.nodeClassRef, {

@@ -1,8 +1,9 @@
 // karpctl install against real servers nobody here wrote: moto for AWS, a real kube-apiserver + etcd,
-// the real helm binary and the real Karpenter 1.14.1 charts. An EKS cluster as it is before Karpenter
-// (untagged subnets, a managed node group in aws-auth) gets a full install; doctor must then be clean.
-// The bed plays the controller's part (Deployment available, EC2NodeClass/NodePool Ready): no
-// Karpenter binary runs here.
+// the real helm binary, the real Karpenter 1.14.1 charts and the real Karpenter 1.14.1 controller
+// (`startBed({ karpenter: true })`: it runs as the installed Deployment says, and kube-scheduler binds
+// pods). An EKS cluster as it is before Karpenter (untagged subnets, a managed node group in aws-auth)
+// gets a full install; doctor must then be clean because Karpenter itself resolved the EC2NodeClass and
+// marked the NodePool Ready. The bed plays only the kubelet (bed/kubelet.ts).
 import assert from 'node:assert/strict'
 import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -13,33 +14,37 @@ import { parse, stringify } from 'yaml'
 import { catalog } from '../../src/checks/catalog.js'
 import {
   awsClients,
+  bareClusterBed,
   CLUSTER_NAME,
   karpenterFixtures,
   inventory,
-  playController,
   REGION,
   REPO_ROOT,
   runKarpctl,
-  seedBareCluster,
-  startBed,
-  type BareCluster,
   type Bed,
 } from './bed/index.js'
+import {
+  EC2NODECLASSES,
+  instanceIdOf,
+  isTrue,
+  karpenterInstances,
+  NODECLAIMS,
+  NODEPOOLS,
+  tagOf,
+  unresolved,
+  waitForCondition,
+} from './bed/karpenter-objects.js'
 
 const CHARTS = () => join(karpenterFixtures(), 'v1.14.1', 'charts')
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
 
-interface Fresh {
-  bed: Bed
-  seed: BareCluster
-  stopController: () => Promise<void>
-}
-
-async function freshCluster(): Promise<Fresh> {
-  const bed = await startBed()
-  const seed = await seedBareCluster(bed)
-  return { bed, seed, stopController: playController(bed, seed.net) }
-}
+/**
+ * A bed of its own per scenario (each compares its end state with a clean install's), with the real
+ * controller, which keeps running across every kill and re-run: it follows the Deployment.
+ */
+const freshCluster = (t: { after: (fn: () => Promise<void>) => void }) =>
+  bareClusterBed(t, { karpenter: true })
+type Fresh = Awaited<ReturnType<typeof freshCluster>>
 
 const envOf = (bed: Bed) => ({ NO_COLOR: '1', PATH: `${bed.binDir}:${process.env.PATH}` })
 const target = (bed: Bed) => [
@@ -110,11 +115,7 @@ describe(
     let clean: { inv: string; first: InstallJson }
 
     test('install from nothing → doctor clean; again → all unchanged, zero write calls', async (t) => {
-      const f = await freshCluster()
-      t.after(async () => {
-        await f.stopController()
-        await f.bed.stop()
-      })
+      const f = await freshCluster(t)
       // The current context is another API server: blocked before any change, with the way out.
       const before = normalise(await inventory(f.bed, f.seed.net), f)
       const elsewhere = join(f.bed.tmpDir, 'kubeconfig-elsewhere')
@@ -181,6 +182,12 @@ describe(
       ])
         assert.equal(first.doctor.checks.find((c) => c.id === id)?.status, 'pass', id)
       assert.match(r.stderr, /✔ created IAM role KarpenterControllerRole-demo/)
+      // doctor's nodeclass-ready pass stands on what Karpenter wrote, not on the bed: the class's five
+      // conditions and the NodePool's Ready.
+      const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+      assert.ok(isTrue(nc, 'Ready'), JSON.stringify(nc?.status?.conditions))
+      assert.deepEqual(unresolved(nc), [])
+      await waitForCondition(f.bed, `${NODEPOOLS}/default`, 'Ready', { status: 'True' })
 
       const again = await install(f.bed, ['--yes', '--json'])
       assert.equal(again.code, 0, again.stderr)
@@ -220,15 +227,23 @@ describe(
         [],
         'the workload is deleted',
       )
+      // Karpenter launched that NodeClaim: an instance in moto carrying its tags.
+      const claim = await f.bed.kube.get(`${NODECLAIMS}/${s.nodeClaim}`)
+      assert.ok(
+        claim && isTrue(claim, 'Launched'),
+        `NodeClaim ${s.nodeClaim}: ${JSON.stringify(claim?.status)}`,
+      )
+      const id = instanceIdOf(claim)
+      const inst = (await karpenterInstances(f.bed)).find((i) => i.InstanceId === id)
+      assert.ok(inst, `instance ${id} of NodeClaim ${s.nodeClaim} in moto`)
+      assert.equal(tagOf(inst, 'karpenter.sh/nodeclaim'), s.nodeClaim)
+      assert.equal(tagOf(inst, 'karpenter.sh/nodepool'), 'default')
+      t.diagnostic(`${s.message}; NodeClaim ${s.nodeClaim} → instance ${id} (${inst.InstanceType})`)
     })
 
     test('killed half-way (SIGKILL after the 1st, 6th and 12th finished step) → the same command again → the end state of a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
-      const f = await freshCluster()
-      t.after(async () => {
-        await f.stopController()
-        await f.bed.stop()
-      })
+      const f = await freshCluster(t)
       // Each kill point on the same cluster, taken back to nothing by teardown in between.
       for (const at of [1, 6, 12]) {
         const killed = await new Promise<{ done: number; stderr: string }>((resolve) => {
@@ -275,11 +290,7 @@ describe(
 
     test('SIGINT mid-install and SIGTERM mid-teardown: exit 130 / 143, one line naming what was applied, no values file left; SIGKILL of karpctl and helm inside the karpenter-crd step: the pending release is recovered; each re-run ends as a clean install', async (t) => {
       assert.ok(clean, 'needs the clean install of the previous test')
-      const f = await freshCluster()
-      t.after(async () => {
-        await f.stopController()
-        await f.bed.stop()
-      })
+      const f = await freshCluster(t)
       const tmp = join(f.bed.tmpDir, 'signal-tmp')
       mkdirSync(tmp, { recursive: true })
       /** Runs karpctl with `args` and sends `signal` once `after` steps have finished (✔ lines). */
@@ -390,11 +401,7 @@ describe(
     })
 
     test('a KarpenterNodeRole-demo that karpctl did not make stops the install before any change (exit 2), --node-role reuses it', async (t) => {
-      const f = await freshCluster()
-      t.after(async () => {
-        await f.stopController()
-        await f.bed.stop()
-      })
+      const f = await freshCluster(t)
       await awsClients(f.bed).iam.send(
         new CreateRoleCommand({
           RoleName: 'KarpenterNodeRole-demo',
@@ -421,7 +428,7 @@ describe(
     })
 
     test('the wizard in a real terminal (tmux): every question answered with Enter, the plan confirmed, doctor clean', async (t) => {
-      const f = await freshCluster()
+      const f = await freshCluster(t)
       const session = `karpctl-e2e-${process.pid}`
       t.after(async () => {
         try {
@@ -429,8 +436,6 @@ describe(
         } catch {
           // already gone
         }
-        await f.stopController()
-        await f.bed.stop()
       })
       const env = f.bed.childEnv(envOf(f.bed))
       const exports = [

@@ -4,7 +4,7 @@
 // was written by Karpenter, every instance launched by it through moto's CreateFleet.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { DescribeInstancesCommand, DescribeLaunchTemplatesCommand, type Instance } from '@aws-sdk/client-ec2'
+import { DescribeLaunchTemplatesCommand } from '@aws-sdk/client-ec2'
 import { GetInstanceProfileCommand, ListInstanceProfilesCommand } from '@aws-sdk/client-iam'
 import {
   awsClients,
@@ -24,52 +24,16 @@ import {
 import {
   conditionOf,
   controllerLog,
+  instanceIdOf,
   isTrue,
+  karpenterInstances,
   NODECLAIMS,
   pendingPod,
+  waitForClaim,
   putSpotInterruption,
+  tagOf,
   unresolved,
 } from './bed/karpenter-objects.js'
-
-/** Instances Karpenter launched (its tags), not terminated. */
-async function karpenterInstances(bed: Bed): Promise<Instance[]> {
-  const r = await awsClients(bed).ec2.send(
-    new DescribeInstancesCommand({
-      Filters: [
-        { Name: 'tag-key', Values: ['karpenter.sh/nodeclaim'] },
-        { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
-      ],
-    }),
-  )
-  return (r.Reservations ?? []).flatMap((x) => x.Instances ?? [])
-}
-const tagOf = (i: Instance, key: string) => i.Tags?.find((t) => t.Key === key)?.Value
-const instanceIdOf = (claim: KubeObject) =>
-  String(claim.status?.providerID ?? '')
-    .split('/')
-    .pop()
-
-async function claimsOf(bed: Bed, nodePool: string): Promise<KubeObject[]> {
-  return bed.kube.list(NODECLAIMS, `karpenter.sh/nodepool=${nodePool}`)
-}
-
-async function waitForClaim(
-  bed: Bed,
-  what: string,
-  nodePool: string,
-  ready: (c: KubeObject) => boolean,
-): Promise<KubeObject> {
-  const found: { claim?: KubeObject } = {}
-  await waitFor(
-    what,
-    async () => {
-      found.claim = (await claimsOf(bed, nodePool)).find(ready)
-      return !!found.claim
-    },
-    { timeoutMs: 120_000, proc: bed.procs.karpenter, intervalMs: 500 },
-  )
-  return found.claim!
-}
 
 /** What Karpenter made in moto for the cluster: live instances, launch templates, instance profiles. */
 async function karpenterMade(bed: Bed) {

@@ -1,7 +1,9 @@
 // karpctl teardown on the real bed: install → two tenants → teardown must leave moto and the apiserver
 // exactly as they were before the install — look-alikes (same-looking names without karpctl's tags,
 // another cluster's karpctl resources, a discovery tag that was there before) untouched — and a teardown
-// killed half-way, run again, must end the same.
+// killed half-way, run again, must end the same. The real Karpenter 1.14.1 controller runs throughout
+// (`karpenter: true`): it marks the classes Ready the install and the tenants wait for, and it lifts the
+// EC2NodeClasses' finalizers teardown waits on — across the killed run and its re-run.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
@@ -44,9 +46,9 @@ async function installWithTenants(bed: Bed, tenants: string[]) {
   }
 }
 
-describe('karpctl teardown on moto, a real apiserver and real helm', { timeout: 20 * 60_000 }, () => {
+describe('karpctl teardown on moto, a real apiserver, helm, Karpenter', { timeout: 20 * 60_000 }, () => {
   test('install → 2 tenants → teardown → the pre-install inventory exactly, look-alikes kept; again → nothing; killed half-way → re-run → the same', async (t) => {
-    const { bed, seed } = await bareClusterBed(t)
+    const { bed, seed } = await bareClusterBed(t, { karpenter: true })
     const aws = awsClients(bed)
     // Look-alikes: a role named like a tenant's without karpctl's tags, another cluster's karpctl queue,
     // and a discovery tag that was on a subnet before karpctl.

@@ -2,6 +2,8 @@
 // node role, PassRole grant, aws-auth mapping, EC2NodeClass and tainted NodePool; removing one waits for
 // its nodes to drain and leaves every other tenant's resources exactly as they were. Re-adding states the
 // whole desired state: a policy, tag, weight or memory limit no longer asked for is removed.
+// On the real Karpenter 1.14.1 controller (`karpenter: true`): it marks each tenant's class and pool
+// Ready, launches the node a tenant's pod asks for, and drains and terminates it when the tenant goes.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -24,6 +26,15 @@ import {
   type Bed,
   type KubeObject,
 } from './bed/index.js'
+import {
+  claimsOf,
+  instanceIdOf,
+  isTrue,
+  karpenterInstances,
+  pendingPod,
+  tagOf,
+  waitForClaim,
+} from './bed/karpenter-objects.js'
 
 const target = (bed: Bed) => targetArgs(bed)
 const opts = (bed: Bed) => ({
@@ -170,11 +181,11 @@ async function reAddRemovesWhatIsNoLongerAsked(bed: Bed) {
 }
 
 describe(
-  'karpctl tenant on moto, a real apiserver and the real Karpenter chart',
+  'karpctl tenant on moto, a real apiserver, the real Karpenter chart and controller',
   { timeout: 20 * 60_000 },
   () => {
     test('add two tenants, re-add unchanged, re-add without what was asked before removes it, list, remove one (waiting for its node), the other untouched', async (t) => {
-      const { bed } = await bareClusterBed(t)
+      const { bed } = await bareClusterBed(t, { karpenter: true })
       const inst = await karpctl(bed, [
         'install',
         '--chart-dir',
@@ -257,27 +268,28 @@ describe(
       assert.equal(wrong.code, 2)
       assert.match(wrong.stderr, /--confirm globex does not match tenant acme: nothing was removed/)
 
-      // A node of acme's NodePool: Karpenter would drain and terminate it once the NodePool is gone;
-      // here the test does, 4 s after it sees the NodePool gone (ordered by events, not by the time a
-      // loaded machine takes to start the command).
-      await bed.kube.apply({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: 'acme-node-1', labels: { 'karpenter.sh/nodepool': 'acme' } },
-      })
-      let stopDrain = false
-      t.after(() => {
-        stopDrain = true
-      })
-      void (async () => {
-        while (!stopDrain && (await bed.kube.get('/apis/karpenter.sh/v1/nodepools/acme').catch(() => null)))
-          await new Promise((r) => setTimeout(r, 200))
-        await new Promise((r) => setTimeout(r, 4000))
-        await bed.kube.delete('/api/v1/nodes/acme-node-1').catch(() => undefined)
-      })()
+      // A node of acme's NodePool, launched by Karpenter for a tenant's pod (no do-not-disrupt: the
+      // drain must be free to evict it). Removing the tenant deletes the NodePool, whose NodeClaims go
+      // with it: Karpenter drains and terminates the node while tenant remove waits.
+      await bed.kube.create(
+        pendingPod(
+          'acme-app',
+          { 'karpctl.io/tenant': 'acme' },
+          {
+            toleration: { key: 'karpctl.io/tenant', operator: 'Equal', value: 'acme', effect: 'NoSchedule' },
+          },
+        ),
+      )
+      const claim = await waitForClaim(bed, 'a NodeClaim of NodePool acme, initialised', 'acme', (c) =>
+        isTrue(c, 'Initialized'),
+      )
+      const instanceId = instanceIdOf(claim)
+      const launched = (await karpenterInstances(bed)).find((i) => i.InstanceId === instanceId)
+      assert.equal(launched && tagOf(launched, 'karpenter.sh/nodepool'), 'acme', `instance ${instanceId}`)
+      t.diagnostic(`acme's node: NodeClaim ${claim.metadata.name} → instance ${instanceId}`)
       const rm = await karpctl(bed, ['tenant', 'remove', 'acme', '--confirm', 'acme'])
       assert.equal(rm.code, 0, rm.stderr)
-      assert.match(rm.stderr, /NodePool acme: waiting for 1 NodeClaims and nodes to go/)
+      assert.match(rm.stderr, /NodePool acme: waiting for \d+ NodeClaims and nodes to go/)
       assert.match(rm.stderr, /✔ deleted NodePool acme \([\d.]+ s\)/)
       assert.match(rm.stdout, /Tenant acme removed \(5 step\(s\)\)/)
       await assert.rejects(
@@ -291,6 +303,11 @@ describe(
       assert.ok(left.PolicyNames?.includes('KarpctlTenantPassRole-globex'))
       assert.deepEqual(await globexState(bed), before, "globex's resources are exactly as they were")
       assert.equal(await bed.kube.get('/apis/karpenter.sh/v1/nodepools/acme'), undefined)
+      assert.deepEqual(await claimsOf(bed, 'acme'), [], "Karpenter deleted acme's NodeClaim")
+      assert.ok(
+        !(await karpenterInstances(bed)).some((i) => i.InstanceId === instanceId),
+        `instance ${instanceId} terminated by Karpenter`,
+      )
       assert.equal(await bed.kube.get('/apis/karpenter.k8s.aws/v1/ec2nodeclasses/acme'), undefined)
       const auth = await bed.kube.get('/api/v1/namespaces/kube-system/configmaps/aws-auth')
       assert.ok(!String(auth?.data?.mapRoles).includes('demo-acme'), 'no acme mapping left')

@@ -242,15 +242,21 @@ export async function inventory(bed: Bed, net: Network): Promise<Record<string, 
 
 /**
  * A fresh bed holding a bare cluster, with the controller's part played; both stop when the test ends
- * (the start of every install, tenant, teardown, lock and upgrade scenario).
+ * (the start of every install, tenant, teardown, lock and upgrade scenario). `karpenter: true` runs the
+ * real controller instead (it follows the Deployment an install makes) and seeds a CONFIG_MAP cluster:
+ * moto has no access-entry API.
  */
 export async function bareClusterBed(
   t: { after: (fn: () => Promise<void>) => void },
-  opts?: Parameters<typeof seedBareCluster>[1],
+  opts: Parameters<typeof seedBareCluster>[1] & { karpenter?: boolean } = {},
 ): Promise<{ bed: Bed; seed: Awaited<ReturnType<typeof seedBareCluster>> }> {
-  const bed = await startBed()
-  const seed = await seedBareCluster(bed, opts)
-  const stopController = playController(bed, seed.net)
+  const { karpenter, ...seedOpts } = opts
+  const bed = await startBed({ karpenter })
+  const seed = await seedBareCluster(
+    bed,
+    karpenter ? { authenticationMode: 'CONFIG_MAP', ...seedOpts } : seedOpts,
+  )
+  const stopController = karpenter ? async () => undefined : playController(bed, seed.net)
   t.after(async () => {
     await stopController()
     await bed.stop()

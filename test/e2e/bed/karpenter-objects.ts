@@ -1,6 +1,7 @@
 // What the scenarios on the real controller read back from Karpenter's own objects: conditions on
 // NodeClaims, EC2NodeClasses and NodePools, the pods they launch for, and the events Karpenter records.
 import { readFileSync } from 'node:fs'
+import { DescribeInstancesCommand, type Instance } from '@aws-sdk/client-ec2'
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge'
 import type { Bed } from './bed.js'
 import type { KubeObject } from './kube-client.js'
@@ -14,6 +15,49 @@ export const EC2NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses'
 export const conditionOf = (o: KubeObject | undefined, type: string) =>
   (o?.status?.conditions ?? []).find((c: KubeObject) => c.type === type) as KubeObject | undefined
 export const isTrue = (o: KubeObject | undefined, type: string) => conditionOf(o, type)?.status === 'True'
+
+/** Instances Karpenter launched (its tags), not terminated. */
+export async function karpenterInstances(bed: Bed): Promise<Instance[]> {
+  const r = await awsClients(bed).ec2.send(
+    new DescribeInstancesCommand({
+      Filters: [
+        { Name: 'tag-key', Values: ['karpenter.sh/nodeclaim'] },
+        { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
+      ],
+    }),
+  )
+  return (r.Reservations ?? []).flatMap((x) => x.Instances ?? [])
+}
+export const tagOf = (i: Instance, key: string) => i.Tags?.find((t) => t.Key === key)?.Value
+/** The EC2 instance id of a NodeClaim (the tail of its providerID), once Karpenter launched it. */
+export const instanceIdOf = (claim: KubeObject) =>
+  String(claim.status?.providerID ?? '')
+    .split('/')
+    .pop()
+
+/** The NodeClaims Karpenter made for NodePool `nodePool`. */
+export async function claimsOf(bed: Bed, nodePool: string): Promise<KubeObject[]> {
+  return bed.kube.list(NODECLAIMS, `karpenter.sh/nodepool=${nodePool}`)
+}
+
+/** Waits for a NodeClaim of `nodePool` that `ready` accepts (`what` names it in the failure). */
+export async function waitForClaim(
+  bed: Bed,
+  what: string,
+  nodePool: string,
+  ready: (c: KubeObject) => boolean,
+): Promise<KubeObject> {
+  const found: { claim?: KubeObject } = {}
+  await waitFor(
+    what,
+    async () => {
+      found.claim = (await claimsOf(bed, nodePool)).find(ready)
+      return !!found.claim
+    },
+    { timeoutMs: 120_000, proc: bed.procs.karpenter, intervalMs: 500 },
+  )
+  return found.claim!
+}
 
 /** A pod only `nodeSelector`'s nodes can take (its selector and, for a tenant, the toleration). */
 export interface PodOptions {
