@@ -109,7 +109,10 @@ test('more GPUs than any type offered has: ruled out, and the fix is the request
     v.message,
     'no instance type offered in [us-west-2a us-west-2b] has nvidia.com/gpu 16 (none of the 9 types there)',
   )
-  assert.match(v.fix!.summary, /^no instance type EC2 describes here has nvidia\.com\/gpu 16: lower the pod's request/)
+  assert.match(
+    v.fix!.summary,
+    /^no instance type EC2 describes here has nvidia\.com\/gpu 16: lower the pod's request/,
+  )
 })
 
 test('facts without device counts (an older karpctl): a GPU pod is unknown, never a fit', () => {
