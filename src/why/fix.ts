@@ -219,35 +219,3 @@ export function dropHostPortFix(
   const op = { op: 'remove', path: `${specPath(owner)}/containers/${c}/ports/${p}/hostPort` }
   return { summary, commands: [`${target(owner, namespace)} --type json -p ${json([op])}`] }
 }
-
-/**
- * Make the pod's required pod (anti-)affinity term at `index` preferred (weight 100): Karpenter and the
- * scheduler then try it first and relax it when no node can meet it. Undefined for a bare pod.
- */
-export function preferTermFix(
-  pod: WorkloadPod,
-  owner: Owner,
-  kind: 'podAffinity' | 'podAntiAffinity',
-  index: number,
-  summary: string,
-): Fix | undefined {
-  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
-  const block = pod.spec.affinity?.[kind]
-  const required = block?.requiredDuringSchedulingIgnoredDuringExecution ?? []
-  const term = required[index]
-  if (!term) return undefined
-  const at = `${specPath(owner)}/affinity/${kind}`
-  const preferred = { weight: 100, podAffinityTerm: term }
-  const ops = [
-    required.length > 1
-      ? { op: 'remove', path: `${at}/requiredDuringSchedulingIgnoredDuringExecution/${index}` }
-      : { op: 'remove', path: `${at}/requiredDuringSchedulingIgnoredDuringExecution` },
-    block?.preferredDuringSchedulingIgnoredDuringExecution
-      ? { op: 'add', path: `${at}/preferredDuringSchedulingIgnoredDuringExecution/-`, value: preferred }
-      : { op: 'add', path: `${at}/preferredDuringSchedulingIgnoredDuringExecution`, value: [preferred] },
-  ]
-  return {
-    summary: `${summary}; here ${owner.kind.toLowerCase()}/${owner.name}'s term is made preferred (weight 100)`,
-    commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`],
-  }
-}

@@ -27,7 +27,6 @@ import {
 import {
   dropRequestsFix,
   labelFix,
-  preferTermFix,
   nodeSelectorFix,
   podRequirementFix,
   removeRequirementFix,
@@ -445,9 +444,7 @@ function judgeAffinity(
   if ('message' in v) {
     const fix = v.tolerate
       ? tolerationFix(pod, owner, tolerationFor(v.tolerate.taint), v.tolerate.nodePool)
-      : ((!v.fix.commands && v.term
-          ? preferTermFix(pod, owner, v.term.kind, v.term.index, v.fix.summary)
-          : undefined) ?? v.fix)
+      : v.fix
     return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix } }
   }
   if (v.zones) {

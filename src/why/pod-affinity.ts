@@ -45,16 +45,10 @@ export interface AffinityDomains {
 }
 
 export type AffinityVerdict =
-  | {
-      message: string
-      fix: Fix
-      tolerate?: { nodePool: string; taint: Taint }
-      /** The required term that rules the pod out: made preferred, it no longer does. */
-      term?: { kind: Kind; index: number }
-    }
+  | { message: string; fix: Fix; tolerate?: { nodePool: string; taint: Taint } }
   | { zones?: string[]; unknown?: string; pickOne?: boolean }
 
-export type Kind = 'podAffinity' | 'podAntiAffinity'
+type Kind = 'podAffinity' | 'podAntiAffinity'
 
 const termText = (kind: Kind, t: PodAffinityTerm) =>
   `required ${kind} on ${t.topologyKey} (${JSON.stringify(t.labelSelector ?? {})})`
@@ -65,9 +59,7 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
   let zones: string[] | undefined
   let pickOne = false
   for (const kind of ['podAntiAffinity', 'podAffinity'] as const) {
-    for (const [index, t] of (
-      pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []
-    ).entries()) {
+    for (const t of pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
       const other = (t.namespaces ?? []).some((n) => n !== ns) || t.namespaceSelector
       if (other || Object.keys(t).some((k) => k === 'matchLabelKeys' || k === 'mismatchLabelKeys'))
         return { unknown: `${termText(kind, t)} not judged: it reaches other namespaces or label keys` }
@@ -93,7 +85,7 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
         t.topologyKey === HOSTNAME
           ? hostnameAffinity(kind, t, placed, self)
           : zoneTerm(kind, t, placed, self, q, zones ?? q.zones)
-      if ('message' in v) return { ...v, term: { kind, index } }
+      if ('message' in v) return v
       if (v.zones) zones = v.zones
       if (v.pickOne) pickOne = true
     }

@@ -73,14 +73,8 @@ export interface PodSpec {
       requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] }
     }
     /** Kept so that `why` can say it does not judge them (Karpenter's scheduler does). */
-    podAffinity?: {
-      requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[]
-      preferredDuringSchedulingIgnoredDuringExecution?: { weight: number; podAffinityTerm: PodAffinityTerm }[]
-    }
-    podAntiAffinity?: {
-      requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[]
-      preferredDuringSchedulingIgnoredDuringExecution?: { weight: number; podAffinityTerm: PodAffinityTerm }[]
-    }
+    podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] }
+    podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] }
   }
   tolerations?: Toleration[]
   containers: ContainerSpec[]

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Finding } from '../../src/checks/types.js'
+import type { NodeReport } from '../../src/why/node/verdict.js'
 import {
   EC2NODECLASSES,
   NODECLAIMS,
@@ -26,6 +27,8 @@ import {
   doctorReport,
   installOn,
   KARPENTER_VERSION,
+  karpctlOn,
+  parseJsonOut,
   runPrinted,
   seedBareCluster,
   shown,
@@ -291,6 +294,20 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
         { timeoutMs: 60_000, intervalMs: 1000, proc: bed.procs.karpenter },
       )
       assert.equal(said?.['aws-error-code'], 'NoSuchEntity')
+      // `why nodeclaim/NAME` on the claim Karpenter failed to launch (issue 37, Launched=False): the launch
+      // error as Karpenter wrote it, mapped to the doctor check that finds its cause, with that check's fix.
+      const claimName = failed!.metadata.name
+      const w = await karpctlOn(bed, ['why', `nodeclaim/${claimName}`, '--json'])
+      assert.equal(w.code, 1, shown(w))
+      const wv = parseJsonOut<NodeReport>(w, 'why nodeclaim').nodes[0]!
+      assert.equal(wv.outcome, 'launch-failed', JSON.stringify(wv))
+      assert.match(wv.headline, /failed to launch \(Launched=False, LaunchFailed\)/)
+      const cause = wv.join?.find((j) => j.source === 'node-role' && j.status === 'fail')
+      assert.ok(cause?.fix?.commands?.length, `${wv.headline} ${JSON.stringify(wv.join)}`)
+      assert.match(
+        cause.message,
+        /instance profile KarpenterNodeInstanceProfile-demo used by EC2NodeClass\/legacy does not exist/,
+      )
       const r = await doctorReport(bed)
       const f = failsOf(r, 'node-role').find((x) => x.code === 'instance-profile-missing')
       assert.ok(f, lines(r, 'node-role'))
@@ -298,7 +315,9 @@ describe(`doctor beside the real Karpenter controller v${KARPENTER_VERSION}`, { 
         f.message,
         /instance profile KarpenterNodeInstanceProfile-demo used by EC2NodeClass\/legacy does not exist/,
       )
-      await runPrinted(bed, scratch, f.fix!.commands!)
+      // why's printed fix is doctor's: the same commands, run as printed, make Karpenter launch
+      assert.deepEqual(cause.fix!.commands, f.fix!.commands)
+      await runPrinted(bed, scratch, cause.fix!.commands!)
       let node = ''
       await waitFor(
         `pod ${pod} bound to a node Karpenter launched once the profile exists`,

@@ -107,7 +107,11 @@ export function launchErrorChecks(message: string): { what: string; checks: stri
   const hit = LAUNCH_ERRORS.find((e) => e.pattern.test(message))
   return hit
     ? { what: hit.what, checks: hit.checks }
-    : { what: 'the launch error above', checks: ['controller-policy', 'nodeclass-ready'] }
+    : // An error we cannot place (Karpenter shortens long ones): every check a launch depends on.
+      {
+        what: 'the launch error above',
+        checks: ['controller-policy', 'node-role', 'passrole-node-role', 'nodeclass-ready'],
+      }
 }
 
 /** AWS's encoded authorization message, if the error carries one (`sts decode-authorization-message`). */
