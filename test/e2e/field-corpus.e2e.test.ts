@@ -32,11 +32,13 @@ import {
   seedKubernetes,
   shown,
   startBed,
+  type ChartVersion,
   type DoctorReport,
   type FixJson,
   type SeedResult,
 } from './bed/index.js'
 import { MORE_SCENARIOS } from './field-corpus/more.js'
+import { ROUND4_SCENARIOS } from './field-corpus/round4.js'
 import {
   allowSpot,
   capacityTypes,
@@ -275,7 +277,7 @@ const FIRST: Scenario[] = [
   },
 ]
 
-const SCENARIOS = [...FIRST, ...MORE_SCENARIOS]
+const SCENARIOS = [...FIRST, ...MORE_SCENARIOS, ...ROUND4_SCENARIOS]
 
 /** The findings of check `id` with `status` (a warning-severity check warns where others fail). */
 const failingOf = (report: DoctorReport, id: string, status: 'fail' | 'warn'): Finding[] =>
@@ -323,12 +325,16 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     )
   })
 
-  async function fresh() {
+  // The 1.14.1 CRDs are kept between 1.14.1 scenarios; a 1.0.14 scenario gets that chart's CRDs, always
+  // fresh (its printed fix may have upgraded them), and the next 1.14.1 scenario gets 1.14.1's again.
+  let lastChart: ChartVersion = '1.14.1'
+  async function fresh(chart: ChartVersion = '1.14.1') {
     await stopController?.()
-    await resetBed(c.bed, { keepCrds: true })
+    await resetBed(c.bed, { keepCrds: chart === '1.14.1' && lastChart === '1.14.1' })
+    lastChart = chart
     // aws-auth, as the getting-started cluster of these reports (moto has no access-entry API)
     c.seed = await seedAws(c.bed, { authenticationMode: 'CONFIG_MAP' })
-    await seedKubernetes(c.bed, { aws: c.seed, chartVersion: '1.14.1' })
+    await seedKubernetes(c.bed, { aws: c.seed, chartVersion: chart })
     stopController = playController(c.bed, {
       vpcId: c.seed.vpcId,
       subnetIds: c.seed.subnetIds,
@@ -342,7 +348,7 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
   for (const s of SCENARIOS) {
     test(`${s.check}: ${s.title} (${s.source})`, { todo: s.todo }, async (t) => {
       tally.scenarios++
-      await fresh()
+      await fresh(s.chart)
       try {
         await play(s, t)
       } finally {
@@ -390,7 +396,7 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     if (!s.fixable) return
     // From the healthy seed again: a printed fix may have made the first break moot (a grant added
     // elsewhere), and a repair is counted only where the check fails before it.
-    await fresh()
+    await fresh(s.chart)
     await s.breakIt!(c)
     assert.ok(failingOf(await doctorReport(c.bed), s.check, status).length > 0, `${s.check}: broken again`)
     // The chart from the fixtures: a Helm repair must not pull oci://public.ecr.aws from the bed.
