@@ -24,6 +24,7 @@ import {
   failingChecks,
   karpctlOn,
   karpenterFixtures,
+  kubernetesFor,
   parseJsonOut,
   playController,
   resetBed,
@@ -333,7 +334,11 @@ describe('field corpus: what users reported, on the bed', { timeout: 60 * 60_000
     await resetBed(c.bed, { keepCrds: chart === '1.14.1' && lastChart === '1.14.1' })
     lastChart = chart
     // aws-auth, as the getting-started cluster of these reports (moto has no access-entry API)
-    c.seed = await seedAws(c.bed, { authenticationMode: 'CONFIG_MAP' })
+    // EKS at the newest Kubernetes the chart supports (1.0.x: 1.31), as that version's guide made it
+    c.seed = await seedAws(c.bed, {
+      authenticationMode: 'CONFIG_MAP',
+      kubernetesVersion: kubernetesFor(chart),
+    })
     await seedKubernetes(c.bed, { aws: c.seed, chartVersion: chart })
     stopController = playController(c.bed, {
       vpcId: c.seed.vpcId,

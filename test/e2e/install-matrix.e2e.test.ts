@@ -16,6 +16,7 @@ import {
   playController,
   resetBed,
   seedBareForKarpctl,
+  seedBlueprintsAddons,
   seedEksctlKarpenter,
   seedGettingStartedOf,
   seedTerraformModule,
@@ -85,6 +86,15 @@ const ROWS: Row[] = [
     warn: {
       'controller-policy': /more broadly than the reference \(Resource "\*" where the reference names ARNs/,
     },
+  },
+  {
+    tool: 'EKS Blueprints addons karpenter (chart_version 1.0.14)',
+    source:
+      'aws-ia/terraform-aws-eks-blueprints-addons main.tf "Karpenter" (enable_karpenter, defaults), aws-ia/eks-blueprints-addon 1.3.0 main.tf (IRSA)',
+    seed: seedBlueprintsAddons,
+    crds: '1.0',
+    // True: the 1.0.x conversion webhooks run until 1.1 (the module's default, 0.37.0, would fail).
+    warn: { 'karpenter-version': /v1\.0\.x conversion line/ },
   },
   {
     tool: 'karpctl install',
