@@ -112,7 +112,11 @@ export function helmInstallCommand(
 
 /** Upgrades the chart in place, keeping the user's values. */
 export function helmUpgradeCommand(release: HelmRelease, version: string, extra = ''): string {
-  return `helm upgrade ${release.name} ${KARPENTER_CHART} --namespace ${release.namespace} --version ${version} --reuse-values${extra}`
+  // To another version, `--reuse-values` keeps the old chart's whole values and drops the new chart's
+  // defaults: 1.0.14 → 1.14.1 then fails on `.Values.service.annotations` (nil pointer), as the field
+  // corpus replayed. `--reset-then-reuse-values` (Helm 3.14+) takes the new defaults, then the user's.
+  const values = version === release.chartVersion ? '--reuse-values' : '--reset-then-reuse-values'
+  return `helm upgrade ${release.name} ${KARPENTER_CHART} --namespace ${release.namespace} --version ${version} ${values}${extra}`
 }
 
 /**

@@ -188,4 +188,15 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     expect: /has no ingress tcp\/8443 from the cluster security group/,
     fixable: true,
   },
+  {
+    check: 'crd-conversion-webhook',
+    title: "healthy: a 1.0.x install's CRDs converting through its own live Service karpenter:8443",
+    source:
+      'aws/karpenter-provider-aws#6544 (the 1.0.x CRDs name kube-system/karpenter:8443; only a Service that is gone breaks them)',
+    chart: '1.0.14',
+    shape: async () => {
+      // the seed is the shape: the 1.0.14 chart's crds/ as Helm installed them, beside the release
+    },
+    expect: /converts through kube-system\/karpenter:8443, which its Service serves/,
+  },
 ]

@@ -153,7 +153,7 @@ test('helmInstallCommand: the defaults, and a cluster name quoted for the shell'
 })
 
 test('helmUpgradeCommand keeps the values and appends the extra flags', () => {
-  const r = release({ name: 'kp', namespace: 'karpenter' })
+  const r = release({ name: 'kp', namespace: 'karpenter', chartVersion: '1.5.0' })
   assert.equal(
     helmUpgradeCommand(r, '1.5.0'),
     'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.5.0 --reuse-values',
@@ -161,6 +161,15 @@ test('helmUpgradeCommand keeps the values and appends the extra flags', () => {
   assert.equal(
     helmUpgradeCommand(r, '1.5.0', ' --set a=b'),
     'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.5.0 --reuse-values --set a=b',
+  )
+})
+
+test("helmUpgradeCommand to another version takes the new chart's defaults, then the user's values", () => {
+  // --reuse-values from 1.0.14 to 1.14.1 failed on the bed: `.Values.service.annotations`, nil pointer
+  const r = release({ name: 'kp', namespace: 'karpenter', chartVersion: '1.0.14' })
+  assert.equal(
+    helmUpgradeCommand(r, '1.14.1'),
+    'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.14.1 --reset-then-reuse-values',
   )
 })
 
