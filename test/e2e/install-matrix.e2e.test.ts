@@ -88,13 +88,18 @@ const ROWS: Row[] = [
     },
   },
   {
-    tool: 'EKS Blueprints addons karpenter (chart_version 1.0.14)',
+    tool: 'EKS Blueprints addons karpenter (chart_version 1.1.10)',
     source:
       'aws-ia/terraform-aws-eks-blueprints-addons main.tf "Karpenter" (enable_karpenter, defaults), aws-ia/eks-blueprints-addon 1.3.0 main.tf (IRSA)',
     seed: seedBlueprintsAddons,
-    crds: '1.0',
-    // True: the 1.0.x conversion webhooks run until 1.1 (the module's default, 0.37.0, would fail).
-    warn: { 'karpenter-version': /v1\.0\.x conversion line/ },
+    // True of the addon's defaults: its policy predates the reference's resource lists and tag
+    // conditions; its node role has three policies (no AmazonSSMManagedInstanceCore).
+    warn: {
+      'controller-policy':
+        /on fewer resources than the reference.*more broadly than the reference \(no Condition where the reference scopes by tags\)/,
+      'node-role':
+        /lacks AmazonSSMManagedInstanceCore: nodes join, but Session Manager access to them will not work/,
+    },
   },
   {
     tool: 'karpctl install',

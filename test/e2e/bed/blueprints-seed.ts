@@ -17,9 +17,12 @@
 // - the chart in namespace `karpenter` with the module's `karpenter_set` values (the pre-0.32
 //   `settings.aws.*` beside `settings.*`, `settings.clusterEndpoint`, `serviceAccount.name`).
 //
-// One input is not the default: `chart_version`. The module's default is 0.37.0, a v1beta1 release out
-// of support (doctor's `karpenter-version` fails it, truly; the bed has no 0.37 chart). The row sets
-// 1.0.14, the v1 release a 0.37 install must pass through (Karpenter's v1 migration guide).
+// One input is not the default: `chart_version`. The module's default, 0.37.0, is a v1beta1 release out
+// of support (doctor's `karpenter-version` fails it, truly; the bed has no 0.37 chart). A 0.37 install
+// goes to v1 through 1.0.x, and there the 1.0.x chart's crds/ name the conversion webhook
+// kube-system/karpenter while the module installs in namespace karpenter: doctor's
+// `crd-conversion-webhook` fails, truly (aws/karpenter-provider-aws#6544). The row takes 1.1.10, the
+// first minor without webhooks (the 1.14.1 chart restamped, as the getting-started rows do).
 import { PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge'
 import {
   AddRoleToInstanceProfileCommand,
@@ -36,12 +39,11 @@ import {
 } from '@aws-sdk/client-sqs'
 import type { Bed } from './bed.js'
 import { guideEC2NodeClass, seedGuideCluster, seedGuideKubernetes } from './adopted-seed.js'
-import type { MatrixInstall } from './matrix-seed.js'
-import { karpenterChartDir } from './paths.js'
+import { kubernetesFor, restampedChart, type MatrixInstall } from './matrix-seed.js'
 import { awsClients, createSpotServiceLinkedRole, type SeedContext } from './seed.js'
 import { TERRAFORM_RULES, terraformSuffix } from './terraform-seed.js'
 
-export const BLUEPRINTS_KARPENTER = '1.0.14'
+export const BLUEPRINTS_KARPENTER = '1.1.10'
 
 /** var.tags as the Blueprints examples set them. */
 const TAGS: Record<string, string> = {
@@ -141,9 +143,9 @@ function irsaTrust(oidcProviderArn: string, sub: string): string {
   })
 }
 
-/** The addons module's Karpenter resources and release on the guide's cluster (Kubernetes 1.31). */
+/** The addons module's Karpenter resources and release on the guide's cluster. */
 export async function seedBlueprintsAddons(bed: Bed): Promise<MatrixInstall> {
-  const cluster = await seedGuideCluster(bed, { kubernetesVersion: '1.31' })
+  const cluster = await seedGuideCluster(bed, { kubernetesVersion: kubernetesFor(BLUEPRINTS_KARPENTER) })
   const { ctx } = cluster
   const cn = ctx.clusterName
   const aws = awsClients({ awsEndpoint: bed.awsEndpoint, region: ctx.region })
@@ -264,12 +266,11 @@ export async function seedBlueprintsAddons(bed: Bed): Promise<MatrixInstall> {
   const r = await seedGuideKubernetes(bed, cluster, {
     nodeRoleArn: arnOf('role', nodeRoleName),
     namespace,
-    crds: '1.0.14',
     helmArgs: [
       'upgrade',
       '--install',
       'karpenter',
-      karpenterChartDir(BLUEPRINTS_KARPENTER),
+      restampedChart(bed.tmpDir, BLUEPRINTS_KARPENTER),
       '--namespace',
       namespace,
       '--create-namespace',
