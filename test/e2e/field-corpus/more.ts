@@ -7,17 +7,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CreateTagsCommand, RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { CreateNodegroupCommand } from '@aws-sdk/client-eks'
-import {
-  DeleteRuleCommand,
-  ListRulesCommand,
-  ListTargetsByRuleCommand,
-  RemoveTargetsCommand,
-} from '@aws-sdk/client-eventbridge'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { DisableKeyCommand, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms'
 import { clusterAutoscalerDeployment } from '../../helpers/facts.js'
 import { controllerTrustPolicy, webhookIngressPermission, type Bed } from '../bed/index.js'
 import {
+  deleteRulesMatching,
   detachNodePolicy,
   dropSid,
   editManagedPolicy,
@@ -408,16 +403,7 @@ export const MORE_SCENARIOS: Scenario[] = [
     title: 'a rule deleted (spot interruption warnings never sent)',
     source: 'aws/karpenter-provider-aws#7209, #5536',
     // The rule by what it matches, not by name: after a fix it may carry install's name.
-    breakIt: async ({ aws }) => {
-      const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
-      for (const r of rules.filter((x) => (x.EventPattern ?? '').includes('Spot Instance Interruption'))) {
-        const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
-        await aws.events.send(
-          new RemoveTargetsCommand({ Rule: r.Name!, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
-        )
-        await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
-      }
-    },
+    breakIt: ({ aws }) => deleteRulesMatching(aws, 'Spot Instance Interruption'),
     expect: /rule|Spot/i,
     fixable: true,
   },

@@ -5,15 +5,10 @@
 // `karpenter-version` and `sg-webhook-8443` have something to say.
 import { RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
-import {
-  DeleteRuleCommand,
-  ListRulesCommand,
-  ListTargetsByRuleCommand,
-  RemoveTargetsCommand,
-} from '@aws-sdk/client-eventbridge'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
 import {
+  deleteRulesMatching,
   deleteSpotRole,
   editManagedPolicy,
   nodeClassKey,
@@ -128,16 +123,7 @@ export const ROUND4_SCENARIOS: Scenario[] = [
       'healthy: no "Capacity Reservation Instance Interruption Warning" rule where no capacity is reserved (terraform-aws-eks four rules)',
     source:
       'terraform-aws-modules/terraform-aws-eks modules/karpenter local.events; aws/karpenter-provider-aws PR #9019; issue 35 item 1',
-    shape: async ({ aws }) => {
-      const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
-      for (const r of rules.filter((x) => (x.EventPattern ?? '').includes('Capacity Reservation'))) {
-        const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
-        await aws.events.send(
-          new RemoveTargetsCommand({ Rule: r.Name!, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
-        )
-        await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
-      }
-    },
+    shape: ({ aws }) => deleteRulesMatching(aws, 'Capacity Reservation'),
     expect: /no rule for "EC2 Capacity Reservation Instance Interruption Warning" is needed/,
   },
   {

@@ -10,6 +10,12 @@ import {
   GetPolicyVersionCommand,
   ListPolicyVersionsCommand,
 } from '@aws-sdk/client-iam'
+import {
+  DeleteRuleCommand,
+  ListRulesCommand,
+  ListTargetsByRuleCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge'
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms'
 import {
   awsClientConfig,
@@ -192,4 +198,16 @@ export async function nodeClassKey(c: Ctx, state: (kms: KMSClient, keyId: string
       ],
     },
   })
+}
+
+/** Deletes the EventBridge rules whose pattern mentions `detail` (by what they match: a fix may rename them). */
+export async function deleteRulesMatching(aws: AwsClients, detail: string) {
+  const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
+  for (const r of rules.filter((x) => (x.EventPattern ?? '').includes(detail))) {
+    const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
+    await aws.events.send(
+      new RemoveTargetsCommand({ Rule: r.Name!, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
+    )
+    await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
+  }
 }
