@@ -134,9 +134,13 @@ export const nodePoolOf = (name: string, nodeClass: string, requirements: KubeOb
  * EC2's spot interruption warning for an instance, put on the default event bus as EC2 puts it: the
  * interruption rules route it to the queue Karpenter reads. Returns how many entries EventBridge refused.
  */
-export async function putSpotInterruption(bed: Bed, instanceId: string | undefined): Promise<number | undefined> {
+export async function putSpotInterruption(
+  bed: Bed,
+  instanceId: string | undefined,
+): Promise<number | undefined> {
   // a claim read before Karpenter wrote its providerID has no instance to interrupt: say so, not `instance/undefined`
-  if (!instanceId) throw new Error('putSpotInterruption: the NodeClaim has no instance id (status.providerID) yet')
+  if (!instanceId)
+    throw new Error('putSpotInterruption: the NodeClaim has no instance id (status.providerID) yet')
   const put = await awsClients(bed).events.send(
     new PutEventsCommand({
       Entries: [
