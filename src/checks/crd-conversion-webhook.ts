@@ -5,9 +5,8 @@
 // ("conversion webhook ... connection refused"), and so does `kubectl get` of those objects.
 import type { CustomResourceDefinition, ServicePorts } from '../facts/types.js'
 import { need, shellQuote, skip } from './lib/facts.js'
+import { NO_CONVERSION_PATCH } from './lib/install.js'
 import type { Check, Finding } from './types.js'
-
-const PATCH = JSON.stringify({ spec: { conversion: { strategy: 'None', webhook: null } } })
 
 /** Why the service named no longer serves the webhook; null when it does (has the port). */
 function gap(c: CustomResourceDefinition, svc: ServicePorts | null | undefined): string | null {
@@ -67,7 +66,9 @@ export const crdConversionWebhook: Check = {
                 evidence: { crd: c.name, service: s, servedVersions: c.servedVersions },
                 fix: {
                   summary: `remove the conversion webhook (Karpenter ≥ 1.1's CRDs have none; ${c.name} serves ${c.servedVersions.join(', ')}${c.servedVersions.some((v) => v !== 'v1') ? ': upgrade the karpenter-crd chart as well, which drops v1beta1' : ''})`,
-                  commands: [`kubectl patch crd ${c.name} --type merge -p ${shellQuote(PATCH)}`],
+                  commands: [
+                    `kubectl patch crd ${c.name} --type merge -p ${shellQuote(NO_CONVERSION_PATCH)}`,
+                  ],
                 },
               }
             : {

@@ -16,6 +16,7 @@ import {
   playController,
   resetBed,
   seedBareForKarpctl,
+  seedBlueprintsAddons,
   seedEksctlKarpenter,
   seedGettingStartedOf,
   seedTerraformModule,
@@ -84,6 +85,20 @@ const ROWS: Row[] = [
     // True: eksctl's policy is one statement on Resource "*" without the reference's tag conditions.
     warn: {
       'controller-policy': /more broadly than the reference \(Resource "\*" where the reference names ARNs/,
+    },
+  },
+  {
+    tool: 'EKS Blueprints addons karpenter (chart_version 1.1.10)',
+    source:
+      'aws-ia/terraform-aws-eks-blueprints-addons main.tf "Karpenter" (enable_karpenter, defaults), aws-ia/eks-blueprints-addon 1.3.0 main.tf (IRSA)',
+    seed: seedBlueprintsAddons,
+    // True of the addon's defaults: its policy predates the reference's resource lists and tag
+    // conditions; its node role has three policies (no AmazonSSMManagedInstanceCore).
+    warn: {
+      'controller-policy':
+        /on fewer resources than the reference.*more broadly than the reference \(no Condition where the reference scopes by tags\)/,
+      'node-role':
+        /lacks AmazonSSMManagedInstanceCore: nodes join, but Session Manager access to them will not work/,
     },
   },
   {

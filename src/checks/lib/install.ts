@@ -112,7 +112,11 @@ export function helmInstallCommand(
 
 /** Upgrades the chart in place, keeping the user's values. */
 export function helmUpgradeCommand(release: HelmRelease, version: string, extra = ''): string {
-  return `helm upgrade ${release.name} ${KARPENTER_CHART} --namespace ${release.namespace} --version ${version} --reuse-values${extra}`
+  // To another version, `--reuse-values` keeps the old chart's whole values and drops the new chart's
+  // defaults: 1.0.14 → 1.14.1 then fails on `.Values.service.annotations` (nil pointer), as the field
+  // corpus replayed. `--reset-then-reuse-values` (Helm 3.14+) takes the new defaults, then the user's.
+  const values = version === release.chartVersion ? '--reuse-values' : '--reset-then-reuse-values'
+  return `helm upgrade ${release.name} ${KARPENTER_CHART} --namespace ${release.namespace} --version ${version} ${values}${extra}`
 }
 
 /**
@@ -145,8 +149,18 @@ export function crdChartCommands(
   commands.push(
     `helm upgrade --install karpenter-crd ${KARPENTER_CRD_CHART} --namespace ${namespace} --version ${version}${webhook}`,
   )
+  // Past 1.0 the chart's CRDs have no conversion, but Helm's adoption keeps the 1.0.x crds/ folder's
+  // webhook, which the new controller no longer serves (#6544; replayed by the field corpus).
+  if (v && (v.major > 1 || (v.major === 1 && v.minor >= 1)))
+    for (const c of existing.filter((x) => x.conversion?.service))
+      commands.push(`kubectl patch crd ${c.name} --type merge -p ${shellQuote(NO_CONVERSION_PATCH)}`)
   return commands
 }
+
+/** A CRD's conversion back to the API server's default (strategy None), as Karpenter ≥ 1.1's CRDs have it. */
+export const NO_CONVERSION_PATCH = JSON.stringify({
+  spec: { conversion: { strategy: 'None', webhook: null } },
+})
 
 /** The way from a v0.x install to today's chart, in the order Karpenter's migration guides require. */
 export function upgradePath(generation: Generation): string {

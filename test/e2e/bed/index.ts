@@ -32,3 +32,4 @@ export { registerNode, expireRegistration, UNREGISTERED_TAINT, type Kubelet } fr
 export * from './matrix-seed.js'
 export { playPdbStatus } from './pdb-status.js'
 export * from './kill.js'
+export * from './blueprints-seed.js'

@@ -7,33 +7,25 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CreateTagsCommand, RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { CreateNodegroupCommand } from '@aws-sdk/client-eks'
-import {
-  DeleteRuleCommand,
-  ListRulesCommand,
-  ListTargetsByRuleCommand,
-  RemoveTargetsCommand,
-} from '@aws-sdk/client-eventbridge'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
-import {
-  CreateKeyCommand,
-  DisableKeyCommand,
-  KMSClient,
-  ScheduleKeyDeletionCommand,
-} from '@aws-sdk/client-kms'
+import { DisableKeyCommand, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms'
 import { clusterAutoscalerDeployment } from '../../helpers/facts.js'
-import { awsClientConfig, controllerTrustPolicy, webhookIngressPermission, type Bed } from '../bed/index.js'
+import { controllerTrustPolicy, webhookIngressPermission, type Bed } from '../bed/index.js'
 import {
+  deleteRulesMatching,
   detachNodePolicy,
   dropSid,
   editManagedPolicy,
+  NODE_CLASS,
+  nodeClassKey,
   policyWith,
   pool,
+  seedNet,
   upgradeValues,
   type Ctx,
   type Scenario,
 } from './scenario.js'
 
-const NODE_CLASS = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 const SERVICE_ACCOUNT = '/api/v1/namespaces/kube-system/serviceaccounts/karpenter'
 const DEPLOY = '/apis/apps/v1/namespaces/kube-system/deployments/karpenter'
@@ -63,56 +55,6 @@ const noConversion =
   async ({ bed }: Ctx) => {
     await bed.kube.mergePatch(`${CRDS}/${crd}`, { spec: { conversion: { strategy: 'None', webhook: null } } })
   }
-
-/** A customer managed key named by the EC2NodeClass's root volume, then `state` applied to it. */
-async function nodeClassKey(c: Ctx, state: (kms: KMSClient, keyId: string) => Promise<unknown>) {
-  const kms = new KMSClient(awsClientConfig(c.bed))
-  // The key policy the troubleshooting guide gives ("Node terminates before ready on failed encrypted
-  // EBS volume"): the controller and the node role may use it through EC2; only the state breaks it.
-  const users = { AWS: [c.seed.controllerRoleArn, c.seed.nodeRoleArn] }
-  const policy = {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Sid: 'Admin',
-        Effect: 'Allow',
-        Principal: { AWS: `arn:aws:iam::${c.seed.accountId}:root` },
-        Action: ['kms:Describe*', 'kms:Get*', 'kms:List*', 'kms:Put*'],
-        Resource: '*',
-      },
-      {
-        Sid: 'Use',
-        Effect: 'Allow',
-        Principal: users,
-        Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
-        Resource: '*',
-        Condition: { StringEquals: { 'kms:ViaService': `ec2.${c.seed.region}.amazonaws.com` } },
-      },
-      {
-        Sid: 'Grants',
-        Effect: 'Allow',
-        Principal: users,
-        Action: 'kms:CreateGrant',
-        Resource: '*',
-        Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
-      },
-    ],
-  }
-  const key = await kms.send(
-    new CreateKeyCommand({ Description: 'karpenter ebs', Policy: JSON.stringify(policy) }),
-  )
-  await state(kms, key.KeyMetadata!.KeyId!)
-  await c.bed.kube.mergePatch(NODE_CLASS, {
-    spec: {
-      blockDeviceMappings: [
-        {
-          deviceName: '/dev/xvda',
-          ebs: { encrypted: true, kmsKeyID: key.KeyMetadata!.Arn!, volumeSize: '20Gi', volumeType: 'gp3' },
-        },
-      ],
-    },
-  })
-}
 
 /** A tenant NodePool on its own EC2NodeClass (a copy of the default one, same node role). */
 async function tenantPool(c: Ctx, tenant: string, marked: boolean) {
@@ -461,16 +403,7 @@ export const MORE_SCENARIOS: Scenario[] = [
     title: 'a rule deleted (spot interruption warnings never sent)',
     source: 'aws/karpenter-provider-aws#7209, #5536',
     // The rule by what it matches, not by name: after a fix it may carry install's name.
-    breakIt: async ({ aws }) => {
-      const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
-      for (const r of rules.filter((x) => (x.EventPattern ?? '').includes('Spot Instance Interruption'))) {
-        const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
-        await aws.events.send(
-          new RemoveTargetsCommand({ Rule: r.Name!, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
-        )
-        await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
-      }
-    },
+    breakIt: ({ aws }) => deleteRulesMatching(aws, 'Spot Instance Interruption'),
     expect: /rule|Spot/i,
     fixable: true,
   },
@@ -547,11 +480,3 @@ export const MORE_SCENARIOS: Scenario[] = [
     expect: /subnet/i,
   },
 ]
-
-const seedNet = (seed: Ctx['seed']) => ({
-  vpcId: seed.vpcId,
-  subnetIds: seed.subnetIds,
-  availabilityZones: seed.availabilityZones,
-  clusterSecurityGroupId: seed.clusterSecurityGroupId,
-  nodeSecurityGroupId: seed.nodeSecurityGroupId,
-})

@@ -10,7 +10,22 @@ import {
   GetPolicyVersionCommand,
   ListPolicyVersionsCommand,
 } from '@aws-sdk/client-iam'
-import { helm, karpenterChartDir, type AwsClients, type Bed, type SeedResult } from '../bed/index.js'
+import {
+  DeleteRuleCommand,
+  ListRulesCommand,
+  ListTargetsByRuleCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge'
+import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms'
+import {
+  awsClientConfig,
+  helm,
+  karpenterChartDir,
+  type AwsClients,
+  type Bed,
+  type ChartVersion,
+  type SeedResult,
+} from '../bed/index.js'
 
 export interface Ctx {
   bed: Bed
@@ -38,11 +53,14 @@ export interface Scenario {
   status?: 'warn'
   /** undoes what the bed's reset does not (CRDs kept between scenarios, objects outside the reset) */
   cleanup?: (c: Ctx) => Promise<void>
+  /** the chart the healthy install of this scenario runs (1.14.1 unless said) */
+  chart?: ChartVersion
   /** found, not resolved yet: run and reported, not counted against the suite (node:test todo) */
   todo?: string
 }
 
 export const pool = '/apis/karpenter.sh/v1/nodepools/default'
+export const NODE_CLASS = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default'
 
 /** Rewrites one managed policy's default version through `edit` (policy versions, as a console edit does). */
 export async function editManagedPolicy(
@@ -98,6 +116,14 @@ export async function capacityTypes(bed: Bed, types: string[]) {
     },
   })
 }
+/** The seed's network, as the bed's security-group helpers take it. */
+export const seedNet = (seed: SeedResult) => ({
+  vpcId: seed.vpcId,
+  subnetIds: seed.subnetIds,
+  availabilityZones: seed.availabilityZones,
+  clusterSecurityGroupId: seed.clusterSecurityGroupId,
+  nodeSecurityGroupId: seed.nodeSecurityGroupId,
+})
 export const allowSpot = (bed: Bed) => capacityTypes(bed, ['spot', 'on-demand'])
 
 /** An AWS managed policy detached from the seed's node role. */
@@ -122,4 +148,66 @@ export async function upgradeValues(bed: Bed, args: string[]) {
     '--reuse-values',
     ...args,
   ])
+}
+
+/** A customer managed key named by the EC2NodeClass's root volume, then `state` applied to it. */
+export async function nodeClassKey(c: Ctx, state: (kms: KMSClient, keyId: string) => Promise<unknown>) {
+  const kms = new KMSClient(awsClientConfig(c.bed))
+  // The key policy the troubleshooting guide gives ("Node terminates before ready on failed encrypted
+  // EBS volume"): the controller and the node role may use it through EC2; only the state breaks it.
+  const users = { AWS: [c.seed.controllerRoleArn, c.seed.nodeRoleArn] }
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'Admin',
+        Effect: 'Allow',
+        Principal: { AWS: `arn:aws:iam::${c.seed.accountId}:root` },
+        Action: ['kms:Describe*', 'kms:Get*', 'kms:List*', 'kms:Put*'],
+        Resource: '*',
+      },
+      {
+        Sid: 'Use',
+        Effect: 'Allow',
+        Principal: users,
+        Action: ['kms:GenerateDataKeyWithoutPlaintext', 'kms:Decrypt'],
+        Resource: '*',
+        Condition: { StringEquals: { 'kms:ViaService': `ec2.${c.seed.region}.amazonaws.com` } },
+      },
+      {
+        Sid: 'Grants',
+        Effect: 'Allow',
+        Principal: users,
+        Action: 'kms:CreateGrant',
+        Resource: '*',
+        Condition: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+      },
+    ],
+  }
+  const key = await kms.send(
+    new CreateKeyCommand({ Description: 'karpenter ebs', Policy: JSON.stringify(policy) }),
+  )
+  await state(kms, key.KeyMetadata!.KeyId!)
+  await c.bed.kube.mergePatch(NODE_CLASS, {
+    spec: {
+      blockDeviceMappings: [
+        {
+          deviceName: '/dev/xvda',
+          ebs: { encrypted: true, kmsKeyID: key.KeyMetadata!.Arn!, volumeSize: '20Gi', volumeType: 'gp3' },
+        },
+      ],
+    },
+  })
+}
+
+/** Deletes the EventBridge rules whose pattern mentions `detail` (by what they match: a fix may rename them). */
+export async function deleteRulesMatching(aws: AwsClients, detail: string) {
+  const rules = (await aws.events.send(new ListRulesCommand({}))).Rules ?? []
+  for (const r of rules.filter((x) => (x.EventPattern ?? '').includes(detail))) {
+    const t = await aws.events.send(new ListTargetsByRuleCommand({ Rule: r.Name! }))
+    await aws.events.send(
+      new RemoveTargetsCommand({ Rule: r.Name!, Ids: (t.Targets ?? []).map((x) => x.Id!) }),
+    )
+    await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
+  }
 }

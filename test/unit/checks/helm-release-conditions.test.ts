@@ -398,7 +398,7 @@ test('Kubernetes newer than a reviewed Karpenter supports: the exact fail, upgra
     },
     fix: {
       summary: 'upgrade the CRDs and the chart (Karpenter 1.5.0+ supports Kubernetes 1.33)',
-      commands: [...ADOPT, CRD_UPGRADE('1.14.1'), `${UPGRADE} --version 1.14.1 --reuse-values`],
+      commands: [...ADOPT, CRD_UPGRADE('1.14.1'), `${UPGRADE} --version 1.14.1 --reset-then-reuse-values`],
     },
   })
 })
@@ -427,7 +427,10 @@ test('the too-new fix adopts only the Karpenter CRDs, and none when the CRDs cou
   const f = run(
     both(withChart('1.4.0'), setKubernetes('1.33'), (f) => (f.kube.crds = failed('list crds'))),
   )[3]!
-  assert.deepEqual(f.fix!.commands, [CRD_UPGRADE('1.14.1'), `${UPGRADE} --version 1.14.1 --reuse-values`])
+  assert.deepEqual(f.fix!.commands, [
+    CRD_UPGRADE('1.14.1'),
+    `${UPGRADE} --version 1.14.1 --reset-then-reuse-values`,
+  ])
 })
 
 test('a Karpenter newer than the table on a newer Kubernetes: the exact warning', () => {
@@ -524,7 +527,7 @@ test('the too-new fix adopts only the Karpenter CRDs, not the other CRDs of the 
   assert.deepEqual(f.fix!.commands, [
     ...ADOPT,
     CRD_UPGRADE('1.14.1'),
-    `${UPGRADE} --version 1.14.1 --reuse-values`,
+    `${UPGRADE} --version 1.14.1 --reset-then-reuse-values`,
   ])
 })
 

@@ -82,7 +82,7 @@ test('v1.0.x: the CRDs of the v1 chart are adopted, the others are left alone', 
     `kubectl label crd ${V1_NAMES.join(' ')} app.kubernetes.io/managed-by=Helm --overwrite`,
     `kubectl annotate crd ${V1_NAMES.join(' ')} meta.helm.sh/release-name=karpenter-crd meta.helm.sh/release-namespace=kube-system --overwrite`,
     'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --namespace kube-system --version 1.14.1',
-    'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1 --reuse-values',
+    'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1 --reset-then-reuse-values',
   ])
 })
 
@@ -104,7 +104,7 @@ test('v1.0.x with unreadable CRDs still gives the CRD chart and the chart upgrad
           "run `karpctl upgrade` (it checks that no object is still stored as v1beta1, adds the IAM statements 1.14.1 needs, then upgrades the CRDs and the chart with your values), or by hand: first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then upgrade the CRDs and the chart to 1.14.1 (Helm does not upgrade CRDs from the chart's crds/ folder)",
         commands: [
           'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --namespace kube-system --version 1.14.1',
-          'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1 --reuse-values',
+          'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --namespace kube-system --version 1.14.1 --reset-then-reuse-values',
         ],
       },
     },

@@ -153,7 +153,7 @@ test('helmInstallCommand: the defaults, and a cluster name quoted for the shell'
 })
 
 test('helmUpgradeCommand keeps the values and appends the extra flags', () => {
-  const r = release({ name: 'kp', namespace: 'karpenter' })
+  const r = release({ name: 'kp', namespace: 'karpenter', chartVersion: '1.5.0' })
   assert.equal(
     helmUpgradeCommand(r, '1.5.0'),
     'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.5.0 --reuse-values',
@@ -162,6 +162,31 @@ test('helmUpgradeCommand keeps the values and appends the extra flags', () => {
     helmUpgradeCommand(r, '1.5.0', ' --set a=b'),
     'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.5.0 --reuse-values --set a=b',
   )
+})
+
+test("helmUpgradeCommand to another version takes the new chart's defaults, then the user's values", () => {
+  // --reuse-values from 1.0.14 to 1.14.1 failed on the bed: `.Values.service.annotations`, nil pointer
+  const r = release({ name: 'kp', namespace: 'karpenter', chartVersion: '1.0.14' })
+  assert.equal(
+    helmUpgradeCommand(r, '1.14.1'),
+    'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --version 1.14.1 --reset-then-reuse-values',
+  )
+})
+
+test('crdChartCommands past 1.0 removes the 1.0.x conversion webhook Helm adoption keeps; to 1.0.x it stays', () => {
+  // The field corpus replayed the printed upgrade 1.0.14 → 1.14.1: the CRDs kept the webhook on 8443,
+  // which the 1.14.1 controller does not serve (aws/karpenter-provider-aws#6544).
+  const hooked = crd('nodepools.karpenter.sh', ['v1', 'v1beta1'], {
+    conversion: { strategy: 'Webhook', service: { namespace: 'kube-system', name: 'karpenter', port: 8443 } },
+  })
+  const plain = crd('nodeclaims.karpenter.sh', ['v1'], {
+    annotations: { 'meta.helm.sh/release-name': 'karpenter-crd' },
+  })
+  const patch = `kubectl patch crd nodepools.karpenter.sh --type merge -p '{"spec":{"conversion":{"strategy":"None","webhook":null}}}'`
+  const to114 = crdChartCommands('kube-system', '1.14.1', [hooked, plain])
+  assert.equal(to114.at(-1), patch)
+  assert.equal(to114.filter((c) => c.startsWith('kubectl patch')).length, 1)
+  assert.ok(!crdChartCommands('kube-system', '1.0.14', [hooked, plain]).includes(patch))
 })
 
 test('crdChartCommands: CRDs not yet owned by karpenter-crd are adopted, then the CRD chart', () => {

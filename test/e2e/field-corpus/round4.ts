@@ -1,0 +1,188 @@
+// The field corpus's fourth round (issue 35, A): the method's bar — for every check two ways users
+// break it and one healthy shape another tool makes that a naive rule would flag. These fill the
+// checks that had one break or no healthy shape; each from a report found with the search tool (cited
+// in `source`). The 1.0.x scenarios run on the 1.0.14 chart and CRDs (`chart`), the only install where
+// `karpenter-version` and `sg-webhook-8443` have something to say.
+import { RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
+import { DescribeClusterCommand } from '@aws-sdk/client-eks'
+import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
+import { controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
+import {
+  deleteRulesMatching,
+  deleteSpotRole,
+  editManagedPolicy,
+  nodeClassKey,
+  policyWith,
+  pool,
+  seedNet,
+  upgradeValues,
+  type Ctx,
+  type Scenario,
+} from './scenario.js'
+
+const SPOT_POOL = '/apis/karpenter.sh/v1/nodepools/spot'
+
+/** A second NodePool, a copy of the default one with `edit` applied to its template's spec. */
+async function secondPool(c: Ctx, name: string, edit: (spec: Record<string, unknown>) => void) {
+  const np = (await c.bed.kube.get(pool))!
+  const spec = structuredClone(np.spec) as { template: { spec: Record<string, unknown> } }
+  edit(spec.template.spec)
+  await c.bed.kube.apply({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name }, spec })
+}
+
+/** An old cluster's OIDC provider beside this one (the cluster recreated, the role kept for both). */
+const oldProvider = (c: Ctx) => ({
+  issuer: c.seed.oidcIssuer.replace(/id\/[^/]+$/, 'id/0123456789ABCDEF0123456789ABCDEF'),
+  arn: c.seed.oidcProviderArn.replace(/id\/[^/]+$/, 'id/0123456789ABCDEF0123456789ABCDEF'),
+})
+
+export const ROUND4_SCENARIOS: Scenario[] = [
+  // nodeclass-ready: a second break and a healthy shape
+  {
+    check: 'nodeclass-ready',
+    title: 'a NodePool whose nodeClassRef names an EC2NodeClass that does not exist',
+    source:
+      'aws/karpenter-provider-aws#7850 and PR #7868 (NodePoolFailedToResolveNodeClass), #5699 (resolveNodeClassFromNodePool)',
+    breakIt: async (c) => {
+      await secondPool(c, 'general', (spec) => {
+        spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'general' }
+      })
+    },
+    expect: /NodePool general references EC2NodeClass general, which does not exist/,
+    cleanup: async ({ bed }) => {
+      await bed.kube.delete('/apis/karpenter.sh/v1/nodepools/general')
+    },
+  },
+  {
+    check: 'nodeclass-ready',
+    title: 'healthy: limits nvidia.com/gpu: 0 on a general NodePool (no GPU nodes from it, CPU unbounded)',
+    source:
+      'kubernetes-sigs/karpenter NodePool limits (a resource not every node has); issue 35 item 10 (what a freeze is)',
+    shape: async ({ bed }) => {
+      await bed.kube.mergePatch(pool, { spec: { limits: { cpu: '1000', 'nvidia.com/gpu': '0' } } })
+    },
+    expect: /NodePool default uses EC2NodeClass default/,
+  },
+  // spot-service-linked-role: a second break
+  {
+    check: 'spot-service-linked-role',
+    title: 'a spot NodePool added beside the on-demand default in an account without the spot role',
+    source:
+      'terraform-aws-modules/terraform-aws-eks#2605 and PR #2614 (spot pool, fresh account), aws-samples/eks-workshop-v2#110',
+    breakIt: async (c) => {
+      await secondPool(c, 'spot', (spec) => {
+        spec.requirements = [
+          { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+        ]
+      })
+      await deleteSpotRole(c.aws, c.seed)
+    },
+    expect: /no EC2 Spot service-linked role/,
+    fixable: true,
+    cleanup: async ({ bed }) => {
+      await bed.kube.delete(SPOT_POOL)
+    },
+  },
+  // healthy shapes of the checks that had none
+  {
+    check: 'passrole-node-role',
+    title: 'healthy: eksctl\'s PassRole on Resource "*" limited by iam:PassedToService ec2.amazonaws.com',
+    source:
+      'eksctl-io/eksctl pkg/cfn/builder/karpenter.go (one statement on "*"), aws/karpenter-provider-aws#6036',
+    shape: async ({ aws, seed }) =>
+      editManagedPolicy(aws, policyWith(seed, 'IAMIntegration'), (doc) => {
+        for (const st of doc.Statement as { Sid?: string; Resource?: unknown }[])
+          if (st.Sid === 'AllowPassingInstanceRole') st.Resource = '*'
+      }),
+    expect: /may pass KarpenterNodeRole-demo to ec2\.amazonaws\.com/,
+  },
+  {
+    check: 'irsa-trust-policy',
+    title: "healthy: the trust names the old cluster's OIDC provider and the new one's (blue/green)",
+    source:
+      'terraform-aws-modules/terraform-aws-iam iam-role-for-service-accounts-eks `oidc_providers` (one statement per cluster), aws/karpenter-provider-aws#3014',
+    shape: async (c) => {
+      const old = oldProvider(c)
+      const statements = [
+        controllerTrustPolicy(old.arn, old.issuer),
+        controllerTrustPolicy(c.seed.oidcProviderArn, c.seed.oidcIssuer),
+      ].flatMap((doc) => (JSON.parse(doc) as { Statement: unknown[] }).Statement)
+      await c.aws.iam.send(
+        new UpdateAssumeRolePolicyCommand({
+          RoleName: c.seed.controllerRoleName,
+          PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: statements }),
+        }),
+      )
+    },
+    expect: /trusts exactly system:serviceaccount:kube-system:karpenter/,
+  },
+  {
+    check: 'interruption-rules',
+    title:
+      'healthy: no "Capacity Reservation Instance Interruption Warning" rule where no capacity is reserved (terraform-aws-eks four rules)',
+    source:
+      'terraform-aws-modules/terraform-aws-eks modules/karpenter local.events; aws/karpenter-provider-aws PR #9019; issue 35 item 1',
+    shape: ({ aws }) => deleteRulesMatching(aws, 'Capacity Reservation'),
+    expect: /no rule for "EC2 Capacity Reservation Instance Interruption Warning" is needed/,
+  },
+  {
+    check: 'helm-release',
+    title: "healthy: settings.clusterEndpoint set to the cluster's own endpoint (terraform-aws-eks examples)",
+    source:
+      'terraform-aws-modules/terraform-aws-eks examples/karpenter (clusterEndpoint: module.eks.cluster_endpoint), aws/karpenter-provider-aws#2423',
+    shape: async ({ bed, aws, seed }) => {
+      const d = await aws.eks.send(new DescribeClusterCommand({ name: seed.clusterName }))
+      await upgradeValues(bed, ['--set', `settings.clusterEndpoint=${d.cluster!.endpoint!}`])
+    },
+    expect: /settings\.clusterEndpoint of .* is the cluster's endpoint/,
+  },
+  {
+    check: 'ebs-kms-key',
+    title: "healthy: a customer managed key with the troubleshooting guide's key policy (kms:ViaService)",
+    source:
+      'karpenter.sh troubleshooting "Node terminates before ready on failed encrypted EBS volume"; aws/karpenter-provider-aws#5039',
+    shape: (c) => nodeClassKey(c, async () => {}),
+    expect: /may use KMS key .* through EC2/,
+  },
+  // 1.0.x: karpenter-version and sg-webhook-8443
+  {
+    check: 'karpenter-version',
+    title: 'a 1.0.x install left on the webhook/conversion line',
+    source:
+      'aws/karpenter-provider-aws#6544 (1.0.x webhooks on 8443), #7124 (upgrading 1.0 to 1.1: CRDs and webhooks)',
+    chart: '1.0.14',
+    breakIt: async () => {
+      // the seed is the break: the getting-started install of 1.0.14 as its guide made it
+    },
+    status: 'warn',
+    expect: /Karpenter 1\.0\.14 .* is the v1\.0\.x conversion line/,
+  },
+  {
+    check: 'sg-webhook-8443',
+    title: 'a 1.0.x install without the tcp/8443 rule from the control plane (webhook calls time out)',
+    source: 'aws/karpenter-provider-aws#6544, #7378 (conversion webhook "context deadline exceeded")',
+    chart: '1.0.14',
+    breakIt: async ({ aws, seed }) => {
+      await aws.ec2.send(
+        new RevokeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [webhookIngressPermission(seedNet(seed))],
+        }),
+      )
+    },
+    expect: /has no ingress tcp\/8443 from the cluster security group/,
+    fixable: true,
+  },
+  {
+    check: 'crd-conversion-webhook',
+    title: "healthy: a 1.0.x install's CRDs converting through its own live Service karpenter:8443",
+    source:
+      'aws/karpenter-provider-aws#6544 (the 1.0.x CRDs name kube-system/karpenter:8443; only a Service that is gone breaks them)',
+    chart: '1.0.14',
+    shape: async () => {
+      // the seed is the shape: the 1.0.14 chart's crds/ as Helm installed them, beside the release
+    },
+    expect: /converts through kube-system\/karpenter:8443, which its Service serves/,
+  },
+]
