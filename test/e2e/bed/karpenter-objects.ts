@@ -28,6 +28,15 @@ export async function karpenterInstances(bed: Bed): Promise<Instance[]> {
   )
   return (r.Reservations ?? []).flatMap((x) => x.Instances ?? [])
 }
+/**
+ * One instance by id, in any state: Karpenter may already have consolidated it away (moto launches the
+ * first override, often far larger than the pod needs), and a terminated instance keeps its tags.
+ */
+export async function instanceById(bed: Bed, id: string | undefined): Promise<Instance | undefined> {
+  if (!id) return undefined
+  const r = await awsClients(bed).ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))
+  return (r.Reservations ?? []).flatMap((x) => x.Instances ?? [])[0]
+}
 export const tagOf = (i: Instance, key: string) => i.Tags?.find((t) => t.Key === key)?.Value
 /** The EC2 instance id of a NodeClaim (the tail of its providerID), once Karpenter launched it. */
 export const instanceIdOf = (claim: KubeObject) =>
