@@ -476,7 +476,7 @@ export const CORPUS: CorpusEntry[] = [
         'instance-types',
         /^no instance type has room: the largest left of \d+, \S+, has \S+ cpu \/ \S+ memory \/ \d+ pods allocatable, a node for the pod needs \S+ cpu \(the pod 500, DaemonSets the rest\)$/,
         // EC2 has u7i types of 896 vCPU: outside the NodePool's categories c, m, r.
-        /^widen NodePool default's requirement on karpenter\.k8s\.aws\/instance-category \(spec\.template\.spec\.requirements\[3\]\)/,
+        /^allow larger instance types, so that u7i\S+ \(.*\) is left: remove NodePool default's requirement on karpenter\.k8s\.aws\/instance-category \(spec\.template\.spec\.requirements\[3\]\)/,
       ),
     }),
   },
@@ -511,7 +511,7 @@ export const CORPUS: CorpusEntry[] = [
       small: ruledOut(
         'instance-types',
         /^no instance type has room: the largest left of 1, m5\.large, has 1930m cpu \/ 6\.7Gi memory \/ 29 pods allocatable, a node for the pod needs 3100m cpu \(the pod 3, DaemonSets the rest\)$/,
-        /widen NodePool small's requirement on karpenter\.k8s\.aws\/instance-size/,
+        /^allow larger instance types, so that \S+ \(.*\) is left: remove NodePool small's requirement on karpenter\.k8s\.aws\/instance-size \(spec\.template\.spec\.requirements\[\d+\]\)/,
       ),
     }),
   },
