@@ -2,6 +2,8 @@
 // the devices it asks for (devices.ts), its ephemeral storage (ephemeral-storage.ts), then room for
 // its requests and the DaemonSets' (instance-types.ts). Each narrows the types the next one judges;
 // the verdicts that depend only on a memoized list of types are shared by every pod asking alike.
+import { shellQuote } from '../checks/lib/facts.js'
+import type { Fix } from '../checks/types.js'
 import type { EC2NodeClass, NodePool } from '../facts/types.js'
 import { deviceCapacity, devicesAsked, hasDevices, judgeDevices } from './devices.js'
 import { EPHEMERAL_STORAGE, judgeEphemeralStorage } from './ephemeral-storage.js'
@@ -19,8 +21,6 @@ import {
   type PodFix,
 } from './instance-types.js'
 import { ZONE_LABEL } from './pod.js'
-import type { Fix } from '../checks/types.js'
-import { shellQuote } from '../checks/lib/facts.js'
 import type { PoolVerdict } from './verdict.js'
 import { add, type Amounts } from './quantity.js'
 import type { HostPortVerdict } from './host-ports.js'

@@ -83,13 +83,19 @@ export function requirementFix(
   return undefined
 }
 
+/** The patch that removes the NodePool's requirements at these indices, highest first (each path still names its entry). */
+export function removeRequirementsCommand(pool: string, indices: number[]): string {
+  const ops = [...indices]
+    .sort((a, b) => b - a)
+    .map((i) => ({ op: 'remove', path: `/spec/template/spec/requirements/${i}` }))
+  return `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${json(ops)}`
+}
+
 /** Remove the NodePool's requirement at `index`: what it shuts out is what the pod asks for. */
 export function removeRequirementFix(pool: string, index: number, np: Requirement): Fix {
   return {
     summary: `remove NodePool ${pool}'s requirement ${describe(np)} (spec.template.spec.requirements[${index}]): it shuts out what the pod asks for`,
-    commands: [
-      `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${json([{ op: 'remove', path: `/spec/template/spec/requirements/${index}` }])}`,
-    ],
+    commands: [removeRequirementsCommand(pool, [index])],
   }
 }
 

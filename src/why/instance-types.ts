@@ -17,7 +17,7 @@
 import type { Fix } from '../checks/types.js'
 import { shellQuote } from '../checks/lib/facts.js'
 import type { EC2NodeClass } from '../facts/types.js'
-import { limitFix } from './fix.js'
+import { limitFix, removeRequirementsCommand } from './fix.js'
 import { newLimit, type LimitLeft } from './limits.js'
 import { ZONE_LABEL } from './pod.js'
 import { formatAmounts, formatQuantity, parseQuantity, type Amounts } from './quantity.js'
@@ -683,9 +683,7 @@ export function widenFix(pool: string, merged: Requirements, key: string, podFix
     return {
       fix: {
         summary: `widen NodePool ${pool}'s requirement on ${key} (spec.template.spec.requirements[${origin.index}]): here it is removed`,
-        commands: [
-          `kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify([{ op: 'remove', path: `/spec/template/spec/requirements/${origin.index}` }]))}`,
-        ],
+        commands: [removeRequirementsCommand(pool, [origin.index])],
       },
     }
   const own = origin && podFix?.(key, origin)
@@ -743,16 +741,13 @@ function liftFix(
   }
   if (!best) return undefined
   const indices = [...best.removed.keys()].sort((a, b) => b - a)
-  const ops = indices.map((i) => ({ op: 'remove', path: `/spec/template/spec/requirements/${i}` }))
   const removal = indices.length
     ? `remove NodePool ${pool}'s requirement${indices.length > 1 ? 's' : ''} on ${indices.map((i) => `${best.removed.get(i)} (spec.template.spec.requirements[${i}])`).join(', ')}`
     : undefined
   return {
     summary: `allow larger instance types, so that ${best.it.name} (${roomText(roomOf(catalog, best.it, kubelet))}) is left: ${[removal, best.pod?.summary].filter(Boolean).join('; and ')}`,
     commands: [
-      ...(ops.length
-        ? [`kubectl patch nodepool ${shellQuote(pool)} --type json -p ${shellQuote(JSON.stringify(ops))}`]
-        : []),
+      ...(indices.length ? [removeRequirementsCommand(pool, indices)] : []),
       ...(best.pod?.commands ?? []),
     ],
   }

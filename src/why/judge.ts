@@ -648,16 +648,14 @@ function judgePool(
   const absent = asked.filter((k) => !TABLED_RESOURCES.has(k))
   if (absent.length && v.status !== 'ruled-out') {
     const gate = nodeOverlayGate(inputs.facts)
+    const summary = `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`
     if (gate === false)
       return {
         ...base,
         status: 'ruled-out',
         rule: 'instance-types',
         message: `no instance type has ${absent.join(', ')}: Karpenter gives its types capacity for cpu, memory, ephemeral-storage, pods, pod ENIs and the AWS devices only (a NodeOverlay could add more, but the NodeOverlay feature gate is off)`,
-        fix: ((summary) =>
-          dropRequestsFix(pod, owner, absent, `${summary}; here they are dropped`) ?? { summary })(
-          `drop the pod's request for ${absent.join(', ')}, or turn on Karpenter's NodeOverlay feature gate (settings.featureGates.nodeOverlay) and add a NodeOverlay that gives NodePool ${np.metadata.name}'s instance types that capacity`,
-        ),
+        fix: dropRequestsFix(pod, owner, absent, `${summary}; here they are dropped`) ?? { summary },
       }
     extended.push(...absent)
     notes.push(
