@@ -136,3 +136,27 @@ test('seed 1976: a self-selecting zone affinity starts in one zone Karpenter pic
   pod.spec.nodeSelector = { 'kubernetes.io/arch': 'amd64' }
   assert.equal(verdict(f).status, 'fits')
 })
+
+test('seed 1976 again: Karpenter relaxes term by term with a new pick each time, so the pod always fits only when one term fits in every zone', () => {
+  const f = facts('podAffinity', term(ZONE, 'web'), [])
+  const pod = (f.pods.ok ? f.pods.value : [])[0]!
+  const arch = (v: string) => ({
+    matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: [v] }],
+  })
+  const terms = (...t: ReturnType<typeof arch>[]) => {
+    pod.spec.affinity = {
+      ...pod.spec.affinity,
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: t } },
+    }
+  }
+  // arm64 (c6g.large, us-west-2a only) and then s390x (no type): the first term fits in one zone of
+  // two, the second in none — a loop that picks us-west-2b launches nothing (the oracle saw it in 1 of 8).
+  terms(arch('arm64'), arch('s390x'))
+  assert.equal(verdict(f).status, 'unknown', verdict(f).message)
+  // A second term that fits in every zone: some term always fits.
+  terms(arch('arm64'), arch('amd64'))
+  assert.equal(verdict(f).status, 'fits', verdict(f).message)
+  // The first term already fits everywhere.
+  terms(arch('amd64'), arch('s390x'))
+  assert.equal(verdict(f).status, 'fits')
+})
