@@ -289,11 +289,21 @@ export async function offerings(aws: Aws, zones: string[]): Promise<InstanceType
  */
 export async function vpcSubnets(aws: Aws, clusterName: string, keys: Set<string>): Promise<VpcSubnet[]> {
   const cluster = await describeCluster(aws, clusterName)
-  if (!cluster?.vpcId) throw new Error(`EKS describes no VPC of cluster ${clusterName}`)
+  // EKS names the VPC; an answer without it (an emulator's) still names the cluster's subnets.
+  const vpcId =
+    cluster?.vpcId ??
+    (cluster?.subnetIds.length
+      ? (
+          await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', {
+            SubnetIds: cluster.subnetIds.slice(0, 1),
+          })
+        ).Subnets?.[0]?.VpcId
+      : undefined)
+  if (!vpcId) throw new Error(`EKS describes no VPC of cluster ${clusterName}`)
   const all = await aws.all<ec2.DescribeSubnetsCommandOutput, ec2.Subnet>(
     'ec2',
     'DescribeSubnets',
-    { Filters: [{ Name: 'vpc-id', Values: [cluster.vpcId] }], MaxResults: 1000 },
+    { Filters: [{ Name: 'vpc-id', Values: [vpcId] }], MaxResults: 1000 },
     'NextToken',
     (o) => ({ items: o.Subnets, next: o.NextToken }),
   )
