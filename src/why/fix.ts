@@ -264,6 +264,30 @@ export function lowerRequestsFix(
 }
 
 /**
+ * Drop the pod's required pod (anti-)affinity term. Not "make it preferred": Karpenter relaxes a pod's
+ * required node-affinity terms before its preferred pod affinity (scheduling/preferences.go Relax), so
+ * a preferred term still fails a pod whose last node-affinity term does not fit (oracle seeds 222, 522,
+ * 790). Undefined for a bare pod, whose affinity cannot change in place.
+ */
+export function dropAffinityTermFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  term: { kind: 'podAffinity' | 'podAntiAffinity'; index: number },
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const field = `affinity/${term.kind}/requiredDuringSchedulingIgnoredDuringExecution/${term.index}`
+  if (!pod.spec.affinity?.[term.kind]?.requiredDuringSchedulingIgnoredDuringExecution?.[term.index])
+    return undefined
+  return {
+    summary: `${summary}; here the term is dropped (${field.replace(/\//g, '.').replace(/\.(\d+)$/, '[$1]')})`,
+    commands: [
+      `${target(owner, pod.metadata.namespace)} --type json -p ${json([{ op: 'remove', path: `${specPath(owner)}/${field}` }])}`,
+    ],
+  }
+}
+
+/**
  * Drop the container port's hostPort (the port stays for Services and probes): what the NodePool's
  * DaemonSet binds on every node is then free for it. Undefined for a bare pod (immutable ports).
  */

@@ -25,6 +25,7 @@ import {
   type Requirements,
 } from './requirements.js'
 import {
+  dropAffinityTermFix,
   dropRequestsFix,
   lowerRequestsFix,
   labelFix,
@@ -446,7 +447,7 @@ function judgeAffinity(
   if ('message' in v) {
     const fix = v.tolerate
       ? tolerationFix(pod, owner, tolerationFor(v.tolerate.taint), v.tolerate.nodePool)
-      : v.fix
+      : (!v.fix.commands && v.term && dropAffinityTermFix(pod, owner, v.term, v.fix.summary)) || v.fix
     return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix } }
   }
   if (v.zones) {

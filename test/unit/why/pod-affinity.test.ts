@@ -6,6 +6,7 @@ import type { KubeNode } from '../../../src/facts/types.js'
 import { judge, type PodVerdict } from '../../../src/why/judge.js'
 import type { PlacedPod, PodAffinityTerm, WhyFacts } from '../../../src/why/types.js'
 import { pendingPod, pools, whyFacts } from '../../helpers/why.js'
+import { applyPatch, parsePatch } from '../../oracle/patch.js'
 
 const ZONE = 'topology.kubernetes.io/zone'
 const HOST = 'kubernetes.io/hostname'
@@ -159,4 +160,29 @@ test('seed 1976 again: Karpenter relaxes term by term with a new pick each time,
   // The first term already fits everywhere.
   terms(arch('amd64'), arch('s390x'))
   assert.equal(verdict(f).status, 'fits')
+})
+
+test('seeds 43, 222: a required pod-affinity term no pod meets is dropped by the printed patch (preferred would still fail: Karpenter relaxes node-affinity terms first)', () => {
+  const f = facts('podAffinity', term(HOST), [])
+  const v = verdict(f)
+  assert.equal(v.rule, 'pod-affinity')
+  assert.match(
+    v.fix?.summary ?? '',
+    /; here the term is dropped \(affinity\.podAffinity\.requiredDuringSchedulingIgnoredDuringExecution\[0\]\)$/,
+  )
+  assert.deepEqual(v.fix?.commands, [
+    `kubectl -n shop patch deployment web --type json -p '[{"op":"remove","path":"/spec/template/spec/affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}]'`,
+  ])
+  const p = parsePatch(v.fix?.commands?.[0] ?? '')
+  assert.ok(p && applyPatch(f, p))
+  assert.equal(verdict(f).status, 'fits')
+  // Anti-affinity with every zone taken: the same.
+  const g = facts('podAntiAffinity', term(ZONE), [
+    placed('node-a', { app: 'db' }),
+    placed('node-b', { app: 'db' }),
+  ])
+  const w = verdict(g)
+  const q = parsePatch(w.fix?.commands?.[0] ?? '')
+  assert.ok(q && applyPatch(g, q), w.fix?.summary)
+  assert.equal(verdict(g).status, 'fits')
 })
