@@ -228,7 +228,8 @@ export async function controllerRolledOut(
       const d = await bed.kube.get(deploymentPath(namespace, name))
       return !!d && d.status?.observedGeneration === d.metadata.generation
     },
-    { timeoutMs, intervalMs: 300, proc: bed.procs.karpenter },
+    // no `proc`: the old rollout's controller exits on purpose while this waits
+    { timeoutMs, intervalMs: 300 },
   )
   await bed.karpenter!.controller.ready(timeoutMs)
 }
