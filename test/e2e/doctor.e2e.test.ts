@@ -181,6 +181,14 @@ describe(
       await classAndPoolReady()
     })
 
+    /** A failed helm revision changed no Deployment: the controller that ran before still runs, Ready. */
+    async function stillRunning() {
+      const before = bed.karpenter!.controller.proc
+      await controllerRolledOut(bed)
+      assert.ok(before && bed.karpenter!.controller.proc === before, 'the same controller process')
+      assert.equal(before.exitCode(), undefined)
+    }
+
     /** Karpenter marked the default EC2NodeClass (for its current spec) and NodePool Ready. */
     async function classAndPoolReady() {
       await waitFor(
@@ -255,6 +263,7 @@ describe(
       )
       // What users see: Helm cannot even build the ServiceAccount, and the release is left as it was.
       assert.ok(broken, 'helm upgrade with a boolean annotation should fail against a real apiserver')
+      await stillRunning()
       assert.match(
         broken,
         /cannot unmarshal bool into Go struct field ObjectMeta\.metadata\.annotations of type string/,
@@ -349,6 +358,7 @@ describe(
         (err: Error) => err.message,
       )
       assert.ok(broken, 'helm upgrade with a boolean toleration value should fail against a real apiserver')
+      await stillRunning()
       assert.match(
         broken,
         /cannot unmarshal bool into Go struct field Toleration\.spec\.template\.spec\.tolerations\.value of type string/,
