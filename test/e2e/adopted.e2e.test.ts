@@ -8,7 +8,7 @@
 // On the real Karpenter 1.14.1 controller (issue 34): the chart's Deployment runs it, and the Deployment's
 // availability, the guide's EC2NodeClass (its five conditions and the instance profile it makes for
 // KarpenterNodeRole-demo) and NodePool Ready, and the tenant's class Ready are Karpenter's: the test
-// writes none of them.
+// writes none of them, and a pod of the guide's NodePool gets a NodeClaim Karpenter launched.
 import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import { DescribeRuleCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
@@ -25,7 +25,13 @@ import {
   NODEPOOLS,
   RESOLVED,
   conditionOf,
+  instanceById,
+  instanceIdOf,
+  isTrue,
+  pendingPod,
+  tagOf,
   unresolved,
+  waitForClaim,
   waitForCondition,
 } from './bed/karpenter-objects.js'
 import {
@@ -36,6 +42,7 @@ import {
   seedAdoptedInstall,
   type AdoptedInstall,
   type Bed,
+  waitFor,
 } from './bed/index.js'
 import {
   installOn,
@@ -258,6 +265,36 @@ describe(
 
       test('install --dry-run --adopt: no second controller role, no second queue, no second rule set; nothing changed', (t) =>
         assertNoSecondInstall(t, ['--adopt']))
+
+      // Last in this describe: it launches an instance, which the inventories above must not see.
+      test('what doctor passed, Karpenter launches on: a pod of the guide’s NodePool gets a NodeClaim, its instance in moto with the guide’s AMI and Karpenter’s tags', async () => {
+        await f.bed.kube.create(
+          pendingPod('guide-app', { 'karpenter.sh/nodepool': 'default' }, { keepNode: true }),
+        )
+        const claim = await waitForClaim(
+          f.bed,
+          'a NodeClaim of the guide’s NodePool, launched',
+          'default',
+          (c) => isTrue(c, 'Launched'),
+        )
+        const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+        const inst = await instanceById(f.bed, instanceIdOf(claim))
+        assert.ok(inst, `instance of ${claim.metadata.name}`)
+        assert.equal(tagOf(inst, 'karpenter.sh/nodepool'), 'default')
+        assert.equal(tagOf(inst, 'karpenter.k8s.aws/ec2nodeclass'), 'default')
+        // Karpenter tags the instance with its NodeClaim once the node registered (the bed's kubelet).
+        await waitFor(
+          `instance ${inst.InstanceId} tagged karpenter.sh/nodeclaim=${claim.metadata.name} by Karpenter`,
+          async () =>
+            tagOf((await instanceById(f.bed, inst.InstanceId))!, 'karpenter.sh/nodeclaim') ===
+            claim.metadata.name,
+          { timeoutMs: 120_000, intervalMs: 1000 },
+        )
+        assert.ok(
+          (nc?.status?.amis ?? []).some((a: { id: string }) => a.id === inst.ImageId),
+          `${inst.ImageId} is one of the class's AMIs (al2023@v20240807): ${JSON.stringify(nc?.status?.amis)}`,
+        )
+      })
     })
 
     test('install --adopt, then teardown: the full inventory exactly as the stacks and helm made it', async (t) => {
