@@ -259,12 +259,18 @@ export interface GuideKubernetesOptions {
   helmArgs?: string[]
   /** the EC2NodeClass (the guide's) */
   nodeClass?: KubeObject
+  /**
+   * play the controller: Deployment available, EC2NodeClass and NodePool Ready (default true). false on
+   * a `karpenter: true` bed: the real controller reports all three.
+   */
+  markAvailable?: boolean
 }
 
 /**
  * The Kubernetes side of the guide: aws-auth mapping the node group's role and Karpenter's node role,
  * the node group's Nodes, the guide's `helm upgrade --install` (IRSA annotation; the interruption queue
- * given), the guide's EC2NodeClass and NodePool, reported Ready as the controller would.
+ * given), the guide's EC2NodeClass and NodePool, reported Ready as the controller would (unless
+ * `markAvailable: false`: then the real controller's to report).
  */
 export async function seedGuideKubernetes(
   bed: Bed,
@@ -290,9 +296,11 @@ export async function seedGuideKubernetes(
       }),
   )
   await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS[opts.crds ?? '1.14.1'])
-  await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
+  const play = opts.markAvailable !== false
+  if (play) await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
   await applyWithRetry(bed.kube, opts.nodeClass ?? guideEC2NodeClass(cn))
   await applyWithRetry(bed.kube, defaultNodePool())
+  if (!play) return helmRelease
   await markNodeClassReady(bed.kube, 'default', {
     subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
     securityGroups: [
@@ -316,6 +324,8 @@ export async function seedAdoptedInstall(
     /** the chart it is installed with, and its CRDs */
     chartDir?: string
     crds?: ChartVersion
+    /** see GuideKubernetesOptions.markAvailable */
+    markAvailable?: boolean
   } = {},
 ): Promise<AdoptedInstall> {
   const cluster = await seedGuideCluster(bed, opts)
@@ -366,6 +376,7 @@ export async function seedAdoptedInstall(
     interruptionQueue: queueName,
     chartDir: opts.chartDir,
     crds: opts.crds,
+    markAvailable: opts.markAvailable,
   })
 
   return {

@@ -3,6 +3,7 @@
 import { join } from 'node:path'
 import { startBed, type Bed } from './bed.js'
 import { playController } from './install-seed.js'
+import { EC2NODECLASSES, NODEPOOLS, waitForCondition } from './karpenter-objects.js'
 import { karpenterFixtures } from './paths.js'
 import { runKarpctl, targetArgs, type RunResult } from './run.js'
 import type { Network } from './seed.js'
@@ -100,6 +101,24 @@ export async function seededBed<S extends { net: Network }>(
         await bed.stop()
       },
     }
+  } catch (e) {
+    await bed.stop()
+    throw e
+  }
+}
+
+/**
+ * A bed running the real Karpenter controller, seeded by `seed` (which must leave the controller's
+ * status to it: `markAvailable: false`), once Karpenter marked EC2NodeClass and NodePool `default` Ready.
+ */
+export async function realControllerBed<S>(seed: (bed: Bed) => Promise<S>): Promise<SeededBed<S>> {
+  const bed = await startBed({ karpenter: true })
+  try {
+    const s = await seed(bed)
+    await bed.karpenter!.controller.ready()
+    await waitForCondition(bed, `${EC2NODECLASSES}/default`, 'Ready', { status: 'True' })
+    await waitForCondition(bed, `${NODEPOOLS}/default`, 'Ready', { status: 'True' })
+    return { bed, seed: s, stop: () => bed.stop() }
   } catch (e) {
     await bed.stop()
     throw e
