@@ -237,9 +237,13 @@ export function judgeCandidate(
           )
         const lower = (summary: string) => {
           const to = mostDevices([left, inZones, catalog.types], asked, podAsks)
-          return (
-            to && opts.lowerRequests?.(to, `${summary}; here to ${formatDevices(to)}, the most one type has`)
-          )
+          // No type EC2 describes has any of them: the requests go (a 0 is a removal).
+          if (!to)
+            return opts.lowerRequests?.(
+              Object.fromEntries(asked.map(([k]) => [k, 0])),
+              `${summary}; here they are dropped: no type EC2 describes has any`,
+            )
+          return opts.lowerRequests?.(to, `${summary}; here to ${formatDevices(to)}, the most one type has`)
         }
         const widened =
           !own && v.noneOffered

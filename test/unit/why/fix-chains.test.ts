@@ -268,3 +268,18 @@ test("seed 13: after the requirements are lifted the largest type left is still 
   applyFix(f, v)
   assert.equal(verdict(f).status, 'fits')
 })
+
+test('a device no type EC2 describes has at all: the printed patch drops the request, and the pod fits', () => {
+  const gaudi = { 'habana.ai/gaudi': '1' }
+  const f = whyFacts([
+    pendingPod({
+      containers: [{ name: 'app', resources: { requests: { cpu: '1', ...gaudi }, limits: gaudi } }],
+    }),
+  ])
+  withDeviceTypes(f)
+  const v = verdict(f)
+  assert.equal(v.rule, 'devices')
+  assert.match(v.fix?.summary ?? '', /; here they are dropped: no type EC2 describes has any$/)
+  applyFix(f, v)
+  assert.equal(verdict(f).status, 'fits')
+})
