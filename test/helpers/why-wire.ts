@@ -3,7 +3,8 @@
 // answer of the mocked Kubernetes API to a path the suite does not serve.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from './mock-cluster.js'
+import nock from 'nock'
+import { HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from './mock-cluster.js'
 
 /** Sets the environment for an in-process run against the mocked cluster; returns what restores it. */
 export function wireEnv(dir: string): () => void {
@@ -35,4 +36,28 @@ export function notServed(pathname: string): [number, unknown] {
   return pathname.split('/').length % 2 === 0 && !/\/namespaces\/[^/]+\/[^/]+\/[^/]+$/.test(pathname)
     ? [200, { items: [] }]
     : [404, { kind: 'Status', reason: 'NotFound', message: 'not found' }]
+}
+
+/**
+ * Serves the mocked Kubernetes API on every method, `answer` deciding; each request is recorded in
+ * `seen` as `METHOD path` (a write would show there, and the suites fail on it).
+ */
+export function serveKube(answer: (path: string) => [number, unknown], seen: string[] = []): string[] {
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+    nock(KUBE_SERVER)
+      .persist()
+      .intercept(/.*/, method)
+      .reply(function (uri) {
+        seen.push(`${this.req.method} ${uri}`)
+        return answer(uri)
+      })
+  return seen
+}
+
+/** Serves EC2's query API (a POST of the form) with `reply` deciding per request body. */
+export function serveEc2(reply: (body: string) => [number, string, Record<string, string>]): void {
+  nock(`https://${new URL(HOSTS.ec2).host}`)
+    .persist()
+    .post('/')
+    .reply((_uri, body) => reply(String(body)))
 }

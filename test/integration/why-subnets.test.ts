@@ -14,12 +14,13 @@ import { why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
 import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
 import { describedType, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
-import { notServed, wireEnv } from '../helpers/why-wire.js'
+import { notServed, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
 
 let dir: string
 let restoreEnv: () => void = () => undefined
 const ec2Calls: URLSearchParams[] = []
 let eksCalls = 0
+const seen: string[] = []
 let nodeClass: EC2NodeClass
 
 const subnet = (id: string, zone: string, ips: number, pub: boolean, tags: Record<string, string>) => ({
@@ -92,10 +93,7 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-subnets-'))
   restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
-  nock(`https://${new URL(HOSTS.ec2).host}`)
-    .persist()
-    .post('/')
-    .reply((_uri, body) => ec2(String(body)))
+  serveEc2(ec2)
   nock(HOSTS.eks)
     .persist()
     .get('/clusters/demo')
@@ -112,14 +110,7 @@ before(() => {
         },
       ]
     })
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-    nock(KUBE_SERVER)
-      .persist()
-      .intercept(/.*/, method)
-      .reply(function (uri) {
-        assert.equal(this.req.method, 'GET', `why is read-only: ${this.req.method} ${uri}`)
-        return answer(uri)
-      })
+  serveKube(answer, seen)
 })
 
 beforeEach(() => {
@@ -158,6 +149,11 @@ test('a pod pinned to a zone the class has no subnet in: the fix tags the privat
   // One DescribeCluster, one DescribeSubnets, whatever the number of pods and NodePools.
   assert.equal(eksCalls, 1)
   assert.equal(ec2Calls.filter((q) => q.get('Action') === 'DescribeSubnets').length, 1)
+  assert.deepEqual(
+    seen.filter((s) => !s.startsWith('GET ')),
+    [],
+    'why is read-only',
+  )
   // The snapshot keeps the selected tag key only: no Name, no other tag's value.
   const saved = readFileSync(snapshot, 'utf8')
   assert.doesNotMatch(saved, /private-b|ghp_|"owner"/)

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import nock from 'nock'
-import { notServed, wireEnv } from '../helpers/why-wire.js'
+import { notServed, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
 import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
-import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
+import { ec2Answer, KUBE_SERVER } from '../helpers/mock-cluster.js'
 import { describedType, DEVICE_TYPES, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
 
 let dir: string
@@ -124,19 +124,9 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-'))
   restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
-  nock(`https://${new URL(HOSTS.ec2).host}`)
-    .persist()
-    .post('/')
-    .reply((_uri, body) => ec2(String(body)))
+  serveEc2(ec2)
   // Any method: a write would be recorded, and the test fails on it.
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-    nock(KUBE_SERVER)
-      .persist()
-      .intercept(/.*/, method)
-      .reply(function (uri) {
-        seen.push(`${this.req.method} ${uri}`)
-        return answer(uri)
-      })
+  serveKube(answer, seen)
 })
 
 after(() => {
