@@ -39,6 +39,7 @@ import {
   type SeedResult,
 } from './bed/index.js'
 import { MORE_SCENARIOS } from './field-corpus/more.js'
+import { POD_IDENTITY_SCENARIOS } from './field-corpus/pod-identity.js'
 import { ROUND4_SCENARIOS } from './field-corpus/round4.js'
 import {
   allowSpot,
@@ -278,7 +279,7 @@ const FIRST: Scenario[] = [
   },
 ]
 
-const SCENARIOS = [...FIRST, ...MORE_SCENARIOS, ...ROUND4_SCENARIOS]
+const SCENARIOS = [...FIRST, ...MORE_SCENARIOS, ...ROUND4_SCENARIOS, ...POD_IDENTITY_SCENARIOS]
 
 /** The findings of check `id` with `status` (a warning-severity check warns where others fail). */
 const failingOf = (report: DoctorReport, id: string, status: 'fail' | 'warn'): Finding[] =>
