@@ -5,9 +5,7 @@
 // for the controller's ServiceAccount), with one step of that move done wrong, as reported.
 import { CreateAddonCommand, CreatePodIdentityAssociationCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { controllerTrustPolicy, gettingStartedValues, helm, karpenterChartDir } from '../bed/index.js'
+import { controllerTrustPolicy, withoutIrsaAnnotation } from '../bed/index.js'
 import type { Ctx, Scenario } from './scenario.js'
 
 /** What one move to Pod Identity does; a scenario leaves one part out or gets it wrong. */
@@ -36,22 +34,7 @@ const POD_IDENTITY_STATEMENT = {
 
 async function moveToPodIdentity(c: Ctx, move: Move) {
   const { aws, seed } = c
-  // The guide's values without the IRSA annotation, reset (`--reuse-values --set …=null` left it on the
-  // ServiceAccount with the bed's Helm).
-  const values = gettingStartedValues() as { serviceAccount: { annotations: Record<string, string> } }
-  delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
-  const file = join(mkdtempSync(join(c.bed.tmpDir, 'pod-identity-')), 'values.json')
-  writeFileSync(file, JSON.stringify(values))
-  await helm(c.bed, [
-    'upgrade',
-    'karpenter',
-    karpenterChartDir('1.14.1'),
-    '--namespace',
-    'kube-system',
-    '--reset-values',
-    '-f',
-    file,
-  ])
+  await withoutIrsaAnnotation(c.bed)
   if (move.trust) {
     const irsa = JSON.parse(controllerTrustPolicy(seed.oidcProviderArn, seed.oidcIssuer)) as {
       Statement: unknown[]
