@@ -18,7 +18,7 @@ import {
 import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
 import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
-import { helmRegistryConfig } from './collect-local.js'
+import { dockerRegistryConfig, helmRegistryConfig } from './collect-local.js'
 import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
 import type { EC2NodeClass, Facts, HelmRelease, Read, RoleFacts, ServiceAccount } from './types.js'
@@ -260,7 +260,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     cloudformation,
     events: rules.partial ? { rules: rules.rules, partial: rules.partial } : { rules: rules.rules },
     kube,
-    local: { helmRegistry: await first.helmRegistryP },
+    local: { helmRegistry: await first.helmRegistryP, dockerRegistry: await first.dockerRegistryP },
   }
 }
 
@@ -279,6 +279,7 @@ function startFirstReads(aws: Aws, clusterName: string) {
       ),
     ),
     helmRegistryP: early(read('local: Helm registry config', () => helmRegistryConfig())),
+    dockerRegistryP: early(read('local: Docker config', () => dockerRegistryConfig())),
   }
 }
 

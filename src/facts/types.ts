@@ -596,5 +596,11 @@ export interface Facts {
   }
   local: {
     helmRegistry: Read<HelmRegistryConfig | null>
+    /**
+     * Docker's config, where Helm looks for a registry's credentials when its own config has none
+     * (oras-go's NewStoreWithFallbacks in helm's pkg/registry/client.go). Absent in snapshots taken
+     * before it was collected.
+     */
+    dockerRegistry?: Read<HelmRegistryConfig | null>
   }
 }

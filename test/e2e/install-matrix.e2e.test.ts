@@ -43,10 +43,9 @@ interface Row {
   warn?: Record<string, RegExp>
 }
 
-// moto 5.2.1 answers EKS access entries and Pod Identity associations with 404: what depends on them
-// is unknown, never a pass.
+// moto 5.2.1 answers EKS access entries with 404: what depends on them is unknown, never a pass. (Pod
+// Identity associations and add-ons it lacks too: bed/moto_launcher.py fills them.)
 const ACCESS_ENTRIES_UNKNOWN = /could not read eks:ListAccessEntries/
-const POD_IDENTITY_UNKNOWN = /could not read eks:ListPodIdentityAssociations/
 
 const ROWS: Row[] = [
   ...GETTING_STARTED_VERSIONS.map((v): Row => ({
@@ -68,14 +67,9 @@ const ROWS: Row[] = [
     tool: 'terraform-aws-eks modules/karpenter v21 (Pod Identity)',
     source: 'terraform-aws-eks v21.19.0 modules/karpenter/{main,policy,variables}.tf, examples/karpenter',
     seed: (bed) => seedTerraformModule(bed, 21),
-    // The controller role is known only through the association moto cannot list: what needs the role
-    // is unknown too.
-    unknown: {
-      'node-role': ACCESS_ENTRIES_UNKNOWN,
-      'pod-identity': POD_IDENTITY_UNKNOWN,
-      'controller-policy': /ListPodIdentityAssociations/,
-      'passrole-node-role': /controller role is not known/,
-    },
+    // The association (the module's) and the agent add-on (the example's) are real on the patched
+    // moto: pod-identity, controller-policy and passrole-node-role judge the role they name.
+    unknown: { 'node-role': ACCESS_ENTRIES_UNKNOWN },
   },
   {
     tool: 'eksctl karpenter: block',

@@ -1164,6 +1164,8 @@ export class MockCluster {
       AWS_EC2_METADATA_DISABLED: 'true',
       KUBECONFIG: this.kubeconfig,
       HELM_REGISTRY_CONFIG: join(this.dir, 'helm-registry-config.json'),
+      // Helm's fallback for registry credentials: a developer's own `docker login` stays out.
+      DOCKER_CONFIG: join(this.dir, 'docker'),
     })
     nock.disableNetConnect()
     for (const fault of this.options.faults ?? []) this.addFault(fault)

@@ -403,6 +403,8 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       HELM_CACHE_HOME: join(helmHome, 'cache'),
       HELM_CONFIG_HOME: join(helmHome, 'config'),
       HELM_DATA_HOME: join(helmHome, 'data'),
+      // Docker's config, where Helm looks for registry credentials its own config lacks (and doctor too)
+      DOCKER_CONFIG: join(helmHome, 'docker'),
       ...noProxy,
     }
     const kubectl = join(binDir, 'kubectl')

@@ -75,6 +75,31 @@ export function gettingStartedValues(
   }
 }
 
+/**
+ * The release moved off IRSA: the guide's values (`values` opts) without the role annotation, reset
+ * (`--reuse-values --set …=null` leaves a reused annotation on the ServiceAccount). What a Pod Identity
+ * install's chart renders.
+ */
+export async function withoutIrsaAnnotation(
+  target: KubeTarget,
+  values: Parameters<typeof gettingStartedValues>[0] = {},
+): Promise<HelmResult> {
+  const v = gettingStartedValues(values) as { serviceAccount: { annotations: Record<string, string> } }
+  delete v.serviceAccount.annotations['eks.amazonaws.com/role-arn']
+  const file = join(mkdtempSync(join(target.tmpDir, 'values-')), 'values.yaml')
+  writeFileSync(file, stringify(v))
+  return helm(target, [
+    'upgrade',
+    'karpenter',
+    karpenterChartDir('1.14.1'),
+    '--namespace',
+    'kube-system',
+    '--reset-values',
+    '-f',
+    file,
+  ])
+}
+
 export interface InstallChartOptions {
   chartVersion?: ChartVersion
   release?: string

@@ -21,6 +21,7 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CreateTagsCommand } from '@aws-sdk/client-ec2'
+import { CreateAddonCommand } from '@aws-sdk/client-eks'
 import type { Bed } from './bed.js'
 import {
   eksctlIrsaTemplate,
@@ -156,7 +157,8 @@ export const TERRAFORM_MODULE_DEFAULTS: Record<20 | 21, TerraformModuleShape> = 
 /**
  * The module's resources with its defaults; the node role joins by access entry (moto has none: not in
  * aws-auth either); the example's helm values (clusterName, clusterEndpoint, interruptionQueue; v20 the
- * IRSA annotation; v21 the Pod Identity association, which moto cannot make).
+ * IRSA annotation; v21 the Pod Identity association, made by the module, and the example's
+ * `eks-pod-identity-agent` add-on: bed/moto_launcher.py gives moto both APIs).
  */
 export async function seedTerraformModule(bed: Bed, major: 20 | 21): Promise<MatrixInstall> {
   // examples/karpenter pins chart 1.1.1 (v20; its cluster_version 1.33 is beyond what 1.1 supports, so
@@ -164,6 +166,13 @@ export async function seedTerraformModule(bed: Bed, major: 20 | 21): Promise<Mat
   const karpenter = major === 20 ? '1.1.10' : '1.6.8'
   const cluster = await seedGuideCluster(bed, { kubernetesVersion: kubernetesFor(karpenter) })
   const made = await seedTerraformAws(bed, cluster, TERRAFORM_MODULE_DEFAULTS[major])
+  // examples/karpenter's `module "eks"` addons: eks-pod-identity-agent (before_compute), for v21's
+  // association; v20's example judged here is the IRSA one.
+  if (major === 21) {
+    await awsClients({ awsEndpoint: bed.awsEndpoint, region: cluster.ctx.region }).eks.send(
+      new CreateAddonCommand({ clusterName: cluster.ctx.clusterName, addonName: 'eks-pod-identity-agent' }),
+    )
+  }
   const cn = cluster.ctx.clusterName
   const set = (kv: string) => ['--set', kv]
   const r = await seedGuideKubernetes(bed, cluster, {

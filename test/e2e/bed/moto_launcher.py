@@ -28,13 +28,27 @@ backends in this process, then serves exactly as `moto_server` does. Measured ag
    only: given the key ARN, which AWS accepts ("KeyId: key ID or key ARN", KMS API reference) and
    doctor's printed `aws kms enable-key --key-id <arn>` uses, moto raises KeyError (HTTP 500). Here
    the ARN is read as its key id, as moto's other KMS calls already do (KmsBackend.get_key_id).
+6. EKS has no Pod Identity API and no add-on API (moto 5.2.1, and 5.2.6, the newest on PyPI on
+   2026-12-05): ListPodIdentityAssociations and ListAddons answer 404, so a Pod Identity install
+   cannot be judged. Here, on the cluster's record and shaped as botocore's eks model has them:
+   Create/List (namespace and serviceAccount filters, nextToken)/Describe/Update/Delete
+   PodIdentityAssociation, TagResource/UntagResource/ListTagsForResource on an association's ARN,
+   and Create/List/Describe/DeleteAddon (ACTIVE at once; nothing runs an add-on's pods). Like AWS,
+   one association per namespace and service account (ResourceInUseException), a role ARN that is
+   not one is InvalidParameterException, an unknown cluster, id or add-on ResourceNotFoundException.
 """
 
 import re
 import sys
 
 from moto.core.responses import ActionResult
+from moto.eks import models as eks_models
 from moto.eks import responses as eks_responses
+from moto.eks import urls as eks_urls
+from moto.eks.exceptions import ResourceInUseException, ResourceNotFoundException
+from moto.eks.utils import validate_role_arn
+from moto.core.utils import utcnow
+from moto.moto_api._internal import mock_random
 from moto.ec2.models import fleets as moto_fleets
 from moto.iam import responses as iam_responses
 from moto.kms import models as kms_models
@@ -163,6 +177,211 @@ def _by_key_arn(name):
 
 for _name in ("enable_key", "disable_key", "cancel_key_deletion", "schedule_key_deletion"):
     setattr(kms_models.KmsBackend, _name, _by_key_arn(_name))
+
+# --- 6. EKS Pod Identity associations and add-ons --------------------------------------------------
+
+def _not_found(message):
+    return ResourceNotFoundException(
+        clusterName=None, nodegroupName=None, fargateProfileName=None, addonName=None, message=message
+    )
+
+
+def _cluster(backend, name):
+    cluster = backend.clusters.get(name)
+    if cluster is None:
+        raise _not_found(eks_models.CLUSTER_NOT_FOUND_MSG.format(clusterName=name))
+    if not hasattr(cluster, "pod_identity_associations"):
+        cluster.pod_identity_associations = {}
+        cluster.addons = {}
+    return cluster
+
+
+def _association(backend, cluster_name, association_id):
+    found = _cluster(backend, cluster_name).pod_identity_associations.get(association_id)
+    if found is None:
+        raise _not_found(f"No Pod Identity Association found for ID: {association_id}")
+    return found
+
+
+_SUMMARY = ("clusterName", "namespace", "serviceAccount", "associationArn", "associationId")
+
+
+def _create_pod_identity_association(self):
+    backend = self.eks_backend
+    cluster = _cluster(backend, self._get_param("name"))
+    namespace, account = self._get_param("namespace"), self._get_param("serviceAccount")
+    role_arn = self._get_param("roleArn")
+    validate_role_arn(role_arn)
+    for a in cluster.pod_identity_associations.values():
+        if a["namespace"] == namespace and a["serviceAccount"] == account:
+            raise ResourceInUseException(
+                clusterName=cluster.name, nodegroupName=None, addonName=None,
+                message=f"Association already exists: {a['associationArn']}",
+            )
+    association_id = "a-" + mock_random.get_random_string(length=17, lower_case=True)
+    now = utcnow()
+    association = {
+        "clusterName": cluster.name,
+        "namespace": namespace,
+        "serviceAccount": account,
+        "roleArn": role_arn,
+        "associationArn": cluster.arn.replace(":cluster/", ":podidentityassociation/") + "/" + association_id,
+        "associationId": association_id,
+        "tags": dict(self._get_param("tags") or {}),
+        "createdAt": now,
+        "modifiedAt": now,
+        "disableSessionTags": bool(self._get_param("disableSessionTags")),
+    }
+    cluster.pod_identity_associations[association_id] = association
+    return ActionResult({"association": association})
+
+
+def _list_pod_identity_associations(self):
+    cluster = _cluster(self.eks_backend, self._get_param("name"))
+    namespace, account = self._get_param("namespace"), self._get_param("serviceAccount")
+    matching = [
+        {k: a[k] for k in _SUMMARY}
+        for a in cluster.pod_identity_associations.values()
+        if (namespace is None or a["namespace"] == namespace)
+        and (account is None or a["serviceAccount"] == account)
+    ]
+    start = int(self._get_param("nextToken") or 0)
+    size = int(self._get_param("maxResults") or 100)
+    page = matching[start : start + size]
+    more = start + size < len(matching)
+    return ActionResult({"associations": page, **({"nextToken": str(start + size)} if more else {})})
+
+
+def _describe_pod_identity_association(self):
+    a = _association(self.eks_backend, self._get_param("name"), self._get_param("associationId"))
+    return ActionResult({"association": a})
+
+
+def _update_pod_identity_association(self):
+    a = _association(self.eks_backend, self._get_param("name"), self._get_param("associationId"))
+    role_arn = self._get_param("roleArn")
+    if role_arn is not None:
+        validate_role_arn(role_arn)
+        a["roleArn"] = role_arn
+    if self._get_param("disableSessionTags") is not None:
+        a["disableSessionTags"] = bool(self._get_param("disableSessionTags"))
+    a["modifiedAt"] = utcnow()
+    return ActionResult({"association": a})
+
+
+def _delete_pod_identity_association(self):
+    cluster = _cluster(self.eks_backend, self._get_param("name"))
+    a = _association(self.eks_backend, cluster.name, self._get_param("associationId"))
+    del cluster.pod_identity_associations[a["associationId"]]
+    return ActionResult({"association": a})
+
+
+def _create_addon(self):
+    cluster = _cluster(self.eks_backend, self._get_param("name"))
+    name = self._get_param("addonName")
+    if name in cluster.addons:
+        raise ResourceInUseException(
+            clusterName=cluster.name, nodegroupName=None, addonName=name,
+            message=f"Addon already exists with name: {name}",
+        )
+    now = utcnow()
+    cluster.addons[name] = {
+        "addonName": name,
+        "clusterName": cluster.name,
+        "status": "ACTIVE",
+        "addonVersion": self._get_param("addonVersion") or "v1.3.0-eksbuild.1",
+        "health": {"issues": []},
+        "addonArn": cluster.arn.replace(":cluster/", ":addon/") + f"/{name}/" + mock_random.get_random_hex(8),
+        "createdAt": now,
+        "modifiedAt": now,
+        "tags": dict(self._get_param("tags") or {}),
+    }
+    return ActionResult({"addon": cluster.addons[name]})
+
+
+def _addon(self):
+    cluster = _cluster(self.eks_backend, self._get_param("name"))
+    name = self._get_param("addonName")
+    if name not in cluster.addons:
+        raise _not_found(f"No addon: {name} found in cluster: {cluster.name}")
+    return cluster, name
+
+
+def _describe_addon(self):
+    cluster, name = _addon(self)
+    return ActionResult({"addon": cluster.addons[name]})
+
+
+def _delete_addon(self):
+    cluster, name = _addon(self)
+    return ActionResult({"addon": cluster.addons.pop(name)})
+
+
+def _list_addons(self):
+    cluster = _cluster(self.eks_backend, self._get_param("name"))
+    return ActionResult({"addons": sorted(cluster.addons)})
+
+
+for _name, _fn in {
+    "create_pod_identity_association": _create_pod_identity_association,
+    "list_pod_identity_associations": _list_pod_identity_associations,
+    "describe_pod_identity_association": _describe_pod_identity_association,
+    "update_pod_identity_association": _update_pod_identity_association,
+    "delete_pod_identity_association": _delete_pod_identity_association,
+    "create_addon": _create_addon,
+    "describe_addon": _describe_addon,
+    "delete_addon": _delete_addon,
+    "list_addons": _list_addons,
+}.items():
+    setattr(eks_responses.EKSResponse, _name, _fn)
+
+eks_urls.url_paths.update(
+    {
+        "{0}/clusters/(?P<name>[^/]+)/pod-identity-associations$": eks_urls.response.dispatch,
+        "{0}/clusters/(?P<name>[^/]+)/pod-identity-associations/(?P<associationId>[^/]+)$": eks_urls.response.dispatch,
+        "{0}/clusters/(?P<name>[^/]+)/addons$": eks_urls.response.dispatch,
+        "{0}/clusters/(?P<name>[^/]+)/addons/(?P<addonName>[^/]+)$": eks_urls.response.dispatch,
+    }
+)
+
+
+def _tagged(backend, resource_arn):
+    """An association's record by its ARN, else None (moto's own code tags clusters only)."""
+    if ":podidentityassociation/" not in resource_arn:
+        return None
+    cluster_name, association_id = resource_arn.split(":podidentityassociation/", 1)[1].split("/", 1)
+    return _association(backend, cluster_name, association_id)
+
+
+_tag_resource = eks_models.EKSBackend.tag_resource
+_untag_resource = eks_models.EKSBackend.untag_resource
+_list_tags = eks_models.EKSBackend.list_tags_for_resource
+
+
+def _tag_resource_with_associations(self, resource_arn, tags):
+    a = _tagged(self, resource_arn)
+    if a is None:
+        return _tag_resource(self, resource_arn, tags)
+    a["tags"].update(tags)
+
+
+def _untag_resource_with_associations(self, resource_arn, tag_keys):
+    a = _tagged(self, resource_arn)
+    if a is None:
+        return _untag_resource(self, resource_arn, tag_keys)
+    for key in tag_keys if isinstance(tag_keys, list) else [tag_keys]:
+        a["tags"].pop(key, None)
+
+
+def _list_tags_with_associations(self, resource_arn):
+    a = _tagged(self, resource_arn)
+    return _list_tags(self, resource_arn) if a is None else a["tags"]
+
+
+eks_models.EKSBackend.tag_resource = _tag_resource_with_associations
+eks_models.EKSBackend.untag_resource = _untag_resource_with_associations
+eks_models.EKSBackend.list_tags_for_resource = _list_tags_with_associations
+
 
 if __name__ == "__main__":
     from moto.server import main

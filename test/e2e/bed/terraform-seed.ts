@@ -25,6 +25,7 @@
 // - Tags (`tags = {…}` on the module): terraform-aws-modules=karpenter, Terraform=true, Environment=dev.
 // - Then the guide's helm install with settings.interruptionQueue=Karpenter-<cluster> and the IRSA
 //   annotation on the controller role, the guide's NodePool and EC2NodeClass (adopted-seed.ts).
+import { CreatePodIdentityAssociationCommand } from '@aws-sdk/client-eks'
 import { PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge'
 import {
   AttachRolePolicyCommand,
@@ -292,6 +293,19 @@ export async function seedTerraformAws(
       Tags: iamTags(tags),
     }),
   )
+  // aws_eks_pod_identity_association.karpenter[0] (v21: create_pod_identity_association defaults to true;
+  // var.namespace "kube-system", var.service_account "karpenter", tags = var.tags)
+  if (shape && !shape.irsa) {
+    await aws.eks.send(
+      new CreatePodIdentityAssociationCommand({
+        clusterName: cn,
+        namespace: 'kube-system',
+        serviceAccount: 'karpenter',
+        roleArn: role.Role!.Arn!,
+        tags,
+      }),
+    )
+  }
   // The node role's name is known before it is made (name_prefix is resolved at plan time).
   const nodeRoleName = shape?.nodeRolePrefixed ? prefixed(`Karpenter-${cn}`) : `KarpenterNodeRole-${cn}`
   const controllerPolicyDocument = shape

@@ -54,3 +54,57 @@ test('a failed read of the config is unknown', () => {
   assert.equal(r.status, 'unknown')
   assert.match(r.findings[0]?.message ?? '', /EACCES/)
 })
+
+// Helm falls back to Docker's config for a registry its own has no entry for (oras-go
+// NewStoreWithFallbacks, helm pkg/registry/client.go): a stale `docker login public.ecr.aws` 403s too.
+const DOCKER = '/home/dev/.docker/config.json'
+const withDocker = (helm: string[] | null, docker: string[]) =>
+  healthyFacts((f) => {
+    f.local.helmRegistry = ok(helm ? { path: PATH, registries: helm } : null)
+    f.local.dockerRegistry = ok({ path: DOCKER, registries: docker })
+  })
+
+test("a public.ecr.aws entry in Docker's config, none in Helm's, warns with docker logout alone", () => {
+  const r = runCheck(helmRegistryAuth, withDocker(null, ['public.ecr.aws']))
+  assert.equal(r.status, 'warn')
+  const finding = r.findings[0]!
+  assert.equal(finding.subject, DOCKER)
+  assert.match(
+    finding.message,
+    /\.docker\/config\.json stores credentials for public\.ecr\.aws, which Helm sends/,
+  )
+  // helm registry logout leaves Docker's entry (it deletes from Helm's own store only)
+  assert.deepEqual(finding.fix?.commands, ['docker logout public.ecr.aws'])
+})
+
+test("Helm's own entry wins: it is the one reported, with both logouts", () => {
+  const r = runCheck(helmRegistryAuth, withDocker(['public.ecr.aws'], ['public.ecr.aws']))
+  assert.equal(r.findings[0]?.subject, PATH)
+  assert.equal(r.findings[0]?.fix?.commands?.length, 2)
+})
+
+test("Docker's other registries pass, and say what was read", () => {
+  const r = runCheck(helmRegistryAuth, withDocker(null, ['ghcr.io']))
+  assert.equal(r.status, 'pass')
+  assert.match(
+    r.findings[0]?.message ?? '',
+    /no public\.ecr\.aws entry in \/home\/dev\/\.docker\/config\.json/,
+  )
+  assert.equal(runCheck(helmRegistryAuth, withDocker(['ghcr.io'], ['ghcr.io'])).status, 'pass')
+})
+
+test("an unreadable Docker config is unknown when Helm's has no entry (never a pass)", () => {
+  const r = runCheck(
+    helmRegistryAuth,
+    healthyFacts((f) => (f.local.dockerRegistry = failed('local:read ~/.docker/config.json', 'EACCES'))),
+  )
+  assert.equal(r.status, 'unknown')
+})
+
+test('a snapshot from before Docker was read is judged on Helm’s config alone', () => {
+  const r = runCheck(
+    helmRegistryAuth,
+    healthyFacts((f) => delete f.local.dockerRegistry),
+  )
+  assert.equal(r.status, 'pass')
+})
