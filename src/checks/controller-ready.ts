@@ -279,10 +279,12 @@ function roomFix(
     return {
       summary,
       commands: [
-        ...groups.map(
-          (g) =>
-            `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas},desiredSize=${d.replicas} --region ${facts.meta.region}`,
-        ),
+        ...groups.map((g) => {
+          // EKS refuses a desired size above the group's max: raise it with the rest when it is lower.
+          const max = nodegroupsRead(facts)?.find((n) => n.name === g)?.maxSize
+          const raise = max !== undefined && max < d.replicas ? `,maxSize=${d.replicas}` : ''
+          return `aws eks update-nodegroup-config --cluster-name ${facts.meta.clusterName} --nodegroup-name ${g} --scaling-config minSize=${d.replicas}${raise},desiredSize=${d.replicas} --region ${facts.meta.region}`
+        }),
         one,
       ],
     }
@@ -295,6 +297,8 @@ function roomFix(
     alternative: { label: WITHOUT_EKSCTL, commands: [...createNodegroupCommands(facts, d.replicas), one] },
   }
 }
+
+const nodegroupsRead = (facts: Facts) => (facts.eks.nodegroups?.ok ? facts.eks.nodegroups.value : undefined)
 
 const SYSTEM_NODEGROUP = 'karpenter-system'
 

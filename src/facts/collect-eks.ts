@@ -125,6 +125,7 @@ export async function nodegroups(aws: Aws, cluster: string): Promise<Nodegroup[]
       return {
         name: ng?.nodegroupName ?? name,
         ...(ng?.nodeRole ? { nodeRole: ng.nodeRole } : {}),
+        ...(ng?.scalingConfig?.maxSize !== undefined ? { maxSize: ng.scalingConfig.maxSize } : {}),
         autoScalingGroups: (ng?.resources?.autoScalingGroups ?? []).flatMap((g) => (g.name ? [g.name] : [])),
       }
     }),

@@ -128,10 +128,15 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const kmsP = Promise.all(
     keyIds.map(async (id) => [id, await read(`kms:DescribeKey ${id}`, () => kmsKey(aws, id))] as const),
   ).then((entries) => Object.fromEntries(entries))
-  // A cluster-autoscaler that runs is judged by the node groups it scales: only then are they read.
+  // A cluster-autoscaler that runs is judged by the node groups it scales, and a controller short of
+  // replicas may need its node group scaled (its max size bounds the fix): only then are they read.
   const autoscalers = kube.clusterAutoscalers
+  const short =
+    kube.deployment.ok &&
+    !!kube.deployment.value &&
+    kube.deployment.value.availableReplicas < kube.deployment.value.replicas
   const nodegroupsP =
-    autoscalers?.ok && autoscalers.value.some((a) => a.replicas > 0)
+    (autoscalers?.ok && autoscalers.value.some((a) => a.replicas > 0)) || short
       ? read(`eks:ListNodegroups ${clusterName}`, () => eksReads.nodegroups(aws, clusterName))
       : Promise.resolve(undefined)
 

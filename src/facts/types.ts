@@ -122,6 +122,8 @@ export interface Nodegroup {
   name: string
   /** The node group's IAM role (its nodes already join the cluster with it). */
   nodeRole?: string
+  /** scalingConfig.maxSize: EKS refuses a desired size above it. */
+  maxSize?: number
   autoScalingGroups: string[]
 }
 
@@ -498,7 +500,8 @@ export interface Facts {
     addons: Read<string[]>
     /**
      * The managed node groups and their Auto Scaling groups, read only when a cluster-autoscaler runs
-     * (to name what it scales); absent otherwise and in snapshots saved before karpctl read them.
+     * (to name what it scales) or the controller is short of replicas (to scale its group within its
+     * max size); absent otherwise and in snapshots saved before karpctl read them.
      */
     nodegroups?: Read<Nodegroup[]>
   }

@@ -234,3 +234,20 @@ test("without the release's values the chart's default toleration still applies"
   const r = runCheck(controllerReady, f)
   assert.equal(r.findings[2]?.status, 'pass')
 })
+
+test('a one-node group whose max size is 1: the printed scaling raises the max too (EKS refuses desired > max; field corpus)', () => {
+  const f = healthyFacts((f) => {
+    nodes(f)[1]!.ready = false
+    f.eks.nodegroups = { ok: true, value: [{ name: 'system', maxSize: 1, autoScalingGroups: [] }] }
+  })
+  const finding = runCheck(controllerReady, f).findings[2]!
+  assert.ok(
+    finding.fix?.commands?.includes(
+      'aws eks update-nodegroup-config --cluster-name demo --nodegroup-name system --scaling-config minSize=2,maxSize=2,desiredSize=2 --region us-west-2',
+    ),
+    JSON.stringify(finding.fix?.commands),
+  )
+  // A max already above: never lowered.
+  f.eks.nodegroups = { ok: true, value: [{ name: 'system', maxSize: 5, autoScalingGroups: [] }] }
+  assert.match(runCheck(controllerReady, f).findings[2]!.fix?.commands?.[0] ?? '', /minSize=2,desiredSize=2 /)
+})
