@@ -1,14 +1,43 @@
-import type { SecurityGroup } from '../facts/types.js'
+import type { SecurityGroup, SgPermission } from '../facts/types.js'
 import { need, needRelease, releaseVersion, skip, webhooksEnabled } from './lib/facts.js'
 import type { Check, Finding } from './types.js'
 
+const opens8443 = (p: SgPermission) =>
+  p.protocol === '-1' || (p.protocol === 'tcp' && (p.fromPort ?? 0) <= 8443 && (p.toPort ?? 65535) >= 8443)
+
 const allows8443From = (sg: SecurityGroup, sourceSg: string) =>
-  sg.ingress.some(
-    (p) =>
-      (p.protocol === '-1' ||
-        (p.protocol === 'tcp' && (p.fromPort ?? 0) <= 8443 && (p.toPort ?? 65535) >= 8443)) &&
-      p.sourceGroupIds.includes(sourceSg),
-  )
+  sg.ingress.some((p) => opens8443(p) && p.sourceGroupIds.includes(sourceSg))
+
+/** An IPv4 CIDR as [network, prefix length], or undefined (IPv6, malformed). */
+function ipv4(cidr: string): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr)
+  if (!m) return undefined
+  const bits = Number(m[5])
+  const ip = m.slice(1, 5).reduce((a, o) => a * 256 + Number(o), 0)
+  const size = 2 ** (32 - bits)
+  return [ip - (ip % size), bits]
+}
+
+/** Whether `outer` holds every address of `inner`. */
+function covers(outer: string, inner: string): boolean {
+  const o = ipv4(outer)
+  const i = ipv4(inner)
+  if (!o || !i || o[1] > i[1]) return false
+  const size = 2 ** (32 - o[1])
+  return i[0] - (i[0] % size) === o[0]
+}
+
+/**
+ * The CIDRs the group opens tcp/8443 to, judged against the cluster's subnets, where EKS puts the
+ * control plane's network interfaces: a rule from the VPC's CIDR (or anywhere) reaches the webhook as
+ * well as one from the cluster security group (field corpus: the rule terraform and CDK users write).
+ */
+function cidrVerdict(sg: SecurityGroup, clusterCidrs: string[]): { open: string[]; reaches?: boolean } {
+  const open = [...new Set(sg.ingress.filter(opens8443).flatMap((p) => p.cidrs))]
+  if (open.includes('0.0.0.0/0')) return { open, reaches: true }
+  if (!open.length || !clusterCidrs.length) return { open }
+  return { open, reaches: clusterCidrs.every((c) => open.some((o) => covers(o, c))) }
+}
 
 export const sgWebhook8443: Check = {
   meta: {
@@ -16,7 +45,7 @@ export const sgWebhook8443: Check = {
     title: 'Control plane can reach the webhook port 8443 on the nodes',
     category: 'network',
     severity: 'error',
-    docs: 'Karpenter v1.0.x serves conversion/validation webhooks on 8443; the API server needs ingress tcp/8443 from the cluster security group to the node security group. From v1.1 there are no webhooks.',
+    docs: "Karpenter v1.0.x serves conversion/validation webhooks on 8443; the API server needs ingress tcp/8443 to the node security group from the cluster security group, or from a CIDR that holds the cluster's subnets (where the control plane's network interfaces are). From v1.1 there are no webhooks.",
   },
   run(facts) {
     const release = needRelease(facts)
@@ -38,6 +67,15 @@ export const sgWebhook8443: Check = {
         users.set(sg.id, entry)
       }
     }
+    // The cluster's subnets whose CIDR a read of the EC2NodeClasses' subnets gave.
+    const clusterCidrs = [
+      ...new Set(
+        Object.values(facts.ec2.subnetsByNodeClass)
+          .flatMap((r) => (r.ok ? r.value : []))
+          .filter((s) => cluster.subnetIds.includes(s.id) && s.cidr)
+          .map((s) => s.cidr as string),
+      ),
+    ]
     const findings: Finding[] = []
     for (const { sg, nodeClasses } of users.values()) {
       if (allows8443From(sg, clusterSg)) {
@@ -45,6 +83,23 @@ export const sgWebhook8443: Check = {
           status: 'pass',
           subject: sg.id,
           message: `${sg.id} allows tcp/8443 from ${clusterSg}`,
+        })
+        continue
+      }
+      const byCidr = cidrVerdict(sg, clusterCidrs)
+      if (byCidr.reaches) {
+        findings.push({
+          status: 'pass',
+          subject: sg.id,
+          message: `${sg.id} allows tcp/8443 from ${byCidr.open.join(', ')}, which holds the cluster's subnets${clusterCidrs.length ? ` (${clusterCidrs.join(', ')})` : ''} where the control plane's network interfaces are`,
+        })
+        continue
+      }
+      if (byCidr.open.length && byCidr.reaches === undefined) {
+        findings.push({
+          status: 'unknown',
+          subject: sg.id,
+          message: `${sg.id} allows tcp/8443 from ${byCidr.open.join(', ')} only: whether that holds the control plane's addresses is unknown (the CIDRs of the cluster's subnets ${cluster.subnetIds.join(', ') || '(none listed)'} were not read)`,
         })
         continue
       }

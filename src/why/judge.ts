@@ -400,8 +400,19 @@ function judgeTerm(
   // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
   for (const [key, o] of term.origin) merged.origin.set(key, o)
   const zone = judgeZones(merged, nodeClass, inputs.facts)
-  if (zone)
-    return { verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix } }
+  if (zone) {
+    // No subnet of the VPC to tag where the pod's own requirement points (a zone that does not exist,
+    // `DoesNotExist` on the zone): the pod's requirement is what goes. A volume's zone cannot.
+    const origin = merged.origin.get(ZONE_LABEL)
+    const own =
+      !zone.tagged &&
+      inputs.facts.subnets?.ok &&
+      origin &&
+      podRequirementFix(pod, owner, ZONE_LABEL, origin, 'the VPC has no subnet a node for it could launch in')
+    return {
+      verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: own || zone.fix },
+    }
+  }
   const spreadJudged = judgeSpread(term, np, pod, inputs, base, merged)
   if (!spreadJudged.merged) return spreadJudged
   const affinity = judgeAffinity(term, np, pod, owner, inputs, base, spreadJudged.merged)

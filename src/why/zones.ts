@@ -12,6 +12,8 @@ import type { WhyFacts } from './types.js'
 export interface ZoneVerdict {
   message: string
   fix: Fix
+  /** The fix tags a subnet of the VPC in a zone the pod may use; false when the VPC has none there. */
+  tagged: boolean
 }
 
 /** Undefined when a zone is left, or when the EC2NodeClass does not list its subnets (not judged then). */
@@ -37,9 +39,10 @@ export function judgeZones(
       one: true,
       because: 'a node for the pod can then launch in its zone',
     })
-  if (tagged) return { message, fix: tagged }
+  if (tagged) return { message, fix: tagged, tagged: true }
   return {
     message,
+    tagged: false,
     fix: {
       summary: `give EC2NodeClass ${name} a subnet in ${missing.join(' or ') || 'an allowed zone'}: tag one so its spec.subnetSelectorTerms select it`,
       commands: [

@@ -3,10 +3,10 @@
 // checks that had one break or no healthy shape; each from a report found with the search tool (cited
 // in `source`). The 1.0.x scenarios run on the 1.0.14 chart and CRDs (`chart`), the only install where
 // `karpenter-version` and `sg-webhook-8443` have something to say.
-import { RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
+import { AuthorizeSecurityGroupIngressCommand, RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
-import { controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
+import { authorizeWebhookIngress, controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
 import {
   deleteRulesMatching,
   deleteSpotRole,
@@ -21,6 +21,8 @@ import {
 } from './scenario.js'
 
 const SPOT_POOL = '/apis/karpenter.sh/v1/nodepools/spot'
+/** tcp/8443 from the bed's VPC CIDR (bed/seed.ts), which holds the cluster's subnets. */
+const VPC_8443 = { IpProtocol: 'tcp', FromPort: 8443, ToPort: 8443, IpRanges: [{ CidrIp: '192.168.0.0/16' }] }
 
 /** A second NodePool, a copy of the default one with `edit` applied to its template's spec. */
 async function secondPool(c: Ctx, name: string, edit: (spec: Record<string, unknown>) => void) {
@@ -173,6 +175,39 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     },
     expect: /has no ingress tcp\/8443 from the cluster security group/,
     fixable: true,
+  },
+  {
+    check: 'sg-webhook-8443',
+    title:
+      "healthy: the 8443 rule from the VPC's CIDR, not from the cluster security group (terraform `cidr_blocks`)",
+    source:
+      'aws/karpenter-provider-aws#1165 (the 8443 rules users write in terraform-aws-eks node_security_group_additional_rules); EKS puts the control plane network interfaces in the cluster subnets',
+    chart: '1.0.14',
+    shape: async ({ aws, seed }) => {
+      const net = seedNet(seed)
+      await aws.ec2.send(
+        new RevokeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [webhookIngressPermission(net)],
+        }),
+      )
+      await aws.ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [VPC_8443],
+        }),
+      )
+    },
+    cleanup: async ({ aws, seed }) => {
+      await aws.ec2.send(
+        new RevokeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [VPC_8443],
+        }),
+      )
+      await authorizeWebhookIngress(aws, seedNet(seed))
+    },
+    expect: /allows tcp\/8443 from 192\.168\.0\.0\/16, which holds the cluster's subnets/,
   },
   {
     check: 'crd-conversion-webhook',

@@ -55,14 +55,11 @@ test('source group: the cluster SG among several sources of the rule passes', ()
   assert.equal(r.status, 'pass')
 })
 
-test('source group: a CIDR-only 8443 rule is not the cluster SG rule and fails', () => {
-  const r = runCheck(
-    sgWebhook8443,
-    webhookEraWith([
-      { protocol: 'tcp', fromPort: 8443, toPort: 8443, cidrs: ['10.0.0.0/16'], sourceGroupIds: [] },
-    ]),
-  )
-  assert.equal(r.status, 'fail')
+test("source: a CIDR-only 8443 rule passes only when it holds the cluster's subnets (10.0.0.0/19 here)", () => {
+  const rule = (cidr: string) =>
+    webhookEraWith([{ protocol: 'tcp', fromPort: 8443, toPort: 8443, cidrs: [cidr], sourceGroupIds: [] }])
+  assert.equal(runCheck(sgWebhook8443, rule('10.1.0.0/16')).status, 'fail')
+  assert.equal(runCheck(sgWebhook8443, rule('10.0.0.0/16')).status, 'pass')
 })
 
 test('port range: a rule from the cluster SG on another port (tcp/443) fails', () => {

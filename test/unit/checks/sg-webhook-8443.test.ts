@@ -88,3 +88,34 @@ test('a rule for all traffic from the cluster SG counts', () => {
   )
   assert.equal(r.status, 'pass')
 })
+
+/** The node group's 8443 rule replaced by one from these CIDRs (terraform `cidr_blocks`, aws/karpenter-provider-aws#1165). */
+const cidrRule = (cidrs: string[], subnetCidrs = true) =>
+  healthyFacts((f) => {
+    webhookEra(f)
+    if (f.ec2.securityGroupsByNodeClass.default?.ok)
+      f.ec2.securityGroupsByNodeClass.default.value[0]!.ingress = [
+        { protocol: 'tcp', fromPort: 8443, toPort: 8443, cidrs, sourceGroupIds: [] },
+      ]
+    if (!subnetCidrs && f.ec2.subnetsByNodeClass.default?.ok)
+      for (const s of f.ec2.subnetsByNodeClass.default.value) delete s.cidr
+  })
+
+test("an 8443 rule from a CIDR that holds the cluster's subnets (the control plane's interfaces are there) passes", () => {
+  const vpc = runCheck(sgWebhook8443, cidrRule(['10.0.0.0/16']))
+  assert.equal(vpc.status, 'pass', vpc.findings[0]?.message)
+  assert.match(
+    vpc.findings[0]!.message,
+    /from 10\.0\.0\.0\/16, which holds the cluster's subnets \(10\.0\.0\.0\/19\)/,
+  )
+  assert.equal(runCheck(sgWebhook8443, cidrRule(['0.0.0.0/0'])).status, 'pass')
+  // Another range: the control plane cannot reach it.
+  const other = runCheck(sgWebhook8443, cidrRule(['10.1.0.0/16']))
+  assert.equal(other.status, 'fail')
+  // A /24 inside the /19 holds only part of the subnets: not enough.
+  assert.equal(runCheck(sgWebhook8443, cidrRule(['10.0.0.0/24'])).status, 'fail')
+  // The subnets' CIDRs not read: unknown, never a pass or a fail.
+  const unread = runCheck(sgWebhook8443, cidrRule(['10.0.0.0/16'], false))
+  assert.equal(unread.status, 'unknown')
+  assert.match(unread.findings[0]!.message, /whether that holds the control plane's addresses is unknown/)
+})

@@ -283,3 +283,22 @@ test('a device no type EC2 describes has at all: the printed patch drops the req
   applyFix(f, v)
   assert.equal(verdict(f).status, 'fits')
 })
+
+test('a pod pinned to a zone where the VPC has no subnet to tag: its own pin goes (a volume’s zone would stay a diagnosis)', () => {
+  const f = whyFacts([pendingPod({ nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2z' } })])
+  f.subnets = {
+    ok: true,
+    value: [
+      { id: 'subnet-a', zone: 'us-west-2a', availableIps: 10, tags: {} },
+      { id: 'subnet-b', zone: 'us-west-2b', availableIps: 10, tags: {} },
+    ],
+  }
+  const v = verdict(f)
+  assert.equal(v.rule, 'zones')
+  assert.match(
+    v.fix?.summary ?? '',
+    /^drop deployment\/web's nodeSelector topology\.kubernetes\.io\/zone=us-west-2z .*: the VPC has no subnet a node for it could launch in$/,
+  )
+  applyFix(f, v)
+  assert.equal(verdict(f).status, 'fits')
+})
