@@ -6,7 +6,7 @@
 import { AuthorizeSecurityGroupIngressCommand, RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
-import { authorizeWebhookIngress, controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
+import { controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
 import {
   deleteRulesMatching,
   deleteSpotRole,
@@ -21,6 +21,13 @@ import {
 } from './scenario.js'
 
 const SPOT_POOL = '/apis/karpenter.sh/v1/nodepools/spot'
+/** tcp/8443 from the node group: on the cluster SG it lets nodes call the control plane, not the other way. */
+const reversed8443 = (nodeSg: string) => ({
+  IpProtocol: 'tcp',
+  FromPort: 8443,
+  ToPort: 8443,
+  UserIdGroupPairs: [{ GroupId: nodeSg }],
+})
 /** tcp/8443 from the bed's VPC CIDR (bed/seed.ts), which holds the cluster's subnets. */
 const VPC_8443 = { IpProtocol: 'tcp', FromPort: 8443, ToPort: 8443, IpRanges: [{ CidrIp: '192.168.0.0/16' }] }
 
@@ -179,6 +186,31 @@ export const ROUND4_SCENARIOS: Scenario[] = [
   {
     check: 'sg-webhook-8443',
     title:
+      'the 8443 rule written the wrong way round: on the cluster security group from the node group (terraform `cluster_security_group_additional_rules`)',
+    source:
+      'aws/karpenter-provider-aws#1165 (the `ingress_nodes_karpenter_ports_tcp` rule on the cluster SG, source_node_security_group = true, that "worked" only beside an all-ports rule)',
+    chart: '1.0.14',
+    breakIt: async ({ aws, seed }) => {
+      const net = seedNet(seed)
+      await aws.ec2.send(
+        new RevokeSecurityGroupIngressCommand({
+          GroupId: seed.nodeSecurityGroupId,
+          IpPermissions: [webhookIngressPermission(net)],
+        }),
+      )
+      await aws.ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: net.clusterSecurityGroupId,
+          IpPermissions: [reversed8443(seed.nodeSecurityGroupId)],
+        }),
+      )
+    },
+    expect: /has no ingress tcp\/8443 from the cluster security group/,
+    fixable: true,
+  },
+  {
+    check: 'sg-webhook-8443',
+    title:
       "healthy: the 8443 rule from the VPC's CIDR, not from the cluster security group (terraform `cidr_blocks`)",
     source:
       'aws/karpenter-provider-aws#1165 (the 8443 rules users write in terraform-aws-eks node_security_group_additional_rules); EKS puts the control plane network interfaces in the cluster subnets',
@@ -197,15 +229,6 @@ export const ROUND4_SCENARIOS: Scenario[] = [
           IpPermissions: [VPC_8443],
         }),
       )
-    },
-    cleanup: async ({ aws, seed }) => {
-      await aws.ec2.send(
-        new RevokeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [VPC_8443],
-        }),
-      )
-      await authorizeWebhookIngress(aws, seedNet(seed))
     },
     expect: /allows tcp\/8443 from 192\.168\.0\.0\/16, which holds the cluster's subnets/,
   },
