@@ -6,6 +6,9 @@
 // second controller role, queue or rule set; install --adopt then teardown leaves the full inventory as
 // Terraform and helm made it; teardown says the queue and the role are not karpctl's and names
 // `terraform destroy`.
+// Every bed runs the real Karpenter 1.14.1 controller (`karpenterSeededBed`): the Deployment's
+// availability, the guide's EC2NodeClass and NodePool Ready are Karpenter's own, asserted beside doctor's
+// clean report; install --adopt's rollout, tenant add's class and teardown's finalizers run against it.
 import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import {
@@ -22,10 +25,10 @@ import {
   installOn,
   inventoryDiff,
   karpctlOn,
+  karpenterSeededBed,
   parseJsonOut,
   planNote,
   renderCloudFormation,
-  seededBed,
   seedTerraformInstall,
   shown,
   teardownOn,
@@ -36,10 +39,11 @@ import {
   type PlanJson,
   type TerraformInstall,
 } from './bed/index.js'
+import { EC2NODECLASSES, NODEPOOLS, conditionOf, unresolved } from './bed/karpenter-objects.js'
 
 type Fresh = SeededBed<TerraformInstall>
-/** A bed with the module's resources and the guide's helm install, the controller played. */
-const terraformBed = () => seededBed(seedTerraformInstall)
+/** A bed with the module's resources and the guide's helm install, on the real controller. */
+const terraformBed = () => karpenterSeededBed((bed) => seedTerraformInstall(bed, { markAvailable: false }))
 
 /** The part of the full inventory the module's Terraform state holds: what `terraform plan` compares. */
 const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>) => {
@@ -147,7 +151,13 @@ describe(
         assert.equal(sa?.metadata?.annotations?.['eks.amazonaws.com/role-arn'], seed.controllerRoleArn)
       })
 
-      test('doctor: no failing check, exit 0', async (t) => {
+      test('doctor: no failing check, exit 0 — beside Karpenter resolving the guide’s class and pool', async (t) => {
+        // Karpenter's own word on the module's node role and the guide's selectors: every condition True.
+        const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+        assert.deepEqual(unresolved(nc), [])
+        assert.ok(nc?.status?.instanceProfile, JSON.stringify(nc?.status))
+        const np = await f.bed.kube.get(`${NODEPOOLS}/default`)
+        assert.equal(conditionOf(np, 'Ready')?.status, 'True', JSON.stringify(np?.status))
         const r = await karpctlOn(f.bed, ['doctor', '--json'])
         const report = parseJsonOut<DoctorJson>(r, 'doctor')
         const lines = checkLines(report)

@@ -259,6 +259,11 @@ export interface GuideKubernetesOptions {
   helmArgs?: string[]
   /** the EC2NodeClass (the guide's) */
   nodeClass?: KubeObject
+  /**
+   * play the controller: the Deployment available, the EC2NodeClass and NodePool Ready (default true);
+   * false on a `karpenter: true` bed, where the real controller writes them
+   */
+  markAvailable?: boolean
 }
 
 /**
@@ -290,9 +295,11 @@ export async function seedGuideKubernetes(
       }),
   )
   await waitForCrdsEstablished(bed.kube, KARPENTER_CRDS[opts.crds ?? '1.14.1'])
-  await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
+  const play = opts.markAvailable !== false
+  if (play) await markDeploymentAvailable(bed.kube, helmRelease.namespace, helmRelease.name)
   await applyWithRetry(bed.kube, opts.nodeClass ?? guideEC2NodeClass(cn))
   await applyWithRetry(bed.kube, defaultNodePool())
+  if (!play) return helmRelease
   await markNodeClassReady(bed.kube, 'default', {
     subnets: net.subnetIds.map((id, i) => ({ id, zone: net.availabilityZones[i]! })),
     securityGroups: [

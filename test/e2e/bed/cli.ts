@@ -3,6 +3,7 @@
 import { join } from 'node:path'
 import { startBed, type Bed } from './bed.js'
 import { playController } from './install-seed.js'
+import { readyByKarpenter } from './karpenter-objects.js'
 import { karpenterFixtures } from './paths.js'
 import { runKarpctl, targetArgs, type RunResult } from './run.js'
 import type { Network } from './seed.js'
@@ -100,6 +101,23 @@ export async function seededBed<S extends { net: Network }>(
         await bed.stop()
       },
     }
+  } catch (e) {
+    await bed.stop()
+    throw e
+  }
+}
+
+/**
+ * A `karpenter: true` bed seeded by `seed` (which must leave the Deployment's availability and the
+ * conditions alone: `markAvailable: false`), once the real controller is Ready and has marked the
+ * `default` EC2NodeClass and NodePool Ready; nothing of Karpenter's played.
+ */
+export async function karpenterSeededBed<S>(seed: (bed: Bed) => Promise<S>): Promise<SeededBed<S>> {
+  const bed = await startBed({ karpenter: true })
+  try {
+    const s = await seed(bed)
+    await readyByKarpenter(bed)
+    return { bed, seed: s, stop: () => bed.stop() }
   } catch (e) {
     await bed.stop()
     throw e
