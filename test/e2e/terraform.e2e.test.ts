@@ -17,7 +17,12 @@ import {
   ListTargetsByRuleCommand,
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge'
-import { GetPolicyVersionCommand, GetRoleCommand, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam'
+import {
+  GetPolicyVersionCommand,
+  GetRoleCommand,
+  ListAttachedRolePoliciesCommand,
+  ListInstanceProfilesCommand,
+} from '@aws-sdk/client-iam'
 import {
   awsClients,
   checkLines,
@@ -59,6 +64,17 @@ const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>
     rules: pick('rules', seed.ruleNames),
     ruleTags: pick('ruleTags', seed.ruleNames),
   }
+}
+
+/** Instance profiles Karpenter made (its path) for this cluster that were not there in `before`. */
+async function karpenterProfilesLeft(f: Fresh, before: Record<string, unknown>) {
+  const had = new Set((before.instanceProfiles as string[]).map((p) => p.split(':')[0]))
+  const all = await awsClients(f.bed).iam.send(new ListInstanceProfilesCommand({}))
+  return (all.InstanceProfiles ?? []).filter(
+    (p) =>
+      (p.Path ?? '').startsWith(`/karpenter/${f.seed.region}/${f.seed.clusterName}/`) &&
+      !had.has(p.InstanceProfileName!),
+  )
 }
 
 const json = (s: string | undefined) => JSON.parse(decodeURIComponent(s ?? '')) as unknown
@@ -337,7 +353,20 @@ describe(
       t.diagnostic(shown(d))
       assert.equal(d.code, 0, shown(d))
       const after = await fullInventory(f.bed, f.seed.net)
-      assert.deepEqual(after, before, inventoryDiff(before, after).join('\n'))
+      // Karpenter made an instance profile for acme's EC2NodeClass (path /karpenter/<region>/<cluster>/
+      // <class uid>/). Its finalizer deletes it with the class, but not under ISOLATED_VPC, which the bed
+      // must set (v1.14.1 pkg/controllers/nodeclass/controller.go, cleanupManagedInstanceProfiles): that
+      // one is left here, and only empty — teardown took the tenant's role out of it to delete the role.
+      const left = await karpenterProfilesLeft(f, before)
+      t.diagnostic(`left by ISOLATED_VPC: ${left.map((p) => `${p.Path}${p.InstanceProfileName}`).join(', ')}`)
+      assert.ok(left.length <= 1, JSON.stringify(left))
+      for (const p of left) assert.deepEqual(p.Roles ?? [], [], `${p.InstanceProfileName} holds no role`)
+      const names = new Set(left.map((p) => `${p.InstanceProfileName}: `))
+      const kept = {
+        ...after,
+        instanceProfiles: (after.instanceProfiles as string[]).filter((p) => !names.has(p)),
+      }
+      assert.deepEqual(kept, before, inventoryDiff(before, kept).join('\n'))
     })
   },
 )
