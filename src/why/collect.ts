@@ -6,6 +6,7 @@ import type { Aws } from '../context/aws.js'
 import type { RunContext } from '../context/run-context.js'
 import { BadAnswer, shapeOf } from '../context/shape.js'
 import { InputError } from '../errors.js'
+import { describeCluster } from '../facts/collect-eks.js'
 import { collectKube } from '../facts/collect-kube.js'
 import { failureOf, okRead, read } from '../facts/read.js'
 import type { Read } from '../facts/types.js'
@@ -29,6 +30,7 @@ import type {
   StorageClass,
   WhyFacts,
   WhySelector,
+  VpcSubnet,
   WorkloadPod,
 } from './types.js'
 
@@ -282,6 +284,47 @@ export async function offerings(aws: Aws, zones: string[]): Promise<InstanceType
 }
 
 /**
+ * The subnets of the cluster's VPC (EKS names it), with only the tags whose keys an EC2NodeClass selects
+ * on: what a printed fix may tag so that a class selects one.
+ */
+export async function vpcSubnets(aws: Aws, clusterName: string, keys: Set<string>): Promise<VpcSubnet[]> {
+  const cluster = await describeCluster(aws, clusterName)
+  // EKS names the VPC; an answer without it (an emulator's) still names the cluster's subnets.
+  const vpcId =
+    cluster?.vpcId ??
+    (cluster?.subnetIds.length
+      ? (
+          await aws.call<ec2.DescribeSubnetsCommandOutput>('ec2', 'DescribeSubnets', {
+            SubnetIds: cluster.subnetIds.slice(0, 1),
+          })
+        ).Subnets?.[0]?.VpcId
+      : undefined)
+  if (!vpcId) throw new Error(`EKS describes no VPC of cluster ${clusterName}`)
+  const all = await aws.all<ec2.DescribeSubnetsCommandOutput, ec2.Subnet>(
+    'ec2',
+    'DescribeSubnets',
+    { Filters: [{ Name: 'vpc-id', Values: [vpcId] }], MaxResults: 1000 },
+    'NextToken',
+    (o) => ({ items: o.Subnets, next: o.NextToken }),
+  )
+  return all
+    .filter((s) => s.SubnetId && s.AvailabilityZone)
+    .map((s) => ({
+      id: s.SubnetId as string,
+      zone: s.AvailabilityZone as string,
+      ...(s.AvailabilityZoneId ? { zoneId: s.AvailabilityZoneId } : {}),
+      ...(s.VpcId ? { vpcId: s.VpcId } : {}),
+      availableIps: s.AvailableIpAddressCount ?? 0,
+      ...(s.MapPublicIpOnLaunch ? { public: true } : {}),
+      tags: Object.fromEntries(
+        (s.Tags ?? [])
+          .filter((t) => t.Key && keys.has(t.Key))
+          .map((t) => [t.Key as string, redactText(t.Value ?? '')]),
+      ),
+    }))
+}
+
+/**
  * An EC2 read whose every failure is data, missing credentials included: the Kubernetes judgements
  * stand without AWS, and instance types are then unknown (never a fit).
  */
@@ -323,8 +366,21 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
       : []
     return ec2Read('ec2: DescribeInstanceTypeOfferings', () => offerings(ctx.aws, zones))
   })
+  // The VPC's subnets, for a fix that tags one for an EC2NodeClass (a cluster named: EKS says its VPC).
+  const cluster = ctx.options.clusterName
+  const subnetsP = cluster
+    ? kubeP.then((kube) => {
+        const keys = new Set(
+          (kube.nodeClasses.ok ? kube.nodeClasses.value : []).flatMap((nc) =>
+            (nc.spec.subnetSelectorTerms ?? []).flatMap((t) => Object.keys(t.tags ?? {})),
+          ),
+        )
+        return ec2Read('ec2: DescribeSubnets', () => vpcSubnets(ctx.aws, cluster, keys))
+      })
+    : undefined
   // Awaited below, after the pods: a pod that does not exist must not leave them rejected unobserved.
   offeringsP.catch(() => {})
+  subnetsP?.catch(() => {})
   // A pod or workload that does not exist ends the run (InputError); any other failure is data.
   const podsP = read('kubernetes: pods', () => podsFor(ctx, selector))
   const ns = selector.kind === 'all-pending' ? selector.namespace : selector.namespace
@@ -464,6 +520,7 @@ export async function collectWhy(ctx: RunContext, selector: WhySelector): Promis
     offerings: offered,
     ...(log ? { controllerLog: log } : {}),
     ...(placedP ? { placedPods: placedOf(await placedP) } : {}),
+    ...(subnetsP ? { subnets: await subnetsP } : {}),
   })
 }
 

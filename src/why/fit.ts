@@ -18,6 +18,7 @@ import {
   typesLeft,
   widenFix,
   type Catalog,
+  type LowerRequests,
   type PodFix,
 } from './instance-types.js'
 import { ZONE_LABEL } from './pod.js'
@@ -70,7 +71,8 @@ function zoneOrCapacityFix(
   nodeClass: EC2NodeClass | undefined,
   catalog: Catalog,
   asked: [string, number][],
-  podFix?: PodFix,
+  fixes: PodFixes,
+  lower: (what: string) => Fix | undefined,
 ): Fix | undefined {
   const key = [ZONE_LABEL, CAPACITY_TYPE_LABEL].find((k) => {
     if (!merged.byKey.has(k)) return false
@@ -78,7 +80,7 @@ function zoneOrCapacityFix(
     without.byKey.delete(k)
     return typesLeft({ merged: without, nodeClass, catalog }).inZones.some((it) => hasDevices(it, asked))
   })
-  if (key) return widenFix(pool, merged, key, podFix).fix
+  if (key) return widenFix(pool, merged, key, fixes.podFix).fix
   const what = asked.map(([k, n]) => `${k} ${n}`).join(', ')
   const zones = [
     ...new Set(
@@ -87,13 +89,16 @@ function zoneOrCapacityFix(
         .flatMap((it) => [...(catalog.zones.get(it.name) ?? [])]),
     ),
   ].sort()
-  if (!zones.length)
-    return {
-      summary: `no instance type EC2 describes here has ${what}: lower the pod's request (or split it across pods)`,
-    }
+  if (!zones.length) {
+    const summary = `no instance type EC2 describes here has ${what}: lower the pod's request (or split it across pods)`
+    return lower(summary) ?? { summary }
+  }
   const name = nodeClass?.metadata.name
+  const summary = `EC2 offers types with ${what} in ${zones.join(', ')} only: give EC2NodeClass ${name ?? '(its class)'} a subnet there (tag one so its spec.subnetSelectorTerms select it), or lower the pod's request`
+  const tagged = fixes.tagSubnets?.((z) => zones.includes(z), `EC2 offers types with ${what} there`)
+  if (tagged) return tagged
   return {
-    summary: `EC2 offers types with ${what} in ${zones.join(', ')} only: give EC2NodeClass ${name ?? '(its class)'} a subnet there (tag one so its spec.subnetSelectorTerms select it), or lower the pod's request`,
+    summary,
     ...(name
       ? {
           commands: [
@@ -104,6 +109,53 @@ function zoneOrCapacityFix(
       : {}),
   }
 }
+
+/** The fixes only the pod's side can build: its workload patched, or its EC2NodeClass's subnets tagged. */
+export interface PodFixes {
+  /** Drop the pod's own requirement on a key. */
+  podFix?: PodFix
+  /** Lower the pod's requests. */
+  lowerRequests?: LowerRequests
+  /** Tag a subnet of one of these zones for the NodePool's EC2NodeClass (subnets.ts). */
+  tagSubnets?: (zones: (zone: string) => boolean, because: string) => Fix | undefined
+}
+
+/**
+ * What the pod may ask of each device so that one type has room for it with its DaemonSets': the type
+ * that keeps most of the ask, from the first list that has a type with some of every device asked
+ * (the types the NodePool leaves, then those offered in its zones, then any EC2 describes).
+ */
+function mostDevices(
+  lists: InstanceTypeInfo[][],
+  asked: [string, number][],
+  podAsks: Amounts,
+): Record<string, number> | undefined {
+  for (const types of lists) {
+    let best: Record<string, number> | undefined
+    let kept = 0
+    for (const it of types) {
+      const cap = deviceCapacity(it)
+      if (!cap) continue
+      // A DaemonSet's share of the device (asked, counted with the pod's) stays on the node.
+      const to = asked.map(
+        ([k, n]) =>
+          [k, Math.max(0, Math.min(podAsks[k] ?? 0, (cap[k] ?? 0) - (n - (podAsks[k] ?? 0))))] as const,
+      )
+      const kinds = to.filter(([, v]) => v > 0)
+      if (!kinds.length) continue
+      // Kinds first (a whole number), then the smallest share of an ask kept (below 1).
+      const score = kinds.length + Math.min(...kinds.map(([k, v]) => v / (podAsks[k] ?? 1))) / 2
+      if (score > kept) [best, kept] = [Object.fromEntries(to), score]
+    }
+    if (best) return best
+  }
+  return undefined
+}
+
+const formatDevices = (to: Record<string, number>) =>
+  Object.entries(to)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')
 
 /**
  * Verdicts that depend only on the types a NodePool's requirements leave (the memoized `left` list,
@@ -146,7 +198,7 @@ export function judgeCandidate(
   podAsks: Amounts,
   base: { nodePool: string; weight: number },
   limits?: LimitLeft[],
-  opts: { skipMinValues?: boolean; fitting?: InstanceTypeInfo[]; podFix?: PodFix } = {},
+  opts: { skipMinValues?: boolean; fitting?: InstanceTypeInfo[] } & PodFixes = {},
 ): PoolVerdict {
   const pool = np.metadata.name
   const asked = devicesAsked(need)
@@ -183,9 +235,19 @@ export function judgeCandidate(
             v.podSide.origin,
             `it leaves no instance type with ${asked.map(([k, n]) => `${k} ${n}`).join(', ')}`,
           )
+        const lower = (summary: string) => {
+          const to = mostDevices([left, inZones, catalog.types], asked, podAsks)
+          // No type EC2 describes has any of them: the requests go (a 0 is a removal).
+          if (!to)
+            return opts.lowerRequests?.(
+              Object.fromEntries(asked.map(([k]) => [k, 0])),
+              `${summary}; here they are dropped: no type EC2 describes has any`,
+            )
+          return opts.lowerRequests?.(to, `${summary}; here to ${formatDevices(to)}, the most one type has`)
+        }
         const widened =
           !own && v.noneOffered
-            ? zoneOrCapacityFix(pool, merged, nodeClass, catalog, asked, opts.podFix)
+            ? zoneOrCapacityFix(pool, merged, nodeClass, catalog, asked, opts, lower)
             : undefined
         return {
           ...base,
@@ -220,6 +282,7 @@ export function judgeCandidate(
     limits,
     skipMinValues: opts.skipMinValues,
     podFix: opts.podFix,
+    lowerRequests: opts.lowerRequests,
     ...(asked.length ? { admits: (it: InstanceTypeInfo) => hasDevices(it, asked) } : {}),
   })
   opts.fitting?.push(...(v.types ?? []))
@@ -251,10 +314,10 @@ export function judgeWithDaemons(
   limits: LimitLeft[] | undefined,
   daemons: TypeDaemon[],
   portClash: (d: TypeDaemon) => HostPortVerdict | undefined,
-  podFix?: PodFix,
+  fixes: PodFixes = {},
 ): PoolVerdict {
   const judge = (reqs: Requirements, n: Amounts, opts?: Parameters<typeof judgeCandidate>[8]) =>
-    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits, { ...opts, podFix })
+    judgeCandidate(reqs, np, nodeClass, catalog, n, podAsks, base, limits, { ...opts, ...fixes })
   if (!daemons.length) return judge(merged, need)
   const { left, zonesFor } = typesLeft({ merged, nodeClass, catalog })
   if (!left.length) return judge(merged, need)

@@ -3,8 +3,9 @@
 import { shellQuote, yamlString } from '../checks/lib/facts.js'
 import type { Fix } from '../checks/types.js'
 import type { Owner } from './pod.js'
+import { parseQuantity } from './quantity.js'
 import { describe, type Origin, type Requirement } from './requirements.js'
-import type { PodSpec, Toleration, WorkloadPod } from './types.js'
+import type { ContainerSpec, PodSpec, Toleration, WorkloadPod } from './types.js'
 
 const WORKLOADS: Record<string, string> = {
   Deployment: 'deployment',
@@ -206,6 +207,84 @@ export function dropRequestsFix(
     })
   if (!ops.length) return undefined
   return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`] }
+}
+
+/** A quantity of at most n: cpu in whole millicores, memory-like in whole Mi, others whole. */
+function below(resource: string, n: number): string {
+  if (resource === 'cpu') return `${Math.floor(n * 1000)}m`
+  if (/memory|storage/.test(resource)) return `${Math.floor(n / 2 ** 20)}Mi`
+  return String(Math.floor(n))
+}
+
+/**
+ * Lower the pod's requests (and limits: an extended resource's must equal them) for these resources to
+ * at most `to` each, as Kubernetes sums them: sidecars (init containers that keep running) and then
+ * containers keep what they ask while the sum stays within it, the rest ask less or nothing; an init
+ * container that runs to completion runs beside the sidecars started before it. Undefined for a bare
+ * pod, whose requests cannot change in place.
+ */
+export function lowerRequestsFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  to: Record<string, number>,
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const ops: unknown[] = []
+  const inits = (pod.spec.initContainers ?? []).map((c, i) => ({ c, at: `initContainers/${i}` }))
+  const order = [
+    ...inits.filter(({ c }) => c.restartPolicy === 'Always'),
+    ...(pod.spec.containers ?? []).map((c, i) => ({ c, at: `containers/${i}` })),
+  ]
+  for (const [r, most] of Object.entries(to)) {
+    const lower = (c: ContainerSpec, at: string, keep: number) => {
+      for (const part of ['requests', 'limits'] as const)
+        if (c.resources?.[part]?.[r] !== undefined) {
+          const path = `${specPath(owner)}/${at}/resources/${part}/${pointer(r)}`
+          ops.push(keep > 0 ? { op: 'replace', path, value: below(r, keep) } : { op: 'remove', path })
+        }
+    }
+    const asks = (c: ContainerSpec) =>
+      parseQuantity(c.resources?.requests?.[r] ?? c.resources?.limits?.[r]) ?? 0
+    let left = most
+    for (const { c, at } of order) {
+      const keep = Math.min(asks(c), left)
+      left -= keep
+      if (keep < asks(c)) lower(c, at, keep)
+    }
+    let sidecars = 0
+    for (const { c, at } of inits) {
+      const keep = Math.min(asks(c), c.restartPolicy === 'Always' ? Infinity : Math.max(0, most - sidecars))
+      if (c.restartPolicy === 'Always') sidecars += Math.min(asks(c), Math.max(0, most - sidecars))
+      else if (keep < asks(c)) lower(c, at, keep)
+    }
+  }
+  if (!ops.length) return undefined
+  return { summary, commands: [`${target(owner, pod.metadata.namespace)} --type json -p ${json(ops)}`] }
+}
+
+/**
+ * Drop the pod's required pod (anti-)affinity term. Not "make it preferred": Karpenter relaxes a pod's
+ * required node-affinity terms before its preferred pod affinity (scheduling/preferences.go Relax), so
+ * a preferred term still fails a pod whose last node-affinity term does not fit (oracle seeds 222, 522,
+ * 790). Undefined for a bare pod, whose affinity cannot change in place.
+ */
+export function dropAffinityTermFix(
+  pod: WorkloadPod,
+  owner: Owner,
+  term: { kind: 'podAffinity' | 'podAntiAffinity'; index: number },
+  summary: string,
+): Fix | undefined {
+  if (!WORKLOADS[owner.kind] || owner.kind === 'Pod') return undefined
+  const field = `affinity/${term.kind}/requiredDuringSchedulingIgnoredDuringExecution/${term.index}`
+  if (!pod.spec.affinity?.[term.kind]?.requiredDuringSchedulingIgnoredDuringExecution?.[term.index])
+    return undefined
+  return {
+    summary: `${summary}; here the term is dropped (${field.replace(/\//g, '.').replace(/\.(\d+)$/, '[$1]')})`,
+    commands: [
+      `${target(owner, pod.metadata.namespace)} --type json -p ${json([{ op: 'remove', path: `${specPath(owner)}/${field}` }])}`,
+    ],
+  }
 }
 
 /**

@@ -425,11 +425,16 @@ export interface InstanceTypeQuestion {
   skipMinValues?: boolean
   /** The command that drops the pod's own requirement on a key, where its workload can be patched. */
   podFix?: PodFix
+  /** The command that lowers the pod's requests, where its workload can be patched. */
+  lowerRequests?: LowerRequests
   /** Which types a fix may let in (those with the devices asked for): why narrowed to them. */
   admits?: (it: InstanceTypeInfo) => boolean
 }
 
 export type PodFix = (key: string, origin: Origin, because?: string) => Fix | undefined
+
+/** Lower the pod's requests for these resources to at most these amounts (fix.ts lowerRequestsFix). */
+export type LowerRequests = (to: Record<string, number>, summary: string) => Fix | undefined
 
 /** The first limit the type's capacity exceeds what is left of, or undefined. */
 function exceeded(cap: Allocatable, limits: LimitLeft[]): LimitLeft | undefined {
@@ -666,12 +671,31 @@ export function judgeInstanceTypes(q: InstanceTypeQuestion): InstanceTypeVerdict
         )
       : lift
         ? { fix: lift }
-        : {
-            fix: {
-              summary: `lower the pod's requests to fit ${largest.name}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`,
-            },
-          }),
+        : { fix: lowerFix(q, short, room, largest.name, pool) }),
   }
+}
+
+/**
+ * Lower the pod's requests to what the largest type left has room for beside the DaemonSets, where
+ * cpu or memory is short (a pod count is not the pod's to lower).
+ */
+function lowerFix(
+  q: InstanceTypeQuestion,
+  short: string[],
+  room: Allocatable,
+  type: string,
+  pool: string,
+): Fix {
+  const summary = `lower the pod's requests to fit ${type}'s ${roomText(room)} (minus the DaemonSets'), or allow larger instance types in NodePool ${pool}`
+  if (short.includes('pods')) return { summary }
+  const to: Record<string, number> = {}
+  for (const k of short) {
+    const daemons = (q.need[k] ?? 0) - (q.podAsks[k] ?? 0)
+    const most = (room as unknown as Record<string, number>)[k] ?? 0
+    if (most - daemons <= 0) return { summary }
+    to[k] = most - daemons
+  }
+  return q.lowerRequests?.(to, `${summary}; here the pod's requests are lowered`) ?? { summary }
 }
 
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })

@@ -25,7 +25,9 @@ import {
   type Requirements,
 } from './requirements.js'
 import {
+  dropAffinityTermFix,
   dropRequestsFix,
+  lowerRequestsFix,
   labelFix,
   nodeSelectorFix,
   podRequirementFix,
@@ -39,6 +41,7 @@ import type { SchedulingLine } from './controller-log.js'
 import { judgeWithDaemons } from './fit.js'
 import type { TypeDaemon } from './type-daemons.js'
 import { judgeZones } from './zones.js'
+import { tagSubnetsFix } from './subnets.js'
 import { judgePodAffinity, type AffinityDomains } from './pod-affinity.js'
 import {
   allowsAny,
@@ -59,7 +62,7 @@ import { selects } from './selector.js'
 import { judgeTopologySpread, spreadIndex, zoneSpreads, type SpreadIndex } from './topology-spread.js'
 import { ZONE_LABEL } from './pod.js'
 import { redactClip } from '../redact/redact.js'
-import type { PoolVerdict } from './verdict.js'
+import type { PoolStatus, PoolVerdict } from './verdict.js'
 
 export type { PoolStatus, PoolVerdict, Rule } from './verdict.js'
 
@@ -396,7 +399,7 @@ function judgeTerm(
     addRequirement(merged, r, term.origin.get(key) ?? { kind: 'nodeSelector' })
   // The zone the pod asks for is what the judgement names (a volume's, say), so the pod's origin wins.
   for (const [key, o] of term.origin) merged.origin.set(key, o)
-  const zone = judgeZones(merged, nodeClass)
+  const zone = judgeZones(merged, nodeClass, inputs.facts)
   if (zone)
     return { verdict: { ...base, status: 'ruled-out', rule: 'zones', message: zone.message, fix: zone.fix } }
   const spreadJudged = judgeSpread(term, np, pod, inputs, base, merged)
@@ -444,7 +447,7 @@ function judgeAffinity(
   if ('message' in v) {
     const fix = v.tolerate
       ? tolerationFix(pod, owner, tolerationFor(v.tolerate.taint), v.tolerate.nodePool)
-      : v.fix
+      : (!v.fix.commands && v.term && dropAffinityTermFix(pod, owner, v.term, v.fix.summary)) || v.fix
     return { verdict: { ...base, status: 'ruled-out', rule: 'pod-affinity', message: v.message, fix } }
   }
   if (v.zones) {
@@ -547,15 +550,17 @@ function judgePool(
   const base = { nodePool: np.metadata.name, weight: weightOf(np) }
   const ref = np.spec.template.spec.nodeClassRef
   const problem = nodeClassProblem(doctor, np.metadata.name, ref.name)
-  if (problem)
+  const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
+  if (problem) {
+    const fix = (noSubnets(nodeClass) && subnetsFix(inputs.facts, nodeClass)) || problem.fix
     return {
       ...base,
       status: problem.status === 'fail' ? 'ruled-out' : 'unknown',
       rule: 'nodeclass',
       message: problem.message,
-      ...(problem.fix ? { fix: problem.fix } : {}),
+      ...(fix ? { fix } : {}),
     }
-  const nodeClass = inputs.nodeClasses.find((nc) => nc.metadata.name === ref.name)
+  }
   // A NodePool whose own requirements leave no type is dropped before any pod is looked at.
   if (!('unread' in inputs.catalog)) {
     const template = templateVerdict(np, nodeClass, inputs.catalog, inputs)
@@ -627,13 +632,21 @@ function judgePool(
       left,
       typeDaemons,
       (d) => judgeHostPorts(np.metadata.name, pod.spec, owner, [d], pod.metadata.namespace),
-      (key, origin, because) => podRequirementFix(pod, owner, key, origin, because),
+      {
+        podFix: (key, origin, because) => podRequirementFix(pod, owner, key, origin, because),
+        lowerRequests: (to, summary) => lowerRequestsFix(pod, owner, to, summary),
+        tagSubnets: (zones, because) =>
+          nodeClass && tagSubnetsFix(inputs.facts, nodeClass, zones, { one: true, because }),
+      },
     )
+  // Karpenter relaxes term by term (preferences.go Relax): the pod fits when one term fits; a term
+  // that fits in some scheduling loops only makes the verdict `?` unless a later term always fits.
+  const rank: Record<PoolStatus, number> = { fits: 2, unknown: 1, 'ruled-out': 0, 'not-judged': 0 }
   for (const merged of candidates) {
     const v = picks.has(merged)
-      ? judgePicked(merged, judgeMerged, poolFacts(np, inputs).zones, relaxable(pod))
+      ? judgePicked(merged, judgeMerged, poolFacts(np, inputs).zones)
       : judgeMerged(merged)
-    if (!verdict || (verdict.status !== 'fits' && v.status === 'fits')) verdict = v
+    if (!verdict || rank[v.status] > rank[verdict.status]) verdict = v
     if (v.status === 'fits') break
   }
   const v = verdict as PoolVerdict
@@ -677,29 +690,16 @@ function judgePool(
 }
 
 /**
- * Whether Karpenter has something to relax on the pod (scheduling/preferences.go Relax): of what a
- * snapshot keeps, a required node-affinity term to drop or a ScheduleAnyway spread.
- */
-function relaxable(pod: WorkloadPod): boolean {
-  const a = pod.spec.affinity
-  return (
-    (a?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.length ?? 0) > 1 ||
-    !!pod.spec.topologySpreadConstraints?.some((c) => c.whenUnsatisfiable === 'ScheduleAnyway')
-  )
-}
-
-/**
  * A self-selecting zone affinity with no selected pod yet: Karpenter starts the domain in zones picked
  * by Go's map order (topologygroup.go nextDomainAffinity), so the pod fits in every scheduling loop
- * only if it fits in each of them (oracle seeds 1131, 1976). A pod Karpenter can relax is tried again
- * after each relaxation, with new picks, and in practice lands in a zone that fits: ✔ then, as the
- * oracle finds; a pod with nothing to relax gets one try: `?`.
+ * only if it fits in each of them (oracle seeds 1131, 1976): in some only, `?`. A pod Karpenter can
+ * relax is tried again with the next term and a new pick, so it always fits only when one term fits in
+ * every pick (the caller ranks the terms): seed 1976 failed in 1 of 8 loops, where `why` said ✔.
  */
 function judgePicked(
   merged: Requirements,
   judgeMerged: (m: Requirements) => PoolVerdict,
   offered: string[],
-  relaxable: boolean,
 ): PoolVerdict {
   const zones = merged.byKey.get(ZONE_LABEL)?.values ?? []
   const each = zones.map((z) => {
@@ -708,7 +708,7 @@ function judgePicked(
     return { zone: z, v: judgeMerged(one) }
   })
   const fit = each.filter((e) => e.v.status === 'fits')
-  if (fit.length === each.length || (fit.length && relaxable)) return judgeMerged(merged)
+  if (fit.length === each.length) return judgeMerged(merged)
   // None fits: say why in a zone the NodePool launches in, where a fix can make it fit.
   if (!fit.length) return (each.find((e) => offered.includes(e.zone)) ?? (each[0] as (typeof each)[number])).v
   const not = each.filter((e) => e.v.status !== 'fits')
@@ -718,6 +718,19 @@ function judgePicked(
     rule: 'pod-affinity',
     message: `the pod starts its own podAffinity zone, and Karpenter picks that zone at random among ${zones.join(', ')}: it fits in ${fit.map((e) => e.zone).join(', ')}, not in ${not.map((e) => e.zone).join(', ')} (${(not[0] as (typeof each)[number]).v.message}), so Karpenter launches in some scheduling loops only`,
   }
+}
+
+/** The EC2NodeClass's selectors match no subnet, and that is all that keeps it from Ready. */
+function noSubnets(nc: EC2NodeClass | undefined): nc is EC2NodeClass {
+  const failing = (nc?.status?.conditions ?? []).filter((c) => c.type !== 'Ready' && c.status !== 'True')
+  return failing.length === 1 && failing[0]?.type === 'SubnetsReady' && failing[0].status === 'False'
+}
+
+/** A subnet in each zone of the VPC, tagged for the class: it goes Ready with them. */
+function subnetsFix(facts: WhyFacts, nc: EC2NodeClass) {
+  return tagSubnetsFix(facts, nc, () => true, {
+    because: `Karpenter then finds subnets for it (SubnetsReady) and the EC2NodeClass goes Ready`,
+  })
 }
 
 /**

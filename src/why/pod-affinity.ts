@@ -45,10 +45,16 @@ export interface AffinityDomains {
 }
 
 export type AffinityVerdict =
-  | { message: string; fix: Fix; tolerate?: { nodePool: string; taint: Taint } }
+  | {
+      message: string
+      fix: Fix
+      tolerate?: { nodePool: string; taint: Taint }
+      /** The pod's term that rules the node out (a fix may drop it). */
+      term?: { kind: Kind; index: number }
+    }
   | { zones?: string[]; unknown?: string; pickOne?: boolean }
 
-type Kind = 'podAffinity' | 'podAntiAffinity'
+export type Kind = 'podAffinity' | 'podAntiAffinity'
 
 const termText = (kind: Kind, t: PodAffinityTerm) =>
   `required ${kind} on ${t.topologyKey} (${JSON.stringify(t.labelSelector ?? {})})`
@@ -59,7 +65,9 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
   let zones: string[] | undefined
   let pickOne = false
   for (const kind of ['podAntiAffinity', 'podAffinity'] as const) {
-    for (const t of pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
+    for (const [index, t] of (
+      pod.spec.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution ?? []
+    ).entries()) {
       const other = (t.namespaces ?? []).some((n) => n !== ns) || t.namespaceSelector
       if (other || Object.keys(t).some((k) => k === 'matchLabelKeys' || k === 'mismatchLabelKeys'))
         return { unknown: `${termText(kind, t)} not judged: it reaches other namespaces or label keys` }
@@ -85,7 +93,7 @@ export function judgePodAffinity(q: AffinityQuestion): AffinityVerdict {
         t.topologyKey === HOSTNAME
           ? hostnameAffinity(kind, t, placed, self)
           : zoneTerm(kind, t, placed, self, q, zones ?? q.zones)
-      if ('message' in v) return v
+      if ('message' in v) return { ...v, term: { kind, index } }
       if (v.zones) zones = v.zones
       if (v.pickOne) pickOne = true
     }

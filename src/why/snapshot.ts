@@ -58,6 +58,13 @@ const placedPod = (item: unknown): Path | null =>
   fields({ namespace: 'string', nodeName: 'string' })(item) ??
   (isObj((item as Record<string, unknown>).labels) ? null : ['labels'])
 
+const vpcSubnet = (item: unknown): Path | null =>
+  fields({ id: 'string', zone: 'string', availableIps: 'number' })(item) ??
+  (isObj((item as Record<string, unknown>).tags) &&
+  Object.values((item as { tags: Record<string, unknown> }).tags).every((v) => typeof v === 'string')
+    ? null
+    : ['tags'])
+
 /** A Read of a list (each item of `item`'s shape), or of one value. Returns the bad path or null. */
 export function badRead(
   v: unknown,
@@ -145,6 +152,7 @@ export function checkWhyFacts(raw: unknown, path: string): WhyFacts {
     if (data.controllerLog !== undefined)
       bad ??= badRead(data.controllerLog, ['controllerLog'], true, schedulingLine)
     if (data.placedPods !== undefined) bad ??= badRead(data.placedPods, ['placedPods'], true, placedPod)
+    if (data.subnets !== undefined) bad ??= badRead(data.subnets, ['subnets'], true, vpcSubnet)
   }
   if (bad)
     throw new InputError(

@@ -256,4 +256,23 @@ export interface WhyFacts {
    * (absent otherwise, and in older snapshots: the spread is then not judged, never ✔).
    */
   placedPods?: Read<PlacedPod[]>
+  /**
+   * The subnets of the cluster's VPC, with the tags the EC2NodeClasses' subnetSelectorTerms name (no
+   * other tag is kept): what a fix may tag so that a class selects a subnet. Absent in older snapshots
+   * (the fix is then a diagnosis).
+   */
+  subnets?: Read<VpcSubnet[]>
+}
+
+/** A subnet as DescribeSubnets gives it, trimmed to what a fix that tags it needs. */
+export interface VpcSubnet {
+  id: string
+  zone: string
+  zoneId?: string
+  vpcId?: string
+  /** AvailableIpAddressCount: Karpenter launches in the subnet of a zone with the most. */
+  availableIps: number
+  /** MapPublicIpOnLaunch: a public subnet is the last a fix picks for nodes. */
+  public?: boolean
+  tags: Record<string, string>
 }

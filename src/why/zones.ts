@@ -6,6 +6,8 @@ import { shellQuote } from '../checks/lib/facts.js'
 import { ZONE_LABEL } from './pod.js'
 import { describe, intersect, size, type Requirements } from './requirements.js'
 import type { EC2NodeClass } from '../facts/types.js'
+import { tagSubnetsFix } from './subnets.js'
+import type { WhyFacts } from './types.js'
 
 export interface ZoneVerdict {
   message: string
@@ -16,6 +18,7 @@ export interface ZoneVerdict {
 export function judgeZones(
   merged: Requirements,
   nodeClass: EC2NodeClass | undefined,
+  facts?: WhyFacts,
 ): ZoneVerdict | undefined {
   const subnets = nodeClass?.status?.subnets
   const wanted = merged.byKey.get(ZONE_LABEL)
@@ -27,8 +30,16 @@ export function judgeZones(
   const from = origin?.kind === 'volume' ? ` (volume ${origin.name})` : ''
   const name = nodeClass.metadata.name
   const missing = wanted.complement ? [] : wanted.values
+  const message = `no subnet in the zone: the pod needs ${describe(wanted)}${from}, EC2NodeClass ${name} has subnets in [${zones.join(' ')}] only`
+  const tagged =
+    facts &&
+    tagSubnetsFix(facts, nodeClass, (z) => wanted.values.includes(z) !== wanted.complement, {
+      one: true,
+      because: 'a node for the pod can then launch in its zone',
+    })
+  if (tagged) return { message, fix: tagged }
   return {
-    message: `no subnet in the zone: the pod needs ${describe(wanted)}${from}, EC2NodeClass ${name} has subnets in [${zones.join(' ')}] only`,
+    message,
     fix: {
       summary: `give EC2NodeClass ${name} a subnet in ${missing.join(' or ') || 'an allowed zone'}: tag one so its spec.subnetSelectorTerms select it`,
       commands: [

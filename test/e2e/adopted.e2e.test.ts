@@ -5,6 +5,10 @@
 // doctor is clean; install plans no second controller role, queue or rule set; install --adopt then
 // teardown gives back exactly what the stacks and helm made; a tenant's PassRole grant on the adopted
 // controller role goes with the tenant.
+// On the real Karpenter 1.14.1 controller (issue 34): the chart's Deployment runs it, and the Deployment's
+// availability, the guide's EC2NodeClass (its five conditions and the instance profile it makes for
+// KarpenterNodeRole-demo) and NodePool Ready, and the tenant's class Ready are Karpenter's: the test
+// writes none of them, and a pod of the guide's NodePool gets a NodeClaim Karpenter launched.
 import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import { DescribeRuleCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge'
@@ -17,6 +21,20 @@ import {
 } from '@aws-sdk/client-iam'
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import {
+  EC2NODECLASSES,
+  NODEPOOLS,
+  RESOLVED,
+  conditionOf,
+  instanceById,
+  instanceIdOf,
+  isTrue,
+  pendingPod,
+  tagOf,
+  unresolved,
+  waitForClaim,
+  waitForCondition,
+} from './bed/karpenter-objects.js'
+import {
   awsClients,
   fullInventory,
   inventoryDiff,
@@ -24,12 +42,13 @@ import {
   seedAdoptedInstall,
   type AdoptedInstall,
   type Bed,
+  waitFor,
 } from './bed/index.js'
 import {
   installOn,
   karpctlOn,
   parseJsonOut,
-  seededBed,
+  realControllerBed,
   shown,
   teardownOn,
   type DoctorJson,
@@ -44,7 +63,7 @@ const out = shown
 const parseJson = parseJsonOut
 type InstallJson = PlanJson
 type Fresh = SeededBed<AdoptedInstall>
-const adoptedBed = () => seededBed(seedAdoptedInstall)
+const adoptedBed = () => realControllerBed((bed) => seedAdoptedInstall(bed, { markAvailable: false }))
 
 describe(
   'an install karpctl did not make: getting-started stacks, eksctl IRSA, the guide’s helm',
@@ -135,7 +154,14 @@ describe(
         }
       })
 
-      test('doctor: no failing check, exit 0', async (t) => {
+      test('doctor: no failing check, exit 0, beside Karpenter’s own conditions on the guide’s class and pool', async (t) => {
+        const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+        assert.deepEqual(unresolved(nc), [], `Karpenter resolved the guide’s class (${RESOLVED.join(', ')})`)
+        const pool = await f.bed.kube.get(`${NODEPOOLS}/default`)
+        assert.equal(conditionOf(pool, 'Ready')?.status, 'True', JSON.stringify(pool?.status))
+        // al2023@v20240807, as the guide pins it: resolved by Karpenter through SSM to an image of moto's.
+        assert.ok((nc?.status?.amis ?? []).length > 0, JSON.stringify(nc?.status))
+        assert.match(String(nc?.status?.instanceProfile ?? ''), /^demo_\d+$/, JSON.stringify(nc?.status))
         const r = await karpctl(f.bed, ['doctor', '--json'])
         const report = parseJson<DoctorJson>(r, 'doctor')
         const lines = report.checks
@@ -239,6 +265,36 @@ describe(
 
       test('install --dry-run --adopt: no second controller role, no second queue, no second rule set; nothing changed', (t) =>
         assertNoSecondInstall(t, ['--adopt']))
+
+      // Last in this describe: it launches an instance, which the inventories above must not see.
+      test('what doctor passed, Karpenter launches on: a pod of the guide’s NodePool gets a NodeClaim, its instance in moto with the guide’s AMI and Karpenter’s tags', async () => {
+        await f.bed.kube.create(
+          pendingPod('guide-app', { 'karpenter.sh/nodepool': 'default' }, { keepNode: true }),
+        )
+        const claim = await waitForClaim(
+          f.bed,
+          'a NodeClaim of the guide’s NodePool, launched',
+          'default',
+          (c) => isTrue(c, 'Launched'),
+        )
+        const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+        const inst = await instanceById(f.bed, instanceIdOf(claim))
+        assert.ok(inst, `instance of ${claim.metadata.name}`)
+        assert.equal(tagOf(inst, 'karpenter.sh/nodepool'), 'default')
+        assert.equal(tagOf(inst, 'karpenter.k8s.aws/ec2nodeclass'), 'default')
+        // Karpenter tags the instance with its NodeClaim once the node registered (the bed's kubelet).
+        await waitFor(
+          `instance ${inst.InstanceId} tagged karpenter.sh/nodeclaim=${claim.metadata.name} by Karpenter`,
+          async () =>
+            tagOf((await instanceById(f.bed, inst.InstanceId))!, 'karpenter.sh/nodeclaim') ===
+            claim.metadata.name,
+          { timeoutMs: 120_000, intervalMs: 1000 },
+        )
+        assert.ok(
+          (nc?.status?.amis ?? []).some((a: { id: string }) => a.id === inst.ImageId),
+          `${inst.ImageId} is one of the class's AMIs (al2023@v20240807): ${JSON.stringify(nc?.status?.amis)}`,
+        )
+      })
     })
 
     test('install --adopt, then teardown: the full inventory exactly as the stacks and helm made it', async (t) => {
@@ -275,9 +331,13 @@ describe(
           .sort()
       const beforeInline = await inline()
       const beforeAttached = await attached()
-      const add = await karpctl(f.bed, ['tenant', 'add', 'acme', '--yes', '--timeout', '30'])
+      const add = await karpctl(f.bed, ['tenant', 'add', 'acme', '--yes', '--timeout', '90'])
       t.diagnostic(out(add))
       assert.equal(add.code, 0, out(add))
+      // The tenant's class Ready by Karpenter, with the instance profile it made for the tenant's role.
+      const nc = await waitForCondition(f.bed, `${EC2NODECLASSES}/acme`, 'Ready', { status: 'True' })
+      assert.equal(nc.spec?.role, 'KarpenterNodeRole-demo-acme', JSON.stringify(nc.spec))
+      assert.ok(nc.status?.instanceProfile, JSON.stringify(nc.status))
       t.diagnostic(`demo-karpenter inline policies after tenant add: ${JSON.stringify(await inline())}`)
       await iam.send(new GetRoleCommand({ RoleName: 'KarpenterNodeRole-demo-acme' }))
       const d = await teardown(f.bed)

@@ -2,6 +2,12 @@
 // etcd, the real helm binary and the real Karpenter charts. A healthy getting-started install must
 // pass; each founding check is then broken in exactly one way, doctor must fail that check naming
 // the resource and printing a fix, and after the fix's effect is applied doctor must pass again.
+// On the real Karpenter 1.14.1 controller (issue 34; bed/karpenter.ts): the chart's Deployment runs it,
+// its availability after every helm upgrade is the new controller's /readyz, and the EC2NodeClass and
+// NodePool conditions doctor reads are Karpenter's. Where Karpenter reports on a break (untagged subnets:
+// SubnetsReady=False; a queue ARN: it cannot find its queue, and a message put there stays unread), its
+// own account is asserted beside doctor's finding, and after the fix Karpenter's Ready or its reading of
+// the queue proves the fix.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -46,11 +52,23 @@ import {
   CreateQueueCommand,
   DeleteQueueCommand,
   GetQueueAttributesCommand,
+  SendMessageCommand,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs'
 import type { Finding } from '../../src/checks/types.js'
 import type { Facts } from '../../src/facts/types.js'
 import { clusterAutoscalerDeployment } from '../helpers/facts.js'
+import {
+  EC2NODECLASSES,
+  NODEPOOLS,
+  conditionOf,
+  controllerLog,
+  controllerRolledOut,
+  isTrue,
+  restartController,
+  unresolved,
+  waitForCondition,
+} from './bed/karpenter-objects.js'
 import {
   awsClientConfig,
   awsClients,
@@ -64,6 +82,7 @@ import {
   seedAws,
   seedKubernetes,
   startBed,
+  waitFor,
   type AwsClients,
   type Bed,
   type SeedResult,
@@ -153,11 +172,36 @@ describe(
     let aws: AwsClients
 
     before(async () => {
-      bed = await startBed()
+      bed = await startBed({ karpenter: true })
       seed = await seedAws(bed)
       aws = awsClients(bed)
-      await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+      // The chart's Deployment runs the real controller; the class and pool are Karpenter's to mark.
+      await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+      await bed.karpenter!.controller.ready()
+      await classAndPoolReady()
     })
+
+    /** A failed helm revision changed no Deployment: the controller that ran before still runs, Ready. */
+    async function stillRunning() {
+      const before = bed.karpenter!.controller.proc
+      await controllerRolledOut(bed)
+      assert.ok(before && bed.karpenter!.controller.proc === before, 'the same controller process')
+      assert.equal(before.exitCode(), undefined)
+    }
+
+    /** Karpenter marked the default EC2NodeClass (for its current spec) and NodePool Ready. */
+    async function classAndPoolReady() {
+      await waitFor(
+        'EC2NodeClass default Ready by Karpenter for its current spec',
+        async () => {
+          const nc = await bed.kube.get(CLASS)
+          const ready = conditionOf(nc, 'Ready')
+          return ready?.status === 'True' && ready.observedGeneration === nc?.metadata.generation
+        },
+        { timeoutMs: 120_000, intervalMs: 500, proc: bed.procs.karpenter },
+      )
+      await waitForCondition(bed, POOL, 'Ready', { status: 'True' })
+    }
     after(async () => {
       await bed?.stop()
     })
@@ -166,6 +210,11 @@ describe(
       const run = await doctor(bed)
       t.diagnostic(summary(run))
       assertNoFailure(run)
+      // What doctor passes, Karpenter itself resolved: its five conditions on the class, the pool Ready.
+      const nc = await bed.kube.get(CLASS)
+      assert.deepEqual(unresolved(nc), [], JSON.stringify(nc?.status))
+      assert.ok(isTrue(await bed.kube.get(POOL), 'Ready'))
+      assert.ok(bed.karpenter!.controller.proc, 'the real controller runs the Deployment')
       for (const id of [
         'discovery-tags',
         'irsa-trust-policy',
@@ -214,6 +263,7 @@ describe(
       )
       // What users see: Helm cannot even build the ServiceAccount, and the release is left as it was.
       assert.ok(broken, 'helm upgrade with a boolean annotation should fail against a real apiserver')
+      await stillRunning()
       assert.match(
         broken,
         /cannot unmarshal bool into Go struct field ObjectMeta\.metadata\.annotations of type string/,
@@ -308,6 +358,7 @@ describe(
         (err: Error) => err.message,
       )
       assert.ok(broken, 'helm upgrade with a boolean toleration value should fail against a real apiserver')
+      await stillRunning()
       assert.match(
         broken,
         /cannot unmarshal bool into Go struct field Toleration\.spec\.template\.spec\.tolerations\.value of type string/,
@@ -329,11 +380,17 @@ describe(
       await aws.ec2.send(
         new DeleteTagsCommand({ Resources: seed.subnetIds, Tags: [{ Key: 'karpenter.sh/discovery' }] }),
       )
+      // Karpenter re-reads subnets once a minute through a one-minute cache; a restarted controller now.
+      await restartController(bed)
+      await waitForCondition(bed, CLASS, 'SubnetsReady', { status: 'False', reason: 'SubnetsNotFound' })
       const run = await doctor(bed)
       const c = check(run, 'discovery-tags')
       assert.equal(c.status, 'fail', summary(run))
       const f = failing(c)[0]!
       assert.equal(f.subject, 'EC2NodeClass/default')
+      // Beside Karpenter's own condition, doctor's nodeclass-ready says the same.
+      assert.equal(check(run, 'nodeclass-ready').status, 'fail', summary(run))
+      assert.match(JSON.stringify(check(run, 'nodeclass-ready').findings), /SubnetsNotFound/)
       const cmd = f.fix!.commands![0]!
       for (const id of seed.subnetIds) assert.ok(cmd.includes(id), `fix should tag ${id}: ${cmd}`)
       assert.equal(run.code, 1)
@@ -346,6 +403,10 @@ describe(
           Tags: [{ Key: 'karpenter.sh/discovery', Value: CLUSTER_NAME }],
         }),
       )
+      // The fix, proven by Karpenter: the subnets found again, the class and pool Ready.
+      await restartController(bed)
+      await waitForCondition(bed, CLASS, 'SubnetsReady', { status: 'True' })
+      await classAndPoolReady()
       const again = await doctor(bed)
       assert.equal(check(again, 'discovery-tags').status, 'pass', summary(again))
       assertNoFailure(again)
@@ -451,6 +512,7 @@ describe(
         '-f',
         writeValues(bed, values),
       ])
+      await controllerRolledOut(bed)
       const run = await doctor(bed)
       const pi = check(run, 'pod-identity')
       assert.equal(pi.status, 'unknown', summary(run))
@@ -578,7 +640,16 @@ describe(
 
     test("settings.interruptionQueue set to the queue's ARN: only interruption-queue fails (controller-policy judges the real queue), the printed name fixes it", async () => {
       await upgrade(bed, '--set-string', `settings.interruptionQueue=${seed.queueArn}`)
+      // Karpenter with the ARN: GetQueueUrl(QueueName=<the ARN>) fails, it logs so and reads nothing
+      // (v1.14.1 pkg/controllers/interruption/controller.go, "failed to create valid sqs provider").
+      await waitFor(
+        'Karpenter logging that it has no interruption queue',
+        async () => controllerLog(bed).some((l) => l.message === 'failed to create valid sqs provider'),
+        { timeoutMs: 120_000, intervalMs: 500, proc: bed.procs.karpenter },
+      )
+      await aws.sqs.send(new SendMessageCommand({ QueueUrl: seed.queueUrl, MessageBody: PROBE }))
       const run = await doctor(bed)
+      assert.equal(await queued(aws, seed.queueUrl), 1, 'the message waits: Karpenter reads no queue')
       assert.deepEqual(
         run.report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
         ['interruption-queue'],
@@ -595,6 +666,21 @@ describe(
       const name = /--set settings\.interruptionQueue=(\S+)$/.exec(f.fix!.commands!.at(-1)!)?.[1]
       assert.equal(name, seed.queueName)
       await upgrade(bed, '--set', `settings.interruptionQueue=${name}`)
+      // The fix, proven by Karpenter: it reads the queue and takes the message off (an unparsable one
+      // is deleted after it is logged).
+      await waitFor(
+        'Karpenter taking the message off its queue',
+        async () => (await queued(aws, seed.queueUrl)) === 0,
+        {
+          timeoutMs: 120_000,
+          intervalMs: 1000,
+          proc: bed.procs.karpenter,
+        },
+      )
+      assert.ok(
+        !controllerLog(bed).some((l) => l.message === 'failed to create valid sqs provider'),
+        'the new controller found its queue',
+      )
       assertNoFailure(await doctor(bed))
     })
 
@@ -826,6 +912,7 @@ describe(
         },
       })
       try {
+        await classAndPoolReady()
         const run = await doctor(bed)
         const c = check(run, 'ebs-kms-key')
         assert.equal(c.status, 'warn', summary(run))
@@ -862,8 +949,12 @@ describe(
             ],
           },
         })
+        // Karpenter v1.14.1 does not look the key up: the class stays Ready (the launch would fail on
+        // EC2); doctor is what says so before a node is asked for.
+        await classAndPoolReady()
         const missing = await doctor(bed)
         assert.equal(check(missing, 'ebs-kms-key').status, 'fail', summary(missing))
+        assert.equal(check(missing, 'nodeclass-ready').status, 'pass', summary(missing))
         assert.match(
           failing(check(missing, 'ebs-kms-key'))[0]!.message,
           /alias\/no-such-key .* does not exist/,
@@ -871,6 +962,7 @@ describe(
       } finally {
         await bed.kube.mergePatch(ncPath, { spec: { blockDeviceMappings: null } })
       }
+      await classAndPoolReady()
       assert.equal(check(await doctor(bed), 'ebs-kms-key').status, 'skipped')
     })
 
@@ -1036,6 +1128,12 @@ describe(
 
     test('the webhook-era chart (v1.0.14) without the 8443 rule: sg-webhook-8443 fails, authorizing it fixes it', async () => {
       await helm(bed, ['uninstall', 'karpenter', '--namespace', 'kube-system', '--wait'])
+      // The Deployment gone, the real controller stops; the bed builds only 1.14.1, so the 1.0.14
+      // Deployment below runs nothing and nobody reports it available (nothing played): this scenario
+      // asks only sg-webhook-8443 and karpenter-version, which read the chart and AWS, not the controller.
+      await waitFor('the real controller stopped', async () => !bed.karpenter!.controller.proc, {
+        timeoutMs: 60_000,
+      })
       const values = gettingStartedValues(seed)
       await helm(bed, [
         'install',
@@ -1068,6 +1166,9 @@ describe(
         ),
       )
       assert.equal(check(run, 'karpenter-version').status, 'warn')
+      const old = await bed.kube.get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter')
+      assert.equal(old?.status?.availableReplicas ?? 0, 0, 'no 1.0.14 controller runs, none is played')
+      assert.equal(bed.karpenter!.controller.proc, undefined)
 
       // The fix: aws ec2 authorize-security-group-ingress --group-id <node SG> --protocol tcp --port 8443 --source-group <cluster SG>
       await aws.ec2.send(
@@ -1111,9 +1212,28 @@ describe(
   },
 )
 
-/** `helm upgrade karpenter <the 1.14.1 chart> -n kube-system --reuse-values <extra>` with the real helm. */
-const upgrade = (bed: Bed, ...extra: string[]) =>
-  helm(bed, [
+const CLASS = `${EC2NODECLASSES}/default`
+const POOL = `${NODEPOOLS}/default`
+/** A message Karpenter cannot parse: it logs it and deletes it, which is how it is seen to read the queue. */
+const PROBE = JSON.stringify({ source: 'karpctl.e2e', 'detail-type': 'queue probe', detail: {} })
+
+/** Messages on the queue, visible or being received. */
+async function queued(aws: AwsClients, queueUrl: string): Promise<number> {
+  const { Attributes: a } = await aws.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  )
+  return Number(a?.ApproximateNumberOfMessages ?? 0) + Number(a?.ApproximateNumberOfMessagesNotVisible ?? 0)
+}
+
+/**
+ * `helm upgrade karpenter <the 1.14.1 chart> -n kube-system --reuse-values <extra>` with the real helm,
+ * then the rollout taken by the real controller (its /readyz).
+ */
+const upgrade = async (bed: Bed, ...extra: string[]) => {
+  const r = await helm(bed, [
     'upgrade',
     'karpenter',
     karpenterChartDir('1.14.1'),
@@ -1122,6 +1242,9 @@ const upgrade = (bed: Bed, ...extra: string[]) =>
     '--reuse-values',
     ...extra,
   ])
+  await controllerRolledOut(bed)
+  return r
+}
 
 /** Applies an `aws events put-targets | remove-targets | enable-rule` fix command as printed. */
 async function applyEvents(aws: AwsClients, command: string): Promise<void> {

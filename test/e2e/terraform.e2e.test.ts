@@ -6,7 +6,7 @@
 // second controller role, queue or rule set; install --adopt then teardown leaves the full inventory as
 // Terraform and helm made it; teardown says the queue and the role are not karpctl's and names
 // `terraform destroy`.
-// Every bed runs the real Karpenter 1.14.1 controller (`karpenterSeededBed`): the Deployment's
+// Every bed runs the real Karpenter 1.14.1 controller (`realControllerBed`): the Deployment's
 // availability, the guide's EC2NodeClass and NodePool Ready are Karpenter's own, asserted beside doctor's
 // clean report; install --adopt's rollout, tenant add's class and teardown's finalizers run against it.
 import assert from 'node:assert/strict'
@@ -30,7 +30,7 @@ import {
   installOn,
   inventoryDiff,
   karpctlOn,
-  karpenterSeededBed,
+  realControllerBed,
   parseJsonOut,
   planNote,
   renderCloudFormation,
@@ -48,7 +48,7 @@ import { EC2NODECLASSES, NODEPOOLS, conditionOf, unresolved } from './bed/karpen
 
 type Fresh = SeededBed<TerraformInstall>
 /** A bed with the module's resources and the guide's helm install, on the real controller. */
-const terraformBed = () => karpenterSeededBed((bed) => seedTerraformInstall(bed, { markAvailable: false }))
+const terraformBed = () => realControllerBed((bed) => seedTerraformInstall(bed, { markAvailable: false }))
 
 /** The part of the full inventory the module's Terraform state holds: what `terraform plan` compares. */
 const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>) => {

@@ -16,6 +16,7 @@ import type {
   PersistentVolumeClaim,
   PlacedPod,
   PodSpec,
+  VpcSubnet,
   WhyFacts,
   WorkloadPod,
 } from '../../src/why/types.js'
@@ -193,11 +194,69 @@ function nodeClass(r: Rng, name: string): EC2NodeClass {
       { deviceName: '/dev/xvda', rootVolume: true, ebs: { volumeSize: r.pick(['10Gi', '50Gi', '200Gi']) } },
     ]
   const zones = r.some(ZONES, 1, 3).sort()
+  // Each class selects its own subnets (two tags, ANDed by Karpenter): their zones differ.
+  nc.spec.subnetSelectorTerms = [{ tags: { 'karpenter.sh/discovery': 'demo', 'example.com/class': name } }]
+  // Not Ready as Karpenter leaves a class whose selector matches no subnet (nodeclass/subnet.go), the
+  // other dependents of Ready (apis/v1 EC2NodeClass StatusConditions) resolved.
+  const ready = r.chance(0.93)
   nc.status = {
-    conditions: [{ type: 'Ready', status: r.chance(0.93) ? 'True' : 'False' }],
-    subnets: zones.map((zone, i) => ({ id: `subnet-${i}${zone.slice(-1)}`, zone })),
+    conditions: [
+      ...NODECLASS_DEPENDENTS.map((type) =>
+        type === 'SubnetsReady' && !ready
+          ? {
+              type,
+              status: 'False',
+              reason: 'SubnetsNotFound',
+              message: 'SubnetSelector did not match any Subnets',
+            }
+          : { type, status: 'True' },
+      ),
+      { type: 'Ready', status: ready ? 'True' : 'False' },
+    ],
+    ...(ready ? { subnets: zones.map((zone) => ({ id: subnetId(name, zone), zone })) } : {}),
   }
   return nc
+}
+
+const NODECLASS_DEPENDENTS = [
+  'AMIsReady',
+  'SubnetsReady',
+  'SecurityGroupsReady',
+  'InstanceProfileReady',
+  'ValidationSucceeded',
+  'PlacementGroupReady',
+]
+
+const subnetId = (nodeClass: string, zone: string, kind = '') =>
+  `subnet-${nodeClass}-${zone.slice(-1)}${kind}`
+
+/**
+ * The cluster's VPC: for every class a private subnet in each zone, tagged for the class where its
+ * status lists one, and an untagged public subnet beside it (a fix must not pick that one). No random
+ * draw: the cases of every seed stay the same.
+ */
+function vpcSubnets(classes: EC2NodeClass[]): VpcSubnet[] {
+  return classes.flatMap((nc) => {
+    const terms = nc.spec.subnetSelectorTerms[0]?.tags ?? {}
+    const listed = new Set((nc.status?.subnets ?? []).map((s) => s.zone))
+    return ZONES.flatMap((zone, i) => [
+      {
+        id: subnetId(nc.metadata.name, zone),
+        zone,
+        vpcId: 'vpc-1',
+        availableIps: 200 + 10 * i,
+        tags: listed.has(zone) ? { ...terms } : {},
+      },
+      {
+        id: subnetId(nc.metadata.name, zone, 'p'),
+        zone,
+        vpcId: 'vpc-1',
+        availableIps: 4000,
+        public: true,
+        tags: {},
+      },
+    ])
+  })
 }
 
 function nodePool(r: Rng, name: string, classes: string[], domains: Record<string, string[]>): NodePool {
@@ -440,6 +499,7 @@ export function generate(seed: number, cat: ReturnType<typeof catalogue>): WhyFa
       value: [{ metadata: { name: 'gp3' }, volumeBindingMode: 'WaitForFirstConsumer' }],
     }
     f.placedPods = { ok: true, value: extra.placed }
+    f.subnets = { ok: true, value: vpcSubnets(classes) }
     f.instanceTypes = { ok: true, value: cat.instanceTypes }
     f.offerings = { ok: true, value: cat.offerings }
   })

@@ -3,6 +3,8 @@
 //	oracle SNAPSHOT.json…  → one JSON line per snapshot on stdout: pod by pod, NodePool by NodePool, whether
 //	                         Karpenter would launch a NodeClaim for the pod from that NodePool, and its own
 //	                         reason when not (many files per run: the runner asks about thousands of cases)
+//	oracle resolve SNAPSHOT.json → the EC2NodeClasses' status as Karpenter's own subnet reconciler writes it
+//	                         from the snapshot's VPC subnets (after a printed fix changed them in AWS)
 //	oracle catalog         → the AWS provider's test catalogue (real DescribeInstanceTypes answers) in the
 //	                         snapshot's InstanceTypeInfo shape, for the case generator
 //
@@ -25,7 +27,7 @@ import (
 func main() {
 	log.SetLogger(discardLogger())
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: oracle SNAPSHOT.json... | oracle catalog")
+		fmt.Fprintln(os.Stderr, "usage: oracle SNAPSHOT.json... | oracle resolve SNAPSHOT.json... | oracle catalog")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -37,6 +39,22 @@ func main() {
 			os.Exit(1)
 		}
 		_ = enc.Encode(out)
+		return
+	}
+	if os.Args[1] == "resolve" {
+		for _, path := range os.Args[2:] {
+			line := struct {
+				File        string          `json:"file"`
+				NodeClasses []ResolvedClass `json:"nodeClasses,omitempty"`
+				Error       string          `json:"error,omitempty"`
+			}{File: path}
+			if r, err := resolveFile(ctx, path); err != nil {
+				line.Error = err.Error()
+			} else {
+				line.NodeClasses = r
+			}
+			_ = enc.Encode(line)
+		}
 		return
 	}
 	for _, path := range os.Args[1:] {

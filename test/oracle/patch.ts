@@ -134,3 +134,34 @@ export function applyPatch(facts: WhyFacts, p: KubectlPatch): boolean {
   }
   return pods.length > 0
 }
+
+/** An `aws ec2 create-tags [--region R] --resources ID… --tags JSON` command (what why prints), or undefined. */
+export function parseCreateTags(
+  command: string,
+): { resources: string[]; tags: Record<string, string> } | undefined {
+  const w = shellWords(command)
+  if (w[0] !== 'aws' || w[1] !== 'ec2' || w[2] !== 'create-tags') return undefined
+  const resources: string[] = []
+  let tags: { Key: string; Value: string }[] | undefined
+  for (let i = 3; i < w.length; i++) {
+    if (w[i] === '--region') i++
+    else if (w[i] === '--resources')
+      while (w[i + 1] && !w[i + 1]?.startsWith('--')) resources.push(w[++i] as string)
+    else if (w[i] === '--tags') tags = JSON.parse(w[++i] as string) as { Key: string; Value: string }[]
+    else return undefined
+  }
+  if (!resources.length || !tags?.length) return undefined
+  return { resources, tags: Object.fromEntries(tags.map((t) => [t.Key, t.Value])) }
+}
+
+/** Tags the snapshot's VPC subnets as EC2 would; false when a resource is not one of them. */
+export function applyCreateTags(
+  facts: WhyFacts,
+  c: { resources: string[]; tags: Record<string, string> },
+): boolean {
+  const subnets = facts.subnets?.ok ? facts.subnets.value : []
+  const found = c.resources.map((id) => subnets.find((s) => s.id === id))
+  if (found.some((s) => !s)) return false
+  for (const s of found) if (s) s.tags = { ...s.tags, ...c.tags }
+  return true
+}

@@ -114,6 +114,7 @@ type snapshot struct {
 	InstanceTypes  *read[[]instanceTypeInfo]            `json:"instanceTypes"`
 	Offerings      *read[[]offering]                    `json:"offerings"`
 	PlacedPods     *read[[]placedPod]                   `json:"placedPods"`
+	Subnets        *read[[]vpcSubnet]                   `json:"subnets"`
 }
 
 func loadSnapshot(path string) (*snapshot, error) {

@@ -260,8 +260,8 @@ export interface GuideKubernetesOptions {
   /** the EC2NodeClass (the guide's) */
   nodeClass?: KubeObject
   /**
-   * play the controller: the Deployment available, the EC2NodeClass and NodePool Ready (default true);
-   * false on a `karpenter: true` bed, where the real controller writes them
+   * play the controller: Deployment available, EC2NodeClass and NodePool Ready (default true). false on
+   * a `karpenter: true` bed: the real controller reports all three.
    */
   markAvailable?: boolean
 }
@@ -269,7 +269,8 @@ export interface GuideKubernetesOptions {
 /**
  * The Kubernetes side of the guide: aws-auth mapping the node group's role and Karpenter's node role,
  * the node group's Nodes, the guide's `helm upgrade --install` (IRSA annotation; the interruption queue
- * given), the guide's EC2NodeClass and NodePool, reported Ready as the controller would.
+ * given), the guide's EC2NodeClass and NodePool, reported Ready as the controller would (unless
+ * `markAvailable: false`: then the real controller's to report).
  */
 export async function seedGuideKubernetes(
   bed: Bed,
@@ -323,6 +324,8 @@ export async function seedAdoptedInstall(
     /** the chart it is installed with, and its CRDs */
     chartDir?: string
     crds?: ChartVersion
+    /** see GuideKubernetesOptions.markAvailable */
+    markAvailable?: boolean
   } = {},
 ): Promise<AdoptedInstall> {
   const cluster = await seedGuideCluster(bed, opts)
@@ -373,6 +376,7 @@ export async function seedAdoptedInstall(
     interruptionQueue: queueName,
     chartDir: opts.chartDir,
     crds: opts.crds,
+    markAvailable: opts.markAvailable,
   })
 
   return {

@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { startBed, type Bed } from './bed.js'
 import { playController } from './install-seed.js'
-import { readyByKarpenter } from './karpenter-objects.js'
+import { EC2NODECLASSES, NODEPOOLS, waitForCondition } from './karpenter-objects.js'
 import { karpenterFixtures } from './paths.js'
 import { runKarpctl, targetArgs, type RunResult } from './run.js'
 import type { Network } from './seed.js'
@@ -108,15 +108,16 @@ export async function seededBed<S extends { net: Network }>(
 }
 
 /**
- * A `karpenter: true` bed seeded by `seed` (which must leave the Deployment's availability and the
- * conditions alone: `markAvailable: false`), once the real controller is Ready and has marked the
- * `default` EC2NodeClass and NodePool Ready; nothing of Karpenter's played.
+ * A bed running the real Karpenter controller, seeded by `seed` (which must leave the controller's
+ * status to it: `markAvailable: false`), once Karpenter marked EC2NodeClass and NodePool `default` Ready.
  */
-export async function karpenterSeededBed<S>(seed: (bed: Bed) => Promise<S>): Promise<SeededBed<S>> {
+export async function realControllerBed<S>(seed: (bed: Bed) => Promise<S>): Promise<SeededBed<S>> {
   const bed = await startBed({ karpenter: true })
   try {
     const s = await seed(bed)
-    await readyByKarpenter(bed)
+    await bed.karpenter!.controller.ready()
+    await waitForCondition(bed, `${EC2NODECLASSES}/default`, 'Ready', { status: 'True' })
+    await waitForCondition(bed, `${NODEPOOLS}/default`, 'Ready', { status: 'True' })
     return { bed, seed: s, stop: () => bed.stop() }
   } catch (e) {
     await bed.stop()

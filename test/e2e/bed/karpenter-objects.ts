@@ -209,6 +209,47 @@ export async function putSpotInterruption(
   return put.FailedEntryCount
 }
 
+const deploymentPath = (namespace: string, name: string) =>
+  `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`
+
+/**
+ * Waits until the real controller took the Deployment's current rollout: the bed reports a rollout
+ * available (observedGeneration = generation) only once that rollout's controller answers /readyz.
+ */
+export async function controllerRolledOut(
+  bed: Bed,
+  namespace = 'kube-system',
+  name = 'karpenter',
+  timeoutMs = 180_000,
+): Promise<void> {
+  await waitFor(
+    `Deployment ${namespace}/${name}: the current rollout's Karpenter controller ready`,
+    async () => {
+      const d = await bed.kube.get(deploymentPath(namespace, name))
+      return !!d && d.status?.observedGeneration === d.metadata.generation
+    },
+    // no `proc`: the old rollout's controller exits on purpose while this waits
+    { timeoutMs, intervalMs: 300 },
+  )
+  await bed.karpenter!.controller.ready(timeoutMs)
+}
+
+/**
+ * `kubectl rollout restart deployment/karpenter`: a new controller, whose caches are empty, so it
+ * reads AWS again at once (Karpenter re-reads subnets and security groups only once a minute, through
+ * a one-minute cache: pkg/controllers/nodeclass/subnet.go, pkg/cache/cache.go DefaultTTL).
+ */
+export async function restartController(bed: Bed, namespace = 'kube-system', name = 'karpenter') {
+  await bed.kube.mergePatch(deploymentPath(namespace, name), {
+    spec: {
+      template: {
+        metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } },
+      },
+    },
+  })
+  await controllerRolledOut(bed, namespace, name)
+}
+
 /**
  * The real controller of a `karpenter: true` bed Ready, and EC2NodeClass `nodeClass` and NodePool
  * `nodePool` marked Ready by it (what a scenario seeded with `markAvailable: false` starts from).

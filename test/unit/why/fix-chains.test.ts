@@ -198,7 +198,10 @@ test('seed 1: no type with the device is offered in the zone the pod asks: that 
     verdict(h).fix?.summary ?? '',
     /^EC2 offers types with nvidia\.com\/gpu 1 in us-west-2c only: give EC2NodeClass default a subnet there/,
   )
-  // More than any type has: no change to the cluster launches it, and the fix says so in words.
+})
+
+test('seeds 13, 114: more devices than any type has, or kinds no type combines: the requests are lowered to the most one type has', () => {
+  // 64 GPUs, more than p4d.24xlarge's 8: lowered to 8 in requests and limits (they must be equal).
   const g = whyFacts([
     pendingPod({
       containers: [
@@ -212,9 +215,71 @@ test('seed 1: no type with the device is offered in the zone the pod asks: that 
   withDeviceTypes(g)
   const w = verdict(g)
   assert.equal(w.rule, 'devices')
-  assert.equal(w.fix?.commands, undefined)
   assert.match(
     w.fix?.summary ?? '',
-    /^no instance type EC2 describes here has nvidia\.com\/gpu 64: lower the pod's request/,
+    /^no instance type EC2 describes here has nvidia\.com\/gpu 64: lower the pod's request .*here to nvidia\.com\/gpu 8, the most one type has$/,
   )
+  assert.match(
+    w.fix?.commands?.[0] ?? '',
+    /"op":"replace","path":"\/spec\/template\/spec\/containers\/0\/resources\/limits\/nvidia.com~1gpu","value":"8"/,
+  )
+  applyFix(g, w)
+  assert.equal(verdict(g).status, 'fits')
+  // A GPU and a Neuron device: no type has both; the GPU (the kind a type keeps most of) stays.
+  const both = { 'nvidia.com/gpu': '1', 'aws.amazon.com/neuron': '1' }
+  const n = whyFacts([
+    pendingPod({ containers: [{ name: 'app', resources: { requests: both, limits: both } }] }),
+  ])
+  withDeviceTypes(n)
+  const nv = verdict(n)
+  assert.equal(nv.rule, 'devices')
+  applyFix(n, nv)
+  assert.equal(verdict(n).status, 'fits')
+})
+
+test("seed 13: after the requirements are lifted the largest type left is still too small: the pod's requests are lowered, sidecar first", () => {
+  const f = whyFacts([
+    pendingPod({
+      initContainers: [
+        { name: 'proxy', restartPolicy: 'Always', resources: { requests: { cpu: '1', memory: '1Gi' } } },
+        { name: 'migrate', resources: { requests: { cpu: '900', memory: '1Gi' } } },
+      ],
+      containers: [
+        { name: 'app', resources: { requests: { cpu: '900', memory: '1Gi' }, limits: { cpu: '900' } } },
+      ],
+    }),
+  ])
+  const v = verdict(f)
+  assert.equal(v.rule, 'instance-types')
+  assert.match(
+    v.fix?.summary ?? '',
+    /^lower the pod's requests to fit .*; here the pod's requests are lowered$/,
+  )
+  const ops = JSON.parse(/-p '(.*)'$/.exec(v.fix?.commands?.[0] ?? '')?.[1] ?? '[]') as { path: string }[]
+  // The sidecar keeps its 1 cpu; the app and the migration run to what is left.
+  assert.deepEqual(
+    ops.map((o) => o.path),
+    [
+      '/spec/template/spec/containers/0/resources/requests/cpu',
+      '/spec/template/spec/containers/0/resources/limits/cpu',
+      '/spec/template/spec/initContainers/1/resources/requests/cpu',
+    ],
+  )
+  applyFix(f, v)
+  assert.equal(verdict(f).status, 'fits')
+})
+
+test('a device no type EC2 describes has at all: the printed patch drops the request, and the pod fits', () => {
+  const gaudi = { 'habana.ai/gaudi': '1' }
+  const f = whyFacts([
+    pendingPod({
+      containers: [{ name: 'app', resources: { requests: { cpu: '1', ...gaudi }, limits: gaudi } }],
+    }),
+  ])
+  withDeviceTypes(f)
+  const v = verdict(f)
+  assert.equal(v.rule, 'devices')
+  assert.match(v.fix?.summary ?? '', /; here they are dropped: no type EC2 describes has any$/)
+  applyFix(f, v)
+  assert.equal(verdict(f).status, 'fits')
 })

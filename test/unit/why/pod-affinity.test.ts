@@ -6,6 +6,7 @@ import type { KubeNode } from '../../../src/facts/types.js'
 import { judge, type PodVerdict } from '../../../src/why/judge.js'
 import type { PlacedPod, PodAffinityTerm, WhyFacts } from '../../../src/why/types.js'
 import { pendingPod, pools, whyFacts } from '../../helpers/why.js'
+import { applyPatch, parsePatch } from '../../oracle/patch.js'
 
 const ZONE = 'topology.kubernetes.io/zone'
 const HOST = 'kubernetes.io/hostname'
@@ -135,4 +136,53 @@ test('seed 1976: a self-selecting zone affinity starts in one zone Karpenter pic
   // amd64 types are offered in both zones: it fits whichever zone is picked.
   pod.spec.nodeSelector = { 'kubernetes.io/arch': 'amd64' }
   assert.equal(verdict(f).status, 'fits')
+})
+
+test('seed 1976 again: Karpenter relaxes term by term with a new pick each time, so the pod always fits only when one term fits in every zone', () => {
+  const f = facts('podAffinity', term(ZONE, 'web'), [])
+  const pod = (f.pods.ok ? f.pods.value : [])[0]!
+  const arch = (v: string) => ({
+    matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: [v] }],
+  })
+  const terms = (...t: ReturnType<typeof arch>[]) => {
+    pod.spec.affinity = {
+      ...pod.spec.affinity,
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: t } },
+    }
+  }
+  // arm64 (c6g.large, us-west-2a only) and then s390x (no type): the first term fits in one zone of
+  // two, the second in none — a loop that picks us-west-2b launches nothing (the oracle saw it in 1 of 8).
+  terms(arch('arm64'), arch('s390x'))
+  assert.equal(verdict(f).status, 'unknown', verdict(f).message)
+  // A second term that fits in every zone: some term always fits.
+  terms(arch('arm64'), arch('amd64'))
+  assert.equal(verdict(f).status, 'fits', verdict(f).message)
+  // The first term already fits everywhere.
+  terms(arch('amd64'), arch('s390x'))
+  assert.equal(verdict(f).status, 'fits')
+})
+
+test('seeds 43, 222: a required pod-affinity term no pod meets is dropped by the printed patch (preferred would still fail: Karpenter relaxes node-affinity terms first)', () => {
+  const f = facts('podAffinity', term(HOST), [])
+  const v = verdict(f)
+  assert.equal(v.rule, 'pod-affinity')
+  assert.match(
+    v.fix?.summary ?? '',
+    /; here the term is dropped \(affinity\.podAffinity\.requiredDuringSchedulingIgnoredDuringExecution\[0\]\)$/,
+  )
+  assert.deepEqual(v.fix?.commands, [
+    `kubectl -n shop patch deployment web --type json -p '[{"op":"remove","path":"/spec/template/spec/affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}]'`,
+  ])
+  const p = parsePatch(v.fix?.commands?.[0] ?? '')
+  assert.ok(p && applyPatch(f, p))
+  assert.equal(verdict(f).status, 'fits')
+  // Anti-affinity with every zone taken: the same.
+  const g = facts('podAntiAffinity', term(ZONE), [
+    placed('node-a', { app: 'db' }),
+    placed('node-b', { app: 'db' }),
+  ])
+  const w = verdict(g)
+  const q = parsePatch(w.fix?.commands?.[0] ?? '')
+  assert.ok(q && applyPatch(g, q), w.fix?.summary)
+  assert.equal(verdict(g).status, 'fits')
 })
