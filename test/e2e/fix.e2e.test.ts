@@ -2,6 +2,10 @@
 // broken at once (untagged subnets, an IRSA :sub naming another namespace, PassRole removed from the
 // controller policy) → one plan → --fix --yes → doctor exits 0; --fix again and --fix on a healthy
 // cluster make no write call; a fix that needs a human is listed as manual and left failing.
+// Every describe runs the real Karpenter 1.14.1 controller (`startBed({ karpenter: true })`): the
+// Deployment's availability and the EC2NodeClass/NodePool conditions are Karpenter's, never the test's.
+// Where Karpenter reports on what doctor judges (the untagged subnets, the queue it is given), its
+// condition or log line is asserted beside doctor's verdict, and after the fix Karpenter's Ready.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -59,8 +63,6 @@ import {
   gettingStartedValues,
   helm,
   karpenterChartDir,
-  markNodeClassReady,
-  nodeClassStatusFromSeed,
   REGION,
   runKarpctl,
   seedAws,
@@ -71,7 +73,14 @@ import {
   type Bed,
   type SeedResult,
 } from './bed/index.js'
-import { EC2NODECLASSES, NODEPOOLS, waitForCondition } from './bed/karpenter-objects.js'
+import {
+  conditionOf,
+  EC2NODECLASSES,
+  NODEPOOLS,
+  readyByKarpenter,
+  waitForCondition,
+  waitForLog,
+} from './bed/karpenter-objects.js'
 import { failingIn as failingInBed, passes as passesOn, runPrinted as replay } from './bed/printed.js'
 
 interface FixJson {
@@ -114,17 +123,13 @@ describe(
   'karpctl doctor --fix on moto, a real apiserver and the real Karpenter chart',
   { timeout: 20 * 60_000 },
   () => {
-    test('three breaks, one plan, fixed; again and on a healthy cluster: no write call', async (t) => {
-      const bed = await startBed()
+    // (--fix on a healthy cluster: the first test of the next describe, on its healthy bed.)
+    test('three breaks, one plan, fixed; again: no write call', async (t) => {
+      const bed = await startBed({ karpenter: true })
       t.after(() => bed.stop())
       const seed = await seedAws(bed)
-      await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
-
-      const healthy = await fixJson(bed, ['--yes'])
-      assert.equal(healthy.code, 0, healthy.stderr)
-      assert.equal(healthy.j.fix.writes, 0, 'a healthy cluster gets no write call')
-      assert.equal(healthy.j.fix.outcome.kind, 'nothing')
-
+      // Broken before Karpenter first resolves the class, so that its first word is already
+      // SubnetsNotFound (broken later, it would notice only on its next subnet refresh, 1 min).
       const aws = awsClients(bed)
       await aws.ec2.send(
         new DeleteTagsCommand({ Resources: seed.subnetIds, Tags: [{ Key: 'karpenter.sh/discovery' }] }),
@@ -144,9 +149,19 @@ describe(
         ...passing.doc,
         Statement: passing.doc.Statement.filter((s) => s.Sid !== 'AllowPassingInstanceRole'),
       })
-
-      const broken = await karpctl(bed, ['doctor', '--json'])
+      await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+      await bed.karpenter!.controller.ready()
+      const CLASS = `${EC2NODECLASSES}/default`
+      await waitForCondition(bed, CLASS, 'SubnetsReady', { status: 'False', reason: 'SubnetsNotFound' })
+      const broken = await fixJson(bed, ['--dry-run'])
       assert.equal(broken.code, 1)
+      // doctor's verdict beside Karpenter's: the tags, and the class Karpenter left not Ready.
+      const failing = broken.j.checks.filter((c) => c.status === 'fail').map((c) => c.id)
+      assert.deepEqual(
+        failing.sort(),
+        ['discovery-tags', 'irsa-trust-policy', 'nodeclass-ready', 'passrole-node-role'],
+        broken.stdout,
+      )
 
       // Without a terminal and without --yes: the plan, exit 1, nothing changed.
       const asked = await karpctl(bed, ['doctor', '--fix'])
@@ -167,20 +182,25 @@ describe(
       assert.equal((await karpctl(bed, ['doctor', '--json'])).code, 1, 'still broken')
 
       const fixed = await fixJson(bed, ['--yes'])
-      assert.equal(
-        fixed.code,
-        0,
-        `${fixed.stderr}\n${JSON.stringify(fixed.j.checks.filter((c) => c.status === 'fail'))}`,
-      )
       assert.deepEqual(fixed.j.fix.outcome.result?.applied.sort(), [
         'ec2-tags.discovery',
         'iam-policy.passrole-fix',
         'iam-trust.controller',
       ])
+      // --fix waits (up to 120 s) for what its repairs should make Karpenter do: here the real controller
+      // re-reads the retagged subnets on its next refresh (1 min) and marks the class Ready itself.
+      assert.equal(
+        fixed.code,
+        0,
+        `${fixed.stderr}\n${JSON.stringify(fixed.j.checks.filter((c) => c.status === 'fail'))}`,
+      )
       assert.equal(fixed.j.summary.fail, 0)
       t.diagnostic(`--fix --yes: ${fixed.durationMs} ms wall, ${fixed.j.fix.writes} write calls`)
+      const nc = await bed.kube.get(CLASS)
+      assert.equal(conditionOf(nc, 'SubnetsReady')?.status, 'True', JSON.stringify(nc?.status?.conditions))
+      assert.equal(conditionOf(nc, 'Ready')?.status, 'True', JSON.stringify(nc?.status?.conditions))
       const after = await karpctl(bed, ['doctor', '--json'])
-      assert.equal(after.code, 0, 'doctor exits 0 after the fix')
+      assert.equal(after.code, 0, `doctor exits 0 after the fix\n${after.stdout}`)
 
       const again = await fixJson(bed, ['--yes'])
       assert.equal(again.code, 0)
@@ -227,10 +247,11 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
   let seed: SeedResult
   let aws: AwsClients
   before(async () => {
-    bed = await startBed()
+    bed = await startBed({ karpenter: true })
     seed = await seedAws(bed)
     aws = awsClients(bed)
-    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1' })
+    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+    await readyByKarpenter(bed)
   })
   after(() => bed?.stop())
 
@@ -245,6 +266,24 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
       ...extra,
     ])
   const status = (j: FixJson, id: string) => j.checks.find((c) => c.id === id)?.status
+  const DEPLOYMENT = '/apis/apps/v1/namespaces/kube-system/deployments/karpenter'
+  /** The Deployment's generation and the pid of the real controller running it. */
+  const running = async () => ({
+    generation: (await bed.kube.get(DEPLOYMENT))?.metadata.generation as number,
+    pid: bed.karpenter!.controller.proc?.pid,
+  })
+  /** Waits until the controller process that ran `was` is replaced by one of a new rollout, Ready. */
+  async function restarted(was: { pid?: number }) {
+    await waitFor(
+      'the real controller restarted on the new rollout',
+      async () => {
+        const pid = bed.karpenter!.controller.proc?.pid
+        return pid !== undefined && pid !== was.pid
+      },
+      { timeoutMs: 120_000, intervalMs: 300 },
+    )
+    await bed.karpenter!.controller.ready()
+  }
   /** --fix --yes: the repair applied, the check passes, doctor exits 0; --fix again writes nothing. */
   async function fixed(t: { diagnostic: (s: string) => void }, checkId: string, extra: string[] = []) {
     const r = await fixJson(bed, ['--yes', ...extra])
@@ -260,10 +299,21 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     return r
   }
 
+  test('a healthy cluster (every condition True by Karpenter): --fix --yes makes no write call', async () => {
+    const healthy = await fixJson(bed, ['--yes'])
+    assert.equal(healthy.code, 0, healthy.stderr)
+    assert.equal(healthy.j.fix.writes, 0, 'a healthy cluster gets no write call')
+    assert.equal(healthy.j.fix.outcome.kind, 'nothing')
+  })
+
   test('a boolean toleration value (a failed Helm revision): one new revision with the string, the user values kept', async (t) => {
     const toleration =
       'tolerations[0].key=dedicated,tolerations[0].operator=Equal,tolerations[0].effect=NoSchedule'
+    const was = await running()
     await assert.rejects(upgrade('--set', `${toleration},tolerations[0].value=true`), /cannot unmarshal bool/)
+    // The failed revision never reached the Deployment: the real controller runs on, the same process.
+    await bed.karpenter!.controller.ready()
+    assert.deepEqual(await running(), was, 'a failed Helm revision leaves the running controller alone')
     const broken = await fixJson(bed, ['--dry-run', '--chart-dir', CHARTS()])
     assert.equal(broken.j.fix.outcome.kind, 'dry-run')
     assert.deepEqual(
@@ -272,7 +322,9 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     )
     const r = await fixed(t, 'toleration-value-types', ['--chart-dir', CHARTS()])
     assert.equal(status(r.j, 'helm-release'), 'pass', 'the new revision deployed')
-    const d = (await bed.kube.get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter'))!
+    // The repaired revision rolled the Deployment, and the real controller of that rollout is Ready.
+    await restarted(was)
+    const d = (await bed.kube.get(DEPLOYMENT))!
     assert.deepEqual(
       d.spec.template.spec.tolerations.find((x: { key: string }) => x.key === 'dedicated'),
       {
@@ -307,7 +359,12 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
       },
     })
     await upgrade('--set', 'serviceAccount.create=false', '--set', 'serviceAccount.name=karpenter')
+    await bed.karpenter!.controller.ready()
+    const was = await running()
     await fixed(t, 'sts-regional-annotation')
+    // The restart doctor made is a rollout the real controller follows: a new process, Ready.
+    await restarted(was)
+    assert.ok((await running()).generation > was.generation)
     const live = (await bed.kube.get(sa))!
     assert.equal(live.metadata.annotations['eks.amazonaws.com/sts-regional-endpoints'], 'true')
     assert.equal(
@@ -315,7 +372,7 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
       'eks.amazonaws.com/sts-regional-endpoints',
     )
     assert.equal(live.metadata.annotations['karpctl.io/restart-pending'], undefined)
-    const d = (await bed.kube.get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter'))!
+    const d = (await bed.kube.get(DEPLOYMENT))!
     assert.ok(d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], 'rolled')
     await upgrade('--set', 'serviceAccount.create=true')
   })
@@ -364,7 +421,9 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
       await aws.iam.send(new AttachRolePolicyCommand({ RoleName: second, PolicyArn: p.PolicyArn }))
     await bed.kube.apply(awsAuthConfigMap([seed.nodeRoleArn, role.Role!.Arn!]))
     await bed.kube.apply(defaultEC2NodeClass({ name: 'second', role: second }))
-    await markNodeClassReady(bed.kube, 'second', nodeClassStatusFromSeed(seed))
+    // Karpenter makes the second class's instance profile (of the second role) and marks it Ready.
+    const secondClass = await waitForCondition(bed, `${EC2NODECLASSES}/second`, 'Ready', { status: 'True' })
+    assert.ok(secondClass.status?.instanceProfile, JSON.stringify(secondClass.status))
 
     const r = await fixed(t, 'passrole-node-role')
     assert.deepEqual(
@@ -495,8 +554,19 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
   })
 
   test("the queue's ARN in settings.interruptionQueue: its name set in a new Helm revision", async (t) => {
+    const was = await running()
     await upgrade('--set-string', `settings.interruptionQueue=${seed.queueArn}`)
+    // Karpenter agrees with doctor: given the ARN as INTERRUPTION_QUEUE, it finds no queue of that name.
+    await restarted(was)
+    const said = await waitForLog(
+      bed,
+      'Karpenter logs that it finds no queue named by the ARN',
+      (l) => l.level === 'ERROR' && /QueueDoesNotExist|NonExistentQueue/.test(JSON.stringify(l)),
+    )
+    t.diagnostic(`Karpenter: ${String(said.message ?? said.msg)}: ${String(said.error).slice(0, 200)}`)
+    const withArn = await running()
     await fixed(t, 'interruption-queue', ['--chart-dir', CHARTS()])
+    await restarted(withArn)
     const values = JSON.parse(
       (await helm(bed, ['get', 'values', 'karpenter', '-n', 'kube-system', '-o', 'json'])).stdout,
     ) as { settings: { interruptionQueue: string } }

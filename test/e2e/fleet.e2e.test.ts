@@ -10,6 +10,10 @@
 // is reached through the kubeconfig context named by its ARN (--kubeconfig-contexts); the token algorithm
 // is proven by test/unit/fleet/token.test.ts (against an independent SigV4 computation) and the
 // integration test (API servers that check the token's shape and signer).
+// Cluster demo runs the real Karpenter 1.14.1 controller (`startBed({ karpenter: true })`): its Deployment's
+// availability and the EC2NodeClass/NodePool Ready are Karpenter's, and when the queue goes Karpenter's
+// own log says it cannot read it, beside doctor's interruption-queue failure. Server B (plain, no
+// Karpenter) has nothing for a controller to run: it stays a bare API server.
 // Field: one AMI release or one expired permission hits every cluster at once
 // (aws/karpenter-provider-aws#6952, "replaces all nodes across all our clusters").
 import assert from 'node:assert/strict'
@@ -32,6 +36,8 @@ import {
   startBed,
   type Bed,
 } from './bed/index.js'
+import { readyByKarpenter, waitForLog } from './bed/karpenter-objects.js'
+import type { KubeObject } from './bed/kube-client.js'
 
 const OTHER_ACCOUNT = '111111111111'
 const ROLE = 'KarpctlFleetDoctor'
@@ -85,16 +91,24 @@ describe('doctor --all-clusters on the bed', { timeout: 15 * 60_000 }, () => {
   let a: Bed
   let b: Bed
   let kubeconfig: string
+  /** Karpenter's own log line about the deleted queue */
+  let queueError: KubeObject
 
   before(async () => {
     ;[a, b] = await Promise.all([
-      startBed(),
+      startBed({ karpenter: true }),
       startBed({ awsManagedPolicies: false, warmAws: false, controllerManager: false }),
     ])
     const seed = await seedAws(a)
-    await seedKubernetes(a, { aws: seed })
-    // Broken the way a fleet breaks: the interruption queue is gone.
+    await seedKubernetes(a, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+    await readyByKarpenter(a)
+    // Broken the way a fleet breaks: the interruption queue is gone, and Karpenter says so.
     await awsClients(a).sqs.send(new DeleteQueueCommand({ QueueUrl: seed.queueUrl }))
+    queueError = await waitForLog(
+      a,
+      `Karpenter logs that it cannot read queue ${seed.queueName}`,
+      (l) => l.level === 'ERROR' && /getting messages from queue/.test(String(l.error)),
+    )
 
     const other = await otherAccount(a)
     // The role the fleet assumes exists in the other account (moto does not check, AWS would).
@@ -185,6 +199,9 @@ describe('doctor --all-clusters on the bed', { timeout: 15 * 60_000 }, () => {
     assert.equal(demo.karpenterVersion, '1.14.1')
     assert.equal(demo.access, 'kube-context')
     assert.equal(demo.report?.checks.find((c) => c.id === 'interruption-queue')?.status, 'fail')
+    // Karpenter agrees: its interruption controller cannot read the queue doctor finds gone.
+    assert.match(String(queueError.error), /QueueDoesNotExist|NonExistentQueue/, JSON.stringify(queueError))
+    assert.equal(demo.report?.checks.find((c) => c.id === 'controller-ready')?.status, 'pass')
     // The caller's own account is looked at with its own credentials, the other through the role.
     assert.doesNotMatch(demo.identity, /assumed-role/)
     const plain = by[`${OTHER_ACCOUNT}/us-east-1/plain`]!

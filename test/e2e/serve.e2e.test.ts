@@ -8,6 +8,10 @@
 // Field: one broken setting stops every node, and users find out from pending pods, not from Karpenter
 // (aws/karpenter-provider-aws#6952, "replaces all nodes across all our clusters"); the Events put the
 // finding on `kubectl describe ec2nodeclass` where they look.
+// On the real Karpenter 1.14.1 controller (`startBed({ karpenter: true })`): the server answers from what
+// Karpenter wrote — the Deployment available once the controller answers /readyz, the EC2NodeClass's
+// `SubnetsReady=False (SubnetsNotFound)` for the untagged subnets, and Karpenter's own log line for the
+// queue it cannot read — each asserted beside the Event and metric doctor --serve makes of it.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -31,6 +35,7 @@ import {
   startBed,
   type Bed,
 } from './bed/index.js'
+import { EC2NODECLASSES, conditionOf, waitForCondition, waitForLog } from './bed/karpenter-objects.js'
 import { objectPath, type KubeObject } from './bed/kube-client.js'
 
 const NS = 'karpctl'
@@ -88,18 +93,33 @@ describe('doctor --serve and its chart on the bed', { timeout: 10 * 60_000 }, ()
   let serving: ChildProcess | undefined
   let stderr = ''
   let base = ''
+  /** Karpenter's word on the two faults: the class as it marked it, its log line about the queue */
+  let karpenterClass: KubeObject
+  let queueError: KubeObject
 
   before(async () => {
-    bed = await startBed()
+    bed = await startBed({ karpenter: true })
     const seed = await seedAws(bed)
-    await seedKubernetes(bed, { aws: seed })
-    // Two faults: one about the EC2NodeClass (its subnets lost their discovery tag), one about the
-    // controller (its interruption queue is gone).
+    // Two faults, made before the controller starts so that its first resolution already sees them: one
+    // about the EC2NodeClass (its subnets lost their discovery tag), one about the controller (its
+    // interruption queue is gone).
     const aws = awsClients(bed)
     await aws.ec2.send(
       new DeleteTagsCommand({ Resources: seed.subnetIds, Tags: [{ Key: 'karpenter.sh/discovery' }] }),
     )
     await aws.sqs.send(new DeleteQueueCommand({ QueueUrl: seed.queueUrl }))
+    await seedKubernetes(bed, { aws: seed, chartVersion: '1.14.1', markAvailable: false })
+    await bed.karpenter!.controller.ready()
+    karpenterClass = await waitForCondition(bed, `${EC2NODECLASSES}/default`, 'SubnetsReady', {
+      status: 'False',
+      reason: 'SubnetsNotFound',
+    })
+    // v1.14.1 makes its SQS provider on the interruption controller's first reconcile (GetQueueUrl).
+    queueError = await waitForLog(
+      bed,
+      `Karpenter logs that queue ${seed.queueName} cannot be read`,
+      (l) => l.level === 'ERROR' && /QueueDoesNotExist|NonExistentQueue/.test(JSON.stringify(l)),
+    )
     await bed.kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })
     const r = await renderChart(bed)
     assert.equal(r.code, 0, shown(r))
@@ -256,6 +276,10 @@ describe('doctor --serve and its chart on the bed', { timeout: 10 * 60_000 }, ()
       ['Deployment', 'kube-system', 'kube-system'],
     )
     assert.equal(onNodeClass.series, undefined)
+    // Beside Karpenter's own word on the same two things: the class it marked not Ready for its
+    // subnets, and its log about the queue.
+    assert.equal(conditionOf(karpenterClass, 'Ready')?.status, 'False', JSON.stringify(karpenterClass.status))
+    assert.match(String(queueError.error ?? queueError.msg ?? queueError.message), /queue/i)
     // `kubectl describe ec2nodeclass default` shows it: describe selects Events by kind, name,
     // namespace and uid of the object.
     const nodeClass = await bed.kube.get(

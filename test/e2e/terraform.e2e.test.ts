@@ -6,6 +6,9 @@
 // second controller role, queue or rule set; install --adopt then teardown leaves the full inventory as
 // Terraform and helm made it; teardown says the queue and the role are not karpctl's and names
 // `terraform destroy`.
+// Every bed runs the real Karpenter 1.14.1 controller (`realControllerBed`): the Deployment's
+// availability, the guide's EC2NodeClass and NodePool Ready are Karpenter's own, asserted beside doctor's
+// clean report; install --adopt's rollout, tenant add's class and teardown's finalizers run against it.
 import assert from 'node:assert/strict'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import {
@@ -14,7 +17,12 @@ import {
   ListTargetsByRuleCommand,
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge'
-import { GetPolicyVersionCommand, GetRoleCommand, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam'
+import {
+  GetPolicyVersionCommand,
+  GetRoleCommand,
+  ListAttachedRolePoliciesCommand,
+  ListInstanceProfilesCommand,
+} from '@aws-sdk/client-iam'
 import {
   awsClients,
   checkLines,
@@ -22,10 +30,10 @@ import {
   installOn,
   inventoryDiff,
   karpctlOn,
+  realControllerBed,
   parseJsonOut,
   planNote,
   renderCloudFormation,
-  seededBed,
   seedTerraformInstall,
   shown,
   teardownOn,
@@ -36,10 +44,11 @@ import {
   type PlanJson,
   type TerraformInstall,
 } from './bed/index.js'
+import { EC2NODECLASSES, NODEPOOLS, conditionOf, unresolved } from './bed/karpenter-objects.js'
 
 type Fresh = SeededBed<TerraformInstall>
-/** A bed with the module's resources and the guide's helm install, the controller played. */
-const terraformBed = () => seededBed(seedTerraformInstall)
+/** A bed with the module's resources and the guide's helm install, on the real controller. */
+const terraformBed = () => realControllerBed((bed) => seedTerraformInstall(bed, { markAvailable: false }))
 
 /** The part of the full inventory the module's Terraform state holds: what `terraform plan` compares. */
 const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>) => {
@@ -55,6 +64,17 @@ const terraformScope = (seed: TerraformInstall) => (inv: Record<string, unknown>
     rules: pick('rules', seed.ruleNames),
     ruleTags: pick('ruleTags', seed.ruleNames),
   }
+}
+
+/** Instance profiles Karpenter made (its path) for this cluster that were not there in `before`. */
+async function karpenterProfilesLeft(f: Fresh, before: Record<string, unknown>) {
+  const had = new Set((before.instanceProfiles as string[]).map((p) => p.split(':')[0]))
+  const all = await awsClients(f.bed).iam.send(new ListInstanceProfilesCommand({}))
+  return (all.InstanceProfiles ?? []).filter(
+    (p) =>
+      (p.Path ?? '').startsWith(`/karpenter/${f.seed.region}/${f.seed.clusterName}/`) &&
+      !had.has(p.InstanceProfileName!),
+  )
 }
 
 const json = (s: string | undefined) => JSON.parse(decodeURIComponent(s ?? '')) as unknown
@@ -147,7 +167,13 @@ describe(
         assert.equal(sa?.metadata?.annotations?.['eks.amazonaws.com/role-arn'], seed.controllerRoleArn)
       })
 
-      test('doctor: no failing check, exit 0', async (t) => {
+      test('doctor: no failing check, exit 0 — beside Karpenter resolving the guide’s class and pool', async (t) => {
+        // Karpenter's own word on the module's node role and the guide's selectors: every condition True.
+        const nc = await f.bed.kube.get(`${EC2NODECLASSES}/default`)
+        assert.deepEqual(unresolved(nc), [])
+        assert.ok(nc?.status?.instanceProfile, JSON.stringify(nc?.status))
+        const np = await f.bed.kube.get(`${NODEPOOLS}/default`)
+        assert.equal(conditionOf(np, 'Ready')?.status, 'True', JSON.stringify(np?.status))
         const r = await karpctlOn(f.bed, ['doctor', '--json'])
         const report = parseJsonOut<DoctorJson>(r, 'doctor')
         const lines = checkLines(report)
@@ -327,7 +353,20 @@ describe(
       t.diagnostic(shown(d))
       assert.equal(d.code, 0, shown(d))
       const after = await fullInventory(f.bed, f.seed.net)
-      assert.deepEqual(after, before, inventoryDiff(before, after).join('\n'))
+      // Karpenter made an instance profile for acme's EC2NodeClass (path /karpenter/<region>/<cluster>/
+      // <class uid>/). Its finalizer deletes it with the class, but not under ISOLATED_VPC, which the bed
+      // must set (v1.14.1 pkg/controllers/nodeclass/controller.go, cleanupManagedInstanceProfiles): that
+      // one is left here, and only empty — teardown took the tenant's role out of it to delete the role.
+      const left = await karpenterProfilesLeft(f, before)
+      t.diagnostic(`left by ISOLATED_VPC: ${left.map((p) => `${p.Path}${p.InstanceProfileName}`).join(', ')}`)
+      assert.ok(left.length <= 1, JSON.stringify(left))
+      for (const p of left) assert.deepEqual(p.Roles ?? [], [], `${p.InstanceProfileName} holds no role`)
+      const names = new Set(left.map((p) => `${p.InstanceProfileName}: `))
+      const kept = {
+        ...after,
+        instanceProfiles: (after.instanceProfiles as string[]).filter((p) => !names.has(p)),
+      }
+      assert.deepEqual(kept, before, inventoryDiff(before, kept).join('\n'))
     })
   },
 )

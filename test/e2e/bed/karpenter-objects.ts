@@ -249,3 +249,29 @@ export async function restartController(bed: Bed, namespace = 'kube-system', nam
   })
   await controllerRolledOut(bed, namespace, name)
 }
+
+/**
+ * The real controller of a `karpenter: true` bed Ready, and EC2NodeClass `nodeClass` and NodePool
+ * `nodePool` marked Ready by it (what a scenario seeded with `markAvailable: false` starts from).
+ */
+export async function readyByKarpenter(bed: Bed, nodeClass = 'default', nodePool = 'default'): Promise<void> {
+  await bed.karpenter!.controller.ready()
+  await waitForCondition(bed, `${EC2NODECLASSES}/${nodeClass}`, 'Ready', { status: 'True' })
+  await waitForCondition(bed, `${NODEPOOLS}/${nodePool}`, 'Ready', { status: 'True' })
+}
+
+/** Waits for a line of the controller's log that `match` accepts (`what` names it in the failure). */
+export async function waitForLog(
+  bed: Bed,
+  what: string,
+  match: (line: KubeObject) => boolean,
+  timeoutMs = 120_000,
+): Promise<KubeObject> {
+  let said: KubeObject | undefined
+  await waitFor(what, async () => !!(said = controllerLog(bed).find(match)), {
+    timeoutMs,
+    intervalMs: 500,
+    proc: bed.procs.karpenter,
+  })
+  return said!
+}

@@ -386,7 +386,12 @@ export async function seedTerraformAws(
 /** The guide's cluster, the module's resources, the guide's helm install on them. */
 export async function seedTerraformInstall(
   bed: Bed,
-  opts: { clusterName?: string; kubernetesVersion?: string } = {},
+  opts: {
+    clusterName?: string
+    kubernetesVersion?: string
+    /** false: leave the Deployment's availability and the conditions to the real controller */
+    markAvailable?: boolean
+  } = {},
 ): Promise<TerraformInstall> {
   const cluster = await seedGuideCluster(bed, opts)
   const made = await seedTerraformAws(bed, cluster)
@@ -394,6 +399,7 @@ export async function seedTerraformInstall(
     controllerRoleArn: made.controllerRoleArn,
     nodeRoleArn: made.nodeRoleArn,
     interruptionQueue: made.queueName,
+    markAvailable: opts.markAvailable,
   })
   return { ...made, helmRelease }
 }
