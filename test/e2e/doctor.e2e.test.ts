@@ -81,6 +81,7 @@ import {
   REPO_ROOT,
   seedAws,
   seedKubernetes,
+  withoutIrsaAnnotation,
   startBed,
   waitFor,
   type AwsClients,
@@ -236,15 +237,13 @@ describe(
       const run = await doctor(bed, ['--save-snapshot', file])
       assert.equal(run.code, 0)
       const facts = JSON.parse(readFileSync(file, 'utf8')) as Facts
-      // moto 5.2.1: EKS access entries, Pod Identity and add-ons answer 404; the policy simulator 500.
-      for (const [name, read] of Object.entries({
-        accessEntries: facts.eks.accessEntries,
-        podIdentityAssociations: facts.eks.podIdentityAssociations,
-        addons: facts.eks.addons,
-      })) {
-        assert.equal(read.ok, false, `${name} should not be readable on moto`)
-        if (!read.ok) assert.equal(read.error.kind, 'unsupported', `${name}: ${JSON.stringify(read.error)}`)
-      }
+      // moto 5.2.1: EKS access entries answer 404 (unsupported, said); the policy simulator 500. Pod
+      // Identity associations and add-ons are served by the bed's patched moto (bed/moto_launcher.py).
+      const entries = facts.eks.accessEntries
+      assert.equal(entries.ok, false, 'access entries should not be readable on moto')
+      if (!entries.ok) assert.equal(entries.error.kind, 'unsupported', JSON.stringify(entries.error))
+      assert.deepEqual(facts.eks.podIdentityAssociations, { ok: true, value: [] })
+      assert.ok(facts.eks.addons.ok, JSON.stringify(facts.eks.addons))
       const passRole = Object.values(facts.iam.passRole)[0]
       assert.ok(passRole?.ok)
       assert.equal(passRole.value.method, 'local')
@@ -498,26 +497,18 @@ describe(
       assertNoFailure(await doctor(bed))
     })
 
-    test('a Pod Identity flavour on moto (no associations API): pod-identity is unknown with the reason, not passed', async () => {
+    test('a release moved off IRSA with no Pod Identity association: pod-identity fails (no AWS identity), never passes', async () => {
+      // moto serves the Pod Identity API (bed/moto_launcher.py): an empty list is an answer, judged.
       const roleArnKey = 'serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn'
-      const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
-      delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
-      await helm(bed, [
-        'upgrade',
-        'karpenter',
-        karpenterChartDir('1.14.1'),
-        '--namespace',
-        'kube-system',
-        '--reset-values',
-        '-f',
-        writeValues(bed, values),
-      ])
+      await withoutIrsaAnnotation(bed, seed)
       await controllerRolledOut(bed)
       const run = await doctor(bed)
       const pi = check(run, 'pod-identity')
-      assert.equal(pi.status, 'unknown', summary(run))
-      assert.match(JSON.stringify(pi.findings), /ListPodIdentityAssociations/)
-      assert.match(JSON.stringify(pi.findings), /not (supported|implemented)/)
+      assert.equal(pi.status, 'fail', summary(run))
+      assert.match(
+        JSON.stringify(pi.findings),
+        /has no AWS identity: no IRSA annotation and no Pod Identity association/,
+      )
       assert.equal(check(run, 'irsa-trust-policy').status, 'skipped')
       await upgrade(bed, '--set-string', `${roleArnKey}=${seed.controllerRoleArn}`)
       assertNoFailure(await doctor(bed))

@@ -61,6 +61,7 @@ import {
   defaultNodePool,
   karpenterFixtures,
   gettingStartedValues,
+  withoutIrsaAnnotation,
   helm,
   karpenterChartDir,
   REGION,
@@ -629,26 +630,17 @@ describe('doctor --fix repairs each broken scenario of the doctor suite', { time
     await aws.iam.send(new DeleteRolePermissionsBoundaryCommand({ RoleName: seed.controllerRoleName }))
   })
 
-  test('a Pod Identity flavour moto cannot judge: --fix writes nothing and exits 2, could not tell (never 0)', async () => {
-    const values = gettingStartedValues(seed) as { serviceAccount: { annotations: Record<string, string> } }
-    delete values.serviceAccount.annotations['eks.amazonaws.com/role-arn']
-    const file = join(bed.tmpDir, 'values-pod-identity.json')
-    writeFileSync(file, JSON.stringify(values))
-    await helm(bed, [
-      'upgrade',
-      'karpenter',
-      karpenterChartDir('1.14.1'),
-      '--namespace',
-      'kube-system',
-      '--reset-values',
-      '-f',
-      file,
-    ])
+  test('a release moved off IRSA with no Pod Identity association and no role to prove: --fix writes nothing, leaves it manual (issue 35 item 6)', async () => {
+    // moto serves the Pod Identity API (bed/moto_launcher.py): no association is an answer, not a gap.
+    await withoutIrsaAnnotation(bed, seed)
     const r = await fixJson(bed, ['--yes'])
-    assert.equal(r.code, 2, r.stderr)
+    assert.equal(r.code, 1, r.stderr)
     assert.equal(r.j.fix.writes, 0)
-    assert.equal(status(r.j, 'pod-identity'), 'unknown')
-    assert.match(JSON.stringify(r.j), /"COULD_NOT_TELL"/)
+    assert.equal(status(r.j, 'pod-identity'), 'fail')
+    assert.ok(
+      r.j.fix.manual.some((m) => m.check === 'pod-identity'),
+      JSON.stringify(r.j.fix.manual),
+    )
     await upgrade(
       '--set-string',
       `serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=${seed.controllerRoleArn}`,

@@ -3,10 +3,10 @@
 // checks that had one break or no healthy shape; each from a report found with the search tool (cited
 // in `source`). The 1.0.x scenarios run on the 1.0.14 chart and CRDs (`chart`), the only install where
 // `karpenter-version` and `sg-webhook-8443` have something to say.
-import { AuthorizeSecurityGroupIngressCommand, RevokeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
+import { AuthorizeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
-import { controllerTrustPolicy, webhookIngressPermission } from '../bed/index.js'
+import { controllerTrustPolicy, revokeWebhookIngress } from '../bed/index.js'
 import {
   deleteRulesMatching,
   deleteSpotRole,
@@ -173,12 +173,7 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     source: 'aws/karpenter-provider-aws#6544, #7378 (conversion webhook "context deadline exceeded")',
     chart: '1.0.14',
     breakIt: async ({ aws, seed }) => {
-      await aws.ec2.send(
-        new RevokeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [webhookIngressPermission(seedNet(seed))],
-        }),
-      )
+      await revokeWebhookIngress(aws, seedNet(seed))
     },
     expect: /has no ingress tcp\/8443 from the cluster security group/,
     fixable: true,
@@ -192,12 +187,7 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     chart: '1.0.14',
     breakIt: async ({ aws, seed }) => {
       const net = seedNet(seed)
-      await aws.ec2.send(
-        new RevokeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [webhookIngressPermission(net)],
-        }),
-      )
+      await revokeWebhookIngress(aws, net)
       await aws.ec2.send(
         new AuthorizeSecurityGroupIngressCommand({
           GroupId: net.clusterSecurityGroupId,
@@ -217,12 +207,7 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     chart: '1.0.14',
     shape: async ({ aws, seed }) => {
       const net = seedNet(seed)
-      await aws.ec2.send(
-        new RevokeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [webhookIngressPermission(net)],
-        }),
-      )
+      await revokeWebhookIngress(aws, net)
       await aws.ec2.send(
         new AuthorizeSecurityGroupIngressCommand({
           GroupId: seed.nodeSecurityGroupId,
