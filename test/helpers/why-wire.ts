@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nock from 'nock'
-import { HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml } from './mock-cluster.js'
+import { ec2Answer, HOSTS, KUBE_SERVER, KUBE_TOKEN, kubeconfigYaml, type Answer } from './mock-cluster.js'
 
 /** Sets the environment for an in-process run against the mocked cluster; returns what restores it. */
 export function wireEnv(dir: string): () => void {
@@ -54,10 +54,36 @@ export function serveKube(answer: (path: string) => [number, unknown], seen: str
   return seen
 }
 
-/** Serves EC2's query API (a POST of the form) with `reply` deciding per request body. */
-export function serveEc2(reply: (body: string) => [number, string, Record<string, string>]): void {
+/**
+ * Serves EC2's query API (a POST of the form): `answer` answers an action, or undefined for one the
+ * suite does not serve (EC2's InvalidAction). Each request's form is recorded in `calls`.
+ */
+export function serveEc2(
+  answer: (action: string, q: URLSearchParams) => Answer | undefined,
+  calls: URLSearchParams[] = [],
+): URLSearchParams[] {
   nock(`https://${new URL(HOSTS.ec2).host}`)
     .persist()
     .post('/')
-    .reply((_uri, body) => reply(String(body)))
+    .reply((_uri, body) => {
+      const q = new URLSearchParams(String(body))
+      calls.push(q)
+      const action = q.get('Action') ?? ''
+      const a = answer(action, q)
+      if (a) return [a.status, a.body, a.headers]
+      return [
+        400,
+        `<Response><Errors><Error><Code>InvalidAction</Code><Message>${action}</Message></Error></Errors></Response>`,
+        {},
+      ]
+    })
+  return calls
 }
+
+/** DescribeInstanceTypeOfferings: every type offered in every zone given. */
+export const offeringsAnswer = (types: { name: string }[], zones: string[]): Answer =>
+  ec2Answer('DescribeInstanceTypeOfferings', {
+    instanceTypeOfferingSet: types.flatMap((t) =>
+      zones.map((z) => ({ instanceType: t.name, locationType: 'availability-zone', location: z })),
+    ),
+  })

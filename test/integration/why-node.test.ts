@@ -11,8 +11,8 @@ import { after, before, test } from 'node:test'
 import nock from 'nock'
 import { createRunContext } from '../../src/context/run-context.js'
 import { nodeExitCode, whyNodes } from '../../src/why/node/why-node.js'
-import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
-import { notServed, wireEnv } from '../helpers/why-wire.js'
+import { ec2Answer, KUBE_SERVER } from '../helpers/mock-cluster.js'
+import { notServed, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
 import { ago, event, machine, nodeClass, pdb, pod, pool } from '../helpers/why-node.js'
 
 let dir: string
@@ -69,26 +69,13 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-node-'))
   restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
-  nock(`https://${new URL(HOSTS.ec2).host}`)
-    .persist()
-    .post('/')
-    .reply((_uri, body) => {
-      const action = new URLSearchParams(String(body)).get('Action') ?? ''
-      ec2Actions.push(action)
-      const a =
-        action === 'GetConsoleOutput'
-          ? ec2Answer(action, { instanceId: 'i-0c0000000', output: BOOT })
-          : ec2Answer(action, {})
-      return [a.status, a.body, a.headers]
-    })
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-    nock(KUBE_SERVER)
-      .persist()
-      .intercept(/.*/, method)
-      .reply(function (uri) {
-        seen.push(`${this.req.method} ${uri}`)
-        return answer(uri)
-      })
+  serveEc2((action) => {
+    ec2Actions.push(action)
+    return action === 'GetConsoleOutput'
+      ? ec2Answer(action, { instanceId: 'i-0c0000000', output: BOOT })
+      : ec2Answer(action, {})
+  })
+  serveKube(answer, seen)
 })
 
 after(() => {

@@ -14,7 +14,7 @@ import { why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
 import { ec2Answer, HOSTS, KUBE_SERVER } from '../helpers/mock-cluster.js'
 import { describedType, INSTANCE_TYPES, pendingPod } from '../helpers/why.js'
-import { notServed, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
+import { notServed, offeringsAnswer, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
 
 let dir: string
 let restoreEnv: () => void = () => undefined
@@ -43,34 +43,17 @@ const SUBNETS = [
   subnet('subnet-c', 'us-west-2c', 90, false, {}),
 ]
 
-function ec2(body: string): [number, string, Record<string, string>] {
-  const q = new URLSearchParams(body)
-  ec2Calls.push(q)
-  const action = q.get('Action') ?? ''
-  const xml = (a: ReturnType<typeof ec2Answer>) =>
-    [a.status, a.body, a.headers] as [number, string, Record<string, string>]
+function ec2(action: string, q: URLSearchParams) {
   if (action === 'DescribeInstanceTypes')
-    return xml(ec2Answer(action, { instanceTypeSet: INSTANCE_TYPES.map(describedType) }))
-  if (action === 'DescribeInstanceTypeOfferings') {
-    const zones = ['us-west-2a', 'us-west-2b', 'us-west-2c']
-    return xml(
-      ec2Answer(action, {
-        instanceTypeOfferingSet: INSTANCE_TYPES.flatMap((t) =>
-          zones.map((z) => ({ instanceType: t.name, locationType: 'availability-zone', location: z })),
-        ),
-      }),
-    )
-  }
+    return ec2Answer(action, { instanceTypeSet: INSTANCE_TYPES.map(describedType) })
+  if (action === 'DescribeInstanceTypeOfferings')
+    return offeringsAnswer(INSTANCE_TYPES, ['us-west-2a', 'us-west-2b', 'us-west-2c'])
   if (action === 'DescribeSubnets') {
     assert.equal(q.get('Filter.1.Name'), 'vpc-id')
     assert.equal(q.get('Filter.1.Value.1'), 'vpc-0abc')
-    return xml(ec2Answer(action, { subnetSet: SUBNETS }))
+    return ec2Answer(action, { subnetSet: SUBNETS })
   }
-  return [
-    400,
-    `<Response><Errors><Error><Code>InvalidAction</Code><Message>${action}</Message></Error></Errors></Response>`,
-    {},
-  ]
+  return undefined
 }
 
 function answer(path: string): [number, unknown] {
@@ -93,7 +76,7 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-subnets-'))
   restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
-  serveEc2(ec2)
+  serveEc2(ec2, ec2Calls)
   nock(HOSTS.eks)
     .persist()
     .get('/clusters/demo')

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import nock from 'nock'
-import { notServed, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
+import { notServed, offeringsAnswer, serveEc2, serveKube, wireEnv } from '../helpers/why-wire.js'
 import { createRunContext } from '../../src/context/run-context.js'
 import { exitCodeOf, why } from '../../src/why/why.js'
 import { healthyNodeClass, healthyNodePool } from '../helpers/facts.js'
@@ -56,38 +56,21 @@ const placed = ['p1', 'p2'].map((name) => ({
 const ec2Calls: URLSearchParams[] = []
 
 /** EC2's answer: the types in two pages (a NextToken), the offerings in the zones asked for. */
-function ec2(body: string): [number, string, Record<string, string>] {
-  const q = new URLSearchParams(body)
-  ec2Calls.push(q)
-  const action = q.get('Action') ?? ''
-  const xml = (a: ReturnType<typeof ec2Answer>) =>
-    [a.status, a.body, a.headers] as [number, string, Record<string, string>]
+function ec2(action: string, q: URLSearchParams) {
   if (action === 'DescribeInstanceTypes') {
     const page = q.get('NextToken') === 'page-2' ? types.slice(3) : types.slice(0, 3)
-    return xml(
-      ec2Answer(action, {
-        instanceTypeSet: page.map(describedType),
-        ...(q.get('NextToken') ? {} : { nextToken: 'page-2' }),
-      }),
-    )
+    return ec2Answer(action, {
+      instanceTypeSet: page.map(describedType),
+      ...(q.get('NextToken') ? {} : { nextToken: 'page-2' }),
+    })
   }
   if (action === 'DescribeInstanceTypeOfferings') {
     assert.equal(q.get('LocationType'), 'availability-zone')
     assert.equal(q.get('Filter.1.Name'), 'location')
     const zones = [...q.entries()].filter(([k]) => /^Filter\.1\.Value\.\d+$/.test(k)).map(([, v]) => v)
-    return xml(
-      ec2Answer(action, {
-        instanceTypeOfferingSet: types.flatMap((t) =>
-          zones.map((z) => ({ instanceType: t.name, locationType: 'availability-zone', location: z })),
-        ),
-      }),
-    )
+    return offeringsAnswer(types, zones)
   }
-  return [
-    400,
-    `<Response><Errors><Error><Code>InvalidAction</Code><Message>${action}</Message></Error></Errors></Response>`,
-    {},
-  ]
+  return undefined
 }
 
 function answer(path: string): [number, unknown] {
@@ -124,7 +107,7 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'karpctl-why-'))
   restoreEnv = wireEnv(dir)
   nock.disableNetConnect()
-  serveEc2(ec2)
+  serveEc2(ec2, ec2Calls)
   // Any method: a write would be recorded, and the test fails on it.
   serveKube(answer, seen)
 })
