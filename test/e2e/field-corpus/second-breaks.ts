@@ -30,7 +30,63 @@ async function nodegroup(c: Ctx, name: string, desiredSize = 1) {
 /** The Docker config the bed gives karpctl, helm and the printed lines ($DOCKER_CONFIG). */
 const dockerConfig = (c: Ctx) => c.bed.env.DOCKER_CONFIG!
 
+/**
+ * The controller on EKS Fargate, as the guides that give it a Fargate profile make it: no node group
+ * for it, one Fargate node per controller pod (tainted `eks.amazonaws.com/compute-type=fargate`).
+ */
+async function onFargate(c: Ctx) {
+  const nodes = (await c.bed.kube.list('/api/v1/nodes')) as { metadata: { name: string } }[]
+  for (const n of nodes) await c.bed.kube.delete(`/api/v1/nodes/${n.metadata.name}`)
+  for (const [i, zone] of ['us-west-2a', 'us-west-2b'].entries()) {
+    const name = `fargate-ip-192-168-${96 + i * 32}-20.us-west-2.compute.internal`
+    await c.bed.kube.apply({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        labels: {
+          'eks.amazonaws.com/compute-type': 'fargate',
+          'kubernetes.io/hostname': name,
+          'topology.kubernetes.io/zone': zone,
+        },
+      },
+      spec: { taints: [{ key: 'eks.amazonaws.com/compute-type', value: 'fargate', effect: 'NoSchedule' }] },
+    })
+    await c.bed.kube.mergePatch(
+      `/api/v1/nodes/${name}`,
+      { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } },
+      'status',
+    )
+    await c.bed.kube.apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `karpenter-fargate-${i}`,
+        namespace: 'kube-system',
+        labels: { 'app.kubernetes.io/instance': 'karpenter', 'app.kubernetes.io/name': 'karpenter' },
+      },
+      spec: {
+        nodeName: name,
+        containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.14.1' }],
+      },
+    })
+  }
+}
+
 export const SECOND_BREAKS: Scenario[] = [
+  {
+    check: 'controller-ready',
+    title:
+      'healthy: the controller on EKS Fargate (a Fargate profile for its namespace), no node outside Karpenter for it',
+    source:
+      'aws/karpenter-provider-aws PR #1834 (the eksctl getting-started guide with a Fargate profile for Karpenter), #1812; aws-ia/terraform-aws-eks-blueprints PR #1187 (examples/karpenter-fargate)',
+    shape: onFargate,
+    cleanup: async ({ bed }) => {
+      for (const i of [0, 1])
+        await bed.kube.delete(`/api/v1/namespaces/kube-system/pods/karpenter-fargate-${i}`)
+    },
+    expect: /the controller runs on EKS Fargate \(fargate-ip-/,
+  },
   {
     check: 'controller-ready',
     title:
