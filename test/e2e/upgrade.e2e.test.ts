@@ -243,6 +243,18 @@ async function roleDocuments(bed: Bed): Promise<Map<string, PolicyDocument>> {
 }
 
 /**
+ * One state the role was in: the documents read between two listings that agree, or undefined. A
+ * read that straddles a write mixes two states (a list from before a policy was put, a document from
+ * after the old one was narrowed because it was put) — a gap the role never had: stop 44's CI saw one.
+ */
+async function roleState(bed: Bed): Promise<Map<string, PolicyDocument> | undefined> {
+  const before = (await inlinePolicies(bed)).sort().join(',')
+  const docs = await roleDocuments(bed)
+  const after = (await inlinePolicies(bed)).sort().join(',')
+  return before === after && [...docs.keys()].sort().join(',') === after ? docs : undefined
+}
+
+/**
  * Samples the role while an upgrade runs, as fast as IAM answers: each distinct state (every write
  * leaves one) is judged with karpctl's evaluator against the needs met before the upgrade began.
  * `onState` sees each new state's policy names (to inject a fault at one).
@@ -253,7 +265,8 @@ function sampleRole(bed: Bed, watched: EvaluationRequest[], onState?: (names: st
   const missing: string[] = []
   const done = (async () => {
     while (!stop) {
-      const docs = await roleDocuments(bed)
+      const docs = await roleState(bed)
+      if (!docs) continue
       const key = JSON.stringify([...docs].sort())
       if (states.at(-1) !== key) {
         states.push(key)
