@@ -3,7 +3,7 @@
 // checks that had one break or no healthy shape; each from a report found with the search tool (cited
 // in `source`). The 1.0.x scenarios run on the 1.0.14 chart and CRDs (`chart`), the only install where
 // `karpenter-version` and `sg-webhook-8443` have something to say.
-import { AuthorizeSecurityGroupIngressCommand } from '@aws-sdk/client-ec2'
+import { AuthorizeSecurityGroupIngressCommand, type IpPermission } from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { controllerTrustPolicy, revokeWebhookIngress } from '../bed/index.js'
@@ -21,6 +21,12 @@ import {
 } from './scenario.js'
 
 const SPOT_POOL = '/apis/karpenter.sh/v1/nodepools/spot'
+/** The seed's 8443 rule (cluster SG → node SG) replaced by `rule` on group `groupId`. */
+async function move8443({ aws, seed }: Ctx, groupId: string, rule: IpPermission) {
+  await revokeWebhookIngress(aws, seedNet(seed))
+  await aws.ec2.send(new AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: [rule] }))
+}
+
 /** tcp/8443 from the node group: on the cluster SG it lets nodes call the control plane, not the other way. */
 const reversed8443 = (nodeSg: string) => ({
   IpProtocol: 'tcp',
@@ -185,16 +191,8 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     source:
       'aws/karpenter-provider-aws#1165 (the `ingress_nodes_karpenter_ports_tcp` rule on the cluster SG, source_node_security_group = true, that "worked" only beside an all-ports rule)',
     chart: '1.0.14',
-    breakIt: async ({ aws, seed }) => {
-      const net = seedNet(seed)
-      await revokeWebhookIngress(aws, net)
-      await aws.ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: net.clusterSecurityGroupId,
-          IpPermissions: [reversed8443(seed.nodeSecurityGroupId)],
-        }),
-      )
-    },
+    breakIt: (c) =>
+      move8443(c, seedNet(c.seed).clusterSecurityGroupId, reversed8443(c.seed.nodeSecurityGroupId)),
     expect: /has no ingress tcp\/8443 from the cluster security group/,
     fixable: true,
   },
@@ -205,16 +203,7 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     source:
       'aws/karpenter-provider-aws#1165 (the 8443 rules users write in terraform-aws-eks node_security_group_additional_rules); EKS puts the control plane network interfaces in the cluster subnets',
     chart: '1.0.14',
-    shape: async ({ aws, seed }) => {
-      const net = seedNet(seed)
-      await revokeWebhookIngress(aws, net)
-      await aws.ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: seed.nodeSecurityGroupId,
-          IpPermissions: [VPC_8443],
-        }),
-      )
-    },
+    shape: (c) => move8443(c, c.seed.nodeSecurityGroupId, VPC_8443),
     expect: /allows tcp\/8443 from 192\.168\.0\.0\/16, which holds the cluster's subnets/,
   },
   {
