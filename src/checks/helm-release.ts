@@ -10,11 +10,12 @@ import {
   type KubernetesMinor,
 } from './lib/compat.js'
 import {
+  appliedBy,
+  isRendered,
   need,
   needRelease,
   releaseVersion,
   setting,
-  shellQuote,
   skip,
   valueAt,
   type KarpenterVersion,
@@ -25,7 +26,9 @@ import {
   generationOf,
   helmInstallCommand,
   helmUpgradeCommand,
+  setSettingCommand,
   upgradePath,
+  withRenderedNote,
   V1_CRDS,
 } from './lib/install.js'
 import { optional, part } from './lib/parts.js'
@@ -41,13 +44,15 @@ export const helmRelease: Check = {
   },
   run(facts) {
     const release = needRelease(facts)
-    return [
-      ...part(() => releaseStatus(facts, release)),
+    // With no Helm release there is no status to judge and no CRD chart to agree with.
+    const helm = !isRendered(release)
+    return withRenderedNote(release, [
+      ...(helm ? part(() => releaseStatus(facts, release)) : []),
       ...part(() => clusterName(facts, release)),
       ...part(() => clusterEndpoint(facts, release)),
-      ...part(() => crdAgreement(facts, release)),
+      ...(helm ? part(() => crdAgreement(facts, release)) : []),
       ...part(() => kubernetesVersion(facts, release)),
-    ]
+    ])
   },
 }
 
@@ -131,9 +136,7 @@ function clusterName(facts: Facts, release: HelmRelease): Finding[] {
       evidence: { [key]: value ?? null, clusterName: expected },
       fix: {
         summary: `set ${key} to ${expected}`,
-        commands: [
-          helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(expected)}`),
-        ],
+        commands: [setSettingCommand(facts, release, key, expected)],
       },
     },
   ]
@@ -177,13 +180,7 @@ function clusterEndpoint(facts: Facts, release: HelmRelease): Finding[] {
       evidence: { 'settings.clusterEndpoint': value, endpoint: cluster.endpoint },
       fix: {
         summary: `set settings.clusterEndpoint to ${cluster.endpoint} (or unset it: the controller discovers it)`,
-        commands: [
-          helmUpgradeCommand(
-            release,
-            release.chartVersion,
-            ` --set settings.clusterEndpoint=${shellQuote(cluster.endpoint)}`,
-          ),
-        ],
+        commands: [setSettingCommand(facts, release, 'settings.clusterEndpoint', cluster.endpoint)],
       },
     },
   ]
@@ -381,7 +378,7 @@ function tooNew(
       : `upgrade the CRDs and the chart (Karpenter ${minimum}+ supports Kubernetes ${formatMinor(kube)})`
   const crds = optional(facts.kube.crds)?.filter((c) => V1_CRDS.includes(c.name)) ?? []
   const commands =
-    target && !legacy
+    target && !legacy && !isRendered(release)
       ? [
           ...crdChartCommands(release.namespace, target, crds, release.name),
           helmUpgradeCommand(release, target),
@@ -392,6 +389,12 @@ function tooNew(
     subject: releaseRef(release),
     message: `Karpenter ${v.raw} supports Kubernetes ${span}, but cluster ${facts.meta.clusterName} runs ${formatMinor(kube)}: the controller validates the version at start-up and may refuse to run, and node images for ${formatMinor(kube)} may not resolve`,
     evidence,
-    fix: { summary, commands },
+    fix: {
+      summary:
+        isRendered(release) && target && !legacy
+          ? `${summary}: raise the chart version ${appliedBy(release)} renders to ${target}`
+          : summary,
+      commands,
+    },
   }
 }

@@ -1,9 +1,9 @@
 import type { Facts, HelmRelease, QueueFacts } from '../facts/types.js'
 import { KARPENTER_CHART } from './lib/compat.js'
 import { allowsCapacityType } from './lib/capacity.js'
-import { need, needRelease, shellQuote } from './lib/facts.js'
+import { isRendered, need, needRelease, shellQuote } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
-import { controllerDeploymentName } from './lib/install.js'
+import { controllerDeploymentName, withRenderedNote } from './lib/install.js'
 import {
   interruptionQueue as queueSetting,
   QUEUE_SENDERS,
@@ -15,15 +15,19 @@ import { eventsKeyFindings } from './lib/queue-key.js'
 import { QUEUE_ATTRIBUTES, queuePolicy, withReferenceStatements } from '../desired/interruption.js'
 import type { Check, Finding, Fix } from './types.js'
 
-function helmSetFix(release: HelmRelease, name: string): string {
+function helmSetFix(facts: Facts, release: HelmRelease, name: string): string {
+  // No Helm release (Argo CD, Flux, manifests): the chart rendered the setting into the environment.
+  if (isRendered(release)) return setEnvCommand(facts, release, name)
   return `helm upgrade ${release.name} ${KARPENTER_CHART} --version ${release.chartVersion} --namespace ${release.namespace} --reuse-values --set settings.interruptionQueue=${shellQuote(name)}`
 }
 
+const setEnvCommand = (facts: Facts, release: HelmRelease, name: string) =>
+  `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} INTERRUPTION_QUEUE=${shellQuote(name)}`
+
 /** Sets the queue where the install set it: the chart values, or the controller's environment. */
 function setQueueCommand(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef, name: string) {
-  if (ref.source === 'INTERRUPTION_QUEUE')
-    return `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} INTERRUPTION_QUEUE=${shellQuote(name)}`
-  return helmSetFix(release, name)
+  if (ref.source === 'INTERRUPTION_QUEUE') return setEnvCommand(facts, release, name)
+  return helmSetFix(facts, release, name)
 }
 
 const FORM_TEXT: Record<Exclude<InterruptionQueueRef['form'], 'name'>, string> = {
@@ -68,54 +72,58 @@ export const interruptionQueue: Check = {
   },
   run(facts) {
     const release = needRelease(facts)
-    const ref = queueSetting(facts, release)
-    const cluster = facts.meta.clusterName
-    if (!ref) {
-      const off = offWithoutSpot(facts)
-      if (off) return [off]
-      return [
-        {
-          status: 'warn',
-          subject: 'settings.interruptionQueue',
-          message: `settings.interruptionQueue is not set: Karpenter does not handle spot interruptions, rebalance recommendations or scheduled maintenance`,
-          fix: {
-            summary: `create a queue (and the EventBridge rules, see interruption-rules) and tell Karpenter its name`,
-            commands: [...createQueueCommands(facts, cluster), helmSetFix(release, cluster)],
-          },
-        },
-      ]
-    }
-    if (ref.form !== 'name') return malformed(facts, release, ref)
-    const name = ref.value
-    const queue = need(facts.sqs.queue)
-    if (!queue) {
-      const meant = queueMeant(facts, release, ref, name)
-      if (meant) return [meant]
-      return [
-        {
-          status: 'fail',
-          subject: name,
-          message: `interruption queue ${name} does not exist in ${facts.meta.region}: the controller logs errors and handles no interruptions`,
-          evidence: { interruptionQueue: name, region: facts.meta.region },
-          code: 'queue-missing',
-          fix: {
-            summary: `create queue ${name} with the reference policy`,
-            commands: createQueueCommands(facts, name),
-          },
-        },
-      ]
-    }
+    return withRenderedNote(release, judgeQueue(facts, release))
+  },
+}
+
+function judgeQueue(facts: Facts, release: HelmRelease): Finding[] {
+  const ref = queueSetting(facts, release)
+  const cluster = facts.meta.clusterName
+  if (!ref) {
+    const off = offWithoutSpot(facts)
+    if (off) return [off]
     return [
       {
-        status: 'pass',
-        subject: queue.arn,
-        message: `interruption queue ${queue.name} exists`,
-        evidence: { url: queue.url },
+        status: 'warn',
+        subject: 'settings.interruptionQueue',
+        message: `settings.interruptionQueue is not set: Karpenter does not handle spot interruptions, rebalance recommendations or scheduled maintenance`,
+        fix: {
+          summary: `create a queue (and the EventBridge rules, see interruption-rules) and tell Karpenter its name`,
+          commands: [...createQueueCommands(facts, cluster), helmSetFix(facts, release, cluster)],
+        },
       },
-      policyFinding(facts, queue),
-      ...eventsKeyFindings(facts, queue),
     ]
-  },
+  }
+  if (ref.form !== 'name') return malformed(facts, release, ref)
+  const name = ref.value
+  const queue = need(facts.sqs.queue)
+  if (!queue) {
+    const meant = queueMeant(facts, release, ref, name)
+    if (meant) return [meant]
+    return [
+      {
+        status: 'fail',
+        subject: name,
+        message: `interruption queue ${name} does not exist in ${facts.meta.region}: the controller logs errors and handles no interruptions`,
+        evidence: { interruptionQueue: name, region: facts.meta.region },
+        code: 'queue-missing',
+        fix: {
+          summary: `create queue ${name} with the reference policy`,
+          commands: createQueueCommands(facts, name),
+        },
+      },
+    ]
+  }
+  return [
+    {
+      status: 'pass',
+      subject: queue.arn,
+      message: `interruption queue ${queue.name} exists`,
+      evidence: { url: queue.url },
+    },
+    policyFinding(facts, queue),
+    ...eventsKeyFindings(facts, queue),
+  ]
 }
 
 /**

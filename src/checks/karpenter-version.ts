@@ -1,7 +1,16 @@
-import type { Facts, HelmRelease, LegacyObjects } from '../facts/types.js'
+import { renderedInstall } from '../facts/rendered-install.js'
+import type { Facts, HelmRelease, LegacyObjects, RenderedInstall } from '../facts/types.js'
 import { DEFAULT_KARPENTER_VERSION, V1_MIGRATION_URL } from './lib/compat.js'
-import { need, releaseVersion, webhooksEnabled, type KarpenterVersion } from './lib/facts.js'
 import {
+  appliedBy,
+  isRendered,
+  need,
+  releaseVersion,
+  webhooksEnabled,
+  type KarpenterVersion,
+} from './lib/facts.js'
+import {
+  controllerDeploymentName,
   crdChartCommands,
   crdGeneration,
   generationLabel,
@@ -29,28 +38,53 @@ export const karpenterVersion: Check = {
   },
   run(facts) {
     const release = need(facts.kube.release)
-    if (release) return [...judgeRelease(facts, release), ...part(() => legacyLeftovers(facts, release))]
+    // No Helm release, but Argo CD, Flux or kubectl applied the chart's objects: judge the version they show.
+    const rendered = release ? null : renderedOf(facts)
+    const install = release ?? (rendered && releaseVersion(rendered) ? rendered : null)
+    if (install) return [...judgeRelease(facts, install), ...part(() => legacyLeftovers(facts, install))]
     return judgeWithoutRelease(facts)
   },
 }
 
+/**
+ * The install with no Helm release; a snapshot saved before karpctl read it has the Deployment only:
+ * read it back from that (without the ServiceAccount, which this check does not need).
+ */
+function renderedOf(facts: Facts): RenderedInstall | null {
+  if (facts.kube.rendered) return optional(facts.kube.rendered) ?? null
+  const deployment = optional(facts.kube.deployment)
+  return deployment ? renderedInstall(deployment, null) : null
+}
+
+/** How the message names the install: its Helm release, or the Deployment and the tool that applied it. */
+function installLabel(facts: Facts, release: HelmRelease): string {
+  if (!isRendered(release)) return `Helm release ${release.namespace}/${release.name}`
+  return `Deployment ${release.namespace}/${controllerDeploymentName(facts)}, no Helm release: ${appliedBy(release)}`
+}
+
 function judgeRelease(facts: Facts, release: HelmRelease): Finding[] {
   const subject = `${release.namespace}/${release.name}`
+  const where = installLabel(facts, release)
   const v = releaseVersion(release)
   if (!v) {
     return [
       {
         status: 'unknown',
         subject,
-        message: `Helm release ${subject} has chart version ${JSON.stringify(release.chartVersion)}, which is not a version karpctl can read`,
+        message: `${where} has chart version ${JSON.stringify(release.chartVersion)}, which is not a version karpctl can read`,
         evidence: { chartVersion: release.chartVersion, appVersion: release.appVersion },
       },
     ]
   }
-  const evidence = { release: subject, chartVersion: release.chartVersion, appVersion: release.appVersion }
+  const evidence = {
+    release: subject,
+    chartVersion: release.chartVersion,
+    appVersion: release.appVersion,
+    ...(isRendered(release) ? { renderedBy: release.renderedBy } : {}),
+  }
   const generation = generationOf(v)
   if (generation === 'v1alpha5' || generation === 'v1beta1') {
-    return [legacyFinding(facts, v, generation, `Helm release ${subject}`, evidence)]
+    return [legacyFinding(facts, v, generation, where, evidence)]
   }
   if (generation === 'v1.0') {
     const hooks = webhooksEnabled(release)
@@ -58,7 +92,7 @@ function judgeRelease(facts: Facts, release: HelmRelease): Finding[] {
       {
         status: 'warn',
         subject,
-        message: `Karpenter ${v.raw} (Helm release ${subject}) is the v1.0.x conversion line: ${
+        message: `Karpenter ${v.raw} (${where}) is the v1.0.x conversion line: ${
           hooks
             ? 'its webhooks on 8443 must be reachable from the control plane'
             : 'webhooks are disabled, so v1beta1 objects cannot be converted'
@@ -72,13 +106,17 @@ function judgeRelease(facts: Facts, release: HelmRelease): Finding[] {
     {
       status: 'pass',
       subject,
-      message: `Karpenter ${v.raw} (Helm release ${subject}) is a current v1 install`,
+      message: `Karpenter ${v.raw} (${where}) is a current v1 install`,
       evidence,
     },
   ]
 }
 
 function upgradeFromV10(facts: Facts, release: HelmRelease): Fix {
+  if (isRendered(release))
+    return {
+      summary: `first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then raise the chart version ${appliedBy(release)} renders to ${DEFAULT_KARPENTER_VERSION}, CRDs included`,
+    }
   const crds = optional(facts.kube.crds) ?? []
   return {
     summary: `run \`karpctl upgrade\` (it checks that no object is still stored as v1beta1, adds the IAM statements ${DEFAULT_KARPENTER_VERSION} needs, then upgrades the CRDs and the chart with your values), or by hand: first make sure no manifest or tool still writes karpenter.sh/v1beta1 objects; then upgrade the CRDs and the chart to ${DEFAULT_KARPENTER_VERSION} (Helm does not upgrade CRDs from the chart's crds/ folder)`,
@@ -184,18 +222,14 @@ function judgeWithoutRelease(facts: Facts): Finding[] {
       {
         status: 'warn',
         subject: where,
-        message: `${what} runs as ${where} but no Helm release was found (installed with helm template | kubectl apply, Argo CD or similar): checks that read the chart's values cannot run${line}`,
+        message: v
+          ? `${what} runs as ${where} with no Helm release (helm template | kubectl apply, Argo CD or similar)${line}`
+          : `${what} runs as ${where} with no Helm release, and neither its labels nor its image tag name its version${line || ': its generation cannot be judged'}`,
         evidence,
+        // No `helm install` here: Helm refuses objects it did not create ("invalid ownership metadata",
+        // aws/karpenter-provider-aws#5096), and with Argo CD or Flux the tool that applied them owns them.
         fix: {
-          summary:
-            'manage Karpenter with Helm so upgrades also carry its values, or keep your tool and ignore the Helm-only checks',
-          commands: [
-            helmInstallCommand(
-              facts.meta.clusterName,
-              DEFAULT_KARPENTER_VERSION,
-              deployment.metadata.namespace ?? 'kube-system',
-            ),
-          ],
+          summary: `label the controller's image or Deployment with its version (the chart's helm.sh/chart and app.kubernetes.io/version labels say it), or use an image tag that names it, so its generation can be judged`,
         },
       },
     ]

@@ -9,8 +9,8 @@
 // struct field ObjectMeta.metadata.annotations of type string", seen with helm 3.22 against a real
 // kube-apiserver in test/e2e), so the upgrade fails and the annotation never lands.
 import type { Facts, HelmRelease } from '../facts/types.js'
-import { helmUpgradeCommand } from './lib/install.js'
-import { describeFailure, needRelease, releaseVersion, skip, valueAt } from './lib/facts.js'
+import { helmUpgradeCommand, withRenderedNote } from './lib/install.js'
+import { describeFailure, isRendered, needRelease, releaseVersion, skip, valueAt } from './lib/facts.js'
 import { controllerServiceAccount } from './lib/trust.js'
 import { helmPath, yamlSnippet, type KeyPath } from '../lint/values.js'
 import type { Check, Finding, Fix } from './types.js'
@@ -95,7 +95,7 @@ export const stsRegionalAnnotation: Check = {
     if (declared && live.value === undefined && !typeBroken) {
       findings.push(notApplied(facts, release, subject, live.exists, inValues))
     }
-    if (findings.length > 0) return findings
+    if (findings.length > 0) return withRenderedNote(release, findings)
     return [passFinding(release, subject, live.value, declared)]
   },
 }
@@ -126,6 +126,8 @@ function driftFinding(
 /** Values occurrences: user values first; computed values only add what the user values do not hold. */
 function valuesOccurrences(release: HelmRelease): Occurrence[] {
   const out: Occurrence[] = []
+  // No Helm release: no values were stored; the live ServiceAccount is the only word.
+  if (isRendered(release)) return out
   for (const keyPath of VALUE_PATHS) {
     const user = at(release.values, keyPath)
     const computed = at(release.computedValues, keyPath)
@@ -281,6 +283,7 @@ function stringFix(
   subject: string,
   keyPath: KeyPath = VALUE_PATHS[0] as KeyPath,
 ): Fix {
+  if (isRendered(release)) return annotateFix(facts, release, subject)
   const [ns, name] = subject.split('/') as [string, string]
   const nested = keyPath.reduceRight<unknown>((acc, seg) => ({ [seg]: acc }), 'true')
   return {
@@ -298,7 +301,7 @@ function stringFix(
 function annotateFix(facts: Facts, release: HelmRelease, subject: string): Fix {
   const [ns, name] = subject.split('/') as [string, string]
   return {
-    summary: `annotate the ServiceAccount ${subject} yourself (Helm does not manage it), then restart the controller`,
+    summary: `annotate the ServiceAccount ${subject} yourself (${isRendered(release) ? 'there is no Helm release' : 'Helm does not manage it'}), then restart the controller`,
     commands: [
       `kubectl annotate serviceaccount ${name} -n ${ns} ${STS_ANNOTATION}=true --overwrite`,
       `kubectl rollout restart deployment/${deploymentName(facts, release)} -n ${ns}`,

@@ -8,7 +8,7 @@ import {
   type LintIssue,
 } from '../lint/values.js'
 import { helmUpgradeCommand } from './lib/install.js'
-import { needRelease } from './lib/facts.js'
+import { needHelmRelease } from './lib/facts.js'
 import type { Check, Finding, Fix } from './types.js'
 
 export const tolerationValueTypes: Check = {
@@ -20,7 +20,7 @@ export const tolerationValueTypes: Check = {
     docs: 'Kubernetes wants toleration values, annotations, labels and nodeSelector values as strings; `--set x=true` or an unquoted true/1 in values.yaml makes them booleans/numbers and the API server rejects the Deployment or ServiceAccount. `karpctl lint` checks values files and Terraform before install.',
   },
   run(facts) {
-    const release = needRelease(facts)
+    const release = needHelmRelease(facts)
     const subject = `${release.namespace}/${release.name}`
     const issues = releaseIssues(release)
     if (issues.length === 0) {

@@ -7,7 +7,8 @@ import { refreshHint } from '../context/kubeconfig.js'
 import { EnvironmentError, quote } from '../errors.js'
 import { findClusterAutoscalers } from './cluster-autoscalers.js'
 import { decodeReleaseData, toHelmRelease } from './helm-release.js'
-import { read } from './read.js'
+import { okRead, read } from './read.js'
+import { renderedInstall } from './rendered-install.js'
 import { redact, redactClip } from '../redact/redact.js'
 import type {
   AwsAuthMapping,
@@ -23,6 +24,7 @@ import type {
   NodePool,
   Pod,
   Read,
+  RenderedInstall,
   ServiceAccount,
   ServicePorts,
   Taint,
@@ -414,13 +416,50 @@ function forbiddenEverywhere(kube: KubeClient, facts: Facts['kube']): void {
 async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
   const releaseP = read('kubernetes: Helm release secrets', () => findRelease(kube))
   const crdsP = read('kubernetes: Karpenter CRDs', () => crds(kube))
-  const dependent = async <T>(label: string, fn: (r: HelmRelease) => Promise<T>, none: T) => {
-    const r = await releaseP
+  // Without a release (Argo CD, Flux, manifests, or half removed) the controller may still run: find it by label.
+  const deploymentP = releaseP.then((r) =>
+    r.ok
+      ? read('kubernetes: controller Deployment', () =>
+          r.value ? deploymentOf(kube, r.value) : anyKarpenterDeployment(kube),
+        )
+      : r,
+  )
+  const saLabel = 'kubernetes: controller ServiceAccount'
+  const serviceAccountP = releaseP.then(async (r): Promise<Read<ServiceAccount | null>> => {
     if (!r.ok) return r
-    return read(label, async () => (r.value ? fn(r.value) : none))
-  }
+    if (r.value) {
+      const rel = r.value
+      const configured = (rel.computedValues.serviceAccount as { name?: string } | undefined)?.name
+      const name = rel.renderedServiceAccount?.name ?? (configured || rel.name)
+      return read(saLabel, () => serviceAccountOf(kube, rel.namespace, name))
+    }
+    const d = await deploymentP
+    if (!d.ok) return d
+    const dep = d.value
+    return read(saLabel, async () =>
+      dep
+        ? serviceAccountOf(kube, dep.metadata.namespace ?? 'default', dep.serviceAccountName ?? 'default')
+        : null,
+    )
+  })
+  // No release: the install as the Deployment and its ServiceAccount show it (rendered-install.ts).
+  const renderedP = releaseP.then(async (r): Promise<Read<RenderedInstall | null>> => {
+    if (!r.ok) return r
+    if (r.value) return okRead(null)
+    const [d, sa] = await Promise.all([deploymentP, serviceAccountP])
+    if (!d.ok) return d
+    if (!sa.ok) return sa
+    return okRead(d.value ? renderedInstall(d.value, sa.value) : null)
+  })
+  const podsP = Promise.all([releaseP, renderedP]).then(([r, x]) => {
+    const install = r.ok && r.value ? r : x
+    if (!install.ok) return install
+    const i = install.value
+    return read('kubernetes: controller pods', async () => (i ? podsOf(kube, i) : []))
+  })
   const [
     release,
+    rendered,
     serviceAccount,
     deployment,
     pods,
@@ -437,24 +476,10 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
     awsNode,
   ] = await Promise.all([
     releaseP,
-    dependent(
-      'kubernetes: controller ServiceAccount',
-      async (r) => {
-        const configured = (r.computedValues.serviceAccount as { name?: string } | undefined)?.name
-        const name = r.renderedServiceAccount?.name ?? (configured || r.name)
-        return serviceAccountOf(kube, r.namespace, name)
-      },
-      null,
-    ),
-    // Without a release (installed by manifests, or half removed) the controller may still run: find it by label.
-    releaseP.then((r) =>
-      r.ok
-        ? read('kubernetes: controller Deployment', () =>
-            r.value ? deploymentOf(kube, r.value) : anyKarpenterDeployment(kube),
-          )
-        : r,
-    ),
-    dependent('kubernetes: controller pods', (r) => podsOf(kube, r), [] as Pod[]),
+    renderedP,
+    serviceAccountP,
+    deploymentP,
+    podsP,
     read('kubernetes: nodes', () => nodes(kube)),
     read('kubernetes: NodePools', () => nodePools(kube)),
     read('kubernetes: EC2NodeClasses', () => nodeClasses(kube)),
@@ -477,6 +502,7 @@ async function collectAll(kube: KubeClient): Promise<Facts['kube']> {
   ])
   return {
     release,
+    rendered,
     serviceAccount,
     deployment,
     pods,

@@ -1,6 +1,7 @@
 // Collects every fact doctor's checks need about one cluster, concurrently, each distinct read once.
 // Dependent reads start as soon as what they need is known, so the run takes about
 // (longest chain of dependent calls) round trips, not the sum of them.
+import { installOf } from './rendered-install.js'
 import type * as sts from '@aws-sdk/client-sts'
 import type { RunContext } from '../context/run-context.js'
 import { withoutUserinfo } from '../context/aws.js'
@@ -107,7 +108,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
   const [who, cluster] = await Promise.all([whoP, clusterP])
 
   const kube = await kubeP
-  const release = kube.release.ok ? kube.release.value : null
+  const release = installOf(kube)
   const sa = kube.serviceAccount.ok ? kube.serviceAccount.value : null
   const nodeClasses: EC2NodeClass[] = kube.nodeClasses.ok ? kube.nodeClasses.value : []
 
@@ -396,7 +397,7 @@ function startNetworkReads(aws: Aws, nodeClasses: EC2NodeClass[], cluster: Facts
 /** The interruption queue (and its KMS key), the rules that feed it, and where they deliver instead. */
 function startInterruptionReads(ctx: RunContext, kube: KubeFacts, who: Who) {
   const { aws } = ctx
-  const release = kube.release.ok ? kube.release.value : null
+  const release = installOf(kube)
   // The queue as the checks derive it (a URL or ARN in the setting still names the queue meant).
   const deployment = kube.deployment.ok ? kube.deployment.value : null
   const queueRef = interruptionQueueOf(release, deployment, {

@@ -89,6 +89,8 @@ export const FREE_TEXT: FreeTextField[] = [
       'toleration-value-types (lints the whole tree), sts-regional-annotation, helm-release and the settings every check reads',
   },
   { path: 'kube.release.value.computedValues', judgedBy: 'as kube.release.value.values' },
+  // An install with no release: the settings read back from the controller's env, the judged annotations.
+  { path: 'kube.rendered.value.computedValues', judgedBy: 'as kube.release.value.values' },
   { path: '**.status.conditions.*.message', judgedBy: 'nodeclass-ready, why (NodeClaims, NodePools, pods)' },
   { path: 'events.value.*.message', judgedBy: 'why (the Events it prints for a pod)' },
   { path: 'controllerLog.**', judgedBy: "why (the controller's log lines it prints)" },

@@ -461,6 +461,23 @@ export interface HelmRelease {
   renderedServiceAccount?: { name: string; annotations: Record<string, unknown> }
 }
 
+/** The tool that applied a Karpenter install that has no Helm release. */
+export interface RenderedBy {
+  /** argocd: Argo CD's tracking mark; flux: kustomize-controller's labels; manifests: neither. */
+  tool: 'argocd' | 'flux' | 'manifests'
+  /** The Argo CD Application, or the Flux Kustomization as `namespace/name`. */
+  name?: string
+}
+
+/**
+ * An install with no Helm release (Argo CD, Flux, `helm template | kubectl apply`), read back from the
+ * live controller Deployment and ServiceAccount in a release's shape: `values` is empty, `computedValues`
+ * holds what the chart rendered into them.
+ */
+export interface RenderedInstall extends HelmRelease {
+  renderedBy: RenderedBy
+}
+
 /** Legacy (v0.x) objects, found to explain an upgrade path instead of failing obscurely. */
 export interface LegacyObjects {
   provisioners: string[]
@@ -573,6 +590,11 @@ export interface Facts {
   }
   kube: {
     release: Read<HelmRelease | null>
+    /**
+     * When there is no Helm release but a controller Deployment runs: the install it shows. Absent in
+     * snapshots saved before karpctl read it.
+     */
+    rendered?: Read<RenderedInstall | null>
     serviceAccount: Read<ServiceAccount | null>
     deployment: Read<Deployment | null>
     pods: Read<Pod[]>

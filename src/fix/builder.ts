@@ -1,4 +1,5 @@
 // What every doctor --fix builder shares: its shape, and the names it derives from the facts.
+import { installOf } from '../facts/rendered-install.js'
 import type { Finding } from '../checks/types.js'
 import type { Facts } from '../facts/types.js'
 import type { DeploymentRef } from '../plan/resources/restart.js'
@@ -24,6 +25,8 @@ export const arn = (f: Facts, service: string, resource: string, region = f.meta
   `arn:${f.meta.partition}:${service}:${region}:${f.meta.accountId ?? ''}:${resource}`
 export const group = (check: string) => `fix: ${check}`
 export const release = (facts: Facts) => (facts.kube.release.ok ? facts.kube.release.value : null)
+/** The install, Helm's or not: for repairs outside the chart's values (an association, a role). */
+export const install = (facts: Facts) => installOf(facts.kube)
 /** The controller Deployment, restarted after a change its pods read only when they start. */
 export const controllerDeployment = (facts: Facts): DeploymentRef => ({
   namespace: controllerNamespace(facts),

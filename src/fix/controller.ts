@@ -5,7 +5,7 @@ import { controllerServiceAccount } from '../checks/lib/trust.js'
 import { ownershipTags } from '../desired/install.js'
 import { valueTypeEdits } from './helm-values.js'
 import type { Finding } from '../checks/types.js'
-import { Builder, arn, group, release, controllerDeployment } from './builder.js'
+import { Builder, arn, group, install, release, controllerDeployment } from './builder.js'
 
 /** Toleration, annotation and label values that are not strings: set as strings in the one Helm repair. */
 export const valueTypes: Builder = (facts, failing) => {
@@ -40,7 +40,8 @@ export const stsAnnotation: Builder = (facts, failing, check, opts) => {
 }
 /** No association for the controller's ServiceAccount: one, to the controller role, then a restart. */
 export const podIdentity: Builder = (facts, failing, check) => {
-  const r = release(facts)
+  // An association is AWS's, not the chart's: made for an install with no Helm release too.
+  const r = install(facts)
   // The role the finding proved (the controller role read, or the near-miss association's): never a guess.
   const roleOf = (f: Finding) => (f.evidence as { roleArn?: unknown } | undefined)?.roleArn
   const missing = failing.filter((f) => f.code === 'no-association' && typeof roleOf(f) === 'string')

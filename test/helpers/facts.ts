@@ -1,5 +1,6 @@
 // A healthy, getting-started-style Karpenter 1.14.1 install on cluster `demo` (IRSA, aws-auth),
 // as facts. Tests break one thing at a time with `healthyFacts((f) => { ... })`.
+import { renderedInstall } from '../../src/facts/rendered-install.js'
 import type {
   EC2NodeClass,
   Facts,
@@ -7,6 +8,7 @@ import type {
   PermissionEvaluation,
   Read,
   RoleFacts,
+  RenderedBy,
 } from '../../src/facts/types.js'
 import type { PolicyDocument, PolicyStatement } from '../../src/policy/types.js'
 import { controllerPolicyDocuments, INTERRUPTION_RULES } from '../../src/desired/controller-policy.js'
@@ -445,5 +447,18 @@ export function clusterAutoscalerDeployment(replicas: number, cluster = CLUSTER)
         },
       },
     },
+  }
+}
+
+/**
+ * The healthy facts as Argo CD (or Flux, or `helm template | kubectl apply`) leaves them: no Helm
+ * release, the install read back from the live Deployment and ServiceAccount as the collector does.
+ */
+export function withoutHelm(by: RenderedBy = { tool: 'argocd', name: 'karpenter' }) {
+  return (f: Facts): void => {
+    const d = f.kube.deployment.ok ? f.kube.deployment.value : null
+    const sa = f.kube.serviceAccount.ok ? f.kube.serviceAccount.value : null
+    f.kube.release = ok(null)
+    f.kube.rendered = ok(d ? { ...renderedInstall(d, sa), renderedBy: by } : null)
   }
 }

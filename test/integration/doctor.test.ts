@@ -24,6 +24,7 @@ import {
   healthyFacts,
   irsaTrust,
   kmsUseStatements,
+  withoutHelm,
 } from '../helpers/facts.js'
 import {
   defaultReleaseValues,
@@ -143,6 +144,43 @@ test('Pod Identity instead of IRSA: the same cluster stays green and the associa
   assert.deepEqual(failing.map(describe), [])
   assert.deepEqual(m.duplicates(), [])
   assert.ok(m.isDone(), m.pending().join('\n'))
+})
+
+// Argo CD renders the chart with `helm template` and applies the objects (argoproj/argo-cd#3867): no
+// Helm release, its tracking annotation on each object. EKS Blueprints' GitOps Bridge installs Karpenter so.
+const appliedByArgo = (s: MockState) => {
+  s.kube.helmSecrets = s.kube.helmSecrets.filter((x) => x.metadata.labels?.name !== 'karpenter')
+  const d = s.kube.deployments.find((x) => x.metadata.name === 'karpenter')!
+  d.metadata.labels = { ...d.metadata.labels, 'helm.sh/chart': 'karpenter-1.14.1' }
+  d.metadata.annotations = {
+    'argocd.argoproj.io/tracking-id': 'karpenter:apps/Deployment:kube-system/karpenter',
+  }
+}
+
+test('Karpenter applied by Argo CD (no Helm release): judged from the live objects, green as the Helm install, each read once', async (t) => {
+  const m = mock(t, { mutate: appliedByArgo })
+  const outcome = await doctor(live(m))
+  const rendered = outcome.facts.kube.rendered
+  assert.ok(rendered?.ok && rendered.value)
+  assert.deepEqual(rendered.value.renderedBy, { tool: 'argocd', name: 'karpenter' })
+  assert.equal(rendered.value.chartVersion, '1.14.1')
+  const failing = outcome.results.filter((r) => r.status === 'fail' || r.status === 'warn')
+  assert.deepEqual(failing.map(describe), [])
+  // The checks that read the install ran on wire data: the ServiceAccount and its role were found.
+  for (const id of ['irsa-trust-policy', 'controller-policy', 'interruption-queue', 'karpenter-version'])
+    assert.equal(result(outcome, id).status, 'pass', describe(result(outcome, id)))
+  assert.equal(result(outcome, 'toleration-value-types').status, 'skipped')
+  assert.match(
+    messages(result(outcome, 'karpenter-version')),
+    /no Helm release: Argo CD application "karpenter"/,
+  )
+  assert.deepEqual(m.duplicates(), [], 'wire: the same request reached the API twice')
+  // The same facts, made by hand, judge the same way.
+  const fromFacts = runChecks(catalog, healthyFacts(withoutHelm()))
+  assert.deepEqual(
+    outcome.results.map((r) => [r.meta.id, r.status]),
+    fromFacts.map((r) => [r.meta.id, r.status]),
+  )
 })
 
 test('IAM throttles GetRole of the controller role (maxAttempts 1): dependent checks are unknown, never pass', async (t) => {

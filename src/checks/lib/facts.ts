@@ -1,7 +1,14 @@
 // Helpers that let a check read facts in straight-line code: a read that failed throws
 // `NotCollected`, which the runner turns into an `unknown` finding carrying the reason;
 // `skip()` throws a `Skipped` that becomes a `skipped` finding. So no check can pass on missing data.
-import type { EC2NodeClass, Facts, HelmRelease, Read, ReadFailure } from '../../facts/types.js'
+import type {
+  EC2NodeClass,
+  Facts,
+  HelmRelease,
+  Read,
+  ReadFailure,
+  RenderedInstall,
+} from '../../facts/types.js'
 import { type KarpenterVersion, parseVersion } from '../../desired/version.js'
 
 export class NotCollected extends Error {
@@ -44,11 +51,37 @@ export function valueAt(values: Record<string, unknown> | undefined, path: strin
 
 export { type KarpenterVersion, parseVersion }
 
-/** The installed release, or a skip when Karpenter's Helm release was not found. */
-export function needRelease(facts: Facts): HelmRelease {
+/**
+ * The install: its Helm release, else, when Argo CD, Flux or `kubectl apply` put Karpenter there
+ * without one, what its live Deployment and ServiceAccount show (facts/rendered-install.ts). A skip
+ * when neither was found.
+ */
+export function needRelease(facts: Facts): HelmRelease | RenderedInstall {
   const release = need(facts.kube.release)
-  if (!release) skip('no Karpenter Helm release found in the cluster')
-  return release
+  if (release) return release
+  const rendered = facts.kube.rendered ? need(facts.kube.rendered) : null
+  if (!rendered) skip('no Karpenter Helm release and no controller Deployment found in the cluster')
+  return rendered
+}
+
+/** The Helm release itself, for what only Helm holds (its values as typed, its history): a skip without one. */
+export function needHelmRelease(facts: Facts): HelmRelease {
+  const release = need(facts.kube.release)
+  if (release) return release
+  const rendered = facts.kube.rendered?.ok ? facts.kube.rendered.value : null
+  if (rendered)
+    skip(`Karpenter was installed without Helm (${appliedBy(rendered)}): there is no Helm release to judge`)
+  skip('no Karpenter Helm release found in the cluster')
+}
+
+export const isRendered = (r: HelmRelease): r is RenderedInstall => 'renderedBy' in r
+
+/** Who applied an install with no release, in words: `Argo CD application "karpenter"`. */
+export function appliedBy(r: RenderedInstall): string {
+  const { tool, name } = r.renderedBy
+  if (tool === 'argocd') return name ? `Argo CD application "${name}"` : 'Argo CD'
+  if (tool === 'flux') return name ? `Flux Kustomization "${name}"` : 'Flux'
+  return 'applied as manifests, e.g. helm template | kubectl apply'
 }
 
 export function releaseVersion(release: HelmRelease): KarpenterVersion | null {

@@ -8,7 +8,9 @@ import {
   V1_MIGRATION_URL,
   V1BETA1_MIGRATION_URL,
 } from './compat.js'
-import { parseVersion, shellQuote, type KarpenterVersion } from './facts.js'
+import { appliedBy, isRendered, parseVersion, shellQuote, type KarpenterVersion } from './facts.js'
+import type { Finding } from '../types.js'
+import { SETTINGS_FROM_ENV } from '../../facts/rendered-install.js'
 import { optional } from './parts.js'
 
 export const KARPENTER_GROUPS = ['karpenter.sh', 'karpenter.k8s.aws']
@@ -93,6 +95,39 @@ export function controllerNamespace(facts: Facts): string {
 
 export function controllerDeploymentName(facts: Facts): string {
   return optional(facts.kube.deployment)?.metadata.name ?? optional(facts.kube.release)?.name ?? 'karpenter'
+}
+
+/**
+ * A fix that changes the controller's live objects (kubectl set env, annotate) on an install with no
+ * Helm release: Argo CD and Flux apply their own render again at the next sync, so say where the change
+ * must also be made for it to last. Nothing for a Helm release or plain manifests.
+ */
+export function renderedNote(release: HelmRelease): string {
+  if (!isRendered(release) || release.renderedBy.tool === 'manifests') return ''
+  return `; Karpenter has no Helm release here (${appliedBy(release)}): make the same change in the Helm values it renders the chart with, or its next sync undoes it`
+}
+
+/**
+ * Sets one of the chart's settings: `helm upgrade --set` on a Helm release; with no release, in the
+ * controller's environment, where the chart rendered it (kubectl set env restarts the controller).
+ */
+export function setSettingCommand(facts: Facts, release: HelmRelease, key: string, value: string): string {
+  const env = SETTINGS_FROM_ENV.find(([, k]) => `settings.${k}` === key)?.[0]
+  if (isRendered(release) && env)
+    return `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} ${env}=${shellQuote(value)}`
+  return helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(value)}`)
+}
+
+/** The findings with `renderedNote` added to every fix that changes the controller's live objects. */
+export function withRenderedNote(release: HelmRelease, findings: Finding[]): Finding[] {
+  const note = renderedNote(release)
+  if (!note) return findings
+  const live = /^kubectl (set env deployment\/|annotate serviceaccount )/
+  return findings.map((f) =>
+    f.fix?.commands?.some((c) => live.test(c))
+      ? { ...f, fix: { ...f.fix, summary: f.fix.summary + note } }
+      : f,
+  )
 }
 
 export function helmInstallCommand(

@@ -37,11 +37,9 @@ const BACKUP_V1ALPHA5 =
   'kubectl get provisioners.karpenter.sh,awsnodetemplates.karpenter.k8s.aws -o yaml > karpenter-v1alpha5-backup.yaml'
 const BACKUP_V1BETA1 =
   'kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws -o yaml > karpenter-v1beta1-backup.yaml'
+// The install a partial removal's fix prints.
 const INSTALL =
   'helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1 --namespace kube-system --create-namespace --set settings.clusterName=demo --wait'
-const NO_HELM_SUMMARY =
-  'manage Karpenter with Helm so upgrades also carry its values, or keep your tool and ignore the Helm-only checks'
-
 test('karpenter-version is an error-severity helm check', () => {
   assert.equal(karpenterVersion.meta.id, 'karpenter-version')
   assert.equal(karpenterVersion.meta.severity, 'error')
@@ -192,51 +190,82 @@ test('on a v1 release, only Provisioners left: no AWSNodeTemplate delete', () =>
   ])
 })
 
-test('a controller without a Helm release: warn, the Deployment and CRDs as evidence, a helm install', () => {
+test('a controller without a Helm release (helm template | kubectl apply): its image says 1.14.1, a current install', () => {
   assert.deepEqual(run(noRelease), [
     {
-      status: 'warn',
-      subject: 'Deployment kube-system/karpenter',
+      status: 'pass',
+      subject: 'kube-system/karpenter',
       message:
-        "Karpenter 1.14.1 runs as Deployment kube-system/karpenter but no Helm release was found (installed with helm template | kubectl apply, Argo CD or similar): checks that read the chart's values cannot run",
+        'Karpenter 1.14.1 (Deployment kube-system/karpenter, no Helm release: applied as manifests, e.g. helm template | kubectl apply) is a current v1 install',
       evidence: {
-        crds: V1_SERVED,
-        legacyObjects: NO_LEGACY,
-        deployment: 'kube-system/karpenter',
-        image: 'public.ecr.aws/karpenter/controller:1.14.1',
+        release: 'kube-system/karpenter',
+        chartVersion: '1.14.1',
+        appVersion: undefined,
+        renderedBy: { tool: 'manifests' },
       },
-      fix: { summary: NO_HELM_SUMMARY, commands: [INSTALL] },
     },
   ])
 })
 
-test('a controller without a release, in its own namespace: the install goes there', () => {
-  const findings = run(
-    both(noRelease, (f) => {
-      if (f.kube.deployment.ok && f.kube.deployment.value)
-        f.kube.deployment.value.metadata.namespace = 'karpenter'
-    }),
+// Argo CD renders the chart with `helm template` and applies the objects: no Helm release
+// (argoproj/argo-cd#3867); its annotation tracking marks each object with the Application.
+const byArgo = (f: Facts) => {
+  if (!f.kube.deployment.ok || !f.kube.deployment.value) return
+  const meta = f.kube.deployment.value.metadata
+  meta.labels = { ...meta.labels, 'helm.sh/chart': 'karpenter-1.0.14', 'app.kubernetes.io/version': '1.0.14' }
+  meta.annotations = { 'argocd.argoproj.io/tracking-id': 'karpenter:apps/Deployment:kube-system/karpenter' }
+  // A private mirror of the image, by digest only: the chart's label still says the version.
+  f.kube.deployment.value.image =
+    '111122223333.dkr.ecr.us-west-2.amazonaws.com/karpenter/controller@sha256:abc'
+  f.kube.deployment.value.env = { ...f.kube.deployment.value.env, DISABLE_WEBHOOK: 'false' }
+}
+
+test('Argo CD applied a 1.0.14 chart: the v1.0 line, named with its Application, and no helm command', () => {
+  const findings = run(both(noRelease, byArgo))
+  assert.equal(findings.length, 1)
+  assert.equal(findings[0]?.status, 'warn')
+  assert.equal(
+    findings[0]?.message,
+    'Karpenter 1.0.14 (Deployment kube-system/karpenter, no Helm release: Argo CD application "karpenter") is the v1.0.x conversion line: its webhooks on 8443 must be reachable from the control plane; upgrade to v1.1 or later to end webhooks and v1beta1',
   )
-  assert.deepEqual(findings[0]?.fix?.commands, [INSTALL.replace('kube-system', 'karpenter')])
+  assert.equal(findings[0]?.fix?.commands, undefined)
+  assert.match(
+    findings[0]?.fix?.summary ?? '',
+    /raise the chart version Argo CD application "karpenter" renders to 1\.14\.1/,
+  )
 })
 
-test('a controller without a release or a namespace: the install goes to kube-system', () => {
+test('a rendered install read by the collector wins over the Deployment alone (Flux)', () => {
   const findings = run(
     both(noRelease, (f) => {
-      if (f.kube.deployment.ok && f.kube.deployment.value)
-        f.kube.deployment.value.metadata.namespace = undefined
+      f.kube.rendered = ok({
+        name: 'karpenter',
+        namespace: 'kube-system',
+        revision: 0,
+        status: 'deployed',
+        chartName: 'karpenter',
+        chartVersion: '1.13.0',
+        values: {},
+        computedValues: {},
+        renderedBy: { tool: 'flux', name: 'flux-system/karpenter' },
+      })
     }),
   )
-  assert.deepEqual(findings[0]?.fix?.commands, [INSTALL])
+  assert.equal(findings[0]?.status, 'pass')
+  assert.match(
+    findings[0]?.message ?? '',
+    /^Karpenter 1\.13\.0 \(Deployment kube-system\/karpenter, no Helm release: Flux Kustomization "flux-system\/karpenter"\)/,
+  )
 })
 
-test('a controller image without a version: named by its image, judged by the CRDs (v1)', () => {
+test('a controller image without a version: named by its image, no helm install (Helm would refuse the objects)', () => {
   const findings = run(both(noRelease, withImage('registry.local/karpenter:latest')))
   assert.equal(findings[0]?.status, 'warn')
   assert.equal(
     findings[0]?.message,
-    "Karpenter (image registry.local/karpenter:latest) runs as Deployment kube-system/karpenter but no Helm release was found (installed with helm template | kubectl apply, Argo CD or similar): checks that read the chart's values cannot run",
+    'Karpenter (image registry.local/karpenter:latest) runs as Deployment kube-system/karpenter with no Helm release, and neither its labels nor its image tag name its version: its generation cannot be judged',
   )
+  assert.equal(findings[0]?.fix?.commands, undefined)
 })
 
 test('a controller with no image read and v1.0 CRDs: the image is unknown, the v1.0 line is named', () => {
@@ -246,7 +275,7 @@ test('a controller with no image read and v1.0 CRDs: the image is unknown, the v
   assert.equal(findings[0]?.status, 'warn')
   assert.equal(
     findings[0]?.message,
-    "Karpenter (image unknown) runs as Deployment kube-system/karpenter but no Helm release was found (installed with helm template | kubectl apply, Argo CD or similar): checks that read the chart's values cannot run; it is the v1.0.x webhook/conversion line: upgrade to v1.1 or later",
+    'Karpenter (image unknown) runs as Deployment kube-system/karpenter with no Helm release, and neither its labels nor its image tag name its version; it is the v1.0.x webhook/conversion line: upgrade to v1.1 or later',
   )
 })
 
@@ -254,7 +283,7 @@ test('a v1.0.x controller image without a release names the v1.0 line', () => {
   const findings = run(both(noRelease, withImage('public.ecr.aws/karpenter/controller:1.0.8')))
   assert.match(
     findings[0]?.message ?? '',
-    /cannot run; it is the v1\.0\.x webhook\/conversion line: upgrade to v1\.1 or later$/,
+    /^Karpenter 1\.0\.8 \(Deployment .*\) is the v1\.0\.x conversion line/,
   )
 })
 

@@ -7,6 +7,8 @@ import {
   describeFailure,
   isLegacy,
   need,
+  isRendered,
+  needHelmRelease,
   needRelease,
   nodeClassRoleName,
   NotCollected,
@@ -23,7 +25,7 @@ import {
 } from '../../../../src/checks/lib/facts.js'
 import type { EC2NodeClass, Facts, HelmRelease, ReadFailure } from '../../../../src/facts/types.js'
 import { nodeClass, setChartVersion } from '../../../helpers/check-fixtures.js'
-import { failed, healthyFacts, ok } from '../../../helpers/facts.js'
+import { failed, healthyFacts, ok, withoutHelm } from '../../../helpers/facts.js'
 
 const failure = (kind: ReadFailure['kind'], message = 'm'): ReadFailure => ({
   code: 'C',
@@ -95,14 +97,33 @@ test('parseVersion: x.y.z with an optional v, anchored at the start', () => {
   assert.equal(parseVersion(undefined), null)
 })
 
-test('needRelease: the release, a skip without one, unknown when unreadable', () => {
+test('needRelease: the release, else the rendered install, a skip without either, unknown when unreadable', () => {
   assert.equal(needRelease(healthyFacts()).name, 'karpenter')
   assert.throws(
     () => needRelease(healthyFacts((f) => (f.kube.release = ok(null)))),
     (err: unknown) =>
-      err instanceof Skipped && err.message === 'no Karpenter Helm release found in the cluster',
+      err instanceof Skipped &&
+      err.message === 'no Karpenter Helm release and no controller Deployment found in the cluster',
   )
+  const viaArgo = healthyFacts(withoutHelm())
+  assert.equal(needRelease(viaArgo).namespace, 'kube-system')
+  assert.equal(isRendered(needRelease(viaArgo)), true)
   assert.throws(() => needRelease(healthyFacts((f) => (f.kube.release = failed('x')))), NotCollected)
+  assert.throws(
+    () => needRelease(healthyFacts((f) => ((f.kube.release = ok(null)), (f.kube.rendered = failed('y'))))),
+    NotCollected,
+  )
+})
+
+test('needHelmRelease: a rendered install is skipped, naming who applied it', () => {
+  const f = healthyFacts(withoutHelm())
+  assert.throws(
+    () => needHelmRelease(f),
+    (err: unknown) =>
+      err instanceof Skipped &&
+      err.message ===
+        'Karpenter was installed without Helm (Argo CD application "karpenter"): there is no Helm release to judge',
+  )
 })
 
 test('releaseVersion: the chart version, else the app version', () => {
