@@ -1,6 +1,7 @@
 // The fleet doctor use case: discover the clusters, then doctor each (collect, then the whole catalog) with
 // a bound on how many run at once and a time limit each. A cluster that cannot be judged is `unknown` with
 // the reason and never stops the rest; the run's exit code is its worst cluster's.
+import { installOf } from '../facts/rendered-install.js'
 import { catalog } from '../checks/catalog.js'
 import { couldNotTell, hasErrorFailure, runChecks, selectChecks } from '../checks/run.js'
 import type { CheckResult } from '../checks/types.js'
@@ -170,7 +171,8 @@ async function judgeCluster(
     ])
     const results = runChecks(checks, facts)
     const none = withoutKarpenter(facts)
-    const release = facts.kube.release.ok ? facts.kube.release.value : null
+    // Its Helm release, or the install Argo CD, Flux or kubectl applied.
+    const release = installOf(facts.kube)
     return {
       cluster,
       state: none ? 'no-karpenter' : 'judged',

@@ -8,7 +8,9 @@ import { podIdentity } from '../checks/pod-identity.js'
 import { runChecks } from '../checks/run.js'
 import type { RunContext } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
-import { findRelease, releaseNamed } from '../facts/collect-kube.js'
+import { anyKarpenterDeployment, findRelease, releaseNamed } from '../facts/collect-kube.js'
+import { renderedBy } from '../facts/rendered-install.js'
+import { EnvironmentError } from '../errors.js'
 import type { Facts, HelmRelease } from '../facts/types.js'
 import { interruptionRules } from '../desired/interruption.js'
 import { OWNERSHIP } from '../desired/ownership.js'
@@ -31,10 +33,34 @@ export interface ExistingInstall {
 /** The running Karpenter when another tool installed it; null when there is none or it is karpctl's. */
 export async function findExisting(ctx: RunContext): Promise<ExistingInstall | null> {
   const any = await findRelease(ctx.kube)
-  if (!any) return null
+  if (!any) {
+    await refuseRendered(ctx)
+    return null
+  }
   const named = await releaseNamed(ctx.kube, any.namespace, any.name)
   if (named?.labels[OWNERSHIP.managedBy] === 'karpctl') return null
   return existingFrom(await collect(ctx))
+}
+
+/**
+ * A controller that runs with no Helm release (Argo CD, Flux, `helm template | kubectl apply`): a Helm
+ * install beside it would be a second Karpenter fighting the first over every NodeClaim, and Helm
+ * cannot take the objects over (it refuses objects it did not create). Stop, and say what runs.
+ */
+async function refuseRendered(ctx: RunContext): Promise<void> {
+  const d = await anyKarpenterDeployment(ctx.kube)
+  if (!d) return
+  const by = renderedBy(d)
+  const who =
+    by.tool === 'argocd'
+      ? `Argo CD${by.name ? ` application "${by.name}"` : ''}`
+      : by.tool === 'flux'
+        ? `Flux${by.name ? ` Kustomization "${by.name}"` : ''}`
+        : 'manifests, not Helm'
+  throw new EnvironmentError(
+    `Karpenter already runs in cluster ${ctx.options.clusterName} as Deployment ${d.metadata.namespace}/${d.metadata.name} with no Helm release (applied by ${who}): installing would start a second controller beside it; manage it where it is applied, and check it with \`karpctl doctor\``,
+    'INSTALLED_BY_OTHER_TOOL',
+  )
 }
 
 export function existingFrom(facts: Facts): ExistingInstall | null {

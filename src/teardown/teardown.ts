@@ -170,8 +170,10 @@ export async function teardownResources(
   // What doctor --fix repaired is given back when the install it repaired goes too: karpctl's release
   // is removed here, or no Karpenter runs any more (a re-run after the release went).
   const release = facts.kube.release.ok ? facts.kube.release.value : undefined
-  const repairs =
-    helmSecrets?.items.some((x) => x.metadata.labels?.name === 'karpenter') === true || release === null
+  // A controller Argo CD, Flux or kubectl applied still runs without a release: it keeps its repairs.
+  const rendered = facts.kube.rendered
+  const noneRuns = release === null && (rendered === undefined || (rendered.ok && rendered.value === null))
+  const repairs = helmSecrets?.items.some((x) => x.metadata.labels?.name === 'karpenter') === true || noneRuns
   out.push(queueAbsent({ name: n.queueName, ownership: tags, repairs, dependsOn: afterController }))
   if (found.queue && found.queue !== n.queueName)
     out.push({

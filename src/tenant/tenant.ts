@@ -5,6 +5,7 @@ import { runChecks } from '../checks/run.js'
 import { catalog } from '../checks/catalog.js'
 import type { CheckResult } from '../checks/types.js'
 import { EnvironmentError } from '../errors.js'
+import { installOf as installOfKube } from '../facts/rendered-install.js'
 import type { Facts, NodePool, Read } from '../facts/types.js'
 import { nodeRolePolicies } from '../plan/resources/node-role-policies.js'
 import { awsAuthEntry } from '../plan/resources/aws-auth.js'
@@ -38,9 +39,11 @@ function readOrThrow<T>(what: string, r: Read<T>, cluster: string): T {
 /** The install tenants build on, from doctor's facts; one clear error when there is none. */
 export function installOf(facts: Facts): InstallFacts {
   const fix = 'run `karpctl install` first (or `karpctl doctor` to see what is wrong)'
-  if (!readOrThrow('the Karpenter Helm release', facts.kube.release, facts.meta.clusterName))
+  const release = readOrThrow('the Karpenter Helm release', facts.kube.release, facts.meta.clusterName)
+  // A controller Argo CD, Flux or kubectl applied is an install too: tenants change no Helm value.
+  if (!release && !installOfKube(facts.kube))
     throw new EnvironmentError(
-      `no Karpenter Helm release found in cluster ${facts.meta.clusterName}: ${fix}`,
+      `no Karpenter Helm release or controller Deployment found in cluster ${facts.meta.clusterName}: ${fix}`,
       'NOT_INSTALLED',
     )
   if (!facts.iam.controllerRoleName)

@@ -3,6 +3,7 @@
 // preconditions, the controller role's new permissions, the CRDs, the controller, then what the old
 // version alone needed (the 8443 rule of the 1.0.x webhooks). Applied by the one executor; every step
 // observes what is there, so a re-run is a no-op and a stopped run is finished by running it again.
+import { appliedBy } from '../checks/lib/facts.js'
 import { KARPENTER_CHART, KARPENTER_CRD_CHART } from '../checks/lib/compat.js'
 import { EnvironmentError } from '../errors.js'
 import { releaseNamed } from '../facts/collect-kube.js'
@@ -56,6 +57,13 @@ const CRD_RELEASE = 'karpenter-crd'
 /** The install's Karpenter release, or the one-line error that says there is none to upgrade. */
 export function releaseOf(facts: Facts): HelmRelease {
   const r = facts.kube.release.ok ? facts.kube.release.value : null
+  const rendered = !r && facts.kube.rendered?.ok ? facts.kube.rendered.value : null
+  // Argo CD, Flux or kubectl applied it: a Helm upgrade would install a second controller beside it.
+  if (rendered)
+    throw new EnvironmentError(
+      `Karpenter ${rendered.chartVersion} runs in cluster ${facts.meta.clusterName} with no Helm release (${appliedBy(rendered)}): upgrade it where it is applied (raise the chart version it renders), then run \`karpctl doctor\``,
+      'INSTALLED_BY_OTHER_TOOL',
+    )
   if (!r)
     throw new EnvironmentError(
       `no Karpenter Helm release found in cluster ${facts.meta.clusterName}: run \`karpctl install\` (or \`karpctl doctor\` to see what runs)`,

@@ -12,6 +12,7 @@ import type { PolicyStatement } from '../../src/policy/types.js'
 import { CallLog } from '../../src/context/limiter.js'
 import { createRunContext } from '../../src/context/run-context.js'
 import { doctor, type DoctorOutcome } from '../../src/doctor/doctor.js'
+import { findExisting } from '../../src/install/existing.js'
 import { EnvironmentError } from '../../src/errors.js'
 import {
   CLUSTER,
@@ -180,6 +181,19 @@ test('Karpenter applied by Argo CD (no Helm release): judged from the live objec
   assert.deepEqual(
     outcome.results.map((r) => [r.meta.id, r.status]),
     fromFacts.map((r) => [r.meta.id, r.status]),
+  )
+})
+
+test('install on a cluster where Argo CD runs Karpenter: refused, naming the Deployment and the Application', async (t) => {
+  const m = mock(t, { mutate: appliedByArgo })
+  const ctx = await createRunContext(m.runOptions({ maxAttempts: 1 }))
+  await assert.rejects(
+    findExisting(ctx),
+    (err: unknown) =>
+      err instanceof EnvironmentError &&
+      err.code === 'INSTALLED_BY_OTHER_TOOL' &&
+      err.message ===
+        'Karpenter already runs in cluster demo as Deployment kube-system/karpenter with no Helm release (applied by Argo CD application "karpenter"): installing would start a second controller beside it; manage it where it is applied, and check it with `karpctl doctor`',
   )
 })
 

@@ -56,7 +56,7 @@ test('tenantContext: no install is the one NOT_INSTALLED error, and the client i
   await assert.rejects(tenantContext(m.runOptions({ maxAttempts: 1 })), {
     code: 'NOT_INSTALLED',
     message:
-      'no Karpenter Helm release found in cluster demo: run `karpctl install` first (or `karpctl doctor` to see what is wrong)',
+      'no Karpenter Helm release or controller Deployment found in cluster demo: run `karpctl install` first (or `karpctl doctor` to see what is wrong)',
   })
   assert.deepEqual(released, ['adaptive'])
 })

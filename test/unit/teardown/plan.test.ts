@@ -7,7 +7,7 @@ import type { RunContext } from '../../../src/context/run-context.js'
 import type { Facts } from '../../../src/facts/types.js'
 import type { Resource } from '../../../src/plan/types.js'
 import { discovered, teardownResources, type TeardownOptions } from '../../../src/teardown/teardown.js'
-import { healthyFacts, healthyNodePool, ISSUER } from '../../helpers/facts.js'
+import { healthyFacts, healthyNodePool, ISSUER, withoutHelm } from '../../helpers/facts.js'
 
 const HELM_SECRETS = `/api/v1/secrets?labelSelector=${encodeURIComponent('owner=helm,karpctl.io/managed-by=karpctl')}`
 
@@ -316,6 +316,12 @@ test("the repairs' records go only with karpctl's release, or when no Karpenter 
     f.kube.release = { ok: true, value: null }
   })
   assert.deepEqual(await names(ctx(), gone), withRepairs)
+  // No release, but Argo CD's controller still runs: the repairs it needs stay.
+  assert.deepEqual(await names(ctx(), healthyFacts(withoutHelm())), without)
+  const noneAtAll = healthyFacts(
+    (f) => ((f.kube.release = { ok: true, value: null }), (f.kube.rendered = { ok: true, value: null })),
+  )
+  assert.deepEqual(await names(ctx(), noneAtAll), withRepairs)
   const unread = healthyFacts((f) => {
     f.kube.release = {
       ok: false,

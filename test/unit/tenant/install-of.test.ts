@@ -8,7 +8,7 @@ import { EnvironmentError } from '../../../src/errors.js'
 import type { EC2NodeClass, Facts } from '../../../src/facts/types.js'
 import { installOf } from '../../../src/tenant/tenant.js'
 import { tenantClass } from '../../helpers/check-fixtures.js'
-import { failed, healthyFacts, NODE_ROLE_ARN, ok } from '../../helpers/facts.js'
+import { failed, healthyFacts, NODE_ROLE_ARN, ok, withoutHelm } from '../../helpers/facts.js'
 
 const throwsEnv = (f: Facts, message: string, code: string) =>
   assert.throws(
@@ -32,11 +32,11 @@ test("a Helm release that could not be read is an error naming the read, not 'no
   )
 })
 
-test('no Helm release, or no controller role, is NOT_INSTALLED with the way out', () => {
+test('no Helm release and no controller, or no controller role, is NOT_INSTALLED with the way out', () => {
   // Kills: L58, L60, L62, L63.
   throwsEnv(
-    healthyFacts((f) => (f.kube.release = ok(null))),
-    `no Karpenter Helm release found in cluster demo: ${FIX}`,
+    healthyFacts((f) => ((f.kube.release = ok(null)), (f.kube.rendered = ok(null)))),
+    `no Karpenter Helm release or controller Deployment found in cluster demo: ${FIX}`,
     'NOT_INSTALLED',
   )
   throwsEnv(
@@ -44,6 +44,11 @@ test('no Helm release, or no controller role, is NOT_INSTALLED with the way out'
     `the Karpenter controller's IAM role could not be found (no IRSA annotation, no Pod Identity association): ${FIX}`,
     'NOT_INSTALLED',
   )
+})
+
+test('a controller Argo CD applied (no Helm release) is an install tenants build on', () => {
+  const install = installOf(healthyFacts(withoutHelm()))
+  assert.equal(install.controllerRoleName, 'KarpenterControllerRole-demo')
 })
 
 test('EC2NodeClasses that could not be read are an error naming the read', () => {

@@ -165,7 +165,7 @@ test("installOf: the install a tenant builds on, from doctor's facts; none is on
   none.kube.release = { ok: true, value: null }
   assert.throws(
     () => installOf(none),
-    /no Karpenter Helm release found in cluster demo: run `karpctl install` first/,
+    /no Karpenter Helm release or controller Deployment found in cluster demo: run `karpctl install` first/,
   )
 })
 

@@ -16,7 +16,8 @@ import {
   versionGate,
   type Judgement,
 } from '../../../src/upgrade/preconditions.js'
-import { upgradePlan } from '../../../src/upgrade/upgrade.js'
+import { releaseOf, upgradePlan } from '../../../src/upgrade/upgrade.js'
+import { EnvironmentError } from '../../../src/errors.js'
 import { migrateValues, VALUE_REMOVALS } from '../../../src/upgrade/values.js'
 import { controllerRole, setChartVersion, withoutPolicies } from '../../helpers/check-fixtures.js'
 import {
@@ -27,6 +28,7 @@ import {
   NODE_ROLE_ARN,
   ok,
   QUEUE_ARN,
+  withoutHelm,
 } from '../../helpers/facts.js'
 import { EKSCTL_STACK, GS_STACK, gettingStarted, ownedBy, policyArn } from '../../helpers/owners.js'
 import type { ApplyEnv, Step } from '../../../src/plan/types.js'
@@ -586,5 +588,20 @@ test("IAM: karpctl's role whose controller policies name no node role to pass is
   assert.match(
     step.resource.verdict(null).blocked ?? '',
     /none of karpctl's inline controller policies on it grants iam:PassRole on a node role/,
+  )
+})
+
+test('no Helm release: refused, naming who applied Karpenter (a Helm upgrade would add a second controller)', () => {
+  assert.throws(
+    () => releaseOf(healthyFacts(withoutHelm())),
+    (err: unknown) =>
+      err instanceof EnvironmentError &&
+      err.code === 'INSTALLED_BY_OTHER_TOOL' &&
+      err.message ===
+        'Karpenter 1.14.1 runs in cluster demo with no Helm release (Argo CD application "karpenter"): upgrade it where it is applied (raise the chart version it renders), then run `karpctl doctor`',
+  )
+  assert.throws(
+    () => releaseOf(healthyFacts((f) => ((f.kube.release = ok(null)), (f.kube.rendered = ok(null))))),
+    (err: unknown) => err instanceof EnvironmentError && err.code === 'NOT_INSTALLED',
   )
 })
