@@ -57,6 +57,8 @@ export const helmRelease: Check = {
 }
 
 const releaseRef = (r: HelmRelease) => `${r.namespace}/${r.name}`
+/** A Helm release, or the install another tool applied without one (its settings read from the live objects). */
+const installWord = (r: HelmRelease) => (isRendered(r) ? 'the install (no Helm release)' : 'release')
 
 function releaseStatus(facts: Facts, release: HelmRelease): Finding[] {
   const subject = releaseRef(release)
@@ -131,8 +133,8 @@ function clusterName(facts: Facts, release: HelmRelease): Finding[] {
       status: 'fail',
       subject,
       message: missing
-        ? `${key} is not set in release ${subject}: the controller cannot discover cluster ${expected}`
-        : `${key} of release ${subject} is ${JSON.stringify(value)}, but this cluster is ${expected}: the controller discovers the wrong cluster (endpoint, subnets, instances tagged for another cluster)`,
+        ? `${key} is not set in ${installWord(release)} ${subject}: the controller cannot discover cluster ${expected}`
+        : `${key} of ${installWord(release)} ${subject} is ${JSON.stringify(value)}, but this cluster is ${expected}: the controller discovers the wrong cluster (endpoint, subnets, instances tagged for another cluster)`,
       evidence: { [key]: value ?? null, clusterName: expected },
       fix: {
         summary: `set ${key} to ${expected}`,
@@ -175,7 +177,7 @@ function clusterEndpoint(facts: Facts, release: HelmRelease): Finding[] {
     {
       status: 'fail',
       subject,
-      message: `settings.clusterEndpoint of release ${subject} is ${JSON.stringify(value)}, but cluster ${facts.meta.clusterName}'s endpoint is ${cluster.endpoint}: nodes are told to join another API server and never register`,
+      message: `settings.clusterEndpoint of ${installWord(release)} ${subject} is ${JSON.stringify(value)}, but cluster ${facts.meta.clusterName}'s endpoint is ${cluster.endpoint}: nodes are told to join another API server and never register`,
       code: 'cluster-endpoint',
       evidence: { 'settings.clusterEndpoint': value, endpoint: cluster.endpoint },
       fix: {

@@ -38,6 +38,7 @@ import {
   type FixJson,
   type SeedResult,
 } from './bed/index.js'
+import { GITOPS_SCENARIOS } from './field-corpus/gitops.js'
 import { MORE_SCENARIOS } from './field-corpus/more.js'
 import { POD_IDENTITY_SCENARIOS } from './field-corpus/pod-identity.js'
 import { ROUND4_SCENARIOS } from './field-corpus/round4.js'
@@ -285,6 +286,7 @@ const SCENARIOS = [
   ...MORE_SCENARIOS,
   ...ROUND4_SCENARIOS,
   ...POD_IDENTITY_SCENARIOS,
+  ...GITOPS_SCENARIOS,
   ...SECOND_BREAKS,
 ]
 
