@@ -17,6 +17,7 @@ interface Judged {
 interface Ctx {
   clusterSg: string
   clusterCidrs: string[]
+  subnetIds: string[]
   region: string
   caveats?: string[]
 }
@@ -36,7 +37,7 @@ function judge(j: Judged, c: Ctx): Finding {
     return {
       status: 'unknown',
       subject: r.sg.id,
-      message: `${r.sg.id} allows tcp/8443 from ${r.open.join(', ')} only: whether that holds the control plane's addresses is unknown (the CIDRs of the cluster's subnets were not read)`,
+      message: `${r.sg.id} allows tcp/8443 from ${r.open.join(', ')} only: whether that holds the control plane's addresses is unknown (the CIDRs of the cluster's subnets ${c.subnetIds.join(', ') || '(none listed)'} were not read)`,
       ...extra,
     }
   const others =
@@ -157,7 +158,7 @@ export const sgWebhook8443: Check = {
           .map((s) => s.cidr as string),
       ),
     ]
-    const c: Ctx = { clusterSg, clusterCidrs, region: facts.meta.region }
+    const c: Ctx = { clusterSg, clusterCidrs, subnetIds: cluster.subnetIds, region: facts.meta.region }
     const why = noControllerNodes(facts)
     if (why)
       return byNodeClass(facts, { ...c, caveats: [`judged on the EC2NodeClasses' security groups: ${why}`] })
