@@ -28,6 +28,8 @@ export const DOCTOR_IAM_ACTIONS: readonly string[] = [
   'iam:SimulatePrincipalPolicy',
   'ec2:DescribeSubnets',
   'ec2:DescribeSecurityGroups',
+  // Only for Karpenter 1.0.x (webhooks): the instances the controller's pods run on.
+  'ec2:DescribeInstances',
   'sqs:GetQueueUrl',
   'sqs:GetQueueAttributes',
   'events:ListRuleNamesByTarget',

@@ -170,7 +170,7 @@ export async function podsOf(kube: KubeClient, r: HelmRelease): Promise<Pod[]> {
 
 interface RawNode {
   metadata: { name: string; labels?: Record<string, string> }
-  spec?: { taints?: Taint[] }
+  spec?: { taints?: Taint[]; providerID?: string }
   status?: { conditions?: { type: string; status: string }[]; nodeInfo?: { kubeletVersion?: string } }
 }
 
@@ -185,6 +185,7 @@ export async function nodes(kube: KubeClient): Promise<KubeNode[]> {
       n.metadata.labels?.['karpenter.sh/nodepool'] ?? n.metadata.labels?.['karpenter.sh/provisioner-name'],
     ),
     kubeletVersion: n.status?.nodeInfo?.kubeletVersion,
+    ...(n.spec?.providerID ? { providerID: n.spec.providerID } : {}),
   }))
 }
 

@@ -1,7 +1,18 @@
-// EC2 facts: the subnets and security groups each EC2NodeClass selector resolves to, with rules.
+// EC2 facts: the subnets and security groups each EC2NodeClass selector resolves to, with rules, and
+// the security groups of the instances the controller runs on.
 import type * as ec2 from '@aws-sdk/client-ec2'
 import type { Aws } from '../context/aws.js'
-import type { SecurityGroup, SelectorTerm, SgPermission, Subnet } from './types.js'
+import { parseVersion } from '../desired/version.js'
+import type {
+  ControllerNode,
+  HelmRelease,
+  KubeNode,
+  Pod,
+  SecurityGroup,
+  SelectorTerm,
+  SgPermission,
+  Subnet,
+} from './types.js'
 
 const tagsOf = (tags: ec2.Tag[] | undefined) =>
   Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']))
@@ -84,4 +95,82 @@ export async function vpcOfSubnet(aws: Aws, subnetId: string): Promise<string | 
     SubnetIds: [subnetId],
   })
   return out.Subnets?.[0]?.VpcId
+}
+
+/** The instance id in an EC2 node's spec.providerID (`aws:///us-west-2a/i-0abc…`). */
+export function instanceIdOf(providerID: string | undefined): string | undefined {
+  return /^aws:\/\/\/[^/]*\/(i-[0-9a-f]+)$/.exec(providerID ?? '')?.[1]
+}
+
+/** EKS Fargate's nodes: their label, their `fargate-ip-…` names, a providerID naming Fargate. */
+export const isFargate = (node: KubeNode) =>
+  node.labels['eks.amazonaws.com/compute-type'] === 'fargate' ||
+  node.name.startsWith('fargate-') ||
+  /fargate/.test(node.providerID ?? '')
+
+/** The groups on every network interface of each instance (the VPC CNI gives its ENIs the primary's). */
+async function instanceGroups(aws: Aws, ids: string[]): Promise<Map<string, string[]>> {
+  // A filter, not InstanceIds: an id that is gone then matches nothing instead of failing the whole read.
+  const out = await aws.call<ec2.DescribeInstancesCommandOutput>('ec2', 'DescribeInstances', {
+    Filters: [{ Name: 'instance-id', Values: ids }],
+  })
+  const groups = new Map<string, string[]>()
+  for (const i of (out.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
+    const onEnis = (i.NetworkInterfaces ?? []).flatMap((n) => n.Groups ?? [])
+    const all = [...onEnis, ...(i.SecurityGroups ?? [])].map((g) => g.GroupId ?? '').filter(Boolean)
+    groups.set(i.InstanceId ?? '', [...new Set(all)])
+  }
+  return groups
+}
+
+/**
+ * The nodes the controller's pods run on, each with its instance's security groups and their rules.
+ * Groups already read (the EC2NodeClasses', the cluster's: `known`) are not asked again.
+ */
+export async function controllerNodesOf(
+  aws: Aws,
+  w: { pods: Pod[]; nodes: KubeNode[]; known: () => Promise<SecurityGroup[]> },
+): Promise<ControllerNode[]> {
+  const names = [...new Set(w.pods.map((p) => p.nodeName ?? '').filter(Boolean))].sort()
+  const found = names.map((name) => {
+    const node = w.nodes.find((n) => n.name === name)
+    const fargate = node ? isFargate(node) : name.startsWith('fargate-')
+    return { name, fargate, instanceId: fargate ? undefined : instanceIdOf(node?.providerID) }
+  })
+  const ids = [...new Set(found.flatMap((n) => (n.instanceId ? [n.instanceId] : [])))].sort()
+  if (ids.length === 0) return found.map((n) => withGroups(n, undefined, new Map()))
+  const [groupsOf, known] = await Promise.all([instanceGroups(aws, ids), w.known()])
+  const byId = new Map(known.map((g) => [g.id, g]))
+  const missing = [...new Set([...groupsOf.values()].flat())].filter((id) => !byId.has(id)).sort()
+  if (missing.length) {
+    const out = await aws.call<ec2.DescribeSecurityGroupsCommandOutput>('ec2', 'DescribeSecurityGroups', {
+      Filters: [{ Name: 'group-id', Values: missing }],
+    })
+    for (const g of out.SecurityGroups ?? []) byId.set(g.GroupId ?? '', toSecurityGroup(g))
+  }
+  return found.map((n) => withGroups(n, n.instanceId ? groupsOf.get(n.instanceId) : undefined, byId))
+}
+
+function withGroups(
+  n: { name: string; fargate: boolean; instanceId?: string },
+  groupIds: string[] | undefined,
+  byId: Map<string, SecurityGroup>,
+): ControllerNode {
+  const base = { name: n.name, fargate: n.fargate, ...(n.instanceId ? { instanceId: n.instanceId } : {}) }
+  if (n.fargate) return base
+  if (!n.instanceId) return { ...base, unresolved: 'its spec.providerID names no EC2 instance' }
+  if (!groupIds) return { ...base, unresolved: `instance ${n.instanceId} was not found` }
+  const groups = groupIds.map((id) => byId.get(id))
+  if (groups.some((g) => !g))
+    return { ...base, unresolved: `a security group of ${n.instanceId} was not found` }
+  return { ...base, securityGroups: groups as SecurityGroup[] }
+}
+
+/**
+ * Karpenter before v1.1 (the only versions with webhooks): only then are the controller's nodes read.
+ * Coarse on purpose (webhook.enabled is the check's to judge): it spares every other install the read.
+ */
+export function mayServeWebhooks(release: HelmRelease | null): boolean {
+  const v = parseVersion(release?.chartVersion) ?? parseVersion(release?.appVersion)
+  return !!v && (v.major === 0 || (v.major === 1 && v.minor === 0))
 }

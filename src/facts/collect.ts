@@ -20,7 +20,14 @@ import { collectKube } from './collect-kube.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
 import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
 import { dockerRegistryConfig, helmRegistryConfig } from './collect-local.js'
-import { securityGroupById, securityGroupsFor, subnetsFor, vpcOfSubnet } from './collect-network.js'
+import {
+  controllerNodesOf,
+  mayServeWebhooks,
+  securityGroupById,
+  securityGroupsFor,
+  subnetsFor,
+  vpcOfSubnet,
+} from './collect-network.js'
 import { failureOf, okRead, read } from './read.js'
 import type { EC2NodeClass, Facts, HelmRelease, Read, RoleFacts, ServiceAccount } from './types.js'
 
@@ -160,6 +167,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       )
 
   const network = startNetworkReads(aws, nodeClasses, cluster)
+  const controllerNodesP = startControllerNodes(aws, kube, network)
   const interruption = startInterruptionReads(ctx, kube, who)
 
   // Who owns what doctor --fix may change (a stack's resource is changed in the stack, never here):
@@ -216,6 +224,7 @@ export async function collect(ctx: RunContext): Promise<Facts> {
     })),
     nodegroupsP,
   ])
+  const controllerNodes = await controllerNodesP
   const roles = rolesOf(
     nodeRoleReads,
     controllerRoleName ? [controllerRoleName, controllerRole] : null,
@@ -260,7 +269,12 @@ export async function collect(ctx: RunContext): Promise<Facts> {
       spotServiceLinkedRole: await first.spotP,
       passRole,
     },
-    ec2: { subnetsByNodeClass: subnets, securityGroupsByNodeClass: sgs, clusterSecurityGroup: clusterSg },
+    ec2: {
+      subnetsByNodeClass: subnets,
+      securityGroupsByNodeClass: sgs,
+      clusterSecurityGroup: clusterSg,
+      ...(controllerNodes ? { controllerNodes } : {}),
+    },
     sqs: { queue: q, ...(delivered ? { deliveredTo: delivered } : {}) },
     kms: { keys },
     cloudformation,
@@ -392,6 +406,28 @@ function startNetworkReads(aws: Aws, nodeClasses: EC2NodeClass[], cluster: Facts
       ? vpcOfSubnet(aws, clusterValue.subnetIds[0]).catch(() => undefined)
       : Promise.resolve(clusterValue?.vpcId)
   return { subnetsP, sgsP, clusterSgP, vpcP }
+}
+
+/**
+ * The nodes the controller's pods run on and their instances' security groups (where a 1.0.x webhook is
+ * served), for installs with webhooks only; groups the network reads return are not asked again. A
+ * failed pods or nodes listing is carried as it is: sg-webhook-8443 then judges the EC2NodeClasses'.
+ */
+function startControllerNodes(
+  aws: Aws,
+  kube: KubeFacts,
+  network: ReturnType<typeof startNetworkReads>,
+): Promise<Facts['ec2']['controllerNodes']> {
+  if (!mayServeWebhooks(kube.release.ok ? kube.release.value : null)) return Promise.resolve(undefined)
+  if (!kube.pods.ok) return Promise.resolve(kube.pods)
+  if (!kube.nodes.ok) return Promise.resolve(kube.nodes)
+  const known = async () => {
+    const [byNodeClass, clusterSg] = await Promise.all([network.sgsP, network.clusterSgP])
+    const groups = Object.values(byNodeClass).flatMap((r) => (r.ok ? r.value : []))
+    return clusterSg.ok && clusterSg.value ? [...groups, clusterSg.value] : groups
+  }
+  const w = { pods: kube.pods.value, nodes: kube.nodes.value, known }
+  return early(read("ec2:DescribeInstances (the controller's nodes)", () => controllerNodesOf(aws, w)))
 }
 
 /** The interruption queue (and its KMS key), the rules that feed it, and where they deliver instead. */

@@ -394,6 +394,25 @@ export interface KubeNode {
   /** Managed by Karpenter (has karpenter.sh/nodepool label). */
   karpenter: boolean
   kubeletVersion?: string
+  /** spec.providerID: `aws:///<zone>/<instance id>` for an EC2 instance (absent in older snapshots). */
+  providerID?: string
+}
+
+/**
+ * A node a controller pod runs on. The webhook Service's endpoints are the pods' IPs, which the VPC CNI
+ * puts on that node's network interfaces: their security groups are what the API server's call meets.
+ */
+export interface ControllerNode {
+  /** The Node's name (the pods' spec.nodeName). */
+  name: string
+  /** The EC2 instance its spec.providerID names; absent on Fargate or with no EC2 providerID. */
+  instanceId?: string
+  /** EKS Fargate: the pod's own network interface carries the cluster security group. */
+  fargate: boolean
+  /** The security groups on the instance's network interfaces, with their rules; absent when not known. */
+  securityGroups?: SecurityGroup[]
+  /** Why the groups are not known (no EC2 providerID, the instance not found). */
+  unresolved?: string
 }
 
 export interface CustomResourceDefinition {
@@ -544,6 +563,11 @@ export interface Facts {
     securityGroupsByNodeClass: Record<string, Read<SecurityGroup[]>>
     /** The cluster security group (with its rules), when known. */
     clusterSecurityGroup: Read<SecurityGroup | null>
+    /**
+     * The nodes the controller's pods run on and their instances' security groups (DescribeInstances),
+     * where the 1.0.x webhook is served. Absent in snapshots taken before karpctl read them.
+     */
+    controllerNodes?: Read<ControllerNode[]>
   }
   sqs: {
     queue: Read<QueueFacts | null>

@@ -216,6 +216,8 @@ export interface MockState {
   /** Console output by instance id (GetConsoleOutput); absent: not served. */
   consoleOutput?: Record<string, string>
   securityGroups: MockSecurityGroup[]
+  /** EC2 instances (DescribeInstances), each with the groups on its network interfaces, one list per ENI. */
+  instances?: { id: string; enis: string[][] }[]
   /** The region's zones (a Local Zone not opted in is listed only when all zones are asked for). */
   zones: MockZone[]
   /** Queue name → attributes as GetQueueAttributes returns them (all strings). */
@@ -552,6 +554,8 @@ export function healthyState(): MockState {
       },
       { id: CLUSTER_SG, name: 'eks-cluster-sg-demo', vpcId: VPC, tags: {}, ingress: [] },
     ],
+    // The instances of the node group's two Nodes (their providerIDs): the controller runs there.
+    instances: ['i-010011', 'i-010021'].map((id) => ({ id, enis: [[NODE_SG]] })),
     queues: {
       [CLUSTER]: {
         QueueArn: QUEUE_ARN,
@@ -1703,6 +1707,25 @@ export class MockCluster {
         })),
       })
     }
+    if (action === 'DescribeInstances') {
+      const wanted = ec2Filters(p).find((f) => f.name === 'instance-id')?.values
+      const found = (this.state.instances ?? []).filter((i) => !wanted || wanted.includes(i.id))
+      return ec2Answer(action, {
+        reservationSet: found.map((i) => ({
+          reservationId: `r-${i.id.slice(2)}`,
+          ownerId: ACCOUNT,
+          instancesSet: [
+            {
+              instanceId: i.id,
+              networkInterfaceSet: i.enis.map((groups, n) => ({
+                networkInterfaceId: `eni-${i.id.slice(2)}${n}`,
+                groupSet: groups.map((groupId) => ({ groupId, groupName: groupId })),
+              })),
+            },
+          ],
+        })),
+      })
+    }
     if (action === 'DescribeAvailabilityZones') {
       const all = p.AllAvailabilityZones === 'true'
       return ec2Answer(action, {
@@ -2062,6 +2085,30 @@ export class MockCluster {
    * One entry per distinct read the collector should make on the current state (the healthy shape:
    * IRSA or Pod Identity, roles named by EC2NodeClass spec.role or instance profiles, tag selectors).
    */
+  /** The groups the EC2NodeClasses' selector terms select (read already when the collector gets there). */
+  private selectedGroupIds(): Set<string> {
+    const terms = this.state.kube.nodeClasses.flatMap(
+      (nc) =>
+        (
+          nc.spec as {
+            securityGroupSelectorTerms?: { id?: string; name?: string; tags?: Record<string, string> }[]
+          }
+        ).securityGroupSelectorTerms ?? [],
+    )
+    const selects = (g: MockSecurityGroup, t: (typeof terms)[number]) =>
+      t.id
+        ? g.id === t.id
+        : Object.entries(t.tags ?? {}).every(([k, v]) =>
+            filterMatches(
+              v === '*' ? { name: 'tag-key', values: [k] } : { name: `tag:${k}`, values: [v] },
+              g.tags,
+              {},
+            ),
+          ) &&
+          (!t.name || g.name === t.name)
+    return new Set(this.state.securityGroups.filter((g) => terms.some((t) => selects(g, t))).map((g) => g.id))
+  }
+
   expectedCalls(): Call[] {
     const s = this.state
     const out: Call[] = []
@@ -2289,6 +2336,28 @@ export class MockCluster {
       add(q('ec2', { Action: 'DescribeSecurityGroups', 'GroupId.1': vpc.clusterSecurityGroupId }))
     if (!vpc.vpcId && vpc.subnetIds?.[0])
       add(q('ec2', { Action: 'DescribeSubnets', 'SubnetId.1': vpc.subnetIds[0] }))
+    // Karpenter before 1.1 (webhooks): the instances its pods run on, then their groups not read above.
+    const chart = release ? decodeReleaseData((release.data as { release: string }).release).chart : undefined
+    const version = (chart as { metadata?: { version?: string } } | undefined)?.metadata?.version ?? ''
+    if (/^(0\.|1\.0\.)/.test(version)) {
+      const onNodes = new Set(s.kube.pods.map((p) => (p.spec as { nodeName?: string }).nodeName ?? ''))
+      const ids = s.kube.nodes
+        .filter((n) => onNodes.has(n.metadata.name))
+        .map((n) => /\/(i-[0-9a-f]+)$/.exec((n.spec as { providerID?: string }).providerID ?? '')?.[1] ?? '')
+        .filter(Boolean)
+        .sort()
+      const filter = (action: string, name: string, values: string[]) =>
+        q('ec2', {
+          Action: action,
+          'Filter.1.Name': name,
+          ...Object.fromEntries(values.map((v, i) => [`Filter.1.Value.${i + 1}`, v])),
+        })
+      if (ids.length) add(filter('DescribeInstances', 'instance-id', [...new Set(ids)]))
+      const selected = this.selectedGroupIds()
+      const groups = (s.instances ?? []).filter((i) => ids.includes(i.id)).flatMap((i) => i.enis.flat())
+      const missing = [...new Set(groups)].filter((g) => !selected.has(g) && g !== vpc.clusterSecurityGroupId)
+      if (missing.length) add(filter('DescribeSecurityGroups', 'group-id', missing.sort()))
+    }
 
     // Interruption: the queue the release names (an ARN or URL there still names a queue: its last
     // part), the rules targeting it, and the rules whose pattern is an interruption event (ListRules

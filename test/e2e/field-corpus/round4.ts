@@ -3,11 +3,19 @@
 // checks that had one break or no healthy shape; each from a report found with the search tool (cited
 // in `source`). The 1.0.x scenarios run on the 1.0.14 chart and CRDs (`chart`), the only install where
 // `karpenter-version` and `sg-webhook-8443` have something to say.
-import { AuthorizeSecurityGroupIngressCommand, type IpPermission } from '@aws-sdk/client-ec2'
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DescribeImagesCommand,
+  RunInstancesCommand,
+  type IpPermission,
+} from '@aws-sdk/client-ec2'
 import { DescribeClusterCommand } from '@aws-sdk/client-eks'
 import { UpdateAssumeRolePolicyCommand } from '@aws-sdk/client-iam'
 import { controllerTrustPolicy, revokeWebhookIngress } from '../bed/index.js'
 import {
+  controllerPod,
+  deletePods,
   deleteRulesMatching,
   deleteSpotRole,
   editManagedPolicy,
@@ -36,6 +44,61 @@ const reversed8443 = (nodeSg: string) => ({
 })
 /** tcp/8443 from the bed's VPC CIDR (bed/seed.ts), which holds the cluster's subnets. */
 const VPC_8443 = { IpProtocol: 'tcp', FromPort: 8443, ToPort: 8443, IpRanges: [{ CidrIp: '192.168.0.0/16' }] }
+
+/** tcp/8443 from the cluster security group, as terraform-aws-eks's node group SG has it (ingress_cluster_8443_webhook). */
+const fromCluster8443 = (clusterSg: string): IpPermission => ({
+  IpProtocol: 'tcp',
+  FromPort: 8443,
+  ToPort: 8443,
+  UserIdGroupPairs: [{ GroupId: clusterSg }],
+})
+
+const CONTROLLER_PODS = ['karpenter-ng-0', 'karpenter-ng-1']
+
+/**
+ * The controller's two pods on an instance of a managed node group whose own security group (not the
+ * EC2NodeClass's) has `rule` or none: a moto instance with that group, its Node (the kubelet is played:
+ * the providerID names the instance) and the pods bound to it. The webhook's endpoints are those pods.
+ */
+async function controllerOnNodeGroup(c: Ctx, rule?: IpPermission) {
+  const { aws, seed } = c
+  const sg = await aws.ec2.send(
+    new CreateSecurityGroupCommand({
+      GroupName: 'eks-demo-ng',
+      Description: 'EKS managed node group demo-ng',
+      VpcId: seed.vpcId,
+    }),
+  )
+  if (rule)
+    await aws.ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({ GroupId: sg.GroupId, IpPermissions: [rule] }),
+    )
+  const image = (await aws.ec2.send(new DescribeImagesCommand({ Owners: ['amazon'] }))).Images?.[0]
+  const run = await aws.ec2.send(
+    new RunInstancesCommand({
+      ImageId: image?.ImageId,
+      InstanceType: 'm5.large',
+      MinCount: 1,
+      MaxCount: 1,
+      SubnetId: seed.subnetIds[0],
+      SecurityGroupIds: [sg.GroupId!],
+    }),
+  )
+  const instance = run.Instances![0]!
+  const zone = instance.Placement!.AvailabilityZone!
+  const name = instance.PrivateDnsName!
+  await c.bed.kube.apply({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: { 'eks.amazonaws.com/nodegroup': 'demo-ng', 'topology.kubernetes.io/zone': zone },
+    },
+    spec: { providerID: `aws:///${zone}/${instance.InstanceId}` },
+  })
+  await deletePods(...CONTROLLER_PODS)(c)
+  for (const pod of CONTROLLER_PODS) await controllerPod(c, pod, name)
+}
 
 /** A second NodePool, a copy of the default one with `edit` applied to its template's spec. */
 async function secondPool(c: Ctx, name: string, edit: (spec: Record<string, unknown>) => void) {
@@ -205,6 +268,33 @@ export const ROUND4_SCENARIOS: Scenario[] = [
     chart: '1.0.14',
     shape: (c) => move8443(c, c.seed.nodeSecurityGroupId, VPC_8443),
     expect: /allows tcp\/8443 from 192\.168\.0\.0\/16, which holds the cluster's subnets/,
+  },
+  {
+    check: 'sg-webhook-8443',
+    title:
+      "the controller on a managed node group whose own security group lacks tcp/8443, while the EC2NodeClass's group has it",
+    source:
+      "aws/karpenter-provider-aws#4350, #5133 (failed calling webhook … :8443 … context deadline exceeded); aws-samples/eks-workshop-v2#327 (Karpenter's nodes and the managed node group's do not share security groups)",
+    chart: '1.0.14',
+    breakIt: (c) => controllerOnNodeGroup(c),
+    cleanup: deletePods(...CONTROLLER_PODS),
+    expect:
+      /node security group sg-[0-9a-f]+ \(the controller's node ip-[^)]+\) has no ingress tcp\/8443 from the cluster security group/,
+    fixable: true,
+  },
+  {
+    check: 'sg-webhook-8443',
+    title:
+      "healthy: no tcp/8443 rule on the EC2NodeClass's group, the controller's node group SG has it (terraform-aws-eks's node security group)",
+    source:
+      "terraform-aws-modules/terraform-aws-eks#2323 (the 8443 webhook rule from the control plane is among the node security group's recommended rules, for the pods on those nodes); aws-samples/eks-workshop-v2#327",
+    chart: '1.0.14',
+    shape: async (c) => {
+      await revokeWebhookIngress(c.aws, seedNet(c.seed))
+      await controllerOnNodeGroup(c, fromCluster8443(c.seed.clusterSecurityGroupId))
+    },
+    cleanup: deletePods(...CONTROLLER_PODS),
+    expect: /^sg-[0-9a-f]+ allows tcp\/8443 from sg-[0-9a-f]+$/,
   },
   {
     check: 'crd-conversion-webhook',

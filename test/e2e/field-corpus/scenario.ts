@@ -211,3 +211,35 @@ export async function deleteRulesMatching(aws: AwsClients, detail: string) {
     await aws.events.send(new DeleteRuleCommand({ Name: r.Name! }))
   }
 }
+
+/** A controller pod bound to `nodeName` (no kubelet runs it): what the release's selector finds. */
+export async function controllerPod(c: Ctx, name: string, nodeName: string) {
+  await c.bed.kube.apply({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'kube-system',
+      labels: { 'app.kubernetes.io/instance': 'karpenter', 'app.kubernetes.io/name': 'karpenter' },
+    },
+    spec: {
+      nodeName,
+      containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.14.1' }],
+    },
+  })
+}
+
+/**
+ * A cleanup: the pods the bed's reset keeps (it resets nodes, not pods). Grace 0: no kubelet confirms
+ * a graceful deletion, and a pod left Terminating would still be listed as the controller's.
+ */
+export const deletePods =
+  (...names: string[]) =>
+  async ({ bed }: Ctx) => {
+    for (const n of names)
+      await bed.kube.request('DELETE', `/api/v1/namespaces/kube-system/pods/${n}`, {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        gracePeriodSeconds: 0,
+      })
+  }

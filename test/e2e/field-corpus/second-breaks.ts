@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { CreateNodegroupCommand, DescribeNodegroupCommand } from '@aws-sdk/client-eks'
 import { clusterAutoscalerDeployment } from '../../helpers/facts.js'
 import { helm, karpenterChartDir } from '../bed/index.js'
-import type { Ctx, Scenario } from './scenario.js'
+import { controllerPod, deletePods, type Ctx, type Scenario } from './scenario.js'
 
 const CAS = '/apis/apps/v1/namespaces/kube-system/deployments/cluster-autoscaler-aws-cluster-autoscaler'
 
@@ -57,19 +57,7 @@ async function onFargate(c: Ctx) {
       { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } },
       'status',
     )
-    await c.bed.kube.apply({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: `karpenter-fargate-${i}`,
-        namespace: 'kube-system',
-        labels: { 'app.kubernetes.io/instance': 'karpenter', 'app.kubernetes.io/name': 'karpenter' },
-      },
-      spec: {
-        nodeName: name,
-        containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.14.1' }],
-      },
-    })
+    await controllerPod(c, `karpenter-fargate-${i}`, name)
   }
 }
 
@@ -81,10 +69,7 @@ export const SECOND_BREAKS: Scenario[] = [
     source:
       'aws/karpenter-provider-aws PR #1834 (the eksctl getting-started guide with a Fargate profile for Karpenter), #1812; aws-ia/terraform-aws-eks-blueprints PR #1187 (examples/karpenter-fargate)',
     shape: onFargate,
-    cleanup: async ({ bed }) => {
-      for (const i of [0, 1])
-        await bed.kube.delete(`/api/v1/namespaces/kube-system/pods/karpenter-fargate-${i}`)
-    },
+    cleanup: deletePods('karpenter-fargate-0', 'karpenter-fargate-1'),
     expect: /the controller runs on EKS Fargate \(fargate-ip-/,
   },
   {

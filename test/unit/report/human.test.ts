@@ -34,6 +34,7 @@ const headLine = (r: CheckResult) => `  ${symbol[r.status]} ${r.meta.id} — ${r
 /** The lines a non-pass finding renders as, fix included for fail/warn. */
 function findingLines(f: Finding): string[] {
   const lines = [`    ${symbol[f.status]} ${f.message}`]
+  for (const c of f.caveats ?? []) lines.push(`      caveat: ${c}`)
   if (f.fix && (f.status === 'fail' || f.status === 'warn')) {
     lines.push(`      fix: ${f.fix.summary}`)
     for (const c of f.fix.commands ?? []) lines.push(`        $ ${c}`)
@@ -139,6 +140,12 @@ test('broken example: each failing check shows ✖ findings with fix: and $ comm
     lines.includes('  ✖ sg-webhook-8443 — Control plane can reach the webhook port 8443 on the nodes'),
   )
   assert.ok(lines.includes('      fix: allow the control plane to reach the webhook'))
+  // the example snapshot predates the controller's nodes: the EC2NodeClasses' groups, saying so
+  assert.ok(
+    lines.includes(
+      "      caveat: judged on the EC2NodeClasses' security groups: the controller's nodes were not read (a snapshot from before karpctl read them)",
+    ),
+  )
   assert.ok(
     lines.includes(
       '        $ aws ec2 authorize-security-group-ingress --group-id sg-0a0de0a0de0a0de0a --protocol tcp --port 8443 --source-group sg-0c1a5e1c1a5e1c1a5 --region us-west-2',
