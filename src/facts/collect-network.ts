@@ -172,5 +172,9 @@ function withGroups(
  */
 export function mayServeWebhooks(release: HelmRelease | null): boolean {
   const v = parseVersion(release?.chartVersion) ?? parseVersion(release?.appVersion)
-  return !!v && (v.major === 0 || (v.major === 1 && v.minor === 0))
+  if (!v) return false
+  if (v.major === 0) return true
+  // 1.0.x serves them unless the chart was told not to (webhook.enabled=false).
+  const webhook = release?.computedValues.webhook as { enabled?: unknown } | undefined
+  return v.major === 1 && v.minor === 0 && webhook?.enabled !== false
 }

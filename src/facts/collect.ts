@@ -418,7 +418,7 @@ function startControllerNodes(
   kube: KubeFacts,
   network: ReturnType<typeof startNetworkReads>,
 ): Promise<Facts['ec2']['controllerNodes']> {
-  if (!mayServeWebhooks(kube.release.ok ? kube.release.value : null)) return Promise.resolve(undefined)
+  if (!mayServeWebhooks(installOf(kube))) return Promise.resolve(undefined)
   if (!kube.pods.ok) return Promise.resolve(kube.pods)
   if (!kube.nodes.ok) return Promise.resolve(kube.nodes)
   const known = async () => {

@@ -52,7 +52,13 @@ test('tenantContext: a kube context on another server is refused only for a comm
 
 test('tenantContext: no install is the one NOT_INSTALLED error, and the client is released', async (t) => {
   // Kills: L27 (the error swallowed), and proves the release on failure.
-  const { m, released } = setup(t, { mutate: (s) => (s.kube.helmSecrets = []) })
+  // No release and no controller (a Deployment left alone is an install Argo CD or kubectl applied).
+  const { m, released } = setup(t, {
+    mutate: (s) => {
+      s.kube.helmSecrets = []
+      s.kube.deployments = []
+    },
+  })
   await assert.rejects(tenantContext(m.runOptions({ maxAttempts: 1 })), {
     code: 'NOT_INSTALLED',
     message:

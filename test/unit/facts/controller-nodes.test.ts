@@ -69,9 +69,11 @@ test('isFargate: by label, by the fargate- name, by a providerID naming Fargate'
   assert.equal(isFargate(node('ip-1', 'aws:///us-west-2a/i-0abc')), false)
 })
 
-test('mayServeWebhooks: 0.x and 1.0.x only', () => {
-  const r = (chartVersion: string) => ({ chartVersion }) as HelmRelease
+test('mayServeWebhooks: 0.x and 1.0.x only, 1.0.x unless webhook.enabled=false', () => {
+  const r = (chartVersion: string, computedValues = {}) => ({ chartVersion, computedValues }) as HelmRelease
   assert.equal(mayServeWebhooks(r('1.0.14')), true)
+  assert.equal(mayServeWebhooks(r('1.0.14', { webhook: { enabled: false } })), false)
+  assert.equal(mayServeWebhooks(r('1.0.14', { webhook: { enabled: true } })), true)
   assert.equal(mayServeWebhooks(r('0.37.0')), true)
   assert.equal(mayServeWebhooks(r('1.1.0')), false)
   assert.equal(mayServeWebhooks(null), false)

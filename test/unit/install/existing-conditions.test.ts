@@ -2,6 +2,7 @@
 // is one at all, which checks judge its controller role, which rules count as delivering to its queue,
 // the service account it runs as, and the summary the plan opens with. Each assertion fails when the
 // condition it names is changed.
+import { EnvironmentError } from '../../../src/errors.js'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { RunContext } from '../../../src/context/run-context.js'
@@ -117,18 +118,22 @@ test('the service account: the one found, else the release values name, else kar
 function kubeCtx(
   secrets: ReturnType<typeof helmReleaseSecret>[],
   inNamespace: ReturnType<typeof helmReleaseSecret>[] = secrets,
+  deployments: object[] = [],
 ): RunContext {
   const kube = {
     get: async (path: string) => {
       if (path.startsWith('/api/v1/secrets?labelSelector=')) return { items: secrets }
       if (path.startsWith('/api/v1/namespaces/kube-system/secrets?labelSelector='))
         return { items: inNamespace }
+      if (path.startsWith('/apis/apps/v1/deployments?labelSelector=')) return { items: deployments }
       throw new Error(`unexpected read ${path}`)
     },
   }
   return {
     kube,
-    get options(): never {
+    // Only the refusal of a controller with no release names the cluster; anything else is collect's.
+    get options(): { clusterName: string } {
+      if (deployments.length) return { clusterName: 'demo' }
       throw new Error('collect reached')
     },
   } as unknown as RunContext
@@ -139,6 +144,29 @@ test("findExisting: none without a Karpenter release, none when the release is k
   const ours = helmReleaseSecret()
   ours.metadata.labels = { ...ours.metadata.labels, [OWNERSHIP.managedBy]: 'karpctl' }
   assert.equal(await findExisting(kubeCtx([ours])), null)
+})
+
+test('findExisting: a controller Flux applied with no Helm release is refused (a Helm install would be a second one)', async () => {
+  const deployment = {
+    metadata: {
+      name: 'karpenter',
+      namespace: 'karpenter',
+      labels: {
+        'app.kubernetes.io/name': 'karpenter',
+        'kustomize.toolkit.fluxcd.io/name': 'infra',
+        'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+      },
+    },
+  }
+  await assert.rejects(
+    findExisting(kubeCtx([], [], [deployment])),
+    (err: unknown) =>
+      err instanceof EnvironmentError &&
+      err.code === 'INSTALLED_BY_OTHER_TOOL' &&
+      err.message.startsWith(
+        'Karpenter already runs in cluster demo as Deployment karpenter/karpenter with no Helm release (applied by Flux Kustomization "flux-system/infra")',
+      ),
+  )
 })
 
 test('findExisting: a release another tool made is looked into (the facts are collected)', async () => {
