@@ -25,6 +25,10 @@ export const arn = (f: Facts, service: string, resource: string, region = f.meta
   `arn:${f.meta.partition}:${service}:${region}:${f.meta.accountId ?? ''}:${resource}`
 export const group = (check: string) => `fix: ${check}`
 export const release = (facts: Facts) => (facts.kube.release.ok ? facts.kube.release.value : null)
+/** Why a values repair is left manual on an install Argo CD, Flux or kubectl applied. */
+export const NO_RELEASE_WHY =
+  'Karpenter has no Helm release here: karpctl does not change objects another tool applied'
+
 /** The install, Helm's or not: for repairs outside the chart's values (an association, a role). */
 export const install = (facts: Facts) => installOf(facts.kube)
 /** The controller Deployment, restarted after a change its pods read only when they start. */

@@ -83,16 +83,6 @@ export function fixSet(facts: Facts, results: CheckResult[], opts: FixOptions = 
       })
   }
   const rel = release(facts)
-  // No Helm release (Argo CD, Flux, manifests): a values repair has nowhere to go; the printed commands
-  // change the live objects, and where the change must last is the user's tool.
-  if (!rel)
-    for (const { check, edit } of edits)
-      out.manual.push({
-        check,
-        message: edit.finding.message,
-        why: 'Karpenter has no Helm release here: karpctl does not change objects another tool applied',
-        commands: edit.finding.fix?.commands ?? [],
-      })
   if (rel && edits.length) {
     const checks = [...new Set(edits.map((e) => e.check))]
     out.resources.push(

@@ -12,7 +12,7 @@ import { ownershipTags } from '../desired/install.js'
 import { type ValueEdit } from './helm-values.js'
 import { interruptionRules, RULE_TARGET_ID } from '../desired/interruption.js'
 import { patternMatchesEvent } from '../facts/collect-interruption.js'
-import { Builder, arn, group, naming, release } from './builder.js'
+import { Builder, arn, group, install, naming, NO_RELEASE_WHY, release } from './builder.js'
 import { fixBlocked, ownership } from '../checks/lib/owners.js'
 
 /** Rules for no rule at all, created as install names them (after the queue, when this plan makes it). */
@@ -120,7 +120,11 @@ export const queueFix: Builder = (facts, failing, check) => {
       (f.code === 'queue-reference' || f.code === 'queue-misnamed')
     ) {
       values.push({ path: parseHelmPath(e.source), value: e.queueName, finding: f })
-    } else manual.push(f)
+    } else {
+      if (!r && install(facts) && (f.code === 'queue-reference' || f.code === 'queue-misnamed'))
+        why.set(f, NO_RELEASE_WHY)
+      manual.push(f)
+    }
   }
   return { resources, manual, values, why }
 }

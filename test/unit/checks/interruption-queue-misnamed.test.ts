@@ -21,6 +21,7 @@ import {
   QUEUE_ARN,
   queuePolicy,
   REGION,
+  withoutHelm,
 } from '../../helpers/facts.js'
 
 const MODULE_QUEUE = 'Karpenter-demo'
@@ -73,6 +74,32 @@ test('--fix edits the Helm value only: no queue, no rule is created (item 6)', (
     ['helm'],
   )
   assert.ok(!fs.resources.some((r) => /sqs-queue|events-rule/.test(r.address)))
+})
+
+test('the same module install applied by Argo CD (no Helm release): the setting is set in the live env, --fix leaves it to the user', () => {
+  const facts = misnamed(withoutHelm())
+  const f = runCheck(interruptionQueue, facts).findings[0]!
+  assert.equal(f.code, 'queue-misnamed')
+  assert.deepEqual(f.fix!.commands, [
+    `kubectl set env deployment/karpenter --namespace kube-system INTERRUPTION_QUEUE=${MODULE_QUEUE}`,
+  ])
+  assert.match(
+    f.fix!.summary,
+    /Argo CD application "karpenter"\): make the same change in the Helm values it renders/,
+  )
+  // No Helm release to repair, no queue or rule made beside the module's: one manual step, named why.
+  const fs = fixSet(facts, [runCheck(interruptionQueue, facts), runCheck(interruptionRules, facts)])
+  assert.deepEqual(fs.resources, [])
+  assert.deepEqual(
+    fs.manual.map((m) => [m.check, m.why, m.commands]),
+    [
+      [
+        'interruption-queue',
+        'Karpenter has no Helm release here: karpctl does not change objects another tool applied',
+        [`kubectl set env deployment/karpenter --namespace kube-system INTERRUPTION_QUEUE=${MODULE_QUEUE}`],
+      ],
+    ],
+  )
 })
 
 test('a queue the controller may not read is not the one meant: the old finding (queue missing)', () => {
