@@ -185,22 +185,43 @@ function tolerates(tolerations: Toleration[], taint: Taint): boolean {
   })
 }
 
-/** Nodes the chart lets a controller replica run on: not managed by Karpenter, ready, selected, tolerated. */
-function eligibleNodes(nodes: KubeNode[], release: HelmRelease | null): KubeNode[] {
-  // Without the release's values (read failed, or installed without Helm) assume the chart's default.
-  const tolerations = release
-    ? ((valueAt(release.computedValues, 'tolerations') as Toleration[] | undefined) ?? [])
-    : CHART_TOLERATIONS
-  const selector =
-    (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {}
+interface Placement {
+  tolerations: Toleration[]
+  selector: Record<string, string>
+  /** A required hostname anti-affinity: one replica per node. */
+  onePerNode: boolean
+}
+
+/**
+ * Where a replica may run: the live pod template (what Helm, Argo CD or kustomize rendered); in a
+ * snapshot saved before karpctl read it, the release's values, else the chart's defaults.
+ */
+function placementOf(d: Deployment, release: HelmRelease | null): Placement {
+  if (d.placement)
+    return {
+      tolerations: d.placement.tolerations,
+      selector: d.placement.nodeSelector,
+      onePerNode: d.placement.requiredAntiAffinityTopologyKeys.includes('kubernetes.io/hostname'),
+    }
+  return {
+    tolerations: release
+      ? ((valueAt(release.computedValues, 'tolerations') as Toleration[] | undefined) ?? [])
+      : CHART_TOLERATIONS,
+    selector: (valueAt(release?.computedValues, 'nodeSelector') as Record<string, string> | undefined) ?? {},
+    onePerNode: onePerNode(release),
+  }
+}
+
+/** Nodes a controller replica may run on: not managed by Karpenter, ready, selected, tolerated. */
+function eligibleNodes(nodes: KubeNode[], p: Placement): KubeNode[] {
   return nodes.filter(
     (n) =>
       !n.karpenter &&
       n.ready &&
-      Object.entries(selector).every(([k, v]) => n.labels[k] === String(v)) &&
+      Object.entries(p.selector).every(([k, v]) => n.labels[k] === String(v)) &&
       n.taints
         .filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
-        .every((t) => tolerates(tolerations, t)),
+        .every((t) => tolerates(p.tolerations, t)),
   )
 }
 
@@ -228,8 +249,9 @@ function schedulingRoom(facts: Facts, d: Deployment, release: HelmRelease | null
       `the controller runs on EKS Fargate (${pods.map((p) => p.nodeName).join(', ')}): Fargate brings one node per pod`,
     )
   }
-  const eligible = eligibleNodes(nodes, release)
-  const spread = onePerNode(release)
+  const placement = placementOf(d, release)
+  const eligible = eligibleNodes(nodes, placement)
+  const spread = placement.onePerNode
   const needed = spread ? d.replicas : Math.min(d.replicas, 1)
   const pending = pods.filter((p) => !p.nodeName).map((p) => p.metadata.name)
   const evidence = {

@@ -23,11 +23,13 @@ import type {
   ObjectMeta,
   NodePool,
   Pod,
+  PodPlacement,
   Read,
   RenderedInstall,
   ServiceAccount,
   ServicePorts,
   Taint,
+  Toleration,
   ValidatingWebhook,
 } from './types.js'
 
@@ -106,6 +108,18 @@ function toDeployment(d: RawDeployment): Deployment {
     serviceAccountName: d.spec?.template?.spec?.serviceAccountName,
     env,
     image: controller?.image,
+    placement: placementOf(d.spec?.template?.spec),
+  }
+}
+
+type PodSpecPlacement = NonNullable<NonNullable<RawDeployment['spec']>['template']>['spec']
+
+function placementOf(spec: PodSpecPlacement): PodPlacement {
+  const anti = spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []
+  return {
+    tolerations: spec?.tolerations ?? [],
+    nodeSelector: spec?.nodeSelector ?? {},
+    requiredAntiAffinityTopologyKeys: anti.map((t) => t.topologyKey).filter((k): k is string => !!k),
   }
 }
 
@@ -124,6 +138,11 @@ interface RawDeployment {
       spec?: {
         serviceAccountName?: string
         containers?: { name: string; image?: string; env?: { name: string; value?: string }[] }[]
+        tolerations?: Toleration[]
+        nodeSelector?: Record<string, string>
+        affinity?: {
+          podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { topologyKey?: string }[] }
+        }
       }
     }
   }

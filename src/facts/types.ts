@@ -384,6 +384,19 @@ export interface Deployment {
   /** Environment of the controller container (values only for plain `value`, never secrets). */
   env: Record<string, string>
   image?: string
+  /**
+   * Where its pods may run, as the live pod template says (whatever rendered it: Helm, Argo CD,
+   * kustomize). Absent in snapshots saved before karpctl read it.
+   */
+  placement?: PodPlacement
+}
+
+/** The scheduling constraints of a pod template that decide which nodes a replica may use. */
+export interface PodPlacement {
+  tolerations: Toleration[]
+  nodeSelector: Record<string, string>
+  /** topologyKeys of required pod anti-affinity terms (the chart's: kubernetes.io/hostname). */
+  requiredAntiAffinityTopologyKeys: string[]
 }
 
 export interface KubeNode {

@@ -184,6 +184,35 @@ test('Karpenter applied by Argo CD (no Helm release): judged from the live objec
   )
 })
 
+test('Argo CD puts the controller on tainted system nodes by its values: controller-ready reads the live pod template', async (t) => {
+  // aws-samples/cdk-eks-karpenter#99: the controller on the bootstrap nodes by tolerations and a selector.
+  const m = mock(t, {
+    mutate: (s) => {
+      appliedByArgo(s)
+      const d = s.kube.deployments.find((x) => x.metadata.name === 'karpenter')!
+      const pod = (d.spec as { template: { spec: Record<string, unknown> } }).template.spec
+      pod.tolerations = [{ key: 'karpenter.sh/controller', operator: 'Exists', effect: 'NoSchedule' }]
+      pod.nodeSelector = { 'eks.amazonaws.com/nodegroup': 'system' }
+      pod.affinity = {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname' }],
+        },
+      }
+      for (const n of s.kube.nodes)
+        (n as unknown as { spec: Record<string, unknown> }).spec.taints = [
+          { key: 'karpenter.sh/controller', value: 'true', effect: 'NoSchedule' },
+        ]
+    },
+  })
+  const outcome = await doctor(live(m))
+  const d = outcome.facts.kube.deployment
+  assert.ok(d.ok && d.value?.placement)
+  assert.deepEqual(d.value.placement.requiredAntiAffinityTopologyKeys, ['kubernetes.io/hostname'])
+  const ready = result(outcome, 'controller-ready')
+  assert.equal(ready.status, 'pass', describe(ready))
+  assert.match(messages(ready), /2 ready nodes outside Karpenter's management for 2 controller replicas/)
+})
+
 test('install on a cluster where Argo CD runs Karpenter: refused, naming the Deployment and the Application', async (t) => {
   const m = mock(t, { mutate: appliedByArgo })
   const ctx = await createRunContext(m.runOptions({ maxAttempts: 1 }))

@@ -6,23 +6,48 @@
 import type { Ctx, Scenario } from './scenario.js'
 
 const DEPLOYMENT = '/apis/apps/v1/namespaces/kube-system/deployments/karpenter'
-const TRACKING = 'argocd.argoproj.io/tracking-id'
 
 /** The install as Argo CD leaves it: the rendered objects, no release Secret, Argo CD's mark. */
 async function appliedByArgo({ bed }: Ctx) {
   const secrets = await bed.kube.list('/api/v1/namespaces/kube-system/secrets', 'owner=helm,name=karpenter')
   for (const s of secrets) await bed.kube.delete(`/api/v1/namespaces/kube-system/secrets/${s.metadata.name}`)
   await bed.kube.mergePatch(DEPLOYMENT, {
-    metadata: { annotations: { [TRACKING]: 'karpenter:apps/Deployment:kube-system/karpenter' } },
+    metadata: {
+      annotations: { 'argocd.argoproj.io/tracking-id': 'karpenter:apps/Deployment:kube-system/karpenter' },
+    },
   })
 }
 
 /**
  * The objects keep Helm's ownership annotations, so the next scenario's `helm install` takes them back;
- * Argo CD's mark goes first.
+ * the Deployment goes, with every edit made to it here (a merge would keep them), and is made anew.
  */
 async function backToHelm({ bed }: Ctx) {
-  await bed.kube.mergePatch(DEPLOYMENT, { metadata: { annotations: { [TRACKING]: null } } })
+  await bed.kube.delete(DEPLOYMENT)
+}
+
+/**
+ * The controller kept on a tainted system node group by the values Argo CD renders: a toleration and a
+ * nodeSelector in the pod template, the taint and label on every node outside Karpenter.
+ */
+async function onTaintedSystemNodes(c: Ctx) {
+  await appliedByArgo(c)
+  const taint = { key: 'karpenter.sh/controller', value: 'true', effect: 'NoSchedule' }
+  await c.bed.kube.mergePatch(DEPLOYMENT, {
+    spec: {
+      template: {
+        spec: {
+          tolerations: [{ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }],
+          nodeSelector: { role: 'system' },
+        },
+      },
+    },
+  })
+  for (const n of await c.bed.kube.list('/api/v1/nodes'))
+    await c.bed.kube.mergePatch(`/api/v1/nodes/${n.metadata.name}`, {
+      metadata: { labels: { role: 'system' } },
+      spec: { taints: [taint] },
+    })
 }
 
 export const GITOPS_SCENARIOS: Scenario[] = [
@@ -36,6 +61,16 @@ export const GITOPS_SCENARIOS: Scenario[] = [
     cleanup: backToHelm,
     expect:
       /Karpenter 1\.14\.1 \(Deployment kube-system\/karpenter, no Helm release: Argo CD application "karpenter"\) is a current v1 install/,
+  },
+  {
+    check: 'controller-ready',
+    title:
+      "healthy: Argo CD's values keep the controller on a tainted system node group (tolerations, nodeSelector), no Helm release to read them from",
+    source:
+      'aws-samples/cdk-eks-karpenter#99 (the controller on the bootstrap nodes by tolerations and selectors), argoproj/argo-cd#3867',
+    shape: onTaintedSystemNodes,
+    cleanup: backToHelm,
+    expect: /\d+ ready nodes outside Karpenter's management for 2 controller replicas/,
   },
   {
     check: 'helm-release',

@@ -625,3 +625,41 @@ test('any required hostname term keeps one replica per node', () => {
   })
   assert.equal(f[2]!.status, 'warn')
 })
+
+// The controller on a tainted system node group, its tolerations and nodeSelector in the values Argo CD
+// renders (aws-samples/cdk-eks-karpenter#99: the controller on the bootstrap nodes by tolerations and
+// selectors); no Helm release, so no values to read: the live pod template says where it may run.
+const onSystemNodes = (f: Facts) => {
+  f.kube.release = ok(null)
+  deployment(f).placement = {
+    tolerations: [{ key: 'karpenter.sh/controller', operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+    nodeSelector: { role: 'system' },
+    requiredAntiAffinityTopologyKeys: ['kubernetes.io/hostname'],
+  }
+  const system = {
+    labels: { role: 'system' },
+    taints: [{ key: 'karpenter.sh/controller', value: 'true', effect: 'NoSchedule' }],
+  }
+  f.kube.nodes = ok([node('sys-a', system), node('sys-b', system), node('general-c')])
+}
+
+test('the live pod template decides where a replica may run: tainted system nodes it tolerates and selects', () => {
+  const [, , room] = findings(onSystemNodes)
+  assert.equal(room!.status, 'pass')
+  assert.equal(room!.message, "2 ready nodes outside Karpenter's management for 2 controller replicas")
+  assert.deepEqual((room!.evidence as { eligibleNodes: string[] }).eligibleNodes, ['sys-a', 'sys-b'])
+  // Without the template (a snapshot from before), the chart's defaults: neither system node is tolerated.
+  const old = findings(both(onSystemNodes, (f) => delete deployment(f).placement))
+  assert.equal(old[2]!.status, 'warn')
+})
+
+test('the live template wins over the release values; no hostname anti-affinity in it: one node is enough', () => {
+  const oneNode = (f: Facts) => {
+    release(f).computedValues = { ...release(f).computedValues, nodeSelector: { role: 'gone' } }
+    deployment(f).placement = { tolerations: [], nodeSelector: {}, requiredAntiAffinityTopologyKeys: [] }
+    f.kube.nodes = ok([node('only')])
+  }
+  const [, , room] = findings(oneNode)
+  assert.equal(room!.status, 'pass')
+  assert.equal(room!.message, "1 ready node outside Karpenter's management for 2 controller replicas")
+})
