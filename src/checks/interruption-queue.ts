@@ -3,7 +3,7 @@ import { KARPENTER_CHART } from './lib/compat.js'
 import { allowsCapacityType } from './lib/capacity.js'
 import { isRendered, need, needRelease, shellQuote } from './lib/facts.js'
 import { inStack, ownership } from './lib/owners.js'
-import { controllerDeploymentName, withRenderedNote } from './lib/install.js'
+import { setEnvCommand, setSettingCommand, withRenderedNote } from './lib/install.js'
 import {
   interruptionQueue as queueSetting,
   QUEUE_SENDERS,
@@ -17,16 +17,14 @@ import type { Check, Finding, Fix } from './types.js'
 
 function helmSetFix(facts: Facts, release: HelmRelease, name: string): string {
   // No Helm release (Argo CD, Flux, manifests): the chart rendered the setting into the environment.
-  if (isRendered(release)) return setEnvCommand(facts, release, name)
+  if (isRendered(release)) return setSettingCommand(facts, release, 'settings.interruptionQueue', name)
   return `helm upgrade ${release.name} ${KARPENTER_CHART} --version ${release.chartVersion} --namespace ${release.namespace} --reuse-values --set settings.interruptionQueue=${shellQuote(name)}`
 }
 
-const setEnvCommand = (facts: Facts, release: HelmRelease, name: string) =>
-  `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} INTERRUPTION_QUEUE=${shellQuote(name)}`
-
 /** Sets the queue where the install set it: the chart values, or the controller's environment. */
 function setQueueCommand(facts: Facts, release: HelmRelease, ref: InterruptionQueueRef, name: string) {
-  if (ref.source === 'INTERRUPTION_QUEUE') return setEnvCommand(facts, release, name)
+  if (ref.source === 'INTERRUPTION_QUEUE')
+    return setEnvCommand(facts, release.namespace, 'INTERRUPTION_QUEUE', name)
   return helmSetFix(facts, release, name)
 }
 

@@ -2,10 +2,8 @@
 // the security groups of the instances the controller runs on.
 import type * as ec2 from '@aws-sdk/client-ec2'
 import type { Aws } from '../context/aws.js'
-import { parseVersion } from '../desired/version.js'
 import type {
   ControllerNode,
-  HelmRelease,
   KubeNode,
   Pod,
   SecurityGroup,
@@ -164,17 +162,4 @@ function withGroups(
   if (groups.some((g) => !g))
     return { ...base, unresolved: `a security group of ${n.instanceId} was not found` }
   return { ...base, securityGroups: groups as SecurityGroup[] }
-}
-
-/**
- * Karpenter before v1.1 (the only versions with webhooks): only then are the controller's nodes read.
- * Coarse on purpose (webhook.enabled is the check's to judge): it spares every other install the read.
- */
-export function mayServeWebhooks(release: HelmRelease | null): boolean {
-  const v = parseVersion(release?.chartVersion) ?? parseVersion(release?.appVersion)
-  if (!v) return false
-  if (v.major === 0) return true
-  // 1.0.x serves them unless the chart was told not to (webhook.enabled=false).
-  const webhook = release?.computedValues.webhook as { enabled?: unknown } | undefined
-  return v.major === 1 && v.minor === 0 && webhook?.enabled !== false
 }

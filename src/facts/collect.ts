@@ -17,12 +17,12 @@ import {
   type RuleSearch,
 } from './collect-interruption.js'
 import { collectKube } from './collect-kube.js'
+import { webhooksEnabled } from './helm-release.js'
 import { kmsKey, kmsKeyIds } from './collect-kms.js'
 import { OwnerLookups, oidcIds, queueIds, roleIds, ruleIds } from './collect-owners.js'
 import { dockerRegistryConfig, helmRegistryConfig } from './collect-local.js'
 import {
   controllerNodesOf,
-  mayServeWebhooks,
   securityGroupById,
   securityGroupsFor,
   subnetsFor,
@@ -418,7 +418,7 @@ function startControllerNodes(
   kube: KubeFacts,
   network: ReturnType<typeof startNetworkReads>,
 ): Promise<Facts['ec2']['controllerNodes']> {
-  if (!mayServeWebhooks(installOf(kube))) return Promise.resolve(undefined)
+  if (!webhooksEnabled(installOf(kube))) return Promise.resolve(undefined)
   if (!kube.pods.ok) return Promise.resolve(kube.pods)
   if (!kube.nodes.ok) return Promise.resolve(kube.nodes)
   const known = async () => {

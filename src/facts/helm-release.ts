@@ -2,6 +2,7 @@
 // Decoding it here means doctor needs no helm binary.
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { parseDocument } from 'yaml'
+import { parseVersion } from '../desired/version.js'
 import type { HelmRelease } from './types.js'
 
 interface RawRelease {
@@ -89,4 +90,17 @@ export function renderedServiceAccount(manifest: string): HelmRelease['renderedS
     }
   }
   return undefined
+}
+
+/**
+ * Whether the install serves conversion/validation webhooks on 8443: every v0.x, v1.0.x unless
+ * `webhook.enabled` is false; from 1.1 there are none. The collector reads the controller's nodes only
+ * then; sg-webhook-8443 judges only then.
+ */
+export function webhooksEnabled(release: HelmRelease | null): boolean {
+  const v = parseVersion(release?.chartVersion) ?? parseVersion(release?.appVersion)
+  if (!v) return false
+  if (v.major === 0) return true
+  const webhook = release?.computedValues.webhook as { enabled?: unknown } | undefined
+  return v.major === 1 && v.minor === 0 && webhook?.enabled !== false
 }

@@ -43,6 +43,13 @@ export function renderedBy(d: Deployment): RenderedBy {
   return { tool: 'manifests' }
 }
 
+/** Who applied an install with no release, in words: `Argo CD application "karpenter"`. */
+export function appliedByWords({ tool, name }: RenderedBy): string {
+  if (tool === 'argocd') return name ? `Argo CD application "${name}"` : 'Argo CD'
+  if (tool === 'flux') return name ? `Flux Kustomization "${name}"` : 'Flux'
+  return 'applied as manifests, e.g. helm template | kubectl apply'
+}
+
 /** The chart version a rendered object carries: its `helm.sh/chart` label, else its image's tag. */
 function chartVersionOf(d: Deployment): string {
   const chart = /^karpenter-(v?\d+\.\d+\.\d+.*)$/.exec(d.metadata.labels?.['helm.sh/chart'] ?? '')

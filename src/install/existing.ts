@@ -9,7 +9,7 @@ import { runChecks } from '../checks/run.js'
 import type { RunContext } from '../context/run-context.js'
 import { collect } from '../facts/collect.js'
 import { anyKarpenterDeployment, findRelease, releaseNamed } from '../facts/collect-kube.js'
-import { renderedBy } from '../facts/rendered-install.js'
+import { appliedByWords, renderedBy } from '../facts/rendered-install.js'
 import { EnvironmentError } from '../errors.js'
 import type { Facts, HelmRelease } from '../facts/types.js'
 import { interruptionRules } from '../desired/interruption.js'
@@ -50,15 +50,8 @@ export async function findExisting(ctx: RunContext): Promise<ExistingInstall | n
 async function refuseRendered(ctx: RunContext): Promise<void> {
   const d = await anyKarpenterDeployment(ctx.kube)
   if (!d) return
-  const by = renderedBy(d)
-  const who =
-    by.tool === 'argocd'
-      ? `Argo CD${by.name ? ` application "${by.name}"` : ''}`
-      : by.tool === 'flux'
-        ? `Flux${by.name ? ` Kustomization "${by.name}"` : ''}`
-        : 'manifests, not Helm'
   throw new EnvironmentError(
-    `Karpenter already runs in cluster ${ctx.options.clusterName} as Deployment ${d.metadata.namespace}/${d.metadata.name} with no Helm release (applied by ${who}): installing would start a second controller beside it; manage it where it is applied, and check it with \`karpctl doctor\``,
+    `Karpenter already runs in cluster ${ctx.options.clusterName} as Deployment ${d.metadata.namespace}/${d.metadata.name} with no Helm release (${appliedByWords(renderedBy(d))}): installing would start a second controller beside it; manage it where it is applied, and check it with \`karpctl doctor\``,
     'INSTALLED_BY_OTHER_TOOL',
   )
 }

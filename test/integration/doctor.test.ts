@@ -222,7 +222,7 @@ test('install on a cluster where Argo CD runs Karpenter: refused, naming the Dep
       err instanceof EnvironmentError &&
       err.code === 'INSTALLED_BY_OTHER_TOOL' &&
       err.message ===
-        'Karpenter already runs in cluster demo as Deployment kube-system/karpenter with no Helm release (applied by Argo CD application "karpenter"): installing would start a second controller beside it; manage it where it is applied, and check it with `karpctl doctor`',
+        'Karpenter already runs in cluster demo as Deployment kube-system/karpenter with no Helm release (Argo CD application "karpenter"): installing would start a second controller beside it; manage it where it is applied, and check it with `karpctl doctor`',
   )
 })
 

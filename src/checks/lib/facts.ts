@@ -10,6 +10,8 @@ import type {
   RenderedInstall,
 } from '../../facts/types.js'
 import { type KarpenterVersion, parseVersion } from '../../desired/version.js'
+import { webhooksEnabled } from '../../facts/helm-release.js'
+import { appliedByWords } from '../../facts/rendered-install.js'
 
 export class NotCollected extends Error {
   constructor(readonly failure: ReadFailure) {
@@ -77,25 +79,13 @@ export function needHelmRelease(facts: Facts): HelmRelease {
 export const isRendered = (r: HelmRelease): r is RenderedInstall => 'renderedBy' in r
 
 /** Who applied an install with no release, in words: `Argo CD application "karpenter"`. */
-export function appliedBy(r: RenderedInstall): string {
-  const { tool, name } = r.renderedBy
-  if (tool === 'argocd') return name ? `Argo CD application "${name}"` : 'Argo CD'
-  if (tool === 'flux') return name ? `Flux Kustomization "${name}"` : 'Flux'
-  return 'applied as manifests, e.g. helm template | kubectl apply'
-}
+export const appliedBy = (r: RenderedInstall): string => appliedByWords(r.renderedBy)
 
 export function releaseVersion(release: HelmRelease): KarpenterVersion | null {
   return parseVersion(release.chartVersion) ?? parseVersion(release.appVersion)
 }
 
-/** v1.0.x runs conversion/validation webhooks on 8443 (when `webhook.enabled`); from 1.1 there are none. */
-export function webhooksEnabled(release: HelmRelease): boolean {
-  const v = releaseVersion(release)
-  if (!v) return false
-  if (v.major === 0) return true
-  if (v.major === 1 && v.minor === 0) return valueAt(release.computedValues, 'webhook.enabled') !== false
-  return false
-}
+export { webhooksEnabled }
 
 export function isLegacy(release: HelmRelease): boolean {
   const v = releaseVersion(release)

@@ -113,10 +113,13 @@ export function renderedNote(release: HelmRelease): string {
  */
 export function setSettingCommand(facts: Facts, release: HelmRelease, key: string, value: string): string {
   const env = SETTINGS_FROM_ENV.find(([, k]) => `settings.${k}` === key)?.[0]
-  if (isRendered(release) && env)
-    return `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${release.namespace} ${env}=${shellQuote(value)}`
+  if (isRendered(release) && env) return setEnvCommand(facts, release.namespace, env, value)
   return helmUpgradeCommand(release, release.chartVersion, ` --set ${key}=${shellQuote(value)}`)
 }
+
+/** One variable of the controller's environment set on the live Deployment (which rolls its pods). */
+export const setEnvCommand = (facts: Facts, namespace: string, env: string, value: string): string =>
+  `kubectl set env deployment/${controllerDeploymentName(facts)} --namespace ${namespace} ${env}=${shellQuote(value)}`
 
 /** The findings with `renderedNote` added to every fix that changes the controller's live objects. */
 export function withRenderedNote(release: HelmRelease, findings: Finding[]): Finding[] {

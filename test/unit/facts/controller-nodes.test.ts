@@ -4,13 +4,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Aws } from '../../../src/context/aws.js'
-import {
-  controllerNodesOf,
-  instanceIdOf,
-  isFargate,
-  mayServeWebhooks,
-} from '../../../src/facts/collect-network.js'
-import type { HelmRelease, KubeNode, Pod, SecurityGroup } from '../../../src/facts/types.js'
+import { controllerNodesOf, instanceIdOf, isFargate } from '../../../src/facts/collect-network.js'
+import type { KubeNode, Pod, SecurityGroup } from '../../../src/facts/types.js'
 
 const sg = (id: string): SecurityGroup => ({ id, name: id, vpcId: 'vpc-1', tags: {}, ingress: [] })
 const node = (name: string, providerID?: string, labels: Record<string, string> = {}): KubeNode => ({
@@ -67,16 +62,6 @@ test('isFargate: by label, by the fargate- name, by a providerID naming Fargate'
   assert.equal(isFargate(node('fargate-ip-192-168-1-1.us-west-2.compute.internal')), true)
   assert.equal(isFargate(node('x', 'aws:///us-west-2a/abc/fargate-ip-1')), true)
   assert.equal(isFargate(node('ip-1', 'aws:///us-west-2a/i-0abc')), false)
-})
-
-test('mayServeWebhooks: 0.x and 1.0.x only, 1.0.x unless webhook.enabled=false', () => {
-  const r = (chartVersion: string, computedValues = {}) => ({ chartVersion, computedValues }) as HelmRelease
-  assert.equal(mayServeWebhooks(r('1.0.14')), true)
-  assert.equal(mayServeWebhooks(r('1.0.14', { webhook: { enabled: false } })), false)
-  assert.equal(mayServeWebhooks(r('1.0.14', { webhook: { enabled: true } })), true)
-  assert.equal(mayServeWebhooks(r('0.37.0')), true)
-  assert.equal(mayServeWebhooks(r('1.1.0')), false)
-  assert.equal(mayServeWebhooks(null), false)
 })
 
 test('one DescribeInstances for every node; groups read before are not asked again; ENIs unioned', async () => {

@@ -164,7 +164,7 @@ test('findExisting: a controller Flux applied with no Helm release is refused (a
       err instanceof EnvironmentError &&
       err.code === 'INSTALLED_BY_OTHER_TOOL' &&
       err.message.startsWith(
-        'Karpenter already runs in cluster demo as Deployment karpenter/karpenter with no Helm release (applied by Flux Kustomization "flux-system/infra")',
+        'Karpenter already runs in cluster demo as Deployment karpenter/karpenter with no Helm release (Flux Kustomization "flux-system/infra")',
       ),
   )
 })

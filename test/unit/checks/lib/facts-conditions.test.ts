@@ -132,7 +132,7 @@ test('releaseVersion: the chart version, else the app version', () => {
   assert.equal(releaseVersion(versions('main', 'latest')), null)
 })
 
-test('webhooksEnabled: always on v0.x, on 1.0.x unless disabled, never from 1.1 or unreadable', () => {
+test('webhooksEnabled: always on v0.x, on 1.0.x unless disabled, never from 1.1, unreadable or absent', () => {
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('0.37.0')(f), webhook(false)(f)))), true)
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('1.0.6')(f), webhook(false)(f)))), false)
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('1.0.6')(f), webhook(true)(f)))), true)
@@ -141,6 +141,8 @@ test('webhooksEnabled: always on v0.x, on 1.0.x unless disabled, never from 1.1 
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('1.1.0')(f), webhook(true)(f)))), false)
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('2.0.0')(f), webhook(true)(f)))), false)
   assert.equal(webhooksEnabled(release((f) => (setChartVersion('main', 'x')(f), webhook(true)(f)))), false)
+  // No install at all (the collector asks before reading the controller's nodes).
+  assert.equal(webhooksEnabled(null), false)
 })
 
 test('isLegacy: a readable v0.x version only', () => {
